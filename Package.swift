@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Conform",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "conform", targets: ["conform"]),
+        .library(name: "ConformCore", targets: ["ConformCore"]),
+        .library(name: "ConformRunner", targets: ["ConformRunner"]),
+        .library(name: "ConformReference", targets: ["ConformReference"]),
+    ],
+    targets: [
+        // C libraries from Debian, each behind one door.
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
+        .target(name: "ConformYAML", dependencies: ["CYAML"]),
+        .target(name: "ConformCrypto", dependencies: ["CCrypto"]),
+        .target(name: "ConformCore", dependencies: ["ConformYAML"]),
+        .target(name: "ConformRunner", dependencies: ["ConformCore"]),
+        .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
+        .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
+        .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
+        .target(name: "ConformTraffic", dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML"]),
+        .target(
+            name: "ConformCLI",
+            dependencies: [
+                "ConformCore", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
+                "ConformTraffic", "ConformYAML",
+            ]
+        ),
+        .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
+
+        .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
+        .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),
+        .testTarget(name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"]),
+        .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
+        .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
+        .testTarget(
+            name: "ConformTrafficTests",
+            dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(name: "ConformCLITests", dependencies: ["ConformCLI"], exclude: ["Cases"]),
+    ]
+)

@@ -1,0 +1,48 @@
+/// The one seam between the runner and an implementation: curl, in-process, exec and replay transports conform.
+public protocol Transport: Sendable {
+    /// Sends one request and returns the response, or throws a ``TransportError`` when there is none.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
+
+/// Something that answers HTTP requests synchronously: the reference implementation, a proxy, a test double.
+public protocol HTTPHandler: Sendable {
+    func handle(_ request: HTTPRequest) -> HTTPResponse
+}
+
+/// Drives an ``HTTPHandler`` without sockets.
+public struct InProcessTransport: Transport {
+    public let handler: any HTTPHandler
+
+    public init(_ handler: any HTTPHandler) { self.handler = handler }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        handler.handle(request)
+    }
+}
+
+/// Why an exchange produced no response.
+public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure; an open set.
+    public struct Kind: RawRepresentable, Sendable, Hashable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let connectionRefused = Kind(rawValue: "connection refused")
+        public static let timeout = Kind(rawValue: "timeout")
+        public static let connectionReset = Kind(rawValue: "connection reset")
+        public static let invalidResponse = Kind(rawValue: "invalid response")
+        public static let unreachable = Kind(rawValue: "unreachable")
+        public static let adapter = Kind(rawValue: "adapter failure")
+        public static let other = Kind(rawValue: "transport failure")
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { "\(kind.rawValue): \(message)" }
+}

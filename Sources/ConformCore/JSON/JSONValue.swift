@@ -1,0 +1,143 @@
+/// A JSON value that keeps object key order and tells integers from other numbers.
+public enum JSONValue: Sendable, Hashable, Codable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The JSON type name used in diagnostics and `$type` matchers.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .int: "integer"
+        case .double: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
+    public var isNull: Bool { self == .null }
+
+    /// Integers and other numbers as a `Double`.
+    public var numberValue: Double? {
+        switch self {
+        case .int(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    /// The member `key` of an object, or `nil`.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+
+    /// The element at `index` of an array, or `nil`.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let a) = self, a.indices.contains(index) { return a[index] }
+        return nil
+    }
+
+    /// Scalars as text (strings unquoted), containers as compact JSON.
+    public var text: String {
+        switch self {
+        case .string(let s): s
+        case .null: "null"
+        default: serialized()
+        }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? container.decode(Int.self) {
+            self = .int(i)
+        } else if let d = try? container.decode(Double.self) {
+            self = .double(d)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            let dict = try container.decode([String: JSONValue].self)
+            self = .object(JSONObject(dict.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .int(let i): try container.encode(i)
+        case .double(let d): try container.encode(d)
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o.dictionary)
+        }
+    }
+}
+
+/// A JSON object whose members keep the order in which they were written.
+public struct JSONObject: Sendable, Hashable, Sequence {
+    public private(set) var keys: [String] = []
+    private var storage: [String: JSONValue] = [:]
+
+    public init() {}
+
+    public init(_ pairs: [(String, JSONValue)]) {
+        for (k, v) in pairs { self[k] = v }
+    }
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+    public var dictionary: [String: JSONValue] { storage }
+
+    public subscript(key: String) -> JSONValue? {
+        get { storage[key] }
+        set {
+            if let newValue {
+                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
+            } else if storage.removeValue(forKey: key) != nil {
+                keys.removeAll { $0 == key }
+            }
+        }
+    }
+
+    public func makeIterator() -> AnyIterator<(key: String, value: JSONValue)> {
+        var index = 0
+        return AnyIterator {
+            guard index < keys.count else { return nil }
+            defer { index += 1 }
+            return (keys[index], storage[keys[index]]!)
+        }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.storage == rhs.storage }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByFloatLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(nilLiteral: ()) { self = .null }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
+}

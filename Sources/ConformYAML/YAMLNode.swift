@@ -1,0 +1,52 @@
+/// A 1-based position in a source file; columns count characters, not bytes.
+public struct SourceMark: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
+    public static func < (lhs: SourceMark, rhs: SourceMark) -> Bool {
+        (lhs.line, lhs.column) < (rhs.line, rhs.column)
+    }
+
+    public var description: String { "\(line):\(column)" }
+}
+
+/// A YAML node with its start mark; mappings keep key order and every key's own mark.
+public struct YAMLNode: Sendable, Hashable {
+    /// How a scalar was written: quoted scalars are always strings under the core schema.
+    public enum ScalarStyle: Sendable, Hashable {
+        case plain, singleQuoted, doubleQuoted, literal, folded
+    }
+
+    /// One key/value pair of a mapping.
+    public struct Pair: Sendable, Hashable {
+        public var key: YAMLNode
+        public var value: YAMLNode
+
+        public init(key: YAMLNode, value: YAMLNode) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public enum Kind: Sendable, Hashable {
+        case scalar(String, ScalarStyle)
+        case sequence([YAMLNode])
+        case mapping([Pair])
+    }
+
+    public var kind: Kind
+    public var mark: SourceMark
+    /// The explicit tag (`!!str`, `!custom`), if any.
+    public var tag: String?
+
+    public init(kind: Kind, mark: SourceMark, tag: String? = nil) {
+        self.kind = kind
+        self.mark = mark
+        self.tag = tag
+    }
+}

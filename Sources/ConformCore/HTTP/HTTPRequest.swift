@@ -11,7 +11,7 @@ public struct HTTPRequest: Sendable, Hashable, Codable {
     public var timeout: Duration?
 
     public init(
-        method: HTTPMethod, url: String, headerFields: HTTPFields = [], body: Data = Data(), timeout: Duration? = nil
+        method: HTTPMethod, url: String, headerFields: HTTPFields = [:], body: Data = Data(), timeout: Duration? = nil
     ) {
         self.method = method
         self.url = url
@@ -48,7 +48,7 @@ public struct HTTPResponse: Sendable, Hashable, Codable {
     public var body: Data
     public var timing: HTTPTiming?
 
-    public init(status: HTTPStatus, headerFields: HTTPFields = [], body: Data = Data(), timing: HTTPTiming? = nil) {
+    public init(status: HTTPStatus, headerFields: HTTPFields = [:], body: Data = Data(), timing: HTTPTiming? = nil) {
         self.status = status
         self.headerFields = headerFields
         self.body = body
@@ -56,7 +56,7 @@ public struct HTTPResponse: Sendable, Hashable, Codable {
     }
 
     /// A response with a JSON body and `Content-Type: application/json`.
-    public static func json(_ status: HTTPStatus, _ value: JSONValue, headers: HTTPFields = []) -> HTTPResponse {
+    public static func json(_ status: HTTPStatus, _ value: JSONValue, headers: HTTPFields = [:]) -> HTTPResponse {
         var fields = headers
         fields["Content-Type"] = "application/json"
         let body = Data(value.serialized().utf8)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A path into a JSON value: `$.instances[0].pushRegId`, `$['odd key']`, or `$` for the root.
 public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a path.
@@ -12,7 +14,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `$.a.b[0]['c d']`; the leading `$` is optional.
     public init?(parsing text: String) {
-        var chars = Substring(text.trimmingCharacters(in: " "))
+        var chars = Substring(text.trimmingCharacters(in: .whitespaces))
         if chars.hasPrefix("$") { chars = chars.dropFirst() }
         var components: [Component] = []
         while let first = chars.first {

@@ -1,0 +1,1 @@
+// ConformCrypto: see docs/architecture.md.

@@ -1,0 +1,1 @@
+// ConformCurl: see docs/architecture.md.

@@ -1,0 +1,1 @@
+// ConformReference: see docs/architecture.md.

@@ -1,0 +1,1 @@
+// ConformRunner: see docs/architecture.md.

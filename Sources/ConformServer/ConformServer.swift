@@ -1,0 +1,1 @@
+// ConformServer: see docs/architecture.md.

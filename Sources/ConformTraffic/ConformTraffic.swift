@@ -1,0 +1,1 @@
+// ConformTraffic: see docs/architecture.md.

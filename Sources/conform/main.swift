@@ -1,0 +1,5 @@
+import ConformCLI
+
+import Foundation
+
+exit(await ConformCommand.main(CommandLine.arguments))

@@ -46,6 +46,7 @@ extension LoadContext {
         } else if let flowsNode, let flowPairs = mapping(flowsNode, "flows") {
             for pair in flowPairs {
                 guard let name = pair.key.scalarString else { continue }
+                declare(name)
                 flows.append(flow(name: name, pair.value))
             }
             if flowPairs.isEmpty { error(flowsNode, "'flows' is empty", help: "add at least one flow with steps") }

@@ -32,6 +32,7 @@ struct Harness {
     }
 
     /// A mobile call; `auth` defaults to `App <code>`, PATCH follows the dialect (D14).
+    @discardableResult
     func mobile(
         _ method: HTTPMethod, _ target: String, code: String = appCode, auth: String? = nil, caller: String? = nil,
         body: JSONValue? = nil, rawBody: String? = nil, dialect: Dialect = .ios

@@ -34,6 +34,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
+        .executableTarget(name: "conform-bench-yaml", dependencies: ["ConformYAML"], path: "bench/yaml/Sources"),
 
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),

@@ -1,3 +1,5 @@
+internal import CYAML
+
 /// Limits that keep hostile input from crashing the loader or exhausting memory.
 public struct YAMLLimits: Sendable, Hashable {
     /// Largest accepted file, in bytes.
@@ -26,11 +28,133 @@ public struct YAMLParseFailure: Error, Sendable, Hashable {
 /// The entry points of the YAML layer: parse to a tree of ``YAMLNode``, resolve scalars, emit, render diagnostics.
 public enum YAML {
     /// Parses the single document in `bytes` (named `file` in diagnostics); `nil` for an empty document.
+    ///
+    /// Refuses, with every problem it can find listed in file order: files over `limits.maxBytes`, invalid UTF-8,
+    /// syntax errors, several documents, duplicate keys, undefined aliases, nesting deeper than `limits.maxDepth`
+    /// and documents that expand past `limits.maxNodes` nodes.
     public static func parse(
         _ bytes: [UInt8], file: String, limits: YAMLLimits = .default
     ) throws(YAMLParseFailure) -> YAMLNode? {
-        throw YAMLParseFailure([
-            YAMLDiagnostic(file: file, mark: SourceMark(line: 1, column: 1), message: "YAML parser not built yet")
-        ])
+        let start = SourceMark(line: 1, column: 1)
+        guard bytes.count <= limits.maxBytes else {
+            throw YAMLParseFailure([
+                YAMLDiagnostic(
+                    file: file, mark: start,
+                    message: "file is \(bytes.count) bytes, more than the limit of \(limits.maxBytes) bytes",
+                    help: "split the file into smaller suites, or raise the size limit")
+            ])
+        }
+        let outcome = bytes.withUnsafeBufferPointer { buffer -> Result<YAMLNode?, YAMLParseFailure> in
+            if let bad = InputCheck.firstInvalidUTF8(in: buffer) {
+                let byte = String(buffer[bad], radix: 16, uppercase: true)
+                return .failure(
+                    YAMLParseFailure([
+                        YAMLDiagnostic(
+                            file: file, mark: InputCheck.mark(atOffset: bad, in: buffer),
+                            message: "invalid UTF-8 (byte 0x\(byte.count == 1 ? "0" + byte : byte))",
+                            help: "save the file as UTF-8; this byte does not start a valid UTF-8 character")
+                    ]))
+            }
+            return compose(buffer, file: file, limits: limits)
+        }
+        return try outcome.get()
+    }
+
+    /// Parses `text` like ``parse(_:file:limits:)``.
+    public static func parse(
+        _ text: String, file: String, limits: YAMLLimits = .default
+    ) throws(YAMLParseFailure) -> YAMLNode? {
+        try parse(Array(text.utf8), file: file, limits: limits)
+    }
+
+    /// Drives libyaml's event parser over the pinned `buffer` and feeds a ``Composer``.
+    private static func compose(
+        _ buffer: UnsafeBufferPointer<UInt8>, file: String, limits: YAMLLimits
+    ) -> Result<YAMLNode?, YAMLParseFailure> {
+        var composer = Composer(file: file, limits: limits)
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else {
+            composer.report(SourceMark(line: 1, column: 1), "cannot initialise the YAML parser", help: nil)
+            return .failure(YAMLParseFailure(composer.diagnostics))
+        }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return .success(nil) }
+        yaml_parser_set_input_string(&parser, base, buffer.count)
+        var event = yaml_event_t()
+        loop: while true {
+            guard yaml_parser_parse(&parser, &event) == 1 else {
+                composer.reportSyntaxError(parser, in: buffer)
+                break
+            }
+            defer { yaml_event_delete(&event) }
+            let mark = SourceMark(event.start_mark)
+            let step: Composer.Step
+            switch event.type {
+            case YAML_STREAM_END_EVENT:
+                break loop
+            case YAML_DOCUMENT_START_EVENT:
+                step = composer.documentStart(mark: mark)
+            case YAML_SCALAR_EVENT:
+                let data = event.data.scalar
+                let text = String(decoding: UnsafeBufferPointer(start: data.value, count: data.length), as: UTF8.self)
+                step = composer.scalar(
+                    text, style: .init(data.style), tag: tagName(data.tag), anchor: string(data.anchor), mark: mark,
+                    endMark: SourceMark(event.end_mark))
+            case YAML_SEQUENCE_START_EVENT:
+                let data = event.data.sequence_start
+                step = composer.collectionStart(
+                    sequence: true, tag: tagName(data.tag), anchor: string(data.anchor), mark: mark)
+            case YAML_MAPPING_START_EVENT:
+                let data = event.data.mapping_start
+                step = composer.collectionStart(
+                    sequence: false, tag: tagName(data.tag), anchor: string(data.anchor), mark: mark)
+            case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                step = composer.collectionEnd(endMark: SourceMark(event.end_mark))
+            case YAML_ALIAS_EVENT:
+                step = composer.alias(
+                    string(event.data.alias.anchor) ?? "", mark: mark, endMark: SourceMark(event.end_mark))
+            default:
+                step = .proceed
+            }
+            if step == .stop { break }
+        }
+        guard composer.diagnostics.isEmpty else {
+            let ordered = composer.diagnostics.enumerated().sorted { a, b in
+                a.element.mark != b.element.mark ? a.element.mark < b.element.mark : a.offset < b.offset
+            }
+            return .failure(YAMLParseFailure(ordered.map(\.element)))
+        }
+        return .success(composer.document)
+    }
+
+    private static func string(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        pointer.map { String(cString: $0) }
+    }
+
+    /// The tag with the core prefix `tag:yaml.org,2002:` shortened to `!!`.
+    private static func tagName(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+        guard let tag = string(pointer) else { return nil }
+        let core = "tag:yaml.org,2002:"
+        return tag.hasPrefix(core) ? "!!" + tag.dropFirst(core.count) : tag
+    }
+}
+
+extension SourceMark {
+    /// Converts libyaml's 0-based mark to a 1-based one; this is the only place the conversion happens.
+    init(_ mark: yaml_mark_t) {
+        self.init(line: Int(mark.line) + 1, column: Int(mark.column) + 1)
+    }
+}
+
+extension YAMLNode.ScalarStyle {
+    init(_ style: yaml_scalar_style_t) {
+        switch style {
+        case YAML_SINGLE_QUOTED_SCALAR_STYLE: self = .singleQuoted
+        case YAML_DOUBLE_QUOTED_SCALAR_STYLE: self = .doubleQuoted
+        case YAML_LITERAL_SCALAR_STYLE: self = .literal
+        case YAML_FOLDED_SCALAR_STYLE: self = .folded
+        default: self = .plain
+        }
     }
 }

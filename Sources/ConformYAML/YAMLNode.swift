@@ -41,12 +41,15 @@ public struct YAMLNode: Sendable, Hashable {
 
     public var kind: Kind
     public var mark: SourceMark
-    /// The explicit tag (`!!str`, `!custom`), if any.
+    /// The explicit tag (`!!str`, `!custom`), if any; the core prefix `tag:yaml.org,2002:` is written `!!`.
     public var tag: String?
+    /// The position just after the node, when it came from a parse.
+    public var endMark: SourceMark?
 
-    public init(kind: Kind, mark: SourceMark, tag: String? = nil) {
+    public init(kind: Kind, mark: SourceMark, tag: String? = nil, endMark: SourceMark? = nil) {
         self.kind = kind
         self.mark = mark
         self.tag = tag
+        self.endMark = endMark
     }
 }

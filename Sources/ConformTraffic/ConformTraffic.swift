@@ -1,1 +1,0 @@
-// ConformTraffic: see docs/architecture.md.

@@ -1,0 +1,151 @@
+import ConformCore
+import Foundation
+
+extension RecordedExchange {
+    /// The exchange as one line of `exchanges.jsonl` (with the trailing newline), keys in a fixed order.
+    public func jsonLine() -> String {
+        var out = "{\"seq\":\(seq),\"flow\":"
+        JSONValue.writeString(flow, into: &out)
+        out += ",\"upstream\":"
+        JSONValue.writeString(upstream, into: &out)
+        out += ",\"startedAt\":\"\(ISOTimestamp.format(startedAt))\",\"durationMs\":"
+        out += JSONValue.double(durationMs).serialized()
+        out += ",\"request\":{\"method\":"
+        JSONValue.writeString(request.method.rawValue, into: &out)
+        out += ",\"url\":"
+        JSONValue.writeString(request.url, into: &out)
+        Self.writeHeaders(request.headerFields, into: &out)
+        Self.writeBody(request.body, into: &out)
+        out += "},\"response\":{\"status\":\(response.status.code)"
+        Self.writeHeaders(response.headerFields, into: &out)
+        Self.writeBody(response.body, into: &out)
+        out += "}}\n"
+        return out
+    }
+
+    private static func writeHeaders(_ fields: HTTPFields, into out: inout String) {
+        out += ",\"headers\":["
+        for (i, field) in fields.enumerated() {
+            if i > 0 { out += "," }
+            out += "["
+            JSONValue.writeString(field.name, into: &out)
+            out += ","
+            JSONValue.writeString(field.value, into: &out)
+            out += "]"
+        }
+        out += "]"
+    }
+
+    private static func writeBody(_ body: Data, into out: inout String) {
+        guard !body.isEmpty else { return }
+        if let text = String(validating: body, as: UTF8.self) {
+            out += ",\"body\":"
+            JSONValue.writeString(text, into: &out)
+        } else {
+            out += ",\"bodyBase64\":\"\(body.base64EncodedString())\""
+        }
+    }
+
+    /// Decodes one line of `exchanges.jsonl`; the error names the JSON path of what is wrong.
+    public init(jsonLine line: some Collection<UInt8>) throws(RecordingLineError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Data(line))
+        } catch {
+            throw RecordingLineError(column: error.column, message: error.message)
+        }
+        try self.init(json: value)
+    }
+
+    init(json value: JSONValue) throws(RecordingLineError) {
+        guard case .object = value else { throw RecordingLineError(path: "$", message: "expected an object") }
+        let seq = try Self.int(value, "seq")
+        let flow = try Self.string(value, "flow")
+        let upstream = try Self.string(value, "upstream")
+        let startedText = try Self.string(value, "startedAt")
+        guard let started = ISOTimestamp.parse(startedText) else {
+            throw RecordingLineError(path: "$.startedAt", message: "'\(startedText)' is not an ISO-8601 timestamp")
+        }
+        guard let duration = value["durationMs"]?.numberValue else {
+            throw RecordingLineError(path: "$.durationMs", message: "expected a number")
+        }
+        guard let req = value["request"], case .object = req else {
+            throw RecordingLineError(path: "$.request", message: "expected an object")
+        }
+        guard let res = value["response"], case .object = res else {
+            throw RecordingLineError(path: "$.response", message: "expected an object")
+        }
+        let method = try Self.string(req, "method", at: "$.request")
+        let url = try Self.string(req, "url", at: "$.request")
+        let request = HTTPRequest(
+            method: HTTPMethod(method), url: url, headerFields: try Self.headers(req, at: "$.request"),
+            body: try Self.body(req, at: "$.request"))
+        let status = try Self.int(res, "status", at: "$.response")
+        let response = HTTPResponse(
+            status: HTTPStatus(status), headerFields: try Self.headers(res, at: "$.response"),
+            body: try Self.body(res, at: "$.response"))
+        self.init(
+            seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
+            response: response)
+    }
+
+    private static func string(_ v: JSONValue, _ key: String, at base: String = "$") throws(RecordingLineError) -> String {
+        guard let s = v[key]?.stringValue else {
+            throw RecordingLineError(path: "\(base).\(key)", message: v[key] == nil ? "missing" : "expected a string")
+        }
+        return s
+    }
+
+    private static func int(_ v: JSONValue, _ key: String, at base: String = "$") throws(RecordingLineError) -> Int {
+        guard case .int(let i)? = v[key] else {
+            throw RecordingLineError(path: "\(base).\(key)", message: v[key] == nil ? "missing" : "expected an integer")
+        }
+        return i
+    }
+
+    private static func headers(_ v: JSONValue, at base: String) throws(RecordingLineError) -> HTTPFields {
+        guard let raw = v["headers"] else { return HTTPFields() }
+        guard let list = raw.arrayValue else {
+            throw RecordingLineError(path: "\(base).headers", message: "expected an array of [name, value] pairs")
+        }
+        var fields = HTTPFields()
+        for (i, pair) in list.enumerated() {
+            guard let p = pair.arrayValue, p.count == 2, let name = p[0].stringValue, let value = p[1].stringValue else {
+                throw RecordingLineError(path: "\(base).headers[\(i)]", message: "expected [name, value] strings")
+            }
+            fields.append(name: name, value: value)
+        }
+        return fields
+    }
+
+    private static func body(_ v: JSONValue, at base: String) throws(RecordingLineError) -> Data {
+        if let raw = v["body"] {
+            guard let text = raw.stringValue else {
+                throw RecordingLineError(path: "\(base).body", message: "expected a string")
+            }
+            return Data(text.utf8)
+        }
+        if let raw = v["bodyBase64"] {
+            guard let text = raw.stringValue, let data = Data(base64Encoded: text) else {
+                throw RecordingLineError(path: "\(base).bodyBase64", message: "expected base64 text")
+            }
+            return data
+        }
+        return Data()
+    }
+}
+
+/// Why one line of `exchanges.jsonl` could not be read: a JSON syntax error (with column) or a wrong field (with path).
+public struct RecordingLineError: Error, Sendable, Hashable {
+    /// 1-based column of a syntax error, or 1 for a field error.
+    public var column: Int
+    /// JSON path of the wrong field, when the line is valid JSON.
+    public var path: String?
+    public var message: String
+
+    public init(column: Int = 1, path: String? = nil, message: String) {
+        self.column = column
+        self.path = path
+        self.message = message
+    }
+}

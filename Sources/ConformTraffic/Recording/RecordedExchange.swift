@@ -1,0 +1,39 @@
+import ConformCore
+import Foundation
+
+/// One request and its response as kept in a recording: numbered, attributed to a device flow and an upstream.
+public struct RecordedExchange: Sendable, Hashable, Codable {
+    /// 1-based position in the recording; unique, increasing in file order.
+    public var seq: Int
+    /// The device the exchange belongs to (its pushRegId), or `backend` for backend calls about no device.
+    public var flow: String
+    /// Which upstream answered: `mobile` or `backend` (any name the recorder was given).
+    public var upstream: String
+    /// When the request started, to the millisecond.
+    public var startedAt: Date
+    /// How long the exchange took, in milliseconds.
+    public var durationMs: Double
+    public var request: HTTPRequest
+    public var response: HTTPResponse
+
+    public init(
+        seq: Int, flow: String, upstream: String, startedAt: Date, durationMs: Double, request: HTTPRequest,
+        response: HTTPResponse
+    ) {
+        self.seq = seq
+        self.flow = flow
+        self.upstream = upstream
+        self.startedAt = ISOTimestamp.truncatedToMilliseconds(startedAt)
+        self.durationMs = (durationMs * 1000).rounded() / 1000
+        self.request = request
+        self.response = response
+    }
+}
+
+/// The well-known upstream names.
+extension RecordedExchange {
+    public static let mobileUpstream = "mobile"
+    public static let backendUpstream = "backend"
+    /// The flow of backend calls that name no device.
+    public static let backendFlow = "backend"
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Reads `exchanges.jsonl` one exchange at a time with bounded memory; a torn last line is skipped and reported.
+public final class RecordingReader {
+    /// The file being read.
+    public let file: String
+    /// The torn last line left by a killed writer, once reading has reached it.
+    public private(set) var truncatedTail: RecordingError?
+    /// The 1-based number of the last line read.
+    public private(set) var lineNumber = 0
+    private let lines: LineReader
+
+    /// Opens `recordings/NAME/exchanges.jsonl` given the recording directory, or a `.jsonl` file itself.
+    public init(path: String, maxLineBytes: Int = 64 << 20) throws(RecordingError) {
+        var isDirectory: ObjCBool = false
+        let file =
+            FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? (path as NSString).appendingPathComponent(RecordingLayout.exchangesFile) : path
+        self.file = file
+        do {
+            lines = try LineReader(path: file, maxLineBytes: maxLineBytes)
+        } catch {
+            throw RecordingError(
+                file: file, message: "cannot open the recording (\(String(cString: strerror(Self.code(error)))))",
+                help: "pass a recording directory containing \(RecordingLayout.exchangesFile), or the file itself")
+        }
+    }
+
+    private static func code(_ failure: LineReader.Failure) -> Int32 {
+        switch failure {
+        case .open(let e), .read(let e): e
+        case .lineTooLong: EFBIG
+        }
+    }
+
+    /// The next exchange, or `nil` at the end (or at a torn last line, see ``truncatedTail``).
+    public func next() throws(RecordingError) -> RecordedExchange? {
+        while true {
+            let line: LineReader.Line?
+            do {
+                line = try lines.next()
+            } catch {
+                if case .lineTooLong(let limit) = error {
+                    throw RecordingError(
+                        file: file, line: lineNumber + 1, column: 1,
+                        message: "line is longer than \(limit) bytes",
+                        help: "raise the reader's maxLineBytes, or split the exchange's body")
+                }
+                throw RecordingError(
+                    file: file, line: lineNumber + 1, message: "read failed (\(String(cString: strerror(Self.code(error)))))",
+                    help: "check that the file is readable")
+            }
+            guard let line else { return nil }
+            lineNumber += 1
+            if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            do {
+                return try RecordedExchange(jsonLine: line.bytes)
+            } catch {
+                if !line.terminated {
+                    truncatedTail = RecordingError(
+                        file: file, line: lineNumber, column: 1,
+                        message: "the last line is incomplete (\(line.bytes.count) bytes without a newline); skipped",
+                        help: "the recorder was probably killed while writing; the exchanges before it are intact")
+                    return nil
+                }
+                let where_ = error.path.map { " at \($0)" } ?? ""
+                throw RecordingError(
+                    file: file, line: lineNumber, column: error.column,
+                    message: "invalid exchange\(where_): \(error.message)",
+                    help: "each line must be one JSON exchange as written by the recorder; fix or delete this line")
+            }
+        }
+    }
+}
+
+/// File names inside a recording directory.
+public enum RecordingLayout {
+    /// The exchanges, one JSON object per line.
+    public static let exchangesFile = "exchanges.jsonl"
+    /// Format version and redaction information.
+    public static let metaFile = "meta.json"
+}
+
+/// A recording as an `AsyncSequence` of exchanges, read lazily line by line.
+public struct RecordingSequence: AsyncSequence, Sendable {
+    public typealias Element = RecordedExchange
+    public let path: String
+    /// Called once if the file ends with a torn line.
+    public let onTruncatedTail: (@Sendable (RecordingError) -> Void)?
+
+    public init(path: String, onTruncatedTail: (@Sendable (RecordingError) -> Void)? = nil) {
+        self.path = path
+        self.onTruncatedTail = onTruncatedTail
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(path: path, onTruncatedTail: onTruncatedTail) }
+
+    /// Opens the file on the first call to `next()`.
+    public struct Iterator: AsyncIteratorProtocol {
+        let path: String
+        let onTruncatedTail: (@Sendable (RecordingError) -> Void)?
+        var reader: RecordingReader?
+        var done = false
+
+        public mutating func next() async throws -> RecordedExchange? {
+            if done { return nil }
+            if reader == nil { reader = try RecordingReader(path: path) }
+            guard let reader else { return nil }
+            if let exchange = try reader.next() { return exchange }
+            done = true
+            if let tail = reader.truncatedTail { onTruncatedTail?(tail) }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import ConformCore
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Appends exchanges to a recording, one `write(2)` per line with `O_APPEND`, redacting first; safe from many tasks.
+public final class RecordingWriter: Sendable {
+    /// The recording directory.
+    public let directory: String
+    /// The redactor applied before anything reaches the disk, or `nil` when redaction is off.
+    public let redactor: Redactor?
+    private let file: String
+    private let state: Mutex<State>
+
+    private struct State {
+        var fd: Int32
+        var nextSeq: Int
+    }
+
+    /// Creates `directory` (and `meta.json`) and opens `exchanges.jsonl`; refuses a non-empty recording unless `append`.
+    public init(
+        directory: String, redaction: RedactionPolicy = .default, append: Bool = false, now: Date = Date()
+    ) throws(RecordingError) {
+        self.directory = directory
+        self.file = (directory as NSString).appendingPathComponent(RecordingLayout.exchangesFile)
+        self.redactor = redaction.enabled ? Redactor(policy: redaction) : nil
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw RecordingError(
+                file: directory, message: "cannot create the recording directory", help: "check the path and permissions")
+        }
+        var nextSeq = 1
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+            (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0
+        {
+            guard append else {
+                throw RecordingError(
+                    file: file, message: "the recording already has exchanges",
+                    help: "choose a new output directory, delete this one, or append to it explicitly")
+            }
+            let reader = try RecordingReader(path: file)
+            while let exchange = try reader.next() { nextSeq = max(nextSeq, exchange.seq + 1) }
+        }
+        let metaFile = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
+        if !FileManager.default.fileExists(atPath: metaFile) {
+            let meta = RecordingMeta(
+                createdAt: now, redacted: redactor != nil,
+                pseudonymScheme: redactor != nil ? Redactor.scheme : "none",
+                redactionRules: redaction.enabled ? redaction.summary : [])
+            guard FileManager.default.createFile(atPath: metaFile, contents: Data(meta.jsonText().utf8)) else {
+                throw RecordingError(file: metaFile, message: "cannot write", help: "check permissions")
+            }
+        }
+        let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw RecordingError(
+                file: file, message: "cannot open for appending (\(String(cString: strerror(errno))))",
+                help: "check the path and permissions")
+        }
+        state = Mutex(State(fd: fd, nextSeq: nextSeq))
+    }
+
+    deinit {
+        state.withLock { state in
+            if state.fd >= 0 { POSIX.closeFile(state.fd) }
+        }
+    }
+
+    /// Redacts and appends one exchange, numbering it and deriving its flow unless given; returns what was written.
+    @discardableResult
+    public func append(
+        upstream: String, request: HTTPRequest, response: HTTPResponse, startedAt: Date, durationMs: Double,
+        flow: String? = nil
+    ) throws(RecordingError) -> RecordedExchange {
+        let flow = flow ?? FlowKey.derive(request: request, response: response)
+        var exchange = RecordedExchange(
+            seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
+            response: response)
+        if let redactor { exchange = redactor.redact(exchange) }
+        return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
+            exchange.seq = state.nextSeq
+            try write(exchange.jsonLine(), fd: state.fd)
+            state.nextSeq += 1
+            return exchange
+        }
+    }
+
+    /// Redacts and appends an exchange that already has a number (an import); later appends continue after it.
+    @discardableResult
+    public func write(_ exchange: RecordedExchange) throws(RecordingError) -> RecordedExchange {
+        let written = redactor.map { $0.redact(exchange) } ?? exchange
+        try state.withLock { (state) throws(RecordingError) in
+            try write(written.jsonLine(), fd: state.fd)
+            state.nextSeq = max(state.nextSeq, written.seq + 1)
+        }
+        return written
+    }
+
+    /// Flushes the file to stable storage.
+    public func sync() {
+        state.withLock { state in _ = fsync(state.fd) }
+    }
+
+    /// Closes the file; later appends fail.
+    public func close() {
+        state.withLock { state in
+            if state.fd >= 0 {
+                _ = fsync(state.fd)
+                POSIX.closeFile(state.fd)
+                state.fd = -1
+            }
+        }
+    }
+
+    private func write(_ line: String, fd: Int32) throws(RecordingError) {
+        guard fd >= 0 else {
+            throw RecordingError(file: file, message: "the writer is closed", help: "open a new RecordingWriter")
+        }
+        let bytes = Array(line.utf8)
+        let total = bytes.count
+        var offset = 0
+        while offset < total {
+            let n = bytes.withUnsafeBytes { POSIX.writeBytes(fd, $0.baseAddress! + offset, total - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw RecordingError(
+                    file: file, message: "write failed (\(String(cString: strerror(errno))))",
+                    help: "check free disk space and permissions")
+            }
+            offset += n
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import ConformCore
+import Foundation
+
+/// Turns secrets into stable, recognisable pseudonyms: the same secret and key always give the same pseudonym.
+struct Pseudonymizer: Sendable {
+    let digest: any KeyedDigest
+
+    /// Marks every pseudonym that is not shape-bound (credentials, tokens, opaque values).
+    static let prefix = "redacted-"
+    /// Domain of pseudonymous email addresses.
+    static let emailDomain = "redacted.invalid"
+    /// Leading digits of pseudonymous phone numbers (no real E.164 number starts with 0).
+    static let phonePrefix = "000"
+    /// `kid` of pseudonymous JWTs.
+    static let jwtKeyID = "conform-redacted"
+
+    private func bytes(_ kind: String, _ value: String) -> [UInt8] {
+        digest.mac(Array("\(kind)\u{0}\(value)".utf8))
+    }
+
+    func hex(_ kind: String, _ value: String, count: Int) -> String {
+        let hexDigits = Array("0123456789abcdef")
+        var out = ""
+        var material = bytes(kind, value)
+        var round = 0
+        while out.count < count {
+            if round > 0 { material = digest.mac(material) }
+            for byte in material where out.count < count {
+                out.append(hexDigits[Int(byte >> 4)])
+                if out.count < count { out.append(hexDigits[Int(byte & 0xF)]) }
+            }
+            round += 1
+        }
+        return out
+    }
+
+    static func isPseudonym(_ value: String) -> Bool {
+        value.hasPrefix(prefix) || value.hasSuffix("@" + emailDomain)
+    }
+
+    /// Application codes and API keys (`App` values, `AppCode` headers).
+    func credential(_ value: String) -> String {
+        Self.isPseudonym(value) ? value : Self.prefix + hex("credential", value, count: 16)
+    }
+
+    func opaque(_ value: String) -> String {
+        Self.isPseudonym(value) ? value : Self.prefix + hex("opaque", value, count: 16)
+    }
+
+    /// Push service tokens.
+    func token(_ value: String) -> String {
+        Self.isPseudonym(value) ? value : Self.prefix + "token-" + hex("token", value, count: 24)
+    }
+
+    /// Hex of the same length (the `applicationcode` hash header).
+    func sameLengthHex(_ value: String) -> String { hex("hexhash", value, count: max(value.count, 4)) }
+
+    func email(_ value: String) -> String {
+        if value.lowercased().hasSuffix("@" + Self.emailDomain) { return value }
+        return "user-" + hex("email", value.lowercased(), count: 10) + "@" + Self.emailDomain
+    }
+
+    /// Digits stay digits and keep their count (at least 7); a leading `+` stays.
+    func phone(_ value: String) -> String {
+        let digits = value.filter(\.isASCIIDigit)
+        let plus = value.trimmingCharacters(in: .whitespaces).hasPrefix("+") ? "+" : ""
+        if digits.hasPrefix(Self.phonePrefix) { return value }
+        let count = max(digits.count, 7)
+        var material = bytes("phone", digits)
+        var out = Self.phonePrefix
+        while out.count < count {
+            for byte in material where out.count < count { out.append(Character(String(byte % 10))) }
+            material = digest.mac(material)
+        }
+        return plus + out
+    }
+
+    /// A JWT-shaped token: marker header, claims kept but redacted, pseudonymous signature.
+    func jwt(_ token: String, redactClaims: (JSONValue) -> JSONValue) -> String {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 3, let headerData = Base64URLText.decode(parts[0]),
+            let header = try? JSONValue.parse(headerData), header["kid"]?.stringValue == Self.jwtKeyID
+        {
+            return token
+        }
+        var claims: JSONValue = [:]
+        if parts.count == 3, let data = Base64URLText.decode(parts[1]), let value = try? JSONValue.parse(data) {
+            claims = redactClaims(value)
+        }
+        let header: JSONValue = ["alg": "HS256", "typ": "JWT", "kid": .string(Self.jwtKeyID)]
+        let signature = bytes("jwt-signature", token)
+        return Base64URLText.encode(Array(header.serialized().utf8)) + "."
+            + Base64URLText.encode(Array(claims.serialized().utf8)) + "." + Base64URLText.encode(signature)
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}

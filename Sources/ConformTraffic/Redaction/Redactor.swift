@@ -1,0 +1,194 @@
+import ConformCore
+import Foundation
+import Synchronization
+
+/// Applies a ``RedactionPolicy`` with one secret key: the same secret always becomes the same pseudonym.
+public final class Redactor: Sendable {
+    /// How pseudonyms are derived, as written to `meta.json`.
+    public static let scheme = "keyed digest of the secret (per-recording random key, never stored), hex-truncated"
+
+    public let policy: RedactionPolicy
+    let pseudonyms: Pseudonymizer
+    private let userPatterns: [TextPattern]
+    private let headerNames: Set<String>
+    private let phoneFields: Set<String>
+    private let tokenFields: Set<String>
+    private let keep: Set<String>
+    /// Credentials seen in headers, so the same value elsewhere (a body's `from`, a JWT claim) gets the same pseudonym.
+    private let knownSecrets = Mutex<[String: String]>([:])
+
+    /// A redactor with a fresh random key; invalid user patterns are skipped (validate policies when loading them).
+    public convenience init(policy: RedactionPolicy) {
+        self.init(policy: policy, digest: InterimKeyedDigest(key: randomKey()))
+    }
+
+    init(policy: RedactionPolicy, digest: any KeyedDigest) {
+        self.policy = policy
+        self.pseudonyms = Pseudonymizer(digest: digest)
+        self.userPatterns = policy.patterns.compactMap { try? TextPattern($0) }
+        self.headerNames = Set(policy.headers.map { $0.lowercased() })
+        self.phoneFields = Set(policy.phoneFields.map { $0.lowercased() })
+        self.tokenFields = Set(policy.tokenFields.map { $0.lowercased() })
+        self.keep = Set(policy.keep)
+    }
+
+    /// The exchange with every secret in URL, headers and bodies replaced.
+    public func redact(_ exchange: RecordedExchange) -> RecordedExchange {
+        var out = exchange
+        out.request = redact(exchange.request)
+        out.response = redact(exchange.response)
+        return out
+    }
+
+    public func redact(_ request: HTTPRequest) -> HTTPRequest {
+        var out = request
+        out.headerFields = redact(headers: request.headerFields)
+        out.url = redact(text: request.url)
+        out.body = redact(body: request.body)
+        if out.body.count != request.body.count, out.headerFields["Content-Length"] != nil {
+            out.headerFields["Content-Length"] = String(out.body.count)
+        }
+        return out
+    }
+
+    public func redact(_ response: HTTPResponse) -> HTTPResponse {
+        var out = response
+        out.headerFields = redact(headers: response.headerFields)
+        out.body = redact(body: response.body)
+        if out.body.count != response.body.count, out.headerFields["Content-Length"] != nil {
+            out.headerFields["Content-Length"] = String(out.body.count)
+        }
+        return out
+    }
+
+    // MARK: headers
+
+    func redact(headers: HTTPFields) -> HTTPFields {
+        var out = HTTPFields()
+        for field in headers {
+            out.append(name: field.name, value: redact(header: field.name, value: field.value))
+        }
+        return out
+    }
+
+    private func redact(header name: String, value: String) -> String {
+        if keep.contains(value) { return value }
+        switch name.lowercased() {
+        case "authorization", "proxy-authorization":
+            return redact(authorization: value)
+        case "appcode":
+            return credential(value)
+        case "applicationcode":
+            return pseudonyms.sameLengthHex(value)
+        case let lower where headerNames.contains(lower):
+            return pseudonyms.opaque(value)
+        default:
+            return redact(text: value)
+        }
+    }
+
+    private func redact(authorization value: String) -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard let space = trimmed.firstIndex(of: " ") else { return pseudonyms.opaque(trimmed) }
+        let scheme = trimmed[..<space]
+        let secret = trimmed[trimmed.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        if keep.contains(secret) { return value }
+        switch scheme.lowercased() {
+        case "app":
+            return "\(scheme) \(credential(secret))"
+        case "bearer" where secret.split(separator: ".", omittingEmptySubsequences: false).count == 3:
+            return "\(scheme) \(jwt(secret))"
+        default:
+            return "\(scheme) \(pseudonyms.opaque(secret))"
+        }
+    }
+
+    private func credential(_ secret: String) -> String {
+        if keep.contains(secret) || Pseudonymizer.isPseudonym(secret) { return secret }
+        let pseudonym = pseudonyms.credential(secret)
+        if secret.count >= 6 { knownSecrets.withLock { $0[secret] = pseudonym } }
+        return pseudonym
+    }
+
+    private func jwt(_ token: String) -> String {
+        pseudonyms.jwt(token) { claims in
+            var redacted = redact(json: claims)
+            if case .object(var object) = redacted, let key = object["infobip-api-key"]?.stringValue {
+                object["infobip-api-key"] = .string(credential(key))
+                redacted = .object(object)
+            }
+            return redacted
+        }
+    }
+
+    // MARK: bodies and text
+
+    func redact(body: Data) -> Data {
+        guard !body.isEmpty, let text = String(validating: body, as: UTF8.self) else { return body }
+        let first = text.first { !$0.isWhitespace }
+        if first == "{" || first == "[", let value = try? JSONValue.parse(body) {
+            let redacted = redact(json: value)
+            return redacted == value ? body : Data(redacted.serialized().utf8)
+        }
+        let redacted = redact(text: text)
+        return redacted == text ? body : Data(redacted.utf8)
+    }
+
+    func redact(json value: JSONValue) -> JSONValue {
+        value.rewritten { path, node in
+            if !policy.jsonPaths.isEmpty, policy.jsonPaths.contains(where: { $0.matches(path) }) {
+                switch node {
+                case .null: return node
+                case .string(let s): return keep.contains(s) ? node : .string(pseudonyms.opaque(s))
+                default: return .string(pseudonyms.opaque(node.serialized()))
+                }
+            }
+            guard case .key(let name)? = path.components.last else {
+                if case .string(let s) = node { return .string(redact(text: s)) }
+                return nil
+            }
+            let lower = name.lowercased()
+            switch node {
+            case .string(let s) where phoneFields.contains(lower) && Self.isPhoneLike(s) && !keep.contains(s):
+                return .string(pseudonyms.phone(s))
+            case .int(let i) where phoneFields.contains(lower) && i >= 100_000:
+                return .string(pseudonyms.phone(String(i)))
+            case .string(let s) where tokenFields.contains(lower) && !s.isEmpty && !keep.contains(s):
+                return .string(pseudonyms.token(s))
+            case .string(let s):
+                return .string(redact(text: s))
+            default:
+                return nil
+            }
+        }
+    }
+
+    static func isPhoneLike(_ s: String) -> Bool {
+        let digits = s.filter(\.isASCIIDigit).count
+        return digits >= 6 && s.allSatisfy { $0.isASCIIDigit || " +-().".contains($0) }
+    }
+
+    /// Replaces known credentials, emails, international phone numbers and user patterns in free text.
+    public func redact(text: String) -> String {
+        var out = text
+        let known = knownSecrets.withLock { $0 }
+        for (secret, pseudonym) in known where out.contains(secret) {
+            out = out.replacingOccurrences(of: secret, with: pseudonym)
+        }
+        if out.contains("eyJ") {
+            out = TextPattern.jwt.replacing(in: out) { keep.contains(String($0)) ? nil : jwt(String($0)) }
+        }
+        if policy.emailsInText, out.contains("@") {
+            out = TextPattern.email.replacing(in: out) { keep.contains(String($0)) ? nil : pseudonyms.email(String($0)) }
+        }
+        if policy.phonesInText, out.contains("+") {
+            out = TextPattern.internationalPhone.replacing(in: out) {
+                keep.contains(String($0)) ? nil : pseudonyms.phone(String($0))
+            }
+        }
+        for pattern in userPatterns {
+            out = pattern.replacing(in: out) { keep.contains(String($0)) ? nil : pseudonyms.opaque(String($0)) }
+        }
+        return out
+    }
+}

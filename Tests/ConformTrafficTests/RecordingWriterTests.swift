@@ -1,0 +1,130 @@
+import ConformCore
+import Foundation
+import Testing
+
+@testable import ConformTraffic
+
+@Suite struct RecordingWriterTests {
+    @Test func concurrentWritersLoseAndMixNothing() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let writer = try RecordingWriter(directory: dir, redaction: .disabled)
+        let tasks = 48
+        let perTask = 40
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for t in 0..<tasks {
+                group.addTask {
+                    for i in 0..<perTask {
+                        let id = "\(t)-\(i)"
+                        var body = Data("{\"id\":\"\(id)\",\"pad\":\"\(String(repeating: "x", count: (t * 131 + i) % 5000))\"}".utf8)
+                        if i % 7 == 0 { body = Data([0xFF, UInt8(t), UInt8(i), 0x00]) + Data(id.utf8) }
+                        try writer.append(
+                            upstream: "mobile",
+                            request: HTTPRequest(
+                                method: .post, url: "/mobile/1/appinstance/\(id)/user", headerFields: ["X-Id": id],
+                                body: body),
+                            response: HTTPResponse(status: 200, headerFields: ["X-Id": id], body: body + Data(id.utf8)),
+                            startedAt: Date(), durationMs: 0.25)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        writer.close()
+        let all = try readAll(dir)
+        #expect(all.count == tasks * perTask)
+        #expect(all.map(\.seq) == Array(1...(tasks * perTask)))
+        var seen = Set<String>()
+        for e in all {
+            let id = try #require(e.request.headerFields["X-Id"])
+            seen.insert(id)
+            #expect(e.response.headerFields["X-Id"] == id)
+            #expect(e.request.url == "/mobile/1/appinstance/\(id)/user")
+            #expect(e.response.body == e.request.body + Data(id.utf8))
+            let parts = id.split(separator: "-").compactMap { Int($0) }
+            if parts[1] % 7 == 0 {
+                #expect(e.request.body == Data([0xFF, UInt8(parts[0]), UInt8(parts[1]), 0x00]) + Data(id.utf8))
+            }
+        }
+        #expect(seen.count == tasks * perTask)
+    }
+
+    @Test func tornLastLineIsSkippedAndReported() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let writer = try RecordingWriter(directory: dir, redaction: .disabled)
+        for i in 0..<3 {
+            try writer.append(
+                upstream: "mobile", request: HTTPRequest(method: .get, url: "/r/\(i)"), response: .empty(204),
+                startedAt: Date(), durationMs: 1)
+        }
+        writer.close()
+        let file = dir + "/exchanges.jsonl"
+        let full = try Data(contentsOf: URL(fileURLWithPath: file))
+        let lastLine = exchange(seq: 4, url: "/torn", body: "{\"a\":1}").jsonLine()
+        // Cut the fourth line at every byte: the first three always survive.
+        for cut in 1..<lastLine.utf8.count {
+            try (full + Data(lastLine.utf8.prefix(cut))).write(to: URL(fileURLWithPath: file))
+            let reader = try RecordingReader(path: dir)
+            var count = 0
+            while try reader.next() != nil { count += 1 }
+            if cut == lastLine.utf8.count - 1 {
+                // Everything but the newline: still a complete exchange.
+                #expect(count == 4)
+                #expect(reader.truncatedTail == nil)
+            } else {
+                #expect(count == 3, "cut at \(cut)")
+                let tail = try #require(reader.truncatedTail)
+                #expect(tail.line == 4)
+                #expect(tail.description.hasPrefix("\(file):4:1: error: the last line is incomplete"))
+            }
+        }
+    }
+
+    @Test func appendingContinuesNumbering() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            let w = try RecordingWriter(directory: dir)
+            try w.append(upstream: "m", request: HTTPRequest(method: .get, url: "/a"), response: .empty(200), startedAt: Date(), durationMs: 1)
+        }
+        #expect(throws: RecordingError.self) { try RecordingWriter(directory: dir) }
+        let w = try RecordingWriter(directory: dir, append: true)
+        let e = try w.append(upstream: "m", request: HTTPRequest(method: .get, url: "/b"), response: .empty(200), startedAt: Date(), durationMs: 1)
+        #expect(e.seq == 2)
+        let meta = try RecordingMeta.load(directory: dir)
+        #expect(meta.version == 1)
+        #expect(meta.redacted)
+    }
+
+    @Test func malformedMiddleLineNamesFileLineAndColumn() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/exchanges.jsonl"
+        let good = exchange(url: "/a").jsonLine()
+        try Data((good + "{\"seq\": 2,, }\n" + good).utf8).write(to: URL(fileURLWithPath: file))
+        let reader = try RecordingReader(path: file)
+        _ = try reader.next()
+        #expect(throws: RecordingError.self) { try reader.next() }
+        do {
+            _ = try RecordingReader(path: file).next()
+            let r = try RecordingReader(path: file)
+            _ = try r.next()
+            _ = try r.next()
+        } catch {
+            #expect(error.description.hasPrefix("\(file):2:11: error: invalid exchange"))
+        }
+    }
+
+    @Test func asyncSequenceReadsLazily() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let w = try RecordingWriter(directory: dir)
+        for i in 0..<10 {
+            try w.append(upstream: "m", request: HTTPRequest(method: .get, url: "/\(i)"), response: .empty(200), startedAt: Date(), durationMs: 1)
+        }
+        var urls: [String] = []
+        for try await e in RecordingSequence(path: dir) { urls.append(e.request.url) }
+        #expect(urls == (0..<10).map { "/\($0)" })
+    }
+}

@@ -1,0 +1,46 @@
+import ConformCore
+import Foundation
+import Testing
+
+@testable import ConformTraffic
+
+@Suite struct SecretScannerTests {
+    @Test func findsEveryKindInAnUnredactedRecording() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let writer = try RecordingWriter(directory: dir, redaction: .disabled)
+        for e in RedactionTests.seededExchanges() {
+            try writer.write(e)
+        }
+        writer.close()
+        let findings = try SecretScanner().scan(paths: [dir])
+        let kinds = Set(findings.map(\.kind))
+        #expect(kinds == [.email, .phone, .authorization, .jwt, .pushToken])
+        for f in findings {
+            #expect(f.file == dir + "/exchanges.jsonl")
+            #expect(!f.description.contains(RedactionTests.email))
+            #expect(f.description.contains("help: "))
+        }
+    }
+
+    @Test func reportsLineAndColumn() {
+        let text = """
+            {
+              "emails": [{"address": "ana@corp.example"}],
+              "phones": [{"number": "385981234567"}],
+              "ok": "user-1a2b@redacted.invalid", "n": {"number": "0001234567"},
+              "auth": "App 4f1c9e0b7a2d", "kept": "App conform-app-code", "prose": "App Profile"
+            }
+            """
+        let findings = SecretScanner().scan(text: text, file: "x.json")
+        #expect(
+            findings.map { "\($0.line):\($0.column) \($0.kind.rawValue)" } == [
+                "2:27 email address", "3:26 phone number", "5:16 App authorization value",
+            ])
+        #expect(findings[0].description == "x.json:2:27: error: unredacted email address 'ana********'\nhelp: replace it by a pseudonym such as user-1234@redacted.invalid")
+    }
+
+    @Test func missingPathIsAnError() {
+        #expect(throws: RecordingError.self) { try SecretScanner().scan(paths: ["/nonexistent/conform"]) }
+    }
+}

@@ -39,7 +39,8 @@ let package = Package(
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),
-        .testTarget(name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"]),
+        .testTarget(
+            name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
         .testTarget(

@@ -34,11 +34,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
+        .executableTarget(
+            name: "conform-bench-http", dependencies: ["ConformServer", "ConformCurl", "ConformCore"], path: "bench/http/Sources"),
+        .executableTarget(name: "conform-bench-yaml", dependencies: ["ConformYAML"], path: "bench/yaml/Sources"),
 
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),
-        .testTarget(name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"]),
+        .testTarget(
+            name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
         .testTarget(

@@ -1,5 +1,43 @@
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdarg.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/* MHD_start_daemon and MHD_get_daemon_info are variadic: typed wrappers for Swift. */
+
+typedef void *(*conform_mhd_uri_log_cb)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/* Starts a daemon bound to `address` with the options Conform uses; `logger` receives MHD's messages when MHD_USE_ERROR_LOG is set. */
+static inline struct MHD_Daemon *conform_mhd_start(
+    unsigned int flags, const struct sockaddr *address,
+    MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    conform_mhd_uri_log_cb uri_log, void *uri_log_cls,
+    MHD_LogCallback logger, void *logger_cls,
+    unsigned int thread_pool_size, size_t connection_memory_limit,
+    unsigned int connection_timeout_seconds, unsigned int connection_limit) {
+  return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+      MHD_OPTION_SOCK_ADDR, address,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+      MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+      MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
+      MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+      MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+      MHD_OPTION_END);
+}
+
+/* The port the daemon listens on (useful after binding port 0), or 0. */
+static inline uint16_t conform_mhd_bound_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info == NULL ? 0 : info->port;
+}
+
+/* Formats one log message from MHD's printf-style logger arguments into `buffer`. */
+static inline int conform_mhd_format_log(char *buffer, size_t size, const char *format, va_list args) {
+  return vsnprintf(buffer, size, format, args);
+}

@@ -16,6 +16,8 @@ extension YAML {
             var items: [YAMLNode] = []
             var pairs: [YAMLNode.Pair] = []
             var pendingKey: YAMLNode?
+            /// Keys seen so far: a short list first, a dictionary once the mapping grows.
+            var recentKeys: [(key: YAMLScalar, mark: SourceMark)] = []
             var seenKeys: [YAMLScalar: SourceMark] = [:]
             /// Nodes in this subtree so far, aliases counted at their full expanded size.
             var nodeCount = 1
@@ -25,6 +27,9 @@ extension YAML {
             var node: YAMLNode
             var nodeCount: Int
         }
+
+        /// Mappings up to this many keys look for duplicates in a list; larger ones switch to a dictionary.
+        private static let linearKeyLimit = 12
 
         let file: String
         let limits: YAMLLimits
@@ -154,13 +159,25 @@ extension YAML {
 
         private mutating func checkDuplicate(key: YAMLNode, inFrame index: Int) {
             guard let identity = key.resolvedScalar else { return }
-            if let first = stack[index].seenKeys[identity] {
+            let first: SourceMark?
+            if stack[index].seenKeys.isEmpty {
+                first = stack[index].recentKeys.first(where: { $0.key == identity })?.mark
+                if first == nil {
+                    stack[index].recentKeys.append((identity, key.mark))
+                    if stack[index].recentKeys.count > Self.linearKeyLimit {
+                        for (key, mark) in stack[index].recentKeys { stack[index].seenKeys[key] = mark }
+                        stack[index].recentKeys = []
+                    }
+                }
+            } else {
+                first = stack[index].seenKeys[identity]
+                if first == nil { stack[index].seenKeys[identity] = key.mark }
+            }
+            if let first {
                 let name = key.scalarText ?? ""
                 report(
                     key.mark, "duplicate key '\(name)'",
                     help: "remove one of the two '\(name)' keys; the first is at \(first)")
-            } else {
-                stack[index].seenKeys[identity] = key.mark
             }
         }
 

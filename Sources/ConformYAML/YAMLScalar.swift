@@ -10,6 +10,16 @@ public enum YAMLScalar: Sendable, Hashable {
 extension YAMLScalar {
     /// Resolves plain, untagged scalar text with the core schema's rules.
     public static func resolvingPlain(_ text: String) -> YAMLScalar {
+        guard let first = text.utf8.first else { return .null }
+        // Every non-string form starts with one of these bytes; most strings are decided here.
+        switch first {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+            UInt8(ascii: "~"), UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "t"), UInt8(ascii: "T"),
+            UInt8(ascii: "f"), UInt8(ascii: "F"):
+            break
+        default:
+            return .string(text)
+        }
         if let null = resolveNull(text) { return null }
         if let bool = resolveBool(text) { return bool }
         if let number = resolveInt(text) ?? resolveFloat(text) { return number }
@@ -84,6 +94,10 @@ extension YAMLScalar {
         case ".nan", ".NaN", ".NAN": return .double(.nan)
         default: break
         }
+        guard let first = text.utf8.first,
+            first == UInt8(ascii: ".") || first == UInt8(ascii: "-")
+                || first == UInt8(ascii: "+") || isDigit(first)
+        else { return nil }
         let bytes = Array(text.utf8)
         var index = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }

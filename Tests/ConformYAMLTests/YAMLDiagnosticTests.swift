@@ -22,6 +22,16 @@ import Testing
         #expect(failure?.diagnostics.map(\.message) == ["duplicate key '0x1'", "duplicate key 'null'"])
     }
 
+    @Test func duplicatesAreFoundInLargeMappings() {
+        let keys = (1...30).map { "k\($0): \($0)" } + ["k3: again", "k25: again"]
+        let failure = parseFailure(keys.joined(separator: "\n"))
+        #expect(
+            failure?.diagnostics.map { "\($0.mark) \($0.message) \($0.help ?? "")" } == [
+                "31:1 duplicate key 'k3' remove one of the two 'k3' keys; the first is at 3:1",
+                "32:1 duplicate key 'k25' remove one of the two 'k25' keys; the first is at 25:1",
+            ])
+    }
+
     @Test func everyComposerProblemInAFileIsReportedInFileOrder() {
         let text = """
             a: *first
@@ -192,6 +202,11 @@ import Testing
         #expect(snippet.first == "…" && snippet.last == "…")
         #expect(caret.count == 62)
         #expect(Array(snippet)[caret.count - 1] == "X")
+    }
+
+    @Test func oneLineDescription() {
+        let diagnostic = YAMLDiagnostic(.warning, file: "f.yaml", mark: mark(2, 7), message: "odd")
+        #expect(diagnostic.description == "f.yaml:2:7: warning: odd")
     }
 
     @Test func missingLineLeavesTheSnippetOut() {

@@ -1,1 +1,0 @@
-// ConformCurl: see docs/architecture.md.

@@ -1,0 +1,174 @@
+import ConformCore
+import Foundation
+internal import CCurl
+
+/// One request/response exchange on an easy handle.
+enum CurlExchange {
+    struct Settings: Sendable {
+        var url: String
+        var timeoutMilliseconds: Int
+        var insecure: Bool
+    }
+
+    /// Runs the exchange synchronously on the calling thread.
+    static func perform(
+        _ request: HTTPRequest, settings: Settings, on handle: EasyHandle, cancelled: CancelFlag
+    ) -> Result<HTTPResponse, TransportError> {
+        let h = handle.raw
+        curl_easy_reset(h)
+        let sink = ResponseSink(cancelled: cancelled)
+        let sinkPointer = Unmanaged.passUnretained(sink).toOpaque()
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headerList) }
+
+        let method = request.method.rawValue
+        let sendsBody = !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)
+        for line in headerLines(request.headerFields, sendsBody: sendsBody) {
+            headerList = curl_slist_append(headerList, line)
+        }
+
+        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
+            request.body.withUnsafeBytes { body in
+                setLong(h, CURLOPT_NOSIGNAL, 1)
+                setString(h, CURLOPT_URL, settings.url)
+                setLong(h, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds)
+                setLong(h, CURLOPT_CONNECTTIMEOUT_MS, settings.timeoutMilliseconds)
+                setLong(h, CURLOPT_FOLLOWLOCATION, 0)
+                setLong(h, CURLOPT_PATH_AS_IS, 1)
+                setLong(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+                setString(h, CURLOPT_PROXY, "")
+                setLong(h, CURLOPT_SSL_VERIFYPEER, settings.insecure ? 0 : 1)
+                setLong(h, CURLOPT_SSL_VERIFYHOST, settings.insecure ? 0 : 2)
+                setLong(h, CURLOPT_TCP_NODELAY, 1)
+                _ = conform_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, errors.baseAddress)
+                _ = conform_curl_setopt_ptr(h, CURLOPT_HTTPHEADER, headerList)
+                _ = conform_curl_setopt_cb(h, CURLOPT_WRITEFUNCTION, conformCurlWrite)
+                _ = conform_curl_setopt_ptr(h, CURLOPT_WRITEDATA, sinkPointer)
+                _ = conform_curl_setopt_cb(h, CURLOPT_HEADERFUNCTION, conformCurlHeader)
+                _ = conform_curl_setopt_ptr(h, CURLOPT_HEADERDATA, sinkPointer)
+                setLong(h, CURLOPT_NOPROGRESS, 0)
+                _ = conform_curl_setopt_progress(h, conformCurlProgress)
+                _ = conform_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, sinkPointer)
+
+                if method == "HEAD" {
+                    setLong(h, CURLOPT_NOBODY, 1)
+                } else if sendsBody {
+                    _ = conform_curl_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+                    _ = conform_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, body.baseAddress ?? emptyBody)
+                    if method != "POST" { setString(h, CURLOPT_CUSTOMREQUEST, method) }
+                } else if method == "GET" {
+                    setLong(h, CURLOPT_HTTPGET, 1)
+                } else {
+                    setString(h, CURLOPT_CUSTOMREQUEST, method)
+                }
+                return curl_easy_perform(h)
+            }
+        }
+
+        if code != CURLE_OK {
+            if code == CURLE_ABORTED_BY_CALLBACK && cancelled.isSet {
+                return .failure(TransportError(.other, "\(method) \(settings.url): cancelled"))
+            }
+            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(CurlErrorMapping.error(code: code, detail: detail, method: method, url: settings.url))
+        }
+        guard let status = sink.status else {
+            return .failure(
+                TransportError(.invalidResponse, "\(method) \(settings.url): the server sent no HTTP status line"))
+        }
+        return .success(
+            HTTPResponse(
+                status: HTTPStatus(status), headerFields: HTTPFields(sink.headers), body: sink.body,
+                timing: timing(h)))
+    }
+
+    /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults.
+    static func headerLines(_ fields: HTTPFields, sendsBody: Bool) -> [String] {
+        var lines: [String] = []
+        for field in fields where field.name.lowercased() != "content-length" {
+            let name = field.name.filter { $0 != "\r" && $0 != "\n" }
+            let value = field.value.filter { $0 != "\r" && $0 != "\n" }
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        lines.append("Expect:")
+        if !fields.contains("Accept") { lines.append("Accept:") }
+        if sendsBody && !fields.contains("Content-Type") { lines.append("Content-Type:") }
+        return lines
+    }
+
+    private static func timing(_ h: UnsafeMutableRawPointer) -> HTTPTiming {
+        var total = 0.0
+        var connect = 0.0
+        var firstByte = 0.0
+        var connects = 0
+        _ = conform_curl_getinfo_double(h, CURLINFO_TOTAL_TIME, &total)
+        _ = conform_curl_getinfo_double(h, CURLINFO_CONNECT_TIME, &connect)
+        _ = conform_curl_getinfo_double(h, CURLINFO_STARTTRANSFER_TIME, &firstByte)
+        _ = conform_curl_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
+        return HTTPTiming(total: total, connect: connect, firstByte: firstByte, reusedConnection: connects == 0)
+    }
+
+    private static func setLong(_ h: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) {
+        _ = conform_curl_setopt_long(h, option, value)
+    }
+
+    private static func setString(_ h: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
+        _ = value.withCString { conform_curl_setopt_ptr(h, option, $0) }
+    }
+}
+
+nonisolated(unsafe) private let emptyBody = UnsafeRawPointer(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
+
+/// Collects the final response's status line, raw headers and body as curl delivers them.
+final class ResponseSink {
+    let cancelled: CancelFlag
+    var status: Int?
+    var headers: [HTTPFields.Field] = []
+    var body = Data()
+
+    init(cancelled: CancelFlag) { self.cancelled = cancelled }
+
+    func headerLine(_ bytes: UnsafeRawBufferPointer) {
+        var line = Substring(String(decoding: bytes, as: UTF8.self))
+        while let last = line.last, last.isNewline { line = line.dropLast() }
+        if line.isEmpty { return }
+        if line.hasPrefix("HTTP/") {
+            // A new status line starts a new header block (after 100 Continue or another 1xx).
+            let parts = line.split(separator: " ", maxSplits: 2)
+            status = parts.count >= 2 ? Int(parts[1]) : nil
+            headers = []
+            return
+        }
+        if let first = line.first, first == " " || first == "\t", !headers.isEmpty {
+            headers[headers.count - 1].value += " " + line.trimmingCharacters(in: .whitespaces)
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = String(line[..<colon])
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headers.append(HTTPFields.Field(name: name, value: value))
+    }
+}
+
+func conformCurlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let user else { return 0 }
+    let sink = Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue()
+    sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count)
+    return size * count
+}
+
+func conformCurlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let user else { return 0 }
+    let sink = Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue()
+    sink.headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
+    return size * count
+}
+
+func conformCurlProgress(
+    _ user: UnsafeMutableRawPointer?, _ downloadTotal: curl_off_t, _ downloaded: curl_off_t, _ uploadTotal: curl_off_t,
+    _ uploaded: curl_off_t
+) -> Int32 {
+    guard let user else { return 0 }
+    return Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue().cancelled.isSet ? 1 : 0
+}

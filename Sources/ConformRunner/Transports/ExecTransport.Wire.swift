@@ -1,0 +1,78 @@
+import ConformCore
+import Foundation
+
+extension ExecTransport {
+    /// The line protocol between Conform and an adapter program: one JSON object per line each way.
+    enum Wire {
+        /// What the adapter answered for one exchange.
+        enum Reply {
+            case response(HTTPResponse)
+            case adapterError(String)
+        }
+
+        /// Encodes a request as one line (without the newline).
+        static func encode(_ request: HTTPRequest, id: Int) -> String {
+            var object = JSONObject()
+            object["id"] = .int(id)
+            object["method"] = .string(request.method.rawValue)
+            object["url"] = .string(request.url)
+            object["headers"] = .array(request.headerFields.map { .array([.string($0.name), .string($0.value)]) })
+            if let text = String(data: request.body, encoding: .utf8) {
+                object["body"] = .string(text)
+            } else {
+                object["bodyBase64"] = .string(request.body.base64EncodedString())
+            }
+            return JSONValue.object(object).serialized(.compact)
+        }
+
+        /// Decodes one reply line, or returns why it is not a valid reply for `id`.
+        static func decode(_ line: String, id: Int) -> Result<Reply, Problem> {
+            let value: JSONValue
+            do {
+                value = try JSONValue.parse(line)
+            } catch {
+                return .failure(Problem("the reply is not JSON (\(error)): \(excerpt(line))"))
+            }
+            guard case .object = value else { return .failure(Problem("the reply is not a JSON object: \(excerpt(line))")) }
+            guard let replyID = value["id"]?.numberValue, Int(replyID) == id else {
+                return .failure(Problem("the reply has id \(value["id"]?.serialized() ?? "missing"), expected \(id): \(excerpt(line))"))
+            }
+            if let message = value["error"] {
+                return .success(.adapterError(message.stringValue ?? message.serialized()))
+            }
+            guard let status = value["status"]?.numberValue, let code = Int(exactly: status), (100...999).contains(code)
+            else {
+                return .failure(Problem("the reply has no \"status\" between 100 and 999 and no \"error\": \(excerpt(line))"))
+            }
+            var fields = HTTPFields()
+            for pair in value["headers"]?.arrayValue ?? [] {
+                guard let items = pair.arrayValue, items.count == 2, let name = items[0].stringValue,
+                    let text = items[1].stringValue
+                else {
+                    return .failure(Problem("each header must be a [\"Name\", \"value\"] pair, got \(pair.serialized())"))
+                }
+                fields.append(name: name, value: text)
+            }
+            var body = Data()
+            if let encoded = value["bodyBase64"]?.stringValue {
+                guard let decoded = Data(base64Encoded: encoded) else {
+                    return .failure(Problem("\"bodyBase64\" is not valid base64"))
+                }
+                body = decoded
+            } else if let text = value["body"]?.stringValue {
+                body = Data(text.utf8)
+            }
+            return .success(.response(HTTPResponse(status: HTTPStatus(code), headerFields: fields, body: body)))
+        }
+
+        /// Why a reply line is not a valid reply.
+        struct Problem: Error {
+            var message: String
+            init(_ message: String) { self.message = message }
+        }
+
+        static func excerpt(_ line: String) -> String {
+            line.count > 200 ? String(line.prefix(200)) + "…" : line
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ConformCore
+import Foundation
+import Synchronization
+
+/// Drives an implementation through an adapter program that speaks one JSON object per line on stdin and stdout.
+///
+/// The program (`/bin/sh -c command`) starts on the first exchange and stays running; exchanges go one at a time.
+/// When it exits, prints something that is not a reply, or misses the timeout, the exchange fails with
+/// ``TransportError/Kind/adapter`` and a fresh copy of the program is started for the next exchange.
+/// The wire format is described in `docs/adapters.md`.
+public final class ExecTransport: Transport {
+    /// The shell command that starts the adapter.
+    public let command: String
+    /// Variables added to (or replacing) the inherited environment.
+    public let environment: [String: String]?
+    /// How long an exchange may take when the request sets no timeout.
+    public let defaultTimeout: Duration
+    private let gate = ExchangeGate()
+    private let state = Mutex<(process: AdapterProcess?, nextID: Int)>((nil, 0))
+
+    /// Creates a transport; nothing is started until the first exchange.
+    public init(command: String, environment: [String: String]? = nil, timeout: Duration = .seconds(30)) {
+        self.command = command
+        self.environment = environment
+        self.defaultTimeout = timeout
+    }
+
+    deinit { state.withLock { $0.process?.terminate() } }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        await gate.enter()
+        do {
+            let response = try await exchange(request)
+            await gate.leave()
+            return response
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let (existing, id) = state.withLock { state in
+            state.nextID += 1
+            return (state.process, state.nextID)
+        }
+        let process: AdapterProcess
+        if let existing {
+            process = existing
+        } else {
+            do {
+                process = try AdapterProcess.launch(command: command, environment: environment)
+            } catch {
+                throw TransportError(.adapter, "\(request.method) \(request.url): \(error.message)")
+            }
+            state.withLock { $0.process = process }
+        }
+        let line: String
+        do {
+            line = try await process.exchange(Wire.encode(request, id: id), timeout: request.timeout ?? defaultTimeout)
+        } catch let failure as AdapterProcess.Failure {
+            throw restart(process, request, "the adapter \(failure.message)")
+        }
+        switch Wire.decode(line, id: id) {
+        case .success(.response(let response)):
+            return response
+        case .success(.adapterError(let message)):
+            throw TransportError(.adapter, "\(request.method) \(request.url): the adapter reported: \(message)")
+        case .failure(let problem):
+            throw restart(process, request, problem.message)
+        }
+    }
+
+    /// Stops a misbehaving adapter so the next exchange starts a fresh one, and describes what happened.
+    private func restart(_ process: AdapterProcess, _ request: HTTPRequest, _ problem: String) -> TransportError {
+        process.terminate()
+        state.withLock { state in
+            if state.process === process { state.process = nil }
+        }
+        let tail = process.stderrTail
+        let stderr = tail.isEmpty ? "" : "; adapter stderr:\n\(tail)"
+        return TransportError(
+            .adapter,
+            "\(request.method) \(request.url) via `\(command)`: \(problem); the adapter is restarted for the next "
+                + "exchange (it must print one JSON reply line per request line, see docs/adapters.md)\(stderr)")
+    }
+}
+
+/// Lets one exchange at a time through, in arrival order.
+actor ExchangeGate {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        if !busy {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}

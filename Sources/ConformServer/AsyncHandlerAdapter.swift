@@ -1,0 +1,25 @@
+import ConformCore
+import Dispatch
+import Synchronization
+
+/// Turns an async closure into an ``HTTPHandler`` by blocking the calling server thread until the closure finishes.
+///
+/// Each request in flight holds one server thread, so size ``HTTPServerLimits/threads`` for the expected concurrency.
+public struct AsyncHandlerAdapter: HTTPHandler {
+    public let body: @Sendable (HTTPRequest) async -> HTTPResponse
+
+    public init(_ body: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) { self.body = body }
+
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<HTTPResponse?>(nil)
+        let body = self.body
+        Task.detached {
+            let response = await body(request)
+            result.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 } ?? .empty(500)
+    }
+}

@@ -1,1 +1,0 @@
-// ConformServer: see docs/architecture.md.

@@ -1,0 +1,151 @@
+import ConformCore
+import Foundation
+internal import CMicroHTTPD
+
+/// What the C callbacks share: the handler, the body limit and the log sink.
+final class ServerContext: Sendable {
+    let handler: any HTTPHandler
+    let maxBodyBytes: Int
+    let log: HTTPServer.LogHandler?
+
+    init(handler: any HTTPHandler, maxBodyBytes: Int, log: HTTPServer.LogHandler?) {
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+        self.log = log
+    }
+}
+
+/// Per-request state carried in libmicrohttpd's `con_cls`; only the thread serving the connection touches it.
+final class Upload {
+    let rawURI: String
+    var sawHeaders = false
+    var refused = false
+    var body = Data()
+
+    init(rawURI: String) { self.rawURI = rawURI }
+}
+
+/// Called once per request with the raw URI (query included); its result becomes `con_cls`.
+func conformServerURILog(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    let upload = Upload(rawURI: uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? "/")
+    return Unmanaged.passRetained(upload).toOpaque()
+}
+
+/// Releases the request's ``Upload`` when libmicrohttpd is done with it (answered, failed or timed out).
+func conformServerCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
+) {
+    guard let slot, let raw = slot.pointee else { return }
+    Unmanaged<Upload>.fromOpaque(raw).release()
+    slot.pointee = nil
+}
+
+/// Routes libmicrohttpd's own messages to the injected log handler.
+func conformServerLog(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ args: CVaListPointer?) {
+    guard let cls, let format, let args else { return }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    guard let log = context.log else { return }
+    var buffer = [CChar](repeating: 0, count: 1024)
+    _ = conform_mhd_format_log(&buffer, buffer.count, format, args)
+    let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    log(message.trimmingCharacters(in: .whitespacesAndNewlines))
+}
+
+/// The access handler: collects the body, then answers on a later call so keep-alive survives.
+func conformServerAccess(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+    _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
+    _ uploadSize: UnsafeMutablePointer<Int>?, _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let slot, let uploadSize else { return .NO }
+    let context = Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue()
+    let upload: Upload
+    if let raw = slot.pointee {
+        upload = Unmanaged<Upload>.fromOpaque(raw).takeUnretainedValue()
+    } else {
+        upload = Upload(rawURI: url.map { String(cString: $0) } ?? "/")
+        slot.pointee = Unmanaged.passRetained(upload).toOpaque()
+    }
+
+    if !upload.sawHeaders {
+        upload.sawHeaders = true
+        if let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length"),
+            let length = Int(String(cString: declared)), length > context.maxBodyBytes
+        {
+            upload.refused = true
+            return queue(tooLarge(context), on: connection)
+        }
+        return .YES
+    }
+
+    if uploadSize.pointee > 0 {
+        let count = uploadSize.pointee
+        uploadSize.pointee = 0
+        if upload.refused { return .YES }
+        if upload.body.count + count > context.maxBodyBytes {
+            upload.refused = true
+            upload.body = Data()
+            return queue(tooLarge(context), on: connection)
+        }
+        if let uploadData {
+            upload.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: count)
+        }
+        return .YES
+    }
+    if upload.refused { return .YES }
+
+    let request = HTTPRequest(
+        method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"),
+        url: upload.rawURI,
+        headerFields: requestHeaders(connection),
+        body: upload.body)
+    upload.body = Data()
+    return queue(context.handler.handle(request), on: connection)
+}
+
+private func tooLarge(_ context: ServerContext) -> HTTPResponse {
+    var response = HTTPResponse.json(
+        413, ["error": .string("request body larger than the server limit of \(context.maxBodyBytes) bytes")])
+    response.headerFields["Connection"] = "close"
+    return response
+}
+
+/// Collects the request headers in arrival order with their raw names.
+private func requestHeaders(_ connection: OpaquePointer) -> HTTPFields {
+    var fields: [HTTPFields.Field] = []
+    withUnsafeMutablePointer(to: &fields) { pointer in
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, conformServerCollectHeader, pointer)
+    }
+    return HTTPFields(fields)
+}
+
+private func conformServerCollectHeader(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ keySize: Int,
+    _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let fields = cls.assumingMemoryBound(to: [HTTPFields.Field].self)
+    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+    fields.pointee.append(HTTPFields.Field(name: name, value: text))
+    return .YES
+}
+
+/// Header names libmicrohttpd computes itself; passing them through would be refused or duplicated.
+private let managedHeaders: Set<String> = ["content-length", "transfer-encoding"]
+
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let status = (100...999).contains(response.status.code) ? response.status.code : 500
+    let made = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let made else { return .NO }
+    defer { MHD_destroy_response(made) }
+    for field in response.headerFields where !managedHeaders.contains(field.name.lowercased()) {
+        _ = MHD_add_response_header(made, field.name, field.value)
+    }
+    return MHD_queue_response(connection, UInt32(status), made)
+}

@@ -1,0 +1,161 @@
+import ConformCore
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+internal import CMicroHTTPD
+
+/// Serves any ``HTTPHandler`` over HTTP/1.1 on libmicrohttpd: epoll, a small thread pool, keep-alive and limits.
+public final class HTTPServer: Sendable {
+    /// Receives the server library's own diagnostics (malformed requests, resource limits) instead of stderr.
+    public typealias LogHandler = @Sendable (String) -> Void
+
+    public let host: String
+    public let limits: HTTPServerLimits
+    private let requestedPort: UInt16
+    private let address: ListenAddress
+    private let context: ServerContext
+    private let running = Mutex<RunningDaemon?>(nil)
+
+    /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds.
+    public init(
+        handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
+        log: LogHandler? = nil
+    ) throws {
+        guard let address = ListenAddress(host: host) else {
+            throw HTTPServerError(
+                .invalidHost,
+                "'\(host)' is not an IPv4 or IPv6 address; use a numeric address such as 127.0.0.1, ::1 or 0.0.0.0")
+        }
+        guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.connectionTimeoutSeconds >= 0,
+            limits.maxConnections >= 1, (1...64).contains(limits.threads)
+        else {
+            throw HTTPServerError(
+                .invalidLimits,
+                "limits out of range (\(limits)); headers need at least 1024 bytes, threads 1 to 64, connections at least 1")
+        }
+        self.host = host
+        self.limits = limits
+        self.requestedPort = port
+        self.address = address
+        self.context = ServerContext(handler: handler, maxBodyBytes: limits.maxBodyBytes, log: log)
+    }
+
+    deinit { stop() }
+
+    /// Binds and starts serving on background threads; does nothing if already started.
+    public func start() throws {
+        try running.withLock { state in
+            if state != nil { return }
+            state = try launch()
+        }
+    }
+
+    /// Stops accepting, finishes in-flight requests and closes every connection; safe to call twice.
+    public func stop() {
+        let stopped = running.withLock { state in
+            let current = state
+            state = nil
+            return current
+        }
+        guard let stopped else { return }
+        MHD_stop_daemon(stopped.daemon.pointer)
+        stopped.context.release()
+    }
+
+    /// The port the server listens on, or 0 when it is not running.
+    public var boundPort: UInt16 { running.withLock { $0?.port ?? 0 } }
+
+    /// `http://host:port` of the running server, suitable as a transport base URL.
+    public var baseURL: String {
+        let port = boundPort
+        let shownHost: String
+        switch address {
+        case .v4: shownHost = host == "0.0.0.0" ? "127.0.0.1" : host
+        case .v6: shownHost = host == "::" ? "[::1]" : "[\(host)]"
+        }
+        return "http://\(shownHost):\(port)"
+    }
+
+    private func launch() throws -> RunningDaemon {
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        if case .v6 = address { flags |= MHD_USE_IPv6.rawValue }
+        let hasLog = context.log != nil
+        if hasLog { flags |= MHD_USE_ERROR_LOG.rawValue }
+        let retained = Unmanaged.passRetained(context)
+        let cls = retained.toOpaque()
+        errno = 0
+        let daemon: OpaquePointer? = address.withSockaddr(port: requestedPort) { sockaddr in
+            conform_mhd_start(
+                UInt32(flags), sockaddr,
+                conformServerAccess, cls,
+                conformServerCompleted, cls,
+                conformServerURILog, cls,
+                conformServerLog, cls,
+                UInt32(limits.threads), limits.maxHeaderBytes,
+                UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections))
+        }
+        guard let daemon else {
+            let reason = errno != 0 ? String(cString: strerror(errno)) : "libmicrohttpd refused to start"
+            retained.release()
+            throw HTTPServerError(
+                .cannotListen,
+                "cannot listen on \(host):\(requestedPort): \(reason); choose another port or pass 0 to pick a free one")
+        }
+        let port = conform_mhd_bound_port(daemon)
+        return RunningDaemon(daemon: DaemonPointer(pointer: daemon), context: retained, port: port)
+    }
+}
+
+/// A running libmicrohttpd daemon and the context it holds.
+private struct RunningDaemon: Sendable {
+    let daemon: DaemonPointer
+    let context: Unmanaged<ServerContext>
+    let port: UInt16
+}
+
+/// The daemon handle; libmicrohttpd's daemon functions are thread-safe.
+private struct DaemonPointer: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// A numeric listen address.
+enum ListenAddress: Sendable {
+    case v4(in_addr)
+    case v6(in6_addr)
+
+    init?(host: String) {
+        let name = host == "localhost" ? "127.0.0.1" : host
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 {
+            self = .v4(v4)
+            return
+        }
+        var v6 = in6_addr()
+        let bare = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
+        if inet_pton(AF_INET6, bare, &v6) == 1 {
+            self = .v6(v6)
+            return
+        }
+        return nil
+    }
+
+    func withSockaddr<R>(port: UInt16, _ body: (UnsafePointer<sockaddr>) -> R) -> R {
+        switch self {
+        case .v4(let address):
+            var storage = sockaddr_in()
+            storage.sin_family = sa_family_t(AF_INET)
+            storage.sin_port = port.bigEndian
+            storage.sin_addr = address
+            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+        case .v6(let address):
+            var storage = sockaddr_in6()
+            storage.sin6_family = sa_family_t(AF_INET6)
+            storage.sin6_port = port.bigEndian
+            storage.sin6_addr = address
+            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+        }
+    }
+}

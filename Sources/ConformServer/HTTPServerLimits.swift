@@ -1,0 +1,27 @@
+/// Bounds that keep a served implementation safe from hostile or broken clients.
+public struct HTTPServerLimits: Sendable, Hashable {
+    /// The largest request body accepted; larger bodies are answered with 413.
+    public var maxBodyBytes: Int
+    /// Memory per connection for the request line and headers; requests that do not fit are refused with 431.
+    public var maxHeaderBytes: Int
+    /// Seconds a connection may stay idle (or a slow client may stall) before it is closed.
+    public var connectionTimeoutSeconds: Int
+    /// How many connections may be open at once; further clients are refused.
+    public var maxConnections: Int
+    /// Worker threads serving connections (epoll in each).
+    public var threads: Int
+
+    public init(
+        maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 64 * 1024, connectionTimeoutSeconds: Int = 30,
+        maxConnections: Int = 1024, threads: Int = 4
+    ) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxHeaderBytes = maxHeaderBytes
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.maxConnections = maxConnections
+        self.threads = threads
+    }
+
+    /// 8 MB bodies, 64 KB of headers, 30 s idle timeout, 1024 connections, 4 threads.
+    public static let `default` = HTTPServerLimits()
+}

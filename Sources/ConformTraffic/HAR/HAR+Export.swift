@@ -1,0 +1,75 @@
+import ConformCore
+import Foundation
+
+extension HAR {
+    /// Writes exchanges as a HAR 1.2 document (pretty JSON) that devtools, Charles and mitmproxy can open.
+    public static func export(_ exchanges: [RecordedExchange], creator: String = "conform", version: String = "1") -> Data {
+        var text = "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": "
+        text += (["name": .string(creator), "version": .string(version)] as JSONValue).serialized()
+        text += ",\n    \"entries\": ["
+        for (i, exchange) in exchanges.enumerated() {
+            text += i == 0 ? "\n      " : ",\n      "
+            text += entry(exchange).serialized()
+        }
+        text += exchanges.isEmpty ? "]\n  }\n}\n" : "\n    ]\n  }\n}\n"
+        return Data(text.utf8)
+    }
+
+    /// One HAR entry, with Conform's numbering kept under `_conform`.
+    static func entry(_ e: RecordedExchange) -> JSONValue {
+        var request = JSONObject()
+        request["method"] = .string(e.request.method.rawValue)
+        request["url"] = .string(e.request.url)
+        request["httpVersion"] = "HTTP/1.1"
+        request["cookies"] = []
+        request["headers"] = headers(e.request.headerFields)
+        request["queryString"] = .array(
+            e.request.queryItems.map { ["name": .string($0.name), "value": .string($0.value)] })
+        if !e.request.body.isEmpty {
+            var post = body(e.request.body)
+            post["mimeType"] = .string(e.request.headerFields["Content-Type"] ?? "")
+            request["postData"] = .object(post)
+        }
+        request["headersSize"] = -1
+        request["bodySize"] = .int(e.request.body.count)
+
+        var content = body(e.response.body)
+        content["size"] = .int(e.response.body.count)
+        content["mimeType"] = .string(e.response.headerFields["Content-Type"] ?? "")
+        var response = JSONObject()
+        response["status"] = .int(e.response.status.code)
+        response["statusText"] = .string(e.response.status.reasonPhrase)
+        response["httpVersion"] = "HTTP/1.1"
+        response["cookies"] = []
+        response["headers"] = headers(e.response.headerFields)
+        response["content"] = .object(content)
+        response["redirectURL"] = .string(e.response.headerFields["Location"] ?? "")
+        response["headersSize"] = -1
+        response["bodySize"] = .int(e.response.body.count)
+
+        var entry = JSONObject()
+        entry["startedDateTime"] = .string(ISOTimestamp.format(e.startedAt))
+        entry["time"] = .double(e.durationMs)
+        entry["request"] = .object(request)
+        entry["response"] = .object(response)
+        entry["cache"] = [:]
+        entry["timings"] = ["send": 0, "wait": .double(e.durationMs), "receive": 0]
+        entry[extensionKey] = ["seq": .int(e.seq), "flow": .string(e.flow), "upstream": .string(e.upstream)]
+        return .object(entry)
+    }
+
+    private static func headers(_ fields: HTTPFields) -> JSONValue {
+        .array(fields.map { ["name": .string($0.name), "value": .string($0.value)] })
+    }
+
+    private static func body(_ data: Data) -> JSONObject {
+        var out = JSONObject()
+        if let text = String(validating: data, as: UTF8.self) {
+            out["text"] = .string(text)
+        } else {
+            out["text"] = .string(data.base64EncodedString())
+            out["encoding"] = "base64"
+        }
+        return out
+    }
+}

@@ -1,0 +1,35 @@
+"""Adapter used by ExecTransportTests: behaves according to the request path."""
+import base64
+import json
+import os
+import sys
+import time
+
+for line in sys.stdin:
+    request = json.loads(line)
+    path = request["url"].split("?")[0]
+    reply = {"id": request["id"]}
+    if path.endswith("/crash"):
+        sys.stderr.write("boom: adapter crashed on purpose\n")
+        sys.stderr.flush()
+        sys.exit(3)
+    elif path.endswith("/garbage"):
+        sys.stdout.write("this is not json\n")
+        sys.stdout.flush()
+        continue
+    elif path.endswith("/hang"):
+        time.sleep(3600)
+    elif path.endswith("/error"):
+        reply["error"] = "upstream refused the connection"
+    elif path.endswith("/binary"):
+        body = base64.b64decode(request["bodyBase64"]) if "bodyBase64" in request else b""
+        reply.update(status=200, headers=[["Content-Type", "application/octet-stream"]],
+                     bodyBase64=base64.b64encode(bytes(reversed(body))).decode())
+    else:
+        described = {"method": request["method"], "url": request["url"], "headers": request["headers"],
+                     "body": request.get("body"), "env": os.environ.get("CONFORM_TEST_VALUE")}
+        reply.update(status=201, headers=[["Content-Type", "application/json"], ["X-Adapter-PID", str(os.getpid())],
+                                          ["Set-Cookie", "a=1"], ["Set-Cookie", "b=2"]],
+                     body=json.dumps(described))
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()

@@ -1,0 +1,120 @@
+import ConformCore
+import ConformRunner
+import Foundation
+import Testing
+
+@Suite("ExecTransport")
+struct ExecTransportTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Adapters/test_adapter.py").path
+
+    func adapter(timeout: Duration = .seconds(20), viaShell: Bool = false) -> ExecTransport {
+        // Without `exec` the shell stays as the parent, so stopping the adapter must stop its whole process group.
+        ExecTransport(
+            command: viaShell ? "python3 -u '\(Self.script)'; exit $?" : "exec python3 -u '\(Self.script)'", environment: ["CONFORM_TEST_VALUE": "from-env"], timeout: timeout)
+    }
+
+    func failure(_ transport: ExecTransport, _ request: HTTPRequest) async -> TransportError? {
+        do {
+            _ = try await transport.send(request)
+            return nil
+        } catch let error as TransportError {
+            return error
+        } catch {
+            return TransportError(.other, "unexpected \(error)")
+        }
+    }
+
+    func pid(_ transport: ExecTransport) async throws -> String {
+        try await transport.send(HTTPRequest(method: .get, url: "/echo")).headerFields["X-Adapter-PID"] ?? ""
+    }
+
+    @Test func happyPathKeepsOneAdapterRunning() async throws {
+        let transport = adapter()
+        let request = HTTPRequest(
+            method: .post, url: "http://mobile.conform.invalid/mobile/3/personalize?forceDepersonalize=false",
+            headerFields: ["Authorization": "App conform-app-code", "X-Dup": "1", "x-dup": "2"],
+            body: Data(#"{"userIdentity":{"externalUserId":"ü-1"}}"#.utf8))
+        let response = try await transport.send(request)
+        #expect(response.status == 201)
+        #expect(response.headerFields.values(for: "set-cookie") == ["a=1", "b=2"])
+        let described = try JSONValue.parse(response.body)
+        #expect(described["method"] == "POST")
+        #expect(described["url"]?.stringValue == request.url)
+        #expect(described["body"]?.stringValue == #"{"userIdentity":{"externalUserId":"ü-1"}}"#)
+        #expect(described["env"] == "from-env")
+        #expect(described["headers"] == [["Authorization", "App conform-app-code"], ["X-Dup", "1"], ["x-dup", "2"]])
+        let first = try await pid(transport)
+        let second = try await pid(transport)
+        #expect(!first.isEmpty && first == second)
+    }
+
+    @Test func binaryBodiesTravelAsBase64() async throws {
+        let body = Data([0xFF, 0x00, 0xFE, 0x41])
+        let response = try await adapter().send(HTTPRequest(method: .put, url: "/binary", body: body))
+        #expect(response.status == 200)
+        #expect(response.body == Data(body.reversed()))
+    }
+
+    @Test func crashFailsTheExchangeAndRestartsTheAdapter() async throws {
+        let transport = adapter()
+        let before = try await pid(transport)
+        let error = await failure(transport, HTTPRequest(method: .get, url: "/crash"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("exited with status 3") == true)
+        #expect(error?.message.contains("boom: adapter crashed on purpose") == true)
+        #expect(error?.message.contains("GET /crash") == true)
+        let after = try await pid(transport)
+        #expect(!after.isEmpty && after != before)
+    }
+
+    @Test func garbageLineFailsTheExchangeAndRestartsTheAdapter() async throws {
+        let transport = adapter()
+        let before = try await pid(transport)
+        let error = await failure(transport, HTTPRequest(method: .get, url: "/garbage"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("not JSON") == true)
+        #expect(error?.message.contains("this is not json") == true)
+        let after = try await pid(transport)
+        #expect(after != before)
+    }
+
+    @Test(arguments: [false, true])
+    func silentAdapterTimesOutAndIsReplaced(viaShell: Bool) async throws {
+        let transport = adapter(viaShell: viaShell)
+        let before = try await pid(transport)
+        let error = await failure(transport, HTTPRequest(method: .get, url: "/hang", timeout: .milliseconds(300)))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("no reply within") == true)
+        let after = try await pid(transport)
+        #expect(after != before)
+    }
+
+    @Test func reportedErrorKeepsTheAdapter() async throws {
+        let transport = adapter()
+        let before = try await pid(transport)
+        let error = await failure(transport, HTTPRequest(method: .get, url: "/error"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("the adapter reported: upstream refused the connection") == true)
+        #expect(try await pid(transport) == before)
+    }
+
+    @Test func missingProgramIsAClearFailure() async {
+        let transport = ExecTransport(command: "/nonexistent/conform-adapter --serve")
+        let error = await failure(transport, HTTPRequest(method: .get, url: "/x"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("exited with status 127") == true)
+        #expect(error?.message.contains("/nonexistent/conform-adapter") == true)
+    }
+
+    @Test func concurrentExchangesAreSerialised() async throws {
+        let transport = adapter()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<16 {
+                group.addTask { try await transport.send(HTTPRequest(method: .get, url: "/echo/\(index)")).status.code }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 201, count: 16))
+    }
+}

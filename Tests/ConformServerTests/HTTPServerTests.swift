@@ -1,0 +1,212 @@
+import ConformCore
+import ConformCurl
+import ConformServer
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("HTTPServer")
+struct HTTPServerTests {
+    func started(_ handler: any HTTPHandler = EchoHandler(), limits: HTTPServerLimits = .default) throws -> HTTPServer {
+        let server = try HTTPServer(handler: handler, limits: limits)
+        try server.start()
+        return server
+    }
+
+    @Test func getIsAnsweredWithRawURLAndHeaders() async throws {
+        let server = try started()
+        defer { server.stop() }
+        #expect(server.boundPort != 0)
+        let transport = CurlTransport(baseURL: server.baseURL)
+        let response = try await transport.send(
+            HTTPRequest(method: .get, url: "/v1/things?b=2&a=%20x+y&flag", headerFields: ["X-Trace": "t1"]))
+        #expect(response.status == 200)
+        let echoed = try EchoedRequest(response)
+        #expect(echoed.method == "GET")
+        #expect(echoed.url == "/v1/things?b=2&a=%20x+y&flag")
+        #expect(echoed.headers.contains { $0 == ("X-Trace", "t1") })
+        #expect(response.headerFields.values(for: "x-reply") == ["one", "two"])
+        #expect(response.headerFields["Content-Type"] == "application/json")
+    }
+
+    @Test func postEchoesAFiveMegabyteBody() async throws {
+        let server = try started()
+        defer { server.stop() }
+        let body = Data((0..<(5 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        let transport = CurlTransport(baseURL: server.baseURL)
+        let response = try await transport.send(HTTPRequest(method: .post, url: "/echo", body: body))
+        #expect(response.status == 200)
+        #expect(response.body.count == body.count)
+        #expect(response.body == body)
+    }
+
+    @Test func sequentialRequestsShareOneConnection() async throws {
+        let server = try started()
+        defer { server.stop() }
+        let transport = CurlTransport(baseURL: server.baseURL)
+        var reused: [Bool] = []
+        for index in 0..<20 {
+            let method: HTTPMethod = index % 2 == 0 ? .get : .post
+            let response = try await transport.send(HTTPRequest(method: method, url: "/n/\(index)", body: Data("x".utf8)))
+            #expect(response.status == 200)
+            reused.append(response.timing?.reusedConnection ?? false)
+        }
+        #expect(reused.first == false)
+        #expect(reused.dropFirst().allSatisfy { $0 })
+    }
+
+    @Test func rawHeaderNamesOrderAndDuplicatesArePreserved() throws {
+        let server = try started()
+        defer { server.stop() }
+        let client = try RawClient(port: server.boundPort)
+        client.send(
+            "GET /h?q=%2F%zz HTTP/1.1\r\nHost: example.test\r\nX-B: 1\r\nx-a: 2\r\nX-B: 3\r\nCONTENT-type: text/plain\r\nConnection: close\r\n\r\n"
+        )
+        let reply = String(decoding: client.readAll(), as: UTF8.self)
+        #expect(reply.hasPrefix("HTTP/1.1 200"))
+        let body = String(reply[reply.range(of: "\r\n\r\n")!.upperBound...])
+        let echoed = try EchoedRequest(HTTPResponse(status: 200, body: Data(body.utf8)))
+        #expect(echoed.url == "/h?q=%2F%zz")
+        let names = echoed.headers.map(\.0)
+        #expect(names == ["Host", "X-B", "x-a", "X-B", "CONTENT-type", "Connection"])
+        #expect(echoed.headers.filter { $0.0 == "X-B" }.map(\.1) == ["1", "3"])
+    }
+
+    @Test func malformedRequestLineGetsBadRequestOrClose() async throws {
+        let server = try started()
+        defer { server.stop() }
+        for garbage in ["GARBAGE\r\n\r\n", "GET\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/9.9\r\n\r\n", "GET / HTTP/1.1\r\nNoColonHere\r\n\r\n"] {
+            let client = try RawClient(port: server.boundPort)
+            client.send(garbage)
+            let reply = String(decoding: client.readAll(), as: UTF8.self)
+            #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 4") || reply.hasPrefix("HTTP/1.1 505"), "\(garbage.debugDescription) got \(reply.prefix(40))")
+        }
+        let client = try RawClient(port: server.boundPort)
+        client.send([0xFF, 0xFE, 0x00, 0x0D, 0x0A, 0x0D, 0x0A])
+        _ = client.readAll()
+        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/still"))
+        #expect(response.status == 200)
+    }
+
+    @Test func hugeHeadersAreRefused() async throws {
+        let server = try started(limits: HTTPServerLimits(maxHeaderBytes: 16 * 1024))
+        defer { server.stop() }
+        let client = try RawClient(port: server.boundPort)
+        client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n")
+        let reply = String(decoding: client.readAll(), as: UTF8.self)
+        #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 431") || reply.hasPrefix("HTTP/1.1 4"), "\(reply.prefix(60))")
+        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/after"))
+        #expect(response.status == 200)
+    }
+
+    @Test func bodyOverTheLimitGets413() async throws {
+        let server = try started(limits: HTTPServerLimits(maxBodyBytes: 1000))
+        defer { server.stop() }
+        let transport = CurlTransport(baseURL: server.baseURL)
+        let refused = try await transport.send(HTTPRequest(method: .post, url: "/echo", body: Data(count: 5000)))
+        #expect(refused.status == 413)
+        let fits = try await transport.send(HTTPRequest(method: .post, url: "/echo", body: Data(count: 1000)))
+        #expect(fits.status == 200)
+        #expect(fits.body.count == 1000)
+
+        // Chunked bodies have no declared length; the limit applies as they arrive.
+        let client = try RawClient(port: server.boundPort)
+        var request = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for _ in 0..<4 { request += "1F4\r\n" + String(repeating: "z", count: 500) + "\r\n" }
+        client.send(request + "0\r\n\r\n")
+        let reply = String(decoding: client.readAll(), as: UTF8.self)
+        #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 413"), "\(reply.prefix(60))")
+    }
+
+    @Test func aStalledClientDoesNotBlockOthers() async throws {
+        let server = try started(limits: HTTPServerLimits(connectionTimeoutSeconds: 2, threads: 2))
+        defer { server.stop() }
+        let stalled = try (0..<4).map { _ in try RawClient(port: server.boundPort, receiveTimeoutSeconds: 20) }
+        for client in stalled { client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf") }
+        let transport = CurlTransport(baseURL: server.baseURL)
+        for index in 0..<10 {
+            let response = try await transport.send(HTTPRequest(method: .get, url: "/other/\(index)"))
+            #expect(response.status == 200)
+        }
+        // The server eventually gives up on the stalled clients and closes them.
+        for client in stalled {
+            let reply = client.readAll()
+            #expect(!String(decoding: reply, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
+    @Test func thirtyTwoConcurrentClients() async throws {
+        let server = try started()
+        defer { server.stop() }
+        let transport = CurlTransport(baseURL: server.baseURL)
+        let failures = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<32 {
+                group.addTask {
+                    var failures = 0
+                    for index in 0..<10 {
+                        let body = Data("task \(task) request \(index)".utf8)
+                        let response = try? await transport.send(HTTPRequest(method: .post, url: "/echo", body: body))
+                        if response?.status != 200 || response?.body != body { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(failures == 0)
+    }
+
+    @Test func asyncHandlerAdapterAnswersFromATask() async throws {
+        let handler = AsyncHandlerAdapter { request in
+            try? await Task.sleep(for: .milliseconds(5))
+            return .json(201, ["path": .string(request.path)])
+        }
+        let server = try started(handler)
+        defer { server.stop() }
+        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/async"))
+        #expect(response.status == 201)
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"path":"/async"}"#)
+    }
+
+    @Test func startErrorsNameTheProblem() throws {
+        #expect(throws: HTTPServerError.self) { try HTTPServer(handler: EchoHandler(), host: "not a host") }
+        let first = try started()
+        defer { first.stop() }
+        let second = try HTTPServer(handler: EchoHandler(), port: first.boundPort)
+        let error = #expect(throws: HTTPServerError.self) { try second.start() }
+        #expect(error?.kind == .cannotListen)
+        #expect(error?.message.contains("\(first.boundPort)") == true)
+    }
+
+    @Test func stopIsIdempotentAndRestartWorks() async throws {
+        let server = try started()
+        server.stop()
+        server.stop()
+        #expect(server.boundPort == 0)
+        try server.start()
+        defer { server.stop() }
+        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/again"))
+        #expect(response.status == 200)
+    }
+
+    @Test func logHandlerReceivesServerMessages() throws {
+        let lines = LogLines()
+        let server = try HTTPServer(handler: EchoHandler(), limits: HTTPServerLimits(maxHeaderBytes: 4096)) {
+            lines.append($0)
+        }
+        try server.start()
+        defer { server.stop() }
+        let client = try RawClient(port: server.boundPort)
+        client.send("GET / HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n")
+        _ = client.readAll()
+        server.stop()
+        #expect(!lines.all.isEmpty)
+    }
+}
+
+/// Collects log lines from server threads.
+final class LogLines: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var all: [String] { storage.withLock { $0 } }
+}

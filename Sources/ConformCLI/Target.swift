@@ -56,8 +56,8 @@ enum Target: CustomStringConvertible {
     func makeTransport(timeout: Duration) throws -> any Transport {
         switch self {
         case .builtin(let faults): InProcessTransport(ReferenceImplementation(configuration: .default, faults: Set(faults)))
-        case .http: try CurlTransport()
-        case .exec(let command): ExecTransport(command: command)
+        case .http: CurlTransport(timeout: timeout)
+        case .exec(let command): ExecTransport(command: command, timeout: timeout)
         }
     }
 }

@@ -152,10 +152,8 @@ import Testing
               - name: x
                 request: {url: "/reg"}
             """)
-        let clock = ContinuousClock()
-        let start = clock.now
+        // The transport never returns: only the runner's deadline can end the step.
         let result = await run([s], transport: HangingTransport(), timeout: .milliseconds(100))
-        #expect(clock.now - start < .seconds(5))
         #expect(result.steps[0].verdict == .fail)
         #expect(result.steps[0].error?.hasPrefix("no response: timeout: no response within 0.1 seconds") == true)
         #expect(result.exitCode == 1)

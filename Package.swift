@@ -34,6 +34,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
+        .executableTarget(
+            name: "conform-bench-http", dependencies: ["ConformServer", "ConformCurl", "ConformCore"], path: "bench/http/Sources"),
         .executableTarget(name: "conform-bench-yaml", dependencies: ["ConformYAML"], path: "bench/yaml/Sources"),
 
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),

@@ -94,7 +94,9 @@ extension ReferenceEngine {
         guard claims["infobip-api-key"]?.stringValue == app.applicationCode else {
             throw .unauthorized("The JWT 'infobip-api-key' claim is not this application's code.")
         }
-        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else { throw .unauthorized("The JWT has no 'sub' claim.") }
+        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
+            throw .unauthorized("The JWT has no 'sub' claim.")
+        }
         if let subject, sub != subject, !has(.jwtSubjectNotChecked) {
             throw .unauthorized("The JWT 'sub' does not match the externalUserId.")
         }
@@ -136,7 +138,8 @@ extension ReferenceEngine {
     ) throws(ReferenceError) -> Installation {
         let target = try installation(id, app: app, state: &state, unknown: ReferenceError.noRegistration)
         if let caller = request.headerFields["pushregistrationid"], !caller.isEmpty, caller != id {
-            guard let callerInstallation = state.installations[caller], callerInstallation.applicationId == app.id else {
+            guard let callerInstallation = state.installations[caller], callerInstallation.applicationId == app.id
+            else {
                 throw .noRegistration(caller)
             }
             if callerInstallation.personId != target.personId && !has(.otherInstallationUnchecked) {

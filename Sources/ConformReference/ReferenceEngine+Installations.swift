@@ -13,7 +13,8 @@ extension ReferenceEngine {
         state.persons[person]?.installations.append(id)
         if body["isPrimary"]?.boolValue == true { state.setPrimary(id, true, exclusive: true) }
         let created = state.installations[id] ?? installation
-        return .json(200, ReferenceRendering.installation(created, includePushRegId: !has(.registrationWithoutPushRegId)))
+        return .json(
+            200, ReferenceRendering.installation(created, includePushRegId: !has(.registrationWithoutPushRegId)))
     }
 
     /// M3: `GET /mobile/1/appinstance/{id}`.
@@ -71,7 +72,11 @@ extension ReferenceEngine {
             case "regEnabled", "notificationsEnabled":
                 if value.isNull { continue }
                 guard let flag = value.boolValue else { throw .requestFormat("'\(key)' must be a boolean.") }
-                if key == "regEnabled" { installation.regEnabled = flag } else { installation.notificationsEnabled = flag }
+                if key == "regEnabled" {
+                    installation.regEnabled = flag
+                } else {
+                    installation.notificationsEnabled = flag
+                }
             case "customAttributes":
                 try merge(value, into: &installation.customAttributes, name: key)
             default:

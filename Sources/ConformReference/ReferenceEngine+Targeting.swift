@@ -24,7 +24,8 @@ extension ReferenceEngine {
     }
 
     /// Whether every member of `filter` holds; `$or` / `$and` take arrays of filters, arrays of values mean any-of.
-    func matches(_ filter: JSONObject, _ installation: Installation, _ person: Person) throws(InvalidPushQuery) -> Bool {
+    func matches(_ filter: JSONObject, _ installation: Installation, _ person: Person) throws(InvalidPushQuery) -> Bool
+    {
         for (key, value) in filter {
             switch key {
             case "$or", "$and":
@@ -32,7 +33,9 @@ extension ReferenceEngine {
                     throw InvalidPushQuery(message: "'\(key)' must be an array of objects")
                 }
                 var results: [Bool] = []
-                for part in parts { results.append(try matches(part.objectValue ?? JSONObject(), installation, person)) }
+                for part in parts {
+                    results.append(try matches(part.objectValue ?? JSONObject(), installation, person))
+                }
                 if key == "$or" ? !results.contains(true) : results.contains(false) { return false }
             default:
                 let wanted = try values(value, key: key)

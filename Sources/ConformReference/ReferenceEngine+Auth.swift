@@ -24,7 +24,7 @@ extension ReferenceEngine {
     /// A Bearer token names its application in the `infobip-api-key` claim; when it cannot be decoded the
     /// application owning `installationId` is used, so a fault that skips verification still finds one.
     func mobileApplication(
-        _ request: HTTPRequest, allowBearer: Bool, installationId: String? = nil, state: ReferenceState
+        _ request: HTTPRequest, allowBearer: Bool, installationId: String? = nil, state: ReferenceState? = nil
     ) throws(ReferenceError) -> (ReferenceConfiguration.Application, MobileCredential) {
         guard let auth = authorization(request) else {
             throw .unauthorized("Missing Authorization header; send 'App <applicationCode>'.")
@@ -45,7 +45,7 @@ extension ReferenceEngine {
             if let code = claims?["infobip-api-key"]?.stringValue, let app = configuration.application(code: code) {
                 return (app, .bearer(token: auth.value, claims: claims))
             }
-            if has(.jwtNotVerified), let id = installationId, let owner = state.installations[id],
+            if has(.jwtNotVerified), let id = installationId, let owner = state?.installations[id],
                 let app = configuration.application(id: owner.applicationId)
             {
                 return (app, .bearer(token: auth.value, claims: claims))

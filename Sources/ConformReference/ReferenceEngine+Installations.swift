@@ -55,7 +55,7 @@ extension ReferenceEngine {
 
     /// M12: `GET /mobile/1/baseurl` answers the origin the request came to, else the configured base URL.
     func baseURL(_ request: HTTPRequest) throws(ReferenceError) -> HTTPResponse {
-        _ = try mobileApplication(request, allowBearer: false, state: ReferenceState(seed: ""))
+        _ = try mobileApplication(request, allowBearer: false)
         let origin = URLParts(request.url).origin
         let base =
             if !origin.isEmpty { origin } else if let host = request.headerFields["Host"], !host.isEmpty {

@@ -193,12 +193,19 @@ extension ReferenceEngine {
         return b
     }
 
+    /// How many unreported pushes one installation keeps.
+    static let maxPendingPerInstallation = 500
+
     /// Queues one copy of `content` per device, each with its own messageId; returns the ids.
     private func enqueue(_ content: QueuedMessage, to devices: [String], state: inout ReferenceState) -> [String] {
         devices.map { device in
             var copy = content
             copy.messageId = state.ids.next("message")
             state.installations[device]?.pending.append(copy)
+            // Bound memory under load: a device that never syncs keeps only its newest pushes.
+            if let count = state.installations[device]?.pending.count, count > Self.maxPendingPerInstallation {
+                state.installations[device]?.pending.removeFirst(count - Self.maxPendingPerInstallation)
+            }
             return copy.messageId
         }
     }

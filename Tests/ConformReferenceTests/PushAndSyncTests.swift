@@ -226,4 +226,16 @@ import Testing
             h.mobile(.post, "/mobile/2/messages/seen", caller: a, body: ["messages": [["timestampDelta": 3]]]).status
                 == 400)
     }
+
+    /// A device that never syncs keeps only its newest 500 pushes.
+    @Test func pendingPushesAreBounded() {
+        let user = freshUser()
+        let a = h.register()
+        h.personalize(a, user)
+        for n in 0..<510 { _ = h.push(to: ["externalUserId": .string(user)], text: "n\(n)") }
+        let payloads = h.sync(a)
+        #expect(payloads.count == 500)
+        #expect(payloads.first?["gcm.notification.body"] == "n10")
+        #expect(payloads.last?["gcm.notification.body"] == "n509")
+    }
 }

@@ -52,7 +52,7 @@ public enum YAML {
                         YAMLDiagnostic(
                             file: file, mark: InputCheck.mark(atOffset: bad, in: buffer),
                             message: "invalid UTF-8 (byte 0x\(byte.count == 1 ? "0" + byte : byte))",
-                            help: "save the file as UTF-8; this byte does not start a valid UTF-8 character")
+                            help: "save the file as UTF-8; the bytes from here on do not form a UTF-8 character")
                     ]))
             }
             return compose(buffer, file: file, limits: limits)

@@ -117,3 +117,8 @@ extension String {
         return copy
     }
 }
+
+extension YAMLDiagnostic: CustomStringConvertible {
+    /// The one-line form `file:line:col: severity: message`.
+    public var description: String { "\(file):\(mark.line):\(mark.column): \(severity.rawValue): \(message)" }
+}

@@ -94,8 +94,9 @@ extension YAMLScalar {
         case ".nan", ".NaN", ".NAN": return .double(.nan)
         default: break
         }
-        guard let first = text.utf8.first, first == UInt8(ascii: ".") || first == UInt8(ascii: "-")
-            || first == UInt8(ascii: "+") || isDigit(first)
+        guard let first = text.utf8.first,
+            first == UInt8(ascii: ".") || first == UInt8(ascii: "-")
+                || first == UInt8(ascii: "+") || isDigit(first)
         else { return nil }
         let bytes = Array(text.utf8)
         var index = 0

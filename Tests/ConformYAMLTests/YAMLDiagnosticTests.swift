@@ -204,6 +204,11 @@ import Testing
         #expect(Array(snippet)[caret.count - 1] == "X")
     }
 
+    @Test func oneLineDescription() {
+        let diagnostic = YAMLDiagnostic(.warning, file: "f.yaml", mark: mark(2, 7), message: "odd")
+        #expect(diagnostic.description == "f.yaml:2:7: warning: odd")
+    }
+
     @Test func missingLineLeavesTheSnippetOut() {
         let diagnostic = YAMLDiagnostic(file: "f.yaml", mark: mark(9, 1), message: "gone", help: "h")
         #expect(diagnostic.rendered(source: "a: 1\n") == "f.yaml:9:1: error: gone\nhelp: h")

@@ -84,7 +84,7 @@ import Testing
                 suites/x.yaml:2:7: error: invalid UTF-8 (byte 0x80)
                     2 | bb: 'ü?'
                       |       ^
-                help: save the file as UTF-8; this byte does not start a valid UTF-8 character
+                help: save the file as UTF-8; the bytes from here on do not form a UTF-8 character
                 """)
     }
 

@@ -1,1 +1,0 @@
-// ConformCrypto: see docs/architecture.md.

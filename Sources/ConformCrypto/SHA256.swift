@@ -1,0 +1,83 @@
+internal import CCrypto
+
+/// SHA-256 digests computed by libcrypto.
+public enum SHA256 {
+    /// The number of bytes in a SHA-256 digest.
+    public static let byteCount = 32
+
+    /// The SHA-256 digest of `data`.
+    public static func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
+        let bytes = Array(data)
+        var digest = [UInt8](repeating: 0, count: byteCount)
+        bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                _ = CCrypto.SHA256(input.baseAddress, input.count, output.baseAddress)
+            }
+        }
+        return digest
+    }
+
+    /// The SHA-256 digest of the UTF-8 bytes of `text`.
+    public static func hash(_ text: String) -> [UInt8] { hash(Array(text.utf8)) }
+}
+
+/// HMAC message authentication codes computed by libcrypto.
+public enum HMAC {
+    /// HMAC-SHA-256 of `message` under `key`.
+    public static func sha256(key: some Sequence<UInt8>, message: some Sequence<UInt8>) -> [UInt8] {
+        let keyBytes = Array(key)
+        let messageBytes = Array(message)
+        var mac = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        keyBytes.withUnsafeBufferPointer { k in
+            messageBytes.withUnsafeBufferPointer { m in
+                mac.withUnsafeMutableBufferPointer { out in
+                    // An empty key or message still needs a valid pointer.
+                    var zero: UInt8 = 0
+                    withUnsafeMutablePointer(to: &zero) { z in
+                        _ = CCrypto.HMAC(
+                            EVP_sha256(), UnsafeRawPointer(k.baseAddress ?? UnsafePointer(z)), Int32(k.count),
+                            m.baseAddress ?? UnsafePointer(z), m.count, out.baseAddress, &length)
+                    }
+                }
+            }
+        }
+        return Array(mac.prefix(Int(length)))
+    }
+}
+
+/// Comparisons whose running time does not depend on where the inputs differ.
+public enum ConstantTime {
+    /// Whether `a` and `b` hold the same bytes; lengths are compared first (lengths are not secret).
+    public static func equals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        if a.isEmpty { return true }
+        return a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in CRYPTO_memcmp(x.baseAddress, y.baseAddress, x.count) == 0 }
+        }
+    }
+}
+
+/// Cryptographically secure random bytes from libcrypto.
+public enum RandomBytes {
+    /// `count` random bytes.
+    public static func generate(count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: max(0, count))
+        guard count > 0 else { return bytes }
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
+        if ok != 1 {
+            // libcrypto's generator failed (not seeded); fall back to the system generator.
+            var generator = SystemRandomNumberGenerator()
+            for i in bytes.indices { bytes[i] = UInt8.random(in: .min ... .max, using: &generator) }
+        }
+        return bytes
+    }
+
+    /// A random version-4 UUID string in lower case.
+    public static func uuid() -> String {
+        var b = generate(count: 16)
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        return Hex.uuidString(b)
+    }
+}

@@ -1,1 +1,0 @@
-// ConformReference: see docs/architecture.md.

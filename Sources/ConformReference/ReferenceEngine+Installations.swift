@@ -1,0 +1,92 @@
+import ConformCore
+
+extension ReferenceEngine {
+    /// M1: `POST /mobile/1/appinstance` creates an installation owned by a fresh anonymous person.
+    func register(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
+        let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
+        let body = try objectBody(request)
+        let id = state.ids.next("registration")
+        let person = state.newAnonymousPerson(applicationId: app.id)
+        var installation = Installation(pushRegId: id, applicationId: app.id, personId: person)
+        try apply(body, to: &installation)
+        state.installations[id] = installation
+        state.persons[person]?.installations.append(id)
+        if body["isPrimary"]?.boolValue == true { state.setPrimary(id, true, exclusive: true) }
+        let created = state.installations[id] ?? installation
+        return .json(200, ReferenceRendering.installation(created, includePushRegId: !has(.registrationWithoutPushRegId)))
+    }
+
+    /// M3: `GET /mobile/1/appinstance/{id}`.
+    func getInstallation(_ id: String, _ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError)
+        -> HTTPResponse
+    {
+        let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
+        let installation = try mobileTarget(id, app: app, request: request, state: &state)
+        return .json(200, ReferenceRendering.installation(installation))
+    }
+
+    /// M2: `PATCH /mobile/1/appinstance/{id}`, own or another installation of the same person (§3.2).
+    func patchInstallation(_ id: String, _ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError)
+        -> HTTPResponse
+    {
+        let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
+        var installation = try mobileTarget(id, app: app, request: request, state: &state)
+        let body = try objectBody(request)
+        try apply(body, to: &installation)
+        state.installations[id] = installation
+        if let primary = body["isPrimary"], !primary.isNull {
+            guard let flag = primary.boolValue else { throw .requestFormat("'isPrimary' must be a boolean.") }
+            // D6: at most one primary device per person.
+            state.setPrimary(id, flag, exclusive: !has(.primaryNotExclusive))
+        }
+        return .json(200, ReferenceRendering.installation(state.installations[id] ?? installation))
+    }
+
+    /// M11: `DELETE /mobile/1/appinstance/{id}` removes an (expired) registration.
+    func deleteInstallation(_ id: String, _ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError)
+        -> HTTPResponse
+    {
+        let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
+        _ = try mobileTarget(id, app: app, request: request, state: &state)
+        state.remove(id)
+        return .empty(200)
+    }
+
+    /// M12: `GET /mobile/1/baseurl` answers the origin the request came to, else the configured base URL.
+    func baseURL(_ request: HTTPRequest) throws(ReferenceError) -> HTTPResponse {
+        _ = try mobileApplication(request, allowBearer: false, state: ReferenceState(seed: ""))
+        let origin = URLParts(request.url).origin
+        let base =
+            if !origin.isEmpty { origin } else if let host = request.headerFields["Host"], !host.isEmpty {
+                "http://\(host)"
+            } else { configuration.baseURL }
+        return .json(200, ["baseUrl": .string(base)])
+    }
+
+    /// Applies a (partial) installation body: flags, custom attributes (null deletes) and any other field.
+    func apply(_ body: JSONObject, to installation: inout Installation) throws(ReferenceError) {
+        for (key, value) in body {
+            switch key {
+            case "pushRegId", "isPrimary": continue  // the id is assigned; primary needs the person (D6)
+            case "regEnabled", "notificationsEnabled":
+                if value.isNull { continue }
+                guard let flag = value.boolValue else { throw .requestFormat("'\(key)' must be a boolean.") }
+                if key == "regEnabled" { installation.regEnabled = flag } else { installation.notificationsEnabled = flag }
+            case "customAttributes":
+                try merge(value, into: &installation.customAttributes, name: key)
+            default:
+                if value.isNull { installation.fields[key] = nil } else { installation.fields[key] = value }
+            }
+        }
+    }
+
+    /// Merges a JSON object into `target`; `null` members delete, a `null` whole clears.
+    func merge(_ value: JSONValue, into target: inout JSONObject, name: String) throws(ReferenceError) {
+        if value.isNull {
+            target = JSONObject()
+            return
+        }
+        guard let object = value.objectValue else { throw .requestFormat("'\(name)' must be an object.") }
+        for (k, v) in object { target[k] = v.isNull ? nil : v }
+    }
+}

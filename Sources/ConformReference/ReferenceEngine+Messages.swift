@@ -1,0 +1,100 @@
+import ConformCore
+
+extension ReferenceEngine {
+    /// M14: `POST /mobile/5/messages?platformType=GCM|APNS` hands out the caller's pending pushes (D12, §11.1).
+    ///
+    /// `drIDs` are marked delivered and never sent again; ids in `mIDs` are left out of the answer; every
+    /// other pending push is returned again on each sync until reported (§11.3 caveat 1, chosen reading).
+    func messageSync(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
+        let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
+        guard let caller = request.headerFields["pushregistrationid"], !caller.isEmpty else {
+            throw .service(400, "NO_REGISTRATION", "Message sync needs the 'pushregistrationid' header.")
+        }
+        let installation = try installation(caller, app: app, state: &state, unknown: ReferenceError.noRegistration)
+        let platform = (request.queryValue("platformType") ?? "").uppercased()
+        guard platform == "GCM" || platform == "APNS" else {
+            throw .requestFormat("Query parameter 'platformType' must be GCM or APNS.")
+        }
+        let body = try objectBody(request)
+        let held = try idList(body["mIDs"], name: "mIDs")
+        let delivered = try idList(body["drIDs"], name: "drIDs")
+        var pending = installation.pending
+        if !has(.syncResendsKnownMessages) { pending.removeAll { delivered.contains($0.messageId) } }
+        state.installations[caller]?.pending = pending
+        let payloads = pending.filter { has(.syncResendsKnownMessages) || !held.contains($0.messageId) }.map {
+            platform == "APNS" ? Self.apnsPayload($0) : Self.gcmPayload($0)
+        }
+        return .json(200, ["payloads": .array(payloads)])
+    }
+
+    /// M15: `POST /mobile/1/messages/deliveryreport` with `{"dlrIds":[…]}` marks pushes delivered.
+    func deliveryReport(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
+        let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
+        let ids = try idList(try objectBody(request)["dlrIds"], name: "dlrIds")
+        guard !ids.isEmpty else { return .empty(200) }
+        for key in state.installations.keys where state.installations[key]?.applicationId == app.id {
+            state.installations[key]?.pending.removeAll { ids.contains($0.messageId) }
+        }
+        return .empty(200)
+    }
+
+    /// M16: `POST /mobile/2/messages/seen` with `{"messages":[{"messageId","timestampDelta"}]}`.
+    func seenReport(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
+        _ = try mobileApplication(request, allowBearer: false, state: state)
+        let body = try objectBody(request)
+        guard let messages = body["messages"]?.arrayValue else { throw .requestFormat("'messages' must be an array.") }
+        for (index, message) in messages.enumerated() where message["messageId"]?.stringValue == nil {
+            throw .requestFormat("messages[\(index)].messageId must be a string.")
+        }
+        return .empty(200)
+    }
+
+    private func idList(_ value: JSONValue?, name: String) throws(ReferenceError) -> Set<String> {
+        guard let value, !value.isNull else { return [] }
+        guard let array = value.arrayValue, array.allSatisfy({ $0.stringValue != nil }) else {
+            throw .requestFormat("'\(name)' must be an array of strings.")
+        }
+        return Set(array.compactMap(\.stringValue))
+    }
+
+    /// An APNs-like payload (§11.1).
+    static func apnsPayload(_ m: QueuedMessage) -> JSONValue {
+        var alert = JSONObject()
+        if let title = m.title { alert["title"] = .string(title) }
+        alert["body"] = .string(m.text ?? "")
+        var internalData = JSONObject([("sendDateTime", .int(m.sendDateTime)), ("bulkId", .string(m.bulkId))])
+        var o = JSONObject([("messageId", .string(m.messageId))])
+        if m.silent {
+            internalData["silent"] = .object(alert.merging(JSONObject([("sound", .string(m.sound ?? "default"))])))
+            o["aps"] = ["content-available": 1]
+        } else {
+            o["aps"] = ["alert": .object(alert), "sound": .string(m.sound ?? "default"), "badge": 0]
+        }
+        o["internalData"] = .object(internalData)
+        if let custom = m.customPayload { o["customPayload"] = .object(custom) }
+        return .object(o)
+    }
+
+    /// A flat GCM payload with string values (§11.1).
+    static func gcmPayload(_ m: QueuedMessage) -> JSONValue {
+        var o = JSONObject([("gcm.notification.messageId", .string(m.messageId))])
+        if let title = m.title { o["gcm.notification.title"] = .string(title) }
+        o["gcm.notification.body"] = .string(m.text ?? "")
+        o["gcm.notification.sound"] = .string(m.sound ?? "default")
+        o["gcm.notification.vibrate"] = "true"
+        o["gcm.notification.silent"] = .string(m.silent ? "true" : "false")
+        if let custom = m.customPayload { o["customPayload"] = .string(JSONValue.object(custom).serialized()) }
+        let internalData: JSONValue = ["sendDateTime": .int(m.sendDateTime), "bulkId": .string(m.bulkId)]
+        o["internalData"] = .string(internalData.serialized())
+        return .object(o)
+    }
+}
+
+extension JSONObject {
+    /// A copy with `other`'s members added or replaced.
+    func merging(_ other: JSONObject) -> JSONObject {
+        var copy = self
+        for (k, v) in other { copy[k] = v }
+        return copy
+    }
+}

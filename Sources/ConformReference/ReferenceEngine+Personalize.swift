@@ -1,0 +1,189 @@
+import ConformCore
+
+/// The identity a personalize call links the device to.
+struct PersonIdentity: Sendable, Hashable {
+    var externalUserId: String?
+    var emails: [String] = []
+    var phones: [String] = []
+
+    var isEmpty: Bool { externalUserId == nil && emails.isEmpty && phones.isEmpty }
+}
+
+/// The query flags of personalize (M4, B3).
+struct PersonalizeOptions: Sendable, Hashable {
+    var forceDepersonalize = false
+    var keepAsLead = false
+    var setDeviceAsPrimary = false
+}
+
+extension ReferenceEngine {
+    /// Reads the mobile `userIdentity` (`externalUserId`, `phones[].number`, `emails[].address`).
+    func mobileIdentity(_ value: JSONValue?) throws(ReferenceError) -> PersonIdentity {
+        guard let object = value?.objectValue else {
+            if has(.emptyIdentityAccepted) { return PersonIdentity() }
+            throw .service(400, "USER_IDENTITY_INVALID", "'userIdentity' is required and must be an object.")
+        }
+        var identity = PersonIdentity()
+        if let ext = object["externalUserId"], !ext.isNull {
+            guard let s = ext.stringValue else { throw .service(400, "USER_IDENTITY_INVALID", "'externalUserId' must be a string.") }
+            if !s.isEmpty { identity.externalUserId = s }
+        }
+        identity.phones = try phones(object["phones"])
+        identity.emails = try emails(object["emails"])
+        if identity.isEmpty && !has(.emptyIdentityAccepted) {
+            throw .service(
+                400, "USER_IDENTITY_INVALID", "'userIdentity' needs at least one of externalUserId, phones or emails.")
+        }
+        return identity
+    }
+
+    /// Phone numbers from `[{"number": "385…"}]`; digits only, 5 to 15 of them.
+    func phones(_ value: JSONValue?) throws(ReferenceError) -> [String] {
+        guard let value, !value.isNull else { return [] }
+        guard let array = value.arrayValue else { throw .service(400, "PHONE_INVALID", "'phones' must be an array.") }
+        var result: [String] = []
+        for item in array {
+            let number = item["number"]?.stringValue ?? item.stringValue
+            guard let number, Self.isValidPhone(number) else {
+                throw .service(400, "PHONE_INVALID", "Phone number \(item.serialized()) must be 5 to 15 digits.")
+            }
+            if !result.contains(number) { result.append(number) }
+        }
+        return result
+    }
+
+    /// Email addresses from `[{"address": "a@b.c"}]`.
+    func emails(_ value: JSONValue?) throws(ReferenceError) -> [String] {
+        guard let value, !value.isNull else { return [] }
+        guard let array = value.arrayValue else { throw .service(400, "EMAIL_INVALID", "'emails' must be an array.") }
+        var result: [String] = []
+        for item in array {
+            let address = item["address"]?.stringValue ?? item.stringValue
+            guard let address, Self.isValidEmail(address) else {
+                throw .service(400, "EMAIL_INVALID", "Email \(item.serialized()) is not a valid address.")
+            }
+            if !result.contains(address) { result.append(address) }
+        }
+        return result
+    }
+
+    static func isValidPhone(_ s: String) -> Bool {
+        (5...15).contains(s.count) && s.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    static func isValidEmail(_ s: String) -> Bool {
+        guard s.count <= 255, !s.contains(where: { $0.isWhitespace }) else { return false }
+        let parts = s.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { return false }
+        let domain = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return domain.count >= 2 && domain.allSatisfy { !$0.isEmpty }
+    }
+
+    /// Links installation `id` to the person owning `identity` (D2, D3, D4, D6); returns that person's id.
+    func personalize(
+        _ id: String, identity: PersonIdentity, attributes: JSONObject, options: PersonalizeOptions,
+        state: inout ReferenceState
+    ) throws(ReferenceError) -> String {
+        guard let installation = state.installations[id], let current = state.persons[installation.personId] else {
+            throw .noRegistration(id)
+        }
+        let app = installation.applicationId
+        let owner: Person?
+        if let ext = identity.externalUserId {
+            owner = state.person(applicationId: app, externalUserId: ext)
+        } else {
+            let candidates = state.persons(applicationId: app, emails: identity.emails, phones: identity.phones)
+            if candidates.count > 1 {
+                throw .service(
+                    400, "AMBIGUOUS_PERSONALIZE_CANDIDATES", "The identity matches \(candidates.count) different persons.")
+            }
+            owner = candidates.first
+        }
+        let conflictsWithCurrent: Bool =
+            if let owner { owner.id != current.id } else {
+                current.externalUserId != nil && identity.externalUserId != nil
+                    && current.externalUserId != identity.externalUserId
+            }
+        let target: String
+        if current.isAnonymous {
+            // Step 2 of the flow: the device was owned by an anonymous person.
+            target = owner?.id ?? current.id
+            state.move(id, to: target)
+        } else if !conflictsWithCurrent {
+            // D3: the same identity again is idempotent.
+            if has(.personalizeNotIdempotent) && identity.externalUserId != nil && identity.externalUserId == current.externalUserId {
+                throw .mergeInterrupted("The installation is already personalized.")
+            }
+            target = current.id
+        } else {
+            let force = options.forceDepersonalize && !has(.ignoreForceDepersonalize)
+            guard force || has(.mergeOnDifferentUser) else {
+                // D2: refused; the device stays with its person.
+                throw .mergeInterrupted(
+                    "The installation belongs to another user; personalize with forceDepersonalize=true to switch.")
+            }
+            // D4: the device leaves the old person, which keeps its other devices.
+            if has(.forceDepersonalizeDropsOtherDevices) {
+                for other in current.installations where other != id {
+                    state.move(other, to: state.newAnonymousPerson(applicationId: app))
+                }
+            }
+            target = owner?.id ?? state.newAnonymousPerson(applicationId: app)
+            state.move(id, to: target)
+        }
+        if let ext = identity.externalUserId, state.persons[target]?.externalUserId == nil {
+            state.setExternalUserId(ext, of: target)
+        }
+        guard var person = state.persons[target] else { throw .noRegistration(id) }
+        for email in identity.emails where !person.emails.contains(email) { person.emails.append(email) }
+        for phone in identity.phones where !person.phones.contains(phone) { person.phones.append(phone) }
+        try applyUserAttributes(attributes, to: &person)
+        if !options.keepAsLead { person.type = "CUSTOMER" }
+        state.persons[target] = person
+        if options.setDeviceAsPrimary && !has(.setDeviceAsPrimaryIgnored) {
+            state.setPrimary(id, true, exclusive: !has(.primaryNotExclusive))
+        }
+        return target
+    }
+
+    /// Moves installation `id` to a fresh anonymous person (D5); repeating it is harmless.
+    func depersonalize(_ id: String, state: inout ReferenceState) {
+        guard !has(.depersonalizeNoop), let installation = state.installations[id],
+            let current = state.persons[installation.personId]
+        else { return }
+        if current.isAnonymous && current.installations == [id] { return }
+        let fresh = state.newAnonymousPerson(applicationId: installation.applicationId)
+        if has(.depersonalizeKeepsIdentity) {
+            state.persons[fresh]?.staleExternalUserId = current.externalUserId ?? current.staleExternalUserId
+        }
+        state.move(id, to: fresh)
+    }
+
+    /// Applies standard attributes, tags and custom attributes (null deletes) to a person.
+    func applyUserAttributes(_ attributes: JSONObject, to person: inout Person) throws(ReferenceError) {
+        for (key, value) in attributes {
+            switch key {
+            case "firstName", "lastName", "middleName", "gender", "birthday":
+                if value.isNull {
+                    person.attributes[key] = nil
+                } else if value.stringValue != nil {
+                    person.attributes[key] = value
+                } else {
+                    throw .requestFormat("'\(key)' must be a string.")
+                }
+            case "tags":
+                if value.isNull {
+                    person.tags = []
+                } else if let array = value.arrayValue, array.allSatisfy({ $0.stringValue != nil }) {
+                    person.tags = array.compactMap(\.stringValue)
+                } else {
+                    throw .requestFormat("'tags' must be an array of strings.")
+                }
+            case "customAttributes":
+                try merge(value, into: &person.customAttributes, name: key)
+            default:
+                continue  // identity keys and unknown attributes are ignored (Android strips them too)
+            }
+        }
+    }
+}

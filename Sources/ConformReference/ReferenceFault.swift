@@ -1,0 +1,118 @@
+/// A deliberate bug the reference implementation can switch on, to prove that a suite catches it (an open set).
+public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    public init(from decoder: Decoder) throws { self.init(rawValue: try String(from: decoder)) }
+    public func encode(to encoder: Encoder) throws { try rawValue.encode(to: encoder) }
+
+    /// One line telling which behaviour the fault flips, or `nil` for a name this build does not know.
+    public var summary: String? { Self.summaries[rawValue] }
+
+    // Registration and installations.
+    /// M1 answers 200 without `pushRegId`.
+    public static let registrationWithoutPushRegId = ReferenceFault(rawValue: "registrationWithoutPushRegId")
+    /// An unknown pushRegistrationId is silently created instead of refused (D10 broken).
+    public static let unknownRegistrationAccepted = ReferenceFault(rawValue: "unknownRegistrationAccepted")
+    /// `POST` + `X-HTTP-Method-Override: PATCH` is treated as a plain POST (D14 broken).
+    public static let methodOverrideIgnored = ReferenceFault(rawValue: "methodOverrideIgnored")
+    /// A caller may act on an installation of another person (the `pushregistrationid` header is not checked).
+    public static let otherInstallationUnchecked = ReferenceFault(rawValue: "otherInstallationUnchecked")
+
+    // Personalize.
+    /// `forceDepersonalize=true` acts like `false`.
+    public static let ignoreForceDepersonalize = ReferenceFault(rawValue: "ignoreForceDepersonalize")
+    /// `forceDepersonalize=false` with another externalUserId silently moves the device (D2 broken).
+    public static let mergeOnDifferentUser = ReferenceFault(rawValue: "mergeOnDifferentUser")
+    /// Personalizing twice with the same identity fails (D3 broken).
+    public static let personalizeNotIdempotent = ReferenceFault(rawValue: "personalizeNotIdempotent")
+    /// With `forceDepersonalize=true` the old person loses all its devices, not only this one (D4 broken).
+    public static let forceDepersonalizeDropsOtherDevices = ReferenceFault(rawValue: "forceDepersonalizeDropsOtherDevices")
+    /// Query booleans `1`/`0` are read as false (D13 broken).
+    public static let numericBooleansIgnored = ReferenceFault(rawValue: "numericBooleansIgnored")
+    /// An empty `userIdentity` is accepted.
+    public static let emptyIdentityAccepted = ReferenceFault(rawValue: "emptyIdentityAccepted")
+
+    // Depersonalize.
+    /// Depersonalize answers 200 and changes nothing.
+    public static let depersonalizeNoop = ReferenceFault(rawValue: "depersonalizeNoop")
+    /// Depersonalize moves the device to a new person, but GET user still shows the old externalUserId.
+    public static let depersonalizeKeepsIdentity = ReferenceFault(rawValue: "depersonalizeKeepsIdentity")
+
+    // Primary devices.
+    /// Setting a primary device does not clear the person's other primary devices (D6 broken).
+    public static let primaryNotExclusive = ReferenceFault(rawValue: "primaryNotExclusive")
+    /// `setDeviceAsPrimary=true` on personalize is ignored.
+    public static let setDeviceAsPrimaryIgnored = ReferenceFault(rawValue: "setDeviceAsPrimaryIgnored")
+
+    // Push and message sync.
+    /// `targetOnlyPrimaryDevices=true` still reaches every device.
+    public static let targetOnlyPrimaryIgnored = ReferenceFault(rawValue: "targetOnlyPrimaryIgnored")
+    /// A push to a person reaches only the first of its devices.
+    public static let pushReachesOnlyFirstDevice = ReferenceFault(rawValue: "pushReachesOnlyFirstDevice")
+    /// Message sync keeps re-sending ids the device listed in `mIDs` or reported in `drIDs`.
+    public static let syncResendsKnownMessages = ReferenceFault(rawValue: "syncResendsKnownMessages")
+    /// A push that reaches no device is reported PENDING_ACCEPTED instead of UNDELIVERABLE_NO_DESTINATION.
+    public static let noDestinationReportedAccepted = ReferenceFault(rawValue: "noDestinationReportedAccepted")
+
+    // Authorization.
+    /// The restricted profile lets the mobile SDK personalize and patch the user (D8 broken).
+    public static let restrictedNotEnforced = ReferenceFault(rawValue: "restrictedNotEnforced")
+    /// Any Bearer token is accepted in JWT mode: signature, key id and expiry are not checked (D9 broken).
+    public static let jwtNotVerified = ReferenceFault(rawValue: "jwtNotVerified")
+    /// A valid JWT for one externalUserId opens another user's data (D9 `sub` check missing).
+    public static let jwtSubjectNotChecked = ReferenceFault(rawValue: "jwtSubjectNotChecked")
+    /// In JWT mode, `App <applicationCode>` is still accepted on user-data calls (D9 broken).
+    public static let jwtModeAcceptsAppCode = ReferenceFault(rawValue: "jwtModeAcceptsAppCode")
+    /// An application code opens backend (People and Push) endpoints (D11 broken).
+    public static let appCodeOpensBackend = ReferenceFault(rawValue: "appCodeOpensBackend")
+    /// People endpoints do not require the `AppCode` header (48001 never sent).
+    public static let appCodeHeaderNotRequired = ReferenceFault(rawValue: "appCodeHeaderNotRequired")
+
+    // Wire format.
+    /// Error responses carry no `Content-Length` (D15 broken).
+    public static let errorWithoutContentLength = ReferenceFault(rawValue: "errorWithoutContentLength")
+    /// Error responses use `Content-Type: text/plain` (D15 broken).
+    public static let errorAsPlainText = ReferenceFault(rawValue: "errorAsPlainText")
+
+    /// Every fault this build knows, in a stable order.
+    public static let allCases: [ReferenceFault] = [
+        .registrationWithoutPushRegId, .unknownRegistrationAccepted, .methodOverrideIgnored, .otherInstallationUnchecked,
+        .ignoreForceDepersonalize, .mergeOnDifferentUser, .personalizeNotIdempotent, .forceDepersonalizeDropsOtherDevices,
+        .numericBooleansIgnored, .emptyIdentityAccepted, .depersonalizeNoop, .depersonalizeKeepsIdentity,
+        .primaryNotExclusive, .setDeviceAsPrimaryIgnored, .targetOnlyPrimaryIgnored, .pushReachesOnlyFirstDevice,
+        .syncResendsKnownMessages, .noDestinationReportedAccepted, .restrictedNotEnforced, .jwtNotVerified,
+        .jwtSubjectNotChecked, .jwtModeAcceptsAppCode, .appCodeOpensBackend, .appCodeHeaderNotRequired,
+        .errorWithoutContentLength, .errorAsPlainText,
+    ]
+
+    private static let summaries: [String: String] = [
+        "registrationWithoutPushRegId": "M1 answers 200 without pushRegId",
+        "unknownRegistrationAccepted": "an unknown pushRegistrationId is created on the fly instead of refused (D10)",
+        "methodOverrideIgnored": "POST + X-HTTP-Method-Override: PATCH is treated as POST (D14)",
+        "otherInstallationUnchecked": "a device may act on installations of another person",
+        "ignoreForceDepersonalize": "forceDepersonalize=true acts like false (D4)",
+        "mergeOnDifferentUser": "forceDepersonalize=false with another externalUserId silently moves the device (D2)",
+        "personalizeNotIdempotent": "personalizing twice with the same identity fails (D3)",
+        "forceDepersonalizeDropsOtherDevices": "forceDepersonalize=true strips the old person of all its devices (D4)",
+        "numericBooleansIgnored": "query booleans 1/0 are read as false (D13)",
+        "emptyIdentityAccepted": "an empty userIdentity is accepted instead of USER_IDENTITY_INVALID",
+        "depersonalizeNoop": "depersonalize answers 200 and changes nothing (D5)",
+        "depersonalizeKeepsIdentity": "after depersonalize GET user still shows the old externalUserId (D5)",
+        "primaryNotExclusive": "setting a primary device keeps the others primary (D6)",
+        "setDeviceAsPrimaryIgnored": "setDeviceAsPrimary=true on personalize is ignored (D6)",
+        "targetOnlyPrimaryIgnored": "targetOnlyPrimaryDevices=true reaches every device (D7)",
+        "pushReachesOnlyFirstDevice": "a push to a person reaches only its first device",
+        "syncResendsKnownMessages": "message sync re-sends ids listed in mIDs or drIDs (D12)",
+        "noDestinationReportedAccepted": "a push reaching no device reports PENDING_ACCEPTED, not UNDELIVERABLE_NO_DESTINATION",
+        "restrictedNotEnforced": "the restricted profile accepts mobile personalize and PATCH user (D8)",
+        "jwtNotVerified": "any Bearer token is accepted in JWT mode (D9)",
+        "jwtSubjectNotChecked": "a JWT's sub is not compared with the externalUserId (D9)",
+        "jwtModeAcceptsAppCode": "JWT mode accepts App <applicationCode> on user-data calls (D9)",
+        "appCodeOpensBackend": "an application code opens backend endpoints (D11)",
+        "appCodeHeaderNotRequired": "People endpoints work without the AppCode header (48001)",
+        "errorWithoutContentLength": "error responses carry no Content-Length (D15)",
+        "errorAsPlainText": "error responses are labelled text/plain (D15)",
+    ]
+}

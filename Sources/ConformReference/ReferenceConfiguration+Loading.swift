@@ -46,6 +46,8 @@ extension ReferenceConfiguration {
                         help: "fix the JSON syntax")
                 ])
             }
+            // JSON is YAML too: a second parse only to learn each node's line and column.
+            if let node = try? YAML.parse(bytes, file: file) { _ = jsonValue(node, path: "$", marks: &marks) }
         } else {
             guard let node = try YAML.parse(bytes, file: file) else {
                 throw YAMLParseFailure([
@@ -66,13 +68,13 @@ extension ReferenceConfiguration {
     static func jsonValue(_ node: YAMLNode, path: String, marks: inout [String: SourceMark]) -> JSONValue {
         marks[path] = node.mark
         switch node.kind {
-        case .scalar(let text, let style):
-            guard style == .plain, node.tag == nil else { return .string(text) }
-            switch text {
-            case "", "~", "null", "Null", "NULL": return .null
-            case "true", "True", "TRUE": return .bool(true)
-            case "false", "False", "FALSE": return .bool(false)
-            default: return Int(text).map(JSONValue.int) ?? .string(text)
+        case .scalar:
+            switch node.resolvedScalar {
+            case .null, nil: return .null
+            case .bool(let b): return .bool(b)
+            case .int(let i): return .int(i)
+            case .double(let d): return .double(d)
+            case .string(let text): return .string(text)
             }
         case .sequence(let items):
             return .array(items.enumerated().map { jsonValue($1, path: "\(path)[\($0)]", marks: &marks) })

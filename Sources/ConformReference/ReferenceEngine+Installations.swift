@@ -87,6 +87,8 @@ extension ReferenceEngine {
             return
         }
         guard let object = value.objectValue else { throw .requestFormat("'\(name)' must be an object.") }
-        for (k, v) in object { target[k] = v.isNull ? nil : v }
+        for (k, v) in object {
+            if v.isNull { target[k] = nil } else { target[k] = v }
+        }
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 public struct IdentifierMap: Sendable, Hashable {
     /// JSON member names whose values an implementation mints.
     public static let defaultMintedKeys: Set<String> = [
-        "pushRegId", "pushRegistrationId", "registrationId", "messageId", "bulkId",
+        "pushRegId", "pushRegistrationId", "registrationId", "messageId", "bulkId", "gcm.notification.messageId",
     ]
 
     public private(set) var mapping: [String: String] = [:]
@@ -55,6 +55,10 @@ public struct IdentifierMap: Sendable, Hashable {
             }
         case (.array(let r), .array(let l)):
             for (a, b) in zip(r, l) { learn(recorded: a, live: b, keys: keys, added: &added) }
+        case (.string(let r), .string(let l)) where r != l && (r.hasPrefix("{") || r.hasPrefix("[")):
+            if let rj = try? JSONValue.parse(r), let lj = try? JSONValue.parse(l) {
+                learn(recorded: rj, live: lj, keys: keys, added: &added)
+            }
         default:
             break
         }

@@ -97,11 +97,23 @@ public enum ResponseDiff {
                             actual: i < aa.count ? aa[i].serialized() : ResponseDifference.absent))
                 }
             }
+        case (.string(let es), .string(let as_)) where es != as_:
+            // JSON carried inside a string (Android's GCM `internalData`): compare it as if it were nested.
+            if let ej = embeddedJSON(es), let aj = embeddedJSON(as_) {
+                compare(ej, aj, at: path, noise: noise, into: &out)
+            } else {
+                out.append(.init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
+            }
         default:
             if !sameScalar(e, a) {
                 out.append(.init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
             }
         }
+    }
+
+    private static func embeddedJSON(_ text: String) -> JSONValue? {
+        guard let first = text.first, first == "{" || first == "[", let value = try? JSONValue.parse(text) else { return nil }
+        return value
     }
 
     private static func sameScalar(_ e: JSONValue, _ a: JSONValue) -> Bool {

@@ -21,10 +21,14 @@ import Testing
                 group.addTask {
                     var i = 0
                     while true {
-                        let body = Data("{\"task\":\(t),\"i\":\(i),\"email\":\"p\(t)@mail.example.org\",\"pad\":\"\(String(repeating: "z", count: 2000 + i % 3000))\"}".utf8)
+                        let body = Data(
+                            "{\"task\":\(t),\"i\":\(i),\"email\":\"p\(t)@mail.example.org\",\"pad\":\"\(String(repeating: "z", count: 2000 + i % 3000))\"}"
+                                .utf8)
                         try writer.append(
                             upstream: "mobile",
-                            request: HTTPRequest(method: .post, url: "/mobile/1/appinstance/t\(t)/user/events/custom", headerFields: ["X-I": "\(t)-\(i)"], body: body),
+                            request: HTTPRequest(
+                                method: .post, url: "/mobile/1/appinstance/t\(t)/user/events/custom",
+                                headerFields: ["X-I": "\(t)-\(i)"], body: body),
                             response: HTTPResponse(status: 200, body: body), startedAt: Date(), durationMs: 0)
                         i += 1
                     }

@@ -35,8 +35,9 @@ extension HTMLReporter {
         if !deterministic { out += fact("Duration", String(format: "%.3f s", step.duration)) }
         out += "</dl>\n"
         if let error = step.error {
-            let kind = step.verdict == .skipped ? "Skipped" : "Error"
-            out += "<p class=\"error-text\"><strong>\(kind):</strong> \(esc(masker.text(error)))</p>\n"
+            let skipped = step.verdict == .skipped
+            let text = skipped && error.hasPrefix("skipped: ") ? String(error.dropFirst(9)) : error
+            out += "<p class=\"error-text\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
         }
         if !step.failures.isEmpty { out += diff(step.failures, masker: masker) }
         if step.request != nil || step.response != nil {

@@ -27,7 +27,9 @@ extension HTMLReporter {
         caption { text-align: left; color: var(--muted); padding: 4px 0 8px; }
         th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
         thead th { background: #f6f8fa; font-size: 13px; }
-        #verdict-matrix td.n, #verdict-matrix th.n { text-align: center; width: 7.5em; }
+        #verdict-matrix td.n, #verdict-matrix th.n { text-align: center; width: 6.5em; }
+#verdict-matrix .suite-cell { min-width: 18em; }
+#verdict-matrix .hash { white-space: nowrap; }
         #verdict-matrix td.n a { display: block; font-weight: 700; text-decoration: none; }
         #verdict-matrix td.zero { color: #8c959f; }
         #verdict-matrix .flow-step { background: #f6f8fa; white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; }
@@ -68,7 +70,7 @@ extension HTMLReporter {
         table.headers th { width: 35%; font-weight: 600; background: #f6f8fa; overflow-wrap: anywhere; }
         table.headers td { font-family: ui-monospace, "DejaVu Sans Mono", monospace; overflow-wrap: anywhere; }
         pre.body { margin: 0; padding: 8px; background: #f6f8fa; border: 1px solid var(--line); border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 480px; overflow: auto; }
-        .binary, .muted { color: var(--muted); margin: 4px 0; }
+        .binary, .muted { color: var(--muted); margin: 4px 0; font-size: 13px; }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
         footer { margin-top: 40px; font-size: 12px; color: var(--muted); border-top: 1px solid var(--line); }
         @media print {

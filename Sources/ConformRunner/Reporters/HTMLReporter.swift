@@ -106,12 +106,8 @@ public struct HTMLReporter: RunReporter {
     func header(_ page: Page) -> String {
         let result = page.result
         let counts = result.counts
-        let (overallClass, overallSymbol, overallText) =
-            switch result.exitCode {
-            case 0: ("v-pass", "✔", "CONFORMS")
-            case 1: ("v-fail", "✘", "DOES NOT CONFORM")
-            default: ("v-error", "!", "COULD NOT RUN")
-            }
+        let (overallVerdict, overallText) = Self.overall(result)
+        let overallClass = Self.cssClass(overallVerdict), overallSymbol = Self.symbol(overallVerdict)
         let profiles = Set(result.suites.map(\.suite.profile)).sorted()
         let decisions = Set(result.steps.filter { $0.verdict == .assumptionNotMet }.flatMap { $0.failures.compactMap(\.decision) })
             .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
@@ -192,10 +188,16 @@ public struct HTMLReporter: RunReporter {
     }
 
     func overallBadge(_ result: RunResult) -> String {
+        let (verdict, words) = Self.overall(result)
+        return "<span class=\"badge \(Self.cssClass(verdict))\"><span class=\"symbol\" aria-hidden=\"true\">\(Self.symbol(verdict))</span> \(words)</span>"
+    }
+
+    /// The run's verdict in the words of a certificate.
+    static func overall(_ result: RunResult) -> (Verdict, String) {
         switch result.exitCode {
-        case 0: badge(.pass)
-        case 1: badge(.fail)
-        default: badge(.error)
+        case 0: (.pass, "CONFORMS")
+        case 1: (.fail, "DOES NOT CONFORM")
+        default: (.error, "COULD NOT RUN")
         }
     }
 

@@ -28,8 +28,8 @@ extension HTMLReporter {
         th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top; }
         thead th { background: #f6f8fa; font-size: 13px; }
         #verdict-matrix td.n, #verdict-matrix th.n { text-align: center; width: 6.5em; }
-#verdict-matrix .suite-cell { min-width: 18em; }
-#verdict-matrix .hash { white-space: nowrap; }
+        #verdict-matrix .suite-cell { min-width: 18em; }
+        #verdict-matrix .hash { white-space: nowrap; }
         #verdict-matrix td.n a { display: block; font-weight: 700; text-decoration: none; }
         #verdict-matrix td.zero { color: #8c959f; }
         #verdict-matrix .flow-step { background: #f6f8fa; white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; }

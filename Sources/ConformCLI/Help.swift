@@ -16,6 +16,7 @@ enum Help {
         SUBCOMMANDS:
           run                     Run suites against an implementation (default: the embedded reference).
           validate                Check suite files and print every problem.
+          serve                   Serve the reference implementation over HTTP.
 
           See 'conform <subcommand> --help' for detailed help.
 
@@ -25,6 +26,7 @@ enum Help {
         switch subcommand {
         case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
+        case "serve": "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]..."
         default: "conform \(subcommand) [options]"
         }
     }
@@ -54,6 +56,24 @@ enum Help {
         EXIT CODES:
           0 conforms, 1 at least one must/should mismatch, 2 cannot run (bad suite, I/O, unreachable
           target), 64 usage error.
+
+        """
+
+    static let serve = """
+        OVERVIEW: Serve the embedded reference implementation over HTTP/1.1 (both the mobile and the backend API).
+
+        USAGE: \(usage("serve"))
+
+        OPTIONS:
+          --host ADDRESS          The address to listen on (default: 127.0.0.1).
+          --port N                The port (default: 0, any free port; the bound address is printed).
+          --config FILE           Applications from a YAML or JSON file (docs/reference.md); default: the three
+                                  built-in applications (all, jwt, restricted).
+          --fault NAME            Inject a named fault (repeatable), to see how suites catch it.
+          --threads N             Worker threads (default: the server's default).
+          -h, --help              Show help information.
+
+        Runs until interrupted (Ctrl-C or SIGTERM). Point 'conform run --target URL' at the printed address.
 
         """
 

@@ -25,7 +25,8 @@ extension ReferenceConfiguration {
         } catch {
             throw YAMLParseFailure([
                 YAMLDiagnostic(
-                    file: file, mark: SourceMark(line: 1, column: 1), message: "cannot read the file: \(error.localizedDescription)",
+                    file: file, mark: SourceMark(line: 1, column: 1),
+                    message: "cannot read the file: \(error.localizedDescription)",
                     help: "check the path and permissions")
             ])
         }
@@ -33,7 +34,9 @@ extension ReferenceConfiguration {
     }
 
     /// Parses configuration text; `json` picks the JSON parser, else YAML.
-    public static func parse(_ bytes: [UInt8], file: String, json: Bool) throws(YAMLParseFailure) -> ReferenceConfiguration {
+    public static func parse(_ bytes: [UInt8], file: String, json: Bool) throws(YAMLParseFailure)
+        -> ReferenceConfiguration
+    {
         var marks: [String: SourceMark] = [:]
         let value: JSONValue
         if json {
@@ -122,13 +125,18 @@ struct ConfigurationDecoder {
         }
         for field in [\ReferenceConfiguration.Application.id, \.applicationCode, \.apiKey] {
             var seen: Set<String> = []
-            for (index, app) in configuration.applications.enumerated() where !seen.insert(app[keyPath: field]).inserted {
-                problem("$.applications[\(index)]", "duplicate value '\(app[keyPath: field])'", help: "ids, codes and keys must be unique")
+            for (index, app) in configuration.applications.enumerated() where !seen.insert(app[keyPath: field]).inserted
+            {
+                problem(
+                    "$.applications[\(index)]", "duplicate value '\(app[keyPath: field])'",
+                    help: "ids, codes and keys must be unique")
             }
         }
         let codes = Set(configuration.applications.map(\.applicationCode))
         for (index, app) in configuration.applications.enumerated() where codes.contains(app.apiKey) {
-            problem("$.applications[\(index)].apiKey", "an API key equals an application code", help: "use distinct credentials (D11)")
+            problem(
+                "$.applications[\(index)].apiKey", "an API key equals an application code",
+                help: "use distinct credentials (D11)")
         }
         return configuration
     }
@@ -150,7 +158,8 @@ struct ConfigurationDecoder {
             }
             fields[key] = text
         }
-        let mode = ReferenceConfiguration.UserDataMode(rawValue: string(object["userDataMode"], "\(path).userDataMode") ?? "all")
+        let mode = ReferenceConfiguration.UserDataMode(
+            rawValue: string(object["userDataMode"], "\(path).userDataMode") ?? "all")
         if !ReferenceConfiguration.UserDataMode.known.contains(mode) {
             problem("\(path).userDataMode", "unknown userDataMode '\(mode)'", help: "use all, jwt or restricted")
         }
@@ -161,20 +170,29 @@ struct ConfigurationDecoder {
                     guard let hex = secret.stringValue, hex.count >= 2, hex.count % 2 == 0,
                         hex.allSatisfy({ $0.isHexDigit })
                     else {
-                        problem("\(path).jwtKeys.\(kid)", "the secret must be hex text", help: "write the key bytes as hex, e.g. 6b6579")
+                        problem(
+                            "\(path).jwtKeys.\(kid)", "the secret must be hex text",
+                            help: "write the key bytes as hex, e.g. 6b6579")
                         continue
                     }
                     keys[kid] = hex
                 }
             } else {
-                problem("\(path).jwtKeys", "'jwtKeys' must be a mapping of kid to hex secret", help: "e.g. jwtKeys: {my-kid: 6b6579}")
+                problem(
+                    "\(path).jwtKeys", "'jwtKeys' must be a mapping of kid to hex secret",
+                    help: "e.g. jwtKeys: {my-kid: 6b6579}")
             }
         }
         if mode == .jwt && keys.isEmpty {
-            problem(path, "a jwt application needs at least one key in 'jwtKeys'", help: "add jwtKeys: {<kid>: <hex secret>}")
+            problem(
+                path, "a jwt application needs at least one key in 'jwtKeys'",
+                help: "add jwtKeys: {<kid>: <hex secret>}")
         }
-        guard let id = fields["id"], let code = fields["applicationCode"], let key = fields["apiKey"] else { return nil }
-        return ReferenceConfiguration.Application(id: id, applicationCode: code, apiKey: key, userDataMode: mode, jwtKeys: keys)
+        guard let id = fields["id"], let code = fields["applicationCode"], let key = fields["apiKey"] else {
+            return nil
+        }
+        return ReferenceConfiguration.Application(
+            id: id, applicationCode: code, apiKey: key, userDataMode: mode, jwtKeys: keys)
     }
 
     private mutating func string(_ value: JSONValue?, _ path: String) -> String? {

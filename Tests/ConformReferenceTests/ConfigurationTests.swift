@@ -14,7 +14,8 @@ import Testing
         #expect(c.application(id: "default")?.userDataMode == .all)
         #expect(c.application(id: "jwt")?.applicationCode == "conform-jwt-app-code")
         #expect(c.application(id: "jwt")?.apiKey == "conform-jwt-api-key")
-        #expect(c.application(id: "jwt")?.jwtKeys == ["conform-kid": "636f6e666f726d2d6a77742d7365637265742d6b65792d3031"])
+        #expect(
+            c.application(id: "jwt")?.jwtKeys == ["conform-kid": "636f6e666f726d2d6a77742d7365637265742d6b65792d3031"])
         #expect(c.application(id: "restricted")?.applicationCode == "conform-restricted-app-code")
         #expect(c.application(id: "restricted")?.apiKey == "conform-restricted-api-key")
         #expect(c.application(id: "restricted")?.userDataMode == .restricted)
@@ -77,16 +78,21 @@ import Testing
         } catch {
             let lines = error.diagnostics.map(\.description)
             #expect(lines.contains("bad.yaml:2:5: error: $.applications[0]: missing 'apiKey'"))
-            #expect(lines.contains("bad.yaml:4:19: error: $.applications[0].userDataMode: unknown userDataMode 'sometimes'"))
+            #expect(
+                lines.contains("bad.yaml:4:19: error: $.applications[0].userDataMode: unknown userDataMode 'sometimes'")
+            )
             #expect(lines.contains("bad.yaml:5:12: error: $.applications[0].extra: unknown key 'extra'"))
-            #expect(lines.contains("bad.yaml:6:5: error: $.applications[1]: a jwt application needs at least one key in 'jwtKeys'"))
+            #expect(
+                lines.contains(
+                    "bad.yaml:6:5: error: $.applications[1]: a jwt application needs at least one key in 'jwtKeys'"))
             #expect(error.diagnostics.allSatisfy { $0.help != nil })
         }
     }
 
     @Test func jsonSyntaxErrorHasPosition() {
         do {
-            _ = try ReferenceConfiguration.parse(Array("{\n  \"applications\": [,]\n}".utf8), file: "c.json", json: true)
+            _ = try ReferenceConfiguration.parse(
+                Array("{\n  \"applications\": [,]\n}".utf8), file: "c.json", json: true)
             Issue.record("expected a failure")
         } catch {
             #expect(error.diagnostics.count == 1)
@@ -104,7 +110,9 @@ import Testing
             try ReferenceConfiguration.parse(Array("applications: []".utf8), file: "e.yaml", json: false)
         }
         #expect(throws: YAMLParseFailure.self) {
-            try ReferenceConfiguration.parse(Array("{\"applications\":[{\"id\":\"a\",\"applicationCode\":\"x\",\"apiKey\":\"x\"}]}".utf8), file: "e.json", json: true)
+            try ReferenceConfiguration.parse(
+                Array("{\"applications\":[{\"id\":\"a\",\"applicationCode\":\"x\",\"apiKey\":\"x\"}]}".utf8),
+                file: "e.json", json: true)
         }
     }
 
@@ -115,7 +123,8 @@ import Testing
         let h2 = Harness(configuration: c)
         let a = h1.register(code: "open-code")
         #expect(a == h2.register(code: "open-code"))
-        h1.personalize(a, code: "open-code", body: ["userIdentity": ["externalUserId": "u"], "userAttributes": ["tags": ["vip"]]])
+        h1.personalize(
+            a, code: "open-code", body: ["userIdentity": ["externalUserId": "u"], "userAttributes": ["tags": ["vip"]]])
         #expect(h1.push(to: ["segments": "vip"], key: "open-key", from: "open-code").bulk?["messageCount"] == 1)
         #expect(h1.push(to: ["tags": "vip"], key: "open-key", from: "open-code").bulk?["messageCount"] == 0)
     }

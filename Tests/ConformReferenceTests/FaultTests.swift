@@ -123,15 +123,18 @@ let faultProbes: [ReferenceFault: FaultProbe] = [
         h.backend(.get, "/people/2/contactInformation/push/\(h.register())", key: appCode).status == 401
     },
     .appCodeHeaderNotRequired: { h in
-        h.backend(.get, "/people/2/contactInformation/push/\(h.register())", appCodeHeader: nil).json["errorCode"] == 48001
+        h.backend(.get, "/people/2/contactInformation/push/\(h.register())", appCodeHeader: nil).json["errorCode"]
+            == 48001
     },
     .errorWithoutContentLength: { h in h.mobile(.get, "/nowhere").headerFields["Content-Length"] != nil },
     .errorAsPlainText: { h in h.mobile(.get, "/nowhere").headerFields["Content-Type"] == "application/json" },
 ]
 
 private func base64URL(_ text: String) -> String {
-    Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        .replacingOccurrences(of: "=", with: "")
+    Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+        of: "/", with: "_"
+    )
+    .replacingOccurrences(of: "=", with: "")
 }
 
 @Suite struct FaultTests {

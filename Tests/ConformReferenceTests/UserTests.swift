@@ -36,7 +36,9 @@ import Testing
                 "customAttributes": ["tier": "gold", "since": "2024-01-01"], "tags": ["vip"],
             ], dialect: dialect)
         #expect(r.status == 200)
-        h.mobile(.patch, "/mobile/1/appinstance/\(id)/user", caller: id, body: ["middleName": nil, "customAttributes": ["tier": nil]], dialect: dialect)
+        h.mobile(
+            .patch, "/mobile/1/appinstance/\(id)/user", caller: id,
+            body: ["middleName": nil, "customAttributes": ["tier": nil]], dialect: dialect)
         let u = h.user(id).json
         #expect(u["firstName"] == "Ana")
         #expect(u["middleName"] == nil)
@@ -50,14 +52,26 @@ import Testing
         let b = h.register()
         h.personalize(a, "owner-a")
         h.personalize(b, "owner-b")
-        #expect(h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["emails": [["address": "x"]]]).messageId == "EMAIL_INVALID")
-        #expect(h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["phones": [["number": "abc"]]]).messageId == "PHONE_INVALID")
-        #expect(h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["externalUserId": "owner-b"]).messageId == "USER_MERGE_INTERRUPTED")
-        #expect(h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["firstName": 3]).messageId == "REQUEST_FORMAT_INVALID")
-        #expect(h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, rawBody: "{x").messageId == "REQUEST_FORMAT_INVALID")
+        #expect(
+            h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["emails": [["address": "x"]]])
+                .messageId == "EMAIL_INVALID")
+        #expect(
+            h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["phones": [["number": "abc"]]])
+                .messageId == "PHONE_INVALID")
+        #expect(
+            h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["externalUserId": "owner-b"])
+                .messageId == "USER_MERGE_INTERRUPTED")
+        #expect(
+            h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, body: ["firstName": 3]).messageId
+                == "REQUEST_FORMAT_INVALID")
+        #expect(
+            h.mobile(.patch, "/mobile/1/appinstance/\(a)/user", caller: a, rawBody: "{x").messageId
+                == "REQUEST_FORMAT_INVALID")
         // An anonymous device may take an unused externalUserId through PATCH user.
         let c = h.register()
-        #expect(h.mobile(.patch, "/mobile/1/appinstance/\(c)/user", caller: c, body: ["externalUserId": "new-owner"]).status == 200)
+        #expect(
+            h.mobile(.patch, "/mobile/1/appinstance/\(c)/user", caller: c, body: ["externalUserId": "new-owner"]).status
+                == 200)
         #expect(h.externalUserId(of: c) == "new-owner")
         #expect(h.reference.checkInvariants().isEmpty)
     }
@@ -67,15 +81,30 @@ import Testing
         let id = h.register()
         let session = h.mobile(
             .post, "/mobile/1/appinstance/\(id)/user/events/session", caller: id,
-            body: ["systemData": ["os": "Android"], "sessionStarts": ["2026-01-05T10:00:00+01:00"], "sessionBounds": ["2026-01-04T09:00:00+01:00": "2026-01-04T09:05:12+01:00"]])
+            body: [
+                "systemData": ["os": "Android"], "sessionStarts": ["2026-01-05T10:00:00+01:00"],
+                "sessionBounds": ["2026-01-04T09:00:00+01:00": "2026-01-04T09:05:12+01:00"],
+            ])
         #expect(session.status == 200)
         let validate = dialect == .android ? "true" : "1"
         let events = h.mobile(
             .post, "/mobile/1/appinstance/\(id)/user/events/custom?validate=\(validate)", caller: id,
-            body: ["events": [["definitionId": "purchase", "date": "2026-01-05T10:00:00+01:00", "properties": ["amount": 12.5]]]])
+            body: [
+                "events": [
+                    ["definitionId": "purchase", "date": "2026-01-05T10:00:00+01:00", "properties": ["amount": 12.5]]
+                ]
+            ])
         #expect(events.status == 200)
-        #expect(h.mobile(.post, "/mobile/1/appinstance/\(id)/user/events/custom?validate=false", caller: id, body: ["events": [["properties": [:]]]]).messageId == "REQUEST_FORMAT_INVALID")
-        #expect(h.mobile(.post, "/mobile/1/appinstance/\(id)/user/events/session", caller: id, body: ["sessionStarts": "x"]).messageId == "REQUEST_FORMAT_INVALID")
-        #expect(h.mobile(.post, "/mobile/1/appinstance/nope/user/events/session", caller: "nope", body: [:]).messageId == "NO_REGISTRATION")
+        #expect(
+            h.mobile(
+                .post, "/mobile/1/appinstance/\(id)/user/events/custom?validate=false", caller: id,
+                body: ["events": [["properties": [:]]]]
+            ).messageId == "REQUEST_FORMAT_INVALID")
+        #expect(
+            h.mobile(.post, "/mobile/1/appinstance/\(id)/user/events/session", caller: id, body: ["sessionStarts": "x"])
+                .messageId == "REQUEST_FORMAT_INVALID")
+        #expect(
+            h.mobile(.post, "/mobile/1/appinstance/nope/user/events/session", caller: "nope", body: [:]).messageId
+                == "NO_REGISTRATION")
     }
 }

@@ -24,7 +24,7 @@ enum Help {
 
     static func usage(_ subcommand: String) -> String {
         switch subcommand {
-        case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE]..."
+        case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
         case "serve": "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]..."
         default: "conform \(subcommand) [options]"
@@ -46,7 +46,8 @@ enum Help {
                                   exec:CMD: a program speaking the line-JSON adapter protocol (docs/adapters.md).
           --var NAME=VALUE        Set a suite variable (repeatable). The environment's CONFORM_VAR_NAME also
                                   sets it; --var wins over the environment, which wins over suite defaults.
-          --report KIND:FILE      Also write a report: junit:FILE, json:FILE (repeatable).
+          --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
+                                  report page, docs/report.md) (repeatable).
           --timeout SECONDS       How long one exchange may take (default: 10).
           --verbose               List every step, not only those that did not pass.
           --no-color              Never colour the output (NO_COLOR is honoured too).

@@ -32,7 +32,9 @@ extension HTMLReporter {
         out += fact("Source", "<code>\(esc(step.file)):\(step.mark)</code>")
         if !step.spec.isEmpty { out += fact("Spec", esc(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
-        if !deterministic { out += fact("Duration", String(format: "%.3f s", step.duration)) }
+        if !deterministic {
+            out += fact("Duration", step.duration < 1 ? String(format: "%.1f ms", step.duration * 1000) : String(format: "%.2f s", step.duration))
+        }
         out += "</dl>\n"
         if let error = step.error {
             let skipped = step.verdict == .skipped

@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "ConformYAML", dependencies: ["CYAML"]),
         .target(name: "ConformCrypto", dependencies: ["CCrypto"]),
         .target(name: "ConformCore", dependencies: ["ConformYAML"]),
-        .target(name: "ConformRunner", dependencies: ["ConformCore"]),
+        .target(name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
         .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
@@ -30,7 +30,7 @@ let package = Package(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformYAML",
+                "ConformTraffic", "ConformYAML", "ConformCrypto",
             ]
         ),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),

@@ -1,9 +1,81 @@
+import ConformRunner
 import Foundation
 
 /// The `conform` command line: parses arguments, wires transports and maps results to exit codes.
 public enum ConformCommand {
-    public static func main(_ arguments: [String]) async -> Int32 {
-        FileHandle.standardError.write(Data("conform: not built yet\n".utf8))
-        return 2
+    public static let version = "0.1.0"
+
+    /// Exit codes shared by every subcommand.
+    public enum ExitCode {
+        public static let conforms: Int32 = 0
+        public static let mismatch: Int32 = 1
+        public static let cannotRun: Int32 = 2
+        public static let usage: Int32 = 64
+    }
+
+    /// Runs the command line `arguments` (the first is the program name) and returns the exit code.
+    public static func main(_ arguments: [String], io: CommandIO = .standard) async -> Int32 {
+        let args = Array(arguments.dropFirst())
+        guard let first = args.first else {
+            io.out.write(Help.root)
+            return ExitCode.usage
+        }
+        let rest = Array(args.dropFirst())
+        do {
+            switch first {
+            case "-h", "--help", "help": io.out.write(Help.root); return 0
+            case "--version": io.out.write("conform \(version)\n"); return 0
+            case "run": return try await RunCommand.main(rest, io: io)
+            case "validate": return try ValidateCommand.main(rest, io: io)
+            case "serve": return try await ServeCommand.main(rest, io: io)
+            default:
+                throw UsageError(message: "unknown subcommand '\(first)'", subcommand: nil)
+            }
+        } catch let error as UsageError {
+            io.err.write("Error: \(error.message)\n")
+            if let sub = error.subcommand {
+                io.err.write("Usage: \(Help.usage(sub))\n  See 'conform \(sub) --help' for more information.\n")
+            } else {
+                io.err.write("Usage: conform <subcommand>\n  See 'conform --help' for more information.\n")
+            }
+            return ExitCode.usage
+        } catch {
+            io.err.write("error: \(error)\n")
+            return ExitCode.cannotRun
+        }
+    }
+}
+
+/// Where a command writes and reads: standard streams in the tool, memory in tests.
+public struct CommandIO: Sendable {
+    public var out: any TextSink
+    public var err: any TextSink
+    /// Whether standard output is a terminal that wants colour.
+    public var color: Bool
+    public var environment: [String: String]
+    public var currentDirectory: String
+
+    public init(out: any TextSink, err: any TextSink, color: Bool, environment: [String: String], currentDirectory: String) {
+        self.out = out
+        self.err = err
+        self.color = color
+        self.environment = environment
+        self.currentDirectory = currentDirectory
+    }
+
+    /// The process's own streams; colour only on a TTY and without NO_COLOR.
+    public static var standard: CommandIO {
+        let env = ProcessInfo.processInfo.environment
+        let tty = isatty(STDOUT_FILENO) == 1
+        let noColor = env["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return CommandIO(
+            out: FileHandleSink.standardOutput, err: FileHandleSink.standardError, color: tty && !noColor && env["TERM"] != "dumb",
+            environment: env, currentDirectory: FileManager.default.currentDirectoryPath
+        )
+    }
+
+    /// Resolves `path` against the current directory.
+    public func resolve(_ path: String) -> String {
+        path.hasPrefix("/") ? path : (currentDirectory as NSString).appendingPathComponent(path)
     }
 }

@@ -1,0 +1,75 @@
+/// A usage error: printed with the subcommand's usage line, exit code 64.
+struct UsageError: Error {
+    var message: String
+    var subcommand: String?
+}
+
+/// Command-line arguments split into options (repeatable) and positionals, checked against a declared set.
+struct Arguments {
+    var positionals: [String] = []
+    var options: [String: [String]] = [:]
+    var flags: Set<String> = []
+
+    /// Parses `args`; `valued` options take a value (`--x v` or `--x=v`), `flagNames` take none.
+    init(_ args: [String], valued: Set<String>, flagNames: Set<String>, subcommand: String) throws(UsageError) {
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            if onlyPositionals || !arg.hasPrefix("-") || arg == "-" {
+                positionals.append(arg)
+                continue
+            }
+            if arg == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = arg
+            var inline: String?
+            if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
+                name = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            if name == "-h" { name = "--help" }
+            if flagNames.contains(name) {
+                if inline != nil { throw UsageError(message: "option '\(name)' takes no value", subcommand: subcommand) }
+                flags.insert(name)
+            } else if valued.contains(name) {
+                if let inline {
+                    options[name, default: []].append(inline)
+                } else if i < args.count {
+                    options[name, default: []].append(args[i])
+                    i += 1
+                } else {
+                    throw UsageError(message: "missing value for option '\(name)'", subcommand: subcommand)
+                }
+            } else {
+                let all = Array(valued) + Array(flagNames)
+                let hint = closest(name, all).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError(message: "unknown option '\(name)'\(hint)", subcommand: subcommand)
+            }
+        }
+    }
+
+    func value(_ name: String) -> String? { options[name]?.last }
+    func values(_ name: String) -> [String] { options[name] ?? [] }
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+}
+
+private func closest(_ word: String, _ candidates: [String]) -> String? {
+    candidates.min { distance(word, $0) < distance(word, $1) }.flatMap { distance(word, $0) <= 3 ? $0 : nil }
+}
+
+private func distance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+        var next = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...max(b.count, 1) where !b.isEmpty {
+            next[j] = min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        row = next
+    }
+    return row[b.count]
+}

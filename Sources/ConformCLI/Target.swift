@@ -1,0 +1,69 @@
+import ConformCore
+import ConformCurl
+import ConformReference
+import ConformRunner
+
+/// The implementation under test, as named on the command line.
+enum Target: CustomStringConvertible {
+    case builtin(faults: [ReferenceFault])
+    case http(String)
+    case exec(String)
+
+    /// Base URLs for the in-process reference; the host is not used.
+    static let builtinMobile = "http://mobile.conform.invalid"
+    static let builtinBackend = "http://backend.conform.invalid"
+
+    /// Looks up `--fault` names among the reference implementation's faults.
+    static func faults(_ names: [String], subcommand: String) throws(UsageError) -> [ReferenceFault] {
+        var parsed: [ReferenceFault] = []
+        for name in names {
+            guard let fault = ReferenceFault.allCases.first(where: { $0.rawValue == name }) else {
+                let known = ReferenceFault.allCases.map(\.rawValue).sorted().joined(separator: ", ")
+                throw UsageError(message: "unknown fault '\(name)'; known faults: \(known)", subcommand: subcommand)
+            }
+            parsed.append(fault)
+        }
+        return parsed
+    }
+
+    init(parsing text: String, faults: [String]) throws(UsageError) {
+        let parsedFaults = try Target.faults(faults, subcommand: "run")
+        if text == "builtin" {
+            self = .builtin(faults: parsedFaults)
+        } else if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            self = .http(text.hasSuffix("/") ? String(text.dropLast()) : text)
+        } else if text.hasPrefix("exec:"), text.count > 5 {
+            self = .exec(String(text.dropFirst(5)))
+        } else {
+            throw UsageError(message: "--target takes builtin, an http(s) URL or exec:COMMAND, got '\(text)'", subcommand: "run")
+        }
+        if !parsedFaults.isEmpty, case .builtin = self {} else if !parsedFaults.isEmpty {
+            throw UsageError(message: "--fault applies only to --target builtin", subcommand: "run")
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .builtin(let faults):
+            "the embedded reference implementation" + (faults.isEmpty ? "" : " with faults " + faults.map(\.rawValue).joined(separator: ", "))
+        case .http(let url): url
+        case .exec(let command): "exec:\(command)"
+        }
+    }
+
+    /// The variables the target supplies unless the suite or the command line says otherwise.
+    var variableDefaults: [String: String] {
+        switch self {
+        case .http(let url): ["mobile": url, "backend": url]
+        default: ["mobile": Self.builtinMobile, "backend": Self.builtinBackend]
+        }
+    }
+
+    func makeTransport(timeout: Duration) throws -> any Transport {
+        switch self {
+        case .builtin(let faults): InProcessTransport(ReferenceImplementation(configuration: .default, faults: Set(faults)))
+        case .http: CurlTransport(timeout: timeout)
+        case .exec(let command): ExecTransport(command: command, timeout: timeout)
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// `conform validate SUITES…`: every problem in every file, or silence and exit 0.
+enum ValidateCommand {
+    static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
+        let parsed = try Arguments(args, valued: [], flagNames: ["--help", "--no-color"], subcommand: "validate")
+        if parsed.has("--help") {
+            io.out.write(Help.validate)
+            return 0
+        }
+        do {
+            let files = try SuiteFiles.expand(parsed.positionals.isEmpty ? ["suites"] : parsed.positionals, io: io)
+            let loaded = SuiteFiles.load(files, io: io, color: io.color && !parsed.has("--no-color"))
+            if loaded.count > 0 {
+                io.err.write(loaded.problems)
+                io.err.write("\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")\n")
+                return ConformCommand.ExitCode.cannotRun
+            }
+            return 0
+        } catch {
+            io.err.write(error.message + "\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+    }
+}

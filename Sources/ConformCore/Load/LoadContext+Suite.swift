@@ -1,0 +1,210 @@
+import ConformYAML
+
+extension LoadContext {
+    static let suiteKeys = ["suite", "title", "description", "step", "spec", "profile", "tags", "vars", "steps", "flows"]
+    static let stepKeys = ["name", "spec", "severity", "request", "expect", "should", "assume", "capture", "emits", "eventually", "wait"]
+    static let profiles = ["all", "jwt", "restricted"]
+
+    mutating func suite(_ root: YAMLNode) -> Suite? {
+        guard let pairs = mapping(root, "a suite") else { return nil }
+        checkKeys(pairs, allowed: Self.suiteKeys, in: "a suite")
+        let id = required(pairs, "suite", in: root, help: "start the file with 'suite: <id>', e.g. 'suite: login-personalize'").flatMap { string($0, "suite") }
+        let title = required(pairs, "title", in: root, help: "add 'title: <one line saying what the suite certifies>'").flatMap { string($0, "title") }
+        let step = value(pairs, "step").flatMap { string($0, "step") } ?? ""
+        let spec = value(pairs, "spec").flatMap { specReference($0) } ?? SpecReference()
+        var profile = "all"
+        if let node = value(pairs, "profile"), let p = string(node, "profile") {
+            if Self.profiles.contains(p) { profile = p } else {
+                error(node, "unknown profile '\(p)'", help: "use one of: \(Self.profiles.joined(separator: ", "))")
+            }
+        }
+        var tags: [String] = []
+        if let node = value(pairs, "tags") {
+            if case .sequence(let items) = node.kind { tags = items.compactMap { string($0, "a tag") } } else {
+                error(node, "tags must be a list, found \(describe(node))", help: "write 'tags: [smoke, login]'")
+            }
+        }
+        var variables: [Variable] = []
+        if let node = value(pairs, "vars"), let vars = mapping(node, "vars") {
+            for pair in vars {
+                guard let name = pair.key.scalarString else { continue }
+                if !isIdentifier(name) {
+                    error(pair.key, "invalid variable name '\(name)'", help: "use letters, digits and '_', starting with a letter")
+                }
+                let v = templateValue(pair.value)
+                declare(name)
+                variables.append(Variable(name: name, defaultValue: v, mark: pair.key.mark))
+            }
+        }
+        var flows: [Flow] = []
+        let stepsNode = value(pairs, "steps")
+        let flowsNode = value(pairs, "flows")
+        if let stepsNode, flowsNode != nil {
+            error(stepsNode, "a suite has either 'steps' (one flow) or 'flows', not both", help: "move these steps into a flow under 'flows:'")
+        } else if let stepsNode {
+            flows = [flow(name: "main", stepsNode)]
+        } else if let flowsNode, let flowPairs = mapping(flowsNode, "flows") {
+            for pair in flowPairs {
+                guard let name = pair.key.scalarString else { continue }
+                declare(name)
+                flows.append(flow(name: name, pair.value))
+            }
+            if flowPairs.isEmpty { error(flowsNode, "'flows' is empty", help: "add at least one flow with steps") }
+        } else if stepsNode == nil, flowsNode == nil {
+            error(root, "the suite has no steps", help: "add 'steps:' with at least one exchange, or 'flows:' with named lists of steps")
+        }
+        guard let id, let title else { return nil }
+        return Suite(id: id, title: title, step: step, spec: spec, profile: profile, tags: tags, variables: variables, flows: flows, file: file)
+    }
+
+    func value(_ pairs: [YAMLNode.Pair], _ key: String) -> YAMLNode? {
+        pairs.first { $0.key.scalarString == key }?.value
+    }
+
+    mutating func required(_ pairs: [YAMLNode.Pair], _ key: String, in node: YAMLNode, help: String) -> YAMLNode? {
+        if let v = value(pairs, key) { return v }
+        error(node, "missing required key '\(key)'", help: help)
+        return nil
+    }
+
+    mutating func specReference(_ node: YAMLNode) -> SpecReference? {
+        if case .scalar = node.kind { return string(node, "spec").map { SpecReference(section: $0) } }
+        guard let pairs = mapping(node, "spec") else { return nil }
+        checkKeys(pairs, allowed: ["section", "decisions"], in: "spec")
+        var ref = SpecReference()
+        if let s = value(pairs, "section") { ref.section = string(s, "spec.section") ?? "" }
+        if let d = value(pairs, "decisions") {
+            if case .sequence(let items) = d.kind {
+                for item in items {
+                    guard let id = string(item, "a decision id") else { continue }
+                    if !isDecisionID(id) { error(item, "'\(id)' is not a decision id", help: "decision ids look like D1 … D15 (see decisions.md)") }
+                    ref.decisions.append(id)
+                }
+            } else {
+                error(d, "decisions must be a list, found \(describe(d))", help: "write 'decisions: [D2, D3]'")
+            }
+        }
+        return ref
+    }
+
+    mutating func flow(name: String, _ node: YAMLNode) -> Flow {
+        guard case .sequence(let items) = node.kind else {
+            error(node, "the steps of flow '\(name)' must be a list, found \(describe(node))", help: "write each step as a list item starting with '- name: …'")
+            return Flow(name: name, steps: [])
+        }
+        if items.isEmpty { error(node, "flow '\(name)' has no steps", help: "add at least one step") }
+        return Flow(name: name, steps: items.compactMap { step($0) })
+    }
+
+    mutating func step(_ node: YAMLNode) -> Step? {
+        guard let pairs = mapping(node, "a step") else { return nil }
+        checkKeys(pairs, allowed: Self.stepKeys, in: "a step")
+        let name = value(pairs, "name").flatMap { string($0, "name") }
+        let spec = value(pairs, "spec").flatMap { specReference($0) } ?? SpecReference()
+        if let waitNode = value(pairs, "wait") {
+            for key in ["request", "expect", "should", "assume", "capture", "emits", "eventually"] {
+                if let other = pairs.first(where: { $0.key.scalarString == key }) {
+                    error(other.key, "a wait step cannot have '\(key)'", help: "put the exchange in its own step after the wait")
+                }
+            }
+            guard let wait = waitSpec(waitNode) else { return nil }
+            return Step(name: name ?? "wait for \(wait.event)", action: .wait(wait), spec: spec, mark: node.mark)
+        }
+        guard let name else {
+            error(node, "missing required key 'name' in a step", help: "add 'name: <what this exchange does>'")
+            return nil
+        }
+        guard let requestNode = value(pairs, "request") else {
+            error(node, "step '\(name)' has no 'request'", help: "add 'request:' with method and url, or make it a 'wait:' step")
+            return nil
+        }
+        let request = requestSpec(requestNode)
+        var severity = Severity.must
+        if let s = value(pairs, "severity"), let text = string(s, "severity") {
+            switch text {
+            case "must": severity = .must
+            case "should": severity = .should
+            default: error(s, "severity must be 'must' or 'should', found '\(text)'", help: "for checks resting on a decision, put them under 'assume: {D<n>: …}'")
+            }
+        }
+        var checks: [CheckGroup] = []
+        if let e = value(pairs, "expect"), let r = responseSpec(e, "expect") { checks.append(CheckGroup(severity: severity, expectation: r)) }
+        if let e = value(pairs, "should"), let r = responseSpec(e, "should") { checks.append(CheckGroup(severity: .should, expectation: r)) }
+        if let a = value(pairs, "assume"), let groups = mapping(a, "assume") {
+            for pair in groups {
+                guard let id = pair.key.scalarString else { continue }
+                if !isDecisionID(id) { error(pair.key, "'\(id)' is not a decision id", help: "key each assumption by the decision it rests on, e.g. 'D1:'") }
+                if let r = responseSpec(pair.value, "assume.\(id)") { checks.append(CheckGroup(severity: .assumed, decision: id, expectation: r)) }
+            }
+        }
+        let captures = value(pairs, "capture").map { captureList($0) } ?? []
+        let emits = value(pairs, "emits").flatMap { string($0, "emits") }
+        var eventually: Eventually?
+        if let e = value(pairs, "eventually") { eventually = eventuallySpec(e) }
+        guard let request else { return nil }
+        let exchange = Exchange(request: request, checks: checks, captures: captures, emits: emits, eventually: eventually)
+        return Step(name: name, action: .exchange(exchange), spec: spec, mark: node.mark)
+    }
+
+    mutating func waitSpec(_ node: YAMLNode) -> WaitSpec? {
+        if case .scalar = node.kind { return string(node, "wait").map { WaitSpec(event: $0) } }
+        guard let pairs = mapping(node, "wait") else { return nil }
+        checkKeys(pairs, allowed: ["event", "flow", "timeout"], in: "wait")
+        guard let event = required(pairs, "event", in: node, help: "name the event, e.g. 'event: registrationUpdated'").flatMap({ string($0, "event") }) else { return nil }
+        var spec = WaitSpec(event: event)
+        spec.flow = value(pairs, "flow").flatMap { string($0, "flow") }
+        if let t = value(pairs, "timeout"), let d = duration(t, "timeout") { spec.timeout = d }
+        return spec
+    }
+
+    mutating func eventuallySpec(_ node: YAMLNode) -> Eventually? {
+        if node.resolvedScalar == .bool(true) { return Eventually() }
+        guard let pairs = mapping(node, "eventually") else { return nil }
+        checkKeys(pairs, allowed: ["timeout", "interval"], in: "eventually")
+        var e = Eventually()
+        if let t = value(pairs, "timeout"), let d = duration(t, "timeout") { e.timeout = d }
+        if let i = value(pairs, "interval"), let d = duration(i, "interval") { e.interval = d }
+        return e
+    }
+
+    mutating func captureList(_ node: YAMLNode) -> [Capture] {
+        guard let pairs = mapping(node, "capture") else { return [] }
+        var out: [Capture] = []
+        for pair in pairs {
+            guard let name = pair.key.scalarString else { continue }
+            if !isIdentifier(name) { error(pair.key, "invalid capture name '\(name)'", help: "use letters, digits and '_', starting with a letter") }
+            declare(name)
+            if case .scalar(let text, _) = pair.value.kind {
+                guard let path = JSONPath(parsing: text), text.hasPrefix("$") else {
+                    error(pair.value, "'\(text)' is not a JSON path", help: "write a path such as '$.pushRegId' or '$.instances[0].pushRegId', or '{header: Name}'")
+                    continue
+                }
+                out.append(Capture(name: name, source: .json(path), mark: pair.key.mark))
+                continue
+            }
+            guard let spec = mapping(pair.value, "capture '\(name)'") else { continue }
+            checkKeys(spec, allowed: ["json", "header", "status"], in: "capture '\(name)'")
+            if let j = value(spec, "json"), let text = string(j, "json") {
+                if let path = JSONPath(parsing: text) { out.append(Capture(name: name, source: .json(path), mark: pair.key.mark)) } else {
+                    error(j, "'\(text)' is not a JSON path", help: "write a path such as '$.pushRegId'")
+                }
+            } else if let h = value(spec, "header"), let text = string(h, "header") {
+                out.append(Capture(name: name, source: .header(text), mark: pair.key.mark))
+            } else if value(spec, "status") != nil {
+                out.append(Capture(name: name, source: .status, mark: pair.key.mark))
+            } else {
+                error(pair.value, "capture '\(name)' says nothing to capture", help: "write '{json: $.path}', '{header: Name}' or '{status: true}'")
+            }
+        }
+        return out
+    }
+}
+
+func isIdentifier(_ s: String) -> Bool {
+    guard let f = s.first, f.isLetter || f == "_" else { return false }
+    return s.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+}
+
+func isDecisionID(_ s: String) -> Bool {
+    s.count >= 2 && s.first == "D" && s.dropFirst().allSatisfy(\.isNumber)
+}

@@ -1,0 +1,158 @@
+import ConformYAML
+import Foundation
+
+/// Loads suites from YAML, collecting every problem in a file as a diagnostic with file, line and column.
+public struct SuiteLoader: Sendable {
+    public var limits: YAMLLimits
+    /// Names every suite may use without declaring them (target defaults such as base URLs).
+    public var predefinedNames: Set<String>
+
+    public init(limits: YAMLLimits = .default, predefinedNames: Set<String> = []) {
+        self.limits = limits
+        self.predefinedNames = predefinedNames
+    }
+
+    /// Reads and loads the suite at `path`.
+    public func load(path: String) throws(YAMLParseFailure) -> Suite {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw YAMLParseFailure([
+                YAMLDiagnostic(file: path, mark: SourceMark(line: 1, column: 1), message: "cannot read the file", help: "check that the path exists and is readable")
+            ])
+        }
+        return try load(bytes: [UInt8](data), file: path)
+    }
+
+    /// Loads a suite from bytes named `file` in diagnostics.
+    public func load(bytes: [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
+        guard let root = try YAML.parse(bytes, file: file, limits: limits) else {
+            throw YAMLParseFailure([
+                YAMLDiagnostic(file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty", help: "a suite starts with 'suite: <id>' and 'title: <text>'")
+            ])
+        }
+        var context = LoadContext(file: file, predefined: predefinedNames)
+        let suite = context.suite(root)
+        context.checkReferences()
+        if !context.diagnostics.isEmpty {
+            throw YAMLParseFailure(context.diagnostics.sorted { $0.mark < $1.mark })
+        }
+        return suite!
+    }
+}
+
+/// The state of loading one file: its name and the problems found so far.
+struct LoadContext {
+    let file: String
+    let predefined: Set<String>
+    var diagnostics: [YAMLDiagnostic] = []
+    /// Template names used, with where, checked once the whole file is read.
+    var references: [(name: String, mark: SourceMark)] = []
+    var declared: Set<String> = []
+
+    init(file: String, predefined: Set<String>) {
+        self.file = file
+        self.predefined = predefined
+    }
+
+    mutating func error(_ node: YAMLNode, _ message: String, help: String? = nil) {
+        diagnostics.append(YAMLDiagnostic(file: file, mark: node.mark, message: message, help: help))
+    }
+
+    mutating func error(at mark: SourceMark, _ message: String, help: String? = nil) {
+        diagnostics.append(YAMLDiagnostic(file: file, mark: mark, message: message, help: help))
+    }
+
+    /// The pairs of a mapping, or an error naming what was expected.
+    mutating func mapping(_ node: YAMLNode, _ what: String) -> [YAMLNode.Pair]? {
+        if case .mapping(let pairs) = node.kind { return pairs }
+        error(node, "\(what) must be a mapping, found \(describe(node))", help: "write '\(what)' as 'key: value' lines")
+        return nil
+    }
+
+    /// Reports keys not in `allowed`, with a "did you mean" when one is close.
+    mutating func checkKeys(_ pairs: [YAMLNode.Pair], allowed: [String], in what: String) {
+        for pair in pairs {
+            guard let key = pair.key.scalarString else {
+                error(pair.key, "keys in \(what) must be plain text")
+                continue
+            }
+            if !allowed.contains(key) {
+                let suggestion = closestMatch(to: key, in: allowed)
+                let help = suggestion.map { "did you mean '\($0)'?" } ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
+                error(pair.key, "unknown key '\(key)' in \(what)", help: help)
+            }
+        }
+    }
+
+    mutating func string(_ node: YAMLNode, _ what: String) -> String? {
+        if case .scalar(let text, _) = node.kind, node.resolvedScalar != .null { return text }
+        error(node, "\(what) must be text, found \(describe(node))", help: "write it as a quoted string")
+        return nil
+    }
+
+    mutating func template(_ node: YAMLNode, _ what: String) -> Template? {
+        guard let text = string(node, what) else { return nil }
+        return parseTemplate(text, at: node.mark)
+    }
+
+    mutating func parseTemplate(_ text: String, at mark: SourceMark) -> Template? {
+        do {
+            let t = try Template(parsing: text)
+            for name in t.referencedNames { references.append((name, mark)) }
+            return t
+        } catch {
+            self.error(at: mark, error.message, help: error.help)
+            return nil
+        }
+    }
+
+    mutating func duration(_ node: YAMLNode, _ what: String) -> Duration? {
+        switch node.resolvedScalar {
+        case .int(let i)?: return .seconds(i)
+        case .double(let d)?: return .milliseconds(Int(d * 1000))
+        case .string(let s)?:
+            let units: [(String, Int)] = [("ms", 1), ("s", 1000), ("m", 60_000)]
+            for (suffix, factor) in units where s.hasSuffix(suffix) {
+                if let n = Double(s.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), n >= 0 {
+                    return .milliseconds(Int(n * Double(factor)))
+                }
+            }
+        default: break
+        }
+        error(node, "\(what) must be a duration such as 5s, 200ms or 1m, found \(describe(node))", help: "write e.g. '\(what): 5s'")
+        return nil
+    }
+
+    /// Records a name as declared (a variable or a capture).
+    mutating func declare(_ name: String) { declared.insert(name) }
+
+    /// Reports every template name that is neither declared, predefined, nor a function.
+    mutating func checkReferences() {
+        let known = declared.union(predefined).union(TemplateScope.builtinFunctions.keys).union(["jwt"])
+        for (name, mark) in references where !known.contains(name) {
+            let suggestion = closestMatch(to: name, in: Array(known)).map { "did you mean '\($0)'? " } ?? ""
+            error(at: mark, "'\(name)' is not defined", help: "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step")
+        }
+    }
+}
+
+func describe(_ node: YAMLNode) -> String {
+    switch node.kind {
+    case .mapping: return "a mapping"
+    case .sequence: return "a list"
+    case .scalar(let text, _):
+        switch node.resolvedScalar {
+        case .null?: return "nothing (null)"
+        case .bool?: return "a boolean (\(text))"
+        case .int?, .double?: return "a number (\(text))"
+        default: return "text '\(text)'"
+        }
+    }
+}
+
+extension YAMLNode {
+    /// The scalar's text if it is a non-null scalar.
+    var scalarString: String? {
+        if case .scalar(let text, _) = kind { return text }
+        return nil
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+extension RequestSpec {
+    /// Server role: every mismatch between this description and a request a client sent.
+    public func mismatches(_ request: HTTPRequest, in scope: TemplateScope) -> [Mismatch] {
+        var out: [Mismatch] = []
+        if let expected = try? method.renderText(in: scope), HTTPMethod(expected) != request.effectiveMethod {
+            out.append(Mismatch(path: "method", expected: expected, actual: request.effectiveMethod.rawValue))
+        }
+        if let expectedURL = try? url.renderText(in: scope) {
+            let expectedPath = URLParts(expectedURL).path
+            if expectedPath != request.path { out.append(Mismatch(path: "path", expected: expectedPath, actual: request.path)) }
+        }
+        let items = request.queryItems
+        for item in query {
+            let actual = items.first { $0.name == item.name }.map { JSONValue.string($0.value) }
+            out += item.value.mismatches(actual, at: "query \(item.name)", in: scope)
+        }
+        for header in headers {
+            let values = request.headerFields.values(for: header.name)
+            out += header.value.mismatches(values.isEmpty ? nil : .string(values.joined(separator: ", ")), at: "header \(header.name)", in: scope)
+        }
+        if case .json(let spec)? = body {
+            switch Result(catching: { () throws(JSONParseError) in try JSONValue.parse(request.body) }) {
+            case .success(let json): out += spec.mismatches(json, in: scope)
+            case .failure(let e): out.append(Mismatch(path: "body", expected: "a JSON body", actual: "\(request.body.count) bytes", note: e.description))
+            }
+        }
+        return out
+    }
+}
+
+extension ResponseSpec {
+    /// Server role: renders the response a server sends from this description (status defaults to 200).
+    public func render(in scope: TemplateScope) throws(TemplateError) -> HTTPResponse {
+        var code = 200
+        if let status {
+            switch status {
+            case .statusClass(let c): code = c * 100
+            default: if case .int(let i) = try status.render(in: scope) { code = i }
+            }
+        }
+        var fields = HTTPFields()
+        for header in headers { fields.append(name: header.name, value: try header.value.render(in: scope).text) }
+        var data = Data()
+        switch body {
+        case .json(let spec)?:
+            data = Data(try spec.render(in: scope).serialized().utf8)
+            if fields["Content-Type"] == nil { fields.append(name: "Content-Type", value: "application/json") }
+        case .text(let t)?: data = Data(try t.renderText(in: scope).utf8)
+        case nil: break
+        }
+        fields["Content-Length"] = String(data.count)
+        return HTTPResponse(status: HTTPStatus(code), headerFields: fields, body: data)
+    }
+}

@@ -1,0 +1,74 @@
+import ConformYAML
+
+/// A request description: rendered as a client, matched as a server, with the same templates and matchers.
+public struct RequestSpec: Sendable, Hashable {
+    public var method: TemplateValue
+    public var url: TemplateValue
+    /// Query parameters appended to the URL in this order.
+    public var query: [(name: String, value: MatchSpec)]
+    public var headers: [(name: String, value: MatchSpec)]
+    public var body: BodySpec?
+    public var mark: SourceMark
+
+    public init(
+        method: TemplateValue, url: TemplateValue, query: [(name: String, value: MatchSpec)] = [],
+        headers: [(name: String, value: MatchSpec)] = [], body: BodySpec? = nil, mark: SourceMark = SourceMark(line: 0, column: 0)
+    ) {
+        self.method = method
+        self.url = url
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.mark = mark
+    }
+
+    public static func == (lhs: RequestSpec, rhs: RequestSpec) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.mark == rhs.mark
+            && lhs.query.map(\.name) == rhs.query.map(\.name) && lhs.query.map(\.value) == rhs.query.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(query.map(\.name))
+        hasher.combine(headers.map(\.name))
+    }
+}
+
+/// A body: JSON (templated, or matchers when matching) or raw text.
+public enum BodySpec: Sendable, Hashable {
+    case json(MatchSpec)
+    case text(TemplateValue)
+}
+
+/// What a response must look like. Every part is optional; JSON bodies match partially unless `strictJSON`.
+public struct ResponseSpec: Sendable, Hashable {
+    public var status: MatchSpec?
+    public var headers: [(name: String, value: MatchSpec)]
+    public var body: BodySpec?
+    public var strictJSON: Bool
+    public var mark: SourceMark
+
+    public init(
+        status: MatchSpec? = nil, headers: [(name: String, value: MatchSpec)] = [], body: BodySpec? = nil,
+        strictJSON: Bool = false, mark: SourceMark = SourceMark(line: 0, column: 0)
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.strictJSON = strictJSON
+        self.mark = mark
+    }
+
+    public static func == (lhs: ResponseSpec, rhs: ResponseSpec) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.strictJSON == rhs.strictJSON && lhs.mark == rhs.mark
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(headers.map(\.name))
+        hasher.combine(strictJSON)
+    }
+}

@@ -1,1 +1,0 @@
-// ConformRunner: see docs/architecture.md.

@@ -1,0 +1,101 @@
+import ConformCore
+import Foundation
+
+/// Human-readable report: each suite as it finishes, its failing checks with diffs, and the summary last.
+public struct ConsoleReporter: RunReporter {
+    public var sink: any TextSink
+    public var color: Bool
+    /// Show every step, not only those that did not pass.
+    public var verbose: Bool
+
+    public init(sink: any TextSink, color: Bool = false, verbose: Bool = false) {
+        self.sink = sink
+        self.color = color
+        self.verbose = verbose
+    }
+
+    public func handle(_ event: RunEvent) {
+        switch event {
+        case .runStarted(let plan):
+            sink.write(paint("Conform", .bold) + ": \(count(plan.suiteCount, "suite")), \(count(plan.stepCount, "step")) against \(plan.target)\n\n")
+        case .suiteFinished(let result): sink.write(render(result))
+        case .runFinished(let result): sink.write(summary(result))
+        default: break
+        }
+    }
+
+    func render(_ result: SuiteResult) -> String {
+        let s = result.suite
+        var out = "\(mark(result.verdict)) \(paint(s.id, .bold))  \(s.title)"
+        if !s.step.isEmpty { out += paint("  [\(s.step)]", .dim) }
+        out += "\n"
+        for step in result.steps where verbose || step.verdict != .pass {
+            out += "    \(mark(step.verdict)) \(step.flow) › \(step.index + 1). \(step.name)"
+            if step.verdict == .assumptionNotMet {
+                let ids = Set(step.failures.compactMap(\.decision)).sorted().joined(separator: ", ")
+                out += paint("  assumption not met" + (ids.isEmpty ? "" : " (\(ids))"), .yellow)
+            }
+            out += "\n"
+            if step.verdict == .pass || step.verdict == .skipped && !verbose { continue }
+            out += paint("        --> \(step.file):\(step.mark)", .dim)
+            if !step.spec.isEmpty { out += paint("  spec: \(step.spec.summary)", .dim) }
+            out += "\n"
+            if let request = step.request, step.verdict != .skipped {
+                out += paint("        \(request.method) \(request.url)", .dim)
+                if let response = step.response { out += paint(" -> \(response.status.code)", .dim) }
+                out += "\n"
+            }
+            if let error = step.error { out += "        " + paint(error, step.verdict == .skipped ? .dim : .red) + "\n" }
+            for failure in step.failures {
+                let label = failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
+                for m in failure.mismatches {
+                    out += "        \(paint(label, failure.severity == .assumed ? .yellow : .red)) \(m.path)\n"
+                    out += "            expected: \(paint(m.expected, .green))\n"
+                    out += "            actual:   \(paint(m.actual, .red))\n"
+                    if let note = m.note { out += "            note:     \(note)\n" }
+                }
+            }
+        }
+        return out
+    }
+
+    func summary(_ result: RunResult) -> String {
+        let c = result.counts
+        let parts: [String] = [
+            "\(c[.pass, default: 0]) passed",
+            "\(c[.fail, default: 0]) failed",
+            "\(c[.assumptionNotMet, default: 0]) assumption not met",
+            "\(c[.skipped, default: 0]) skipped",
+            "\(c[.error, default: 0]) could not run",
+        ]
+        let time = String(format: "%.2f", result.duration)
+        var out = "\nSummary: \(count(result.suites.count, "suite")), \(count(result.steps.count, "step")): " + parts.joined(separator: ", ") + " in \(time) s\n"
+        switch result.exitCode {
+        case 0: out += paint("Result: CONFORMS", .green, .bold) + "\n"
+        case 1: out += paint("Result: DOES NOT CONFORM", .red, .bold) + "\n"
+        default: out += paint("Result: COULD NOT RUN", .red, .bold) + "\n"
+        }
+        return out
+    }
+
+    func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    func mark(_ verdict: Verdict) -> String {
+        switch verdict {
+        case .pass: paint("✔", .green)
+        case .assumptionNotMet: paint("~", .yellow)
+        case .skipped: paint("-", .dim)
+        case .fail: paint("✘", .red)
+        default: paint("!", .red, .bold)
+        }
+    }
+
+    enum Style: String {
+        case bold = "1", dim = "2", red = "31", green = "32", yellow = "33"
+    }
+
+    func paint(_ text: String, _ styles: Style...) -> String {
+        guard color else { return text }
+        return "\u{1B}[" + styles.map(\.rawValue).joined(separator: ";") + "m" + text + "\u{1B}[0m"
+    }
+}

@@ -1,0 +1,82 @@
+import ConformCore
+import Foundation
+
+/// The whole result as one JSON document, written when the run finishes.
+public struct JSONReporter: RunReporter {
+    public var sink: any TextSink
+    /// Zero the times and drop them from output, for golden files.
+    public var deterministic: Bool
+
+    public init(sink: any TextSink, deterministic: Bool = false) {
+        self.sink = sink
+        self.deterministic = deterministic
+    }
+
+    public func handle(_ event: RunEvent) {
+        if case .runFinished(let result) = event { sink.write(render(result).serialized(.pretty) + "\n") }
+    }
+
+    public func render(_ result: RunResult) -> JSONValue {
+        let counts = result.counts
+        return [
+            "tool": "conform",
+            "target": .string(result.target),
+            "exitCode": .int(Int(result.exitCode)),
+            "result": .string(result.exitCode == 0 ? "conforms" : result.exitCode == 1 ? "does not conform" : "could not run"),
+            "duration": time(result.duration),
+            "counts": .object(JSONObject([Verdict.pass, .fail, .assumptionNotMet, .skipped, .error].map { ($0.rawValue, .int(counts[$0, default: 0])) })),
+            "suites": .array(result.suites.map(suite)),
+        ]
+    }
+
+    func suite(_ result: SuiteResult) -> JSONValue {
+        let s = result.suite
+        return [
+            "id": .string(s.id), "title": .string(s.title), "step": .string(s.step), "file": .string(s.file),
+            "contentHash": .string(s.contentHash), "profile": .string(s.profile),
+            "spec": ["section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) })],
+            "verdict": .string(result.verdict.rawValue), "duration": time(result.duration),
+            "steps": .array(result.steps.map(step)),
+        ]
+    }
+
+    func step(_ s: StepResult) -> JSONValue {
+        var o = JSONObject()
+        o["flow"] = .string(s.flow)
+        o["index"] = .int(s.index + 1)
+        o["name"] = .string(s.name)
+        o["location"] = .string("\(s.file):\(s.mark)")
+        o["spec"] = .string(s.spec.summary)
+        o["verdict"] = .string(s.verdict.rawValue)
+        if let e = s.error { o["error"] = .string(e) }
+        o["attempts"] = .int(s.attempts)
+        o["duration"] = time(s.duration)
+        if let r = s.request {
+            o["request"] = ["method": .string(r.method.rawValue), "url": .string(r.url), "headers": headers(r.headerFields), "body": body(r.body)]
+        }
+        if let r = s.response {
+            o["response"] = ["status": .int(r.status.code), "headers": headers(r.headerFields), "body": body(r.body)]
+        }
+        o["failures"] = .array(s.failures.map { f in
+            [
+                "severity": .string(f.severity.rawValue), "decision": f.decision.map { .string($0) } ?? .null,
+                "mismatches": .array(f.mismatches.map { m in
+                    ["path": .string(m.path), "expected": .string(m.expected), "actual": .string(m.actual), "note": m.note.map { .string($0) } ?? .null]
+                }),
+            ]
+        })
+        return .object(o)
+    }
+
+    func headers(_ fields: HTTPFields) -> JSONValue {
+        .array(fields.map { .array([.string($0.name), .string($0.value)]) })
+    }
+
+    func body(_ data: Data) -> JSONValue {
+        if data.isEmpty { return .null }
+        if let text = String(data: data, encoding: .utf8) { return .string(text) }
+        return ["base64": .string(data.base64EncodedString())]
+    }
+
+    func time(_ t: Double) -> JSONValue { deterministic ? .double(0) : .double((t * 1000).rounded() / 1000) }
+}

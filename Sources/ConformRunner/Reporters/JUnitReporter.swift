@@ -1,0 +1,90 @@
+import ConformCore
+import Foundation
+
+/// JUnit XML, one testcase per step, written when the run finishes.
+public struct JUnitReporter: RunReporter {
+    public var sink: any TextSink
+    /// Zero the times, for golden files.
+    public var deterministic: Bool
+
+    public init(sink: any TextSink, deterministic: Bool = false) {
+        self.sink = sink
+        self.deterministic = deterministic
+    }
+
+    public func handle(_ event: RunEvent) {
+        if case .runFinished(let result) = event { sink.write(render(result)) }
+    }
+
+    public func render(_ result: RunResult) -> String {
+        let steps = result.steps
+        let failures = steps.filter { $0.verdict == .fail }.count
+        let errors = steps.filter { $0.verdict == .error }.count
+        let skipped = steps.filter { $0.verdict == .skipped }.count
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"conform\" tests=\"\(steps.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(time(result.duration))\">\n"
+        for suite in result.suites {
+            let s = suite.steps
+            out += "  <testsuite name=\"\(xml(suite.suite.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(xml(suite.suite.file))\">\n"
+            out += "    <properties>\n"
+            out += "      <property name=\"title\" value=\"\(xml(suite.suite.title))\"/>\n"
+            out += "      <property name=\"flowStep\" value=\"\(xml(suite.suite.step))\"/>\n"
+            out += "      <property name=\"spec\" value=\"\(xml(suite.suite.spec.summary))\"/>\n"
+            out += "    </properties>\n"
+            for step in s {
+                out += "    <testcase classname=\"\(xml(suite.suite.id)).\(xml(step.flow))\" name=\"\(step.index + 1). \(xml(step.name))\" file=\"\(xml(step.file))\" line=\"\(step.mark.line)\" time=\"\(time(step.duration))\""
+                switch step.verdict {
+                case .pass:
+                    out += "/>\n"
+                case .assumptionNotMet:
+                    out += ">\n      <system-out>\(xml("assumption not met\n" + details(step)))</system-out>\n    </testcase>\n"
+                case .skipped:
+                    out += ">\n      <skipped message=\"\(xml(step.error ?? "skipped"))\"/>\n    </testcase>\n"
+                case .fail:
+                    let first = step.failures.first?.mismatches.first.map { "\($0.path): expected \($0.expected), got \($0.actual)" } ?? step.error ?? "failed"
+                    let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
+                    out += ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step)))</failure>\n    </testcase>\n"
+                default:
+                    out += ">\n      <error message=\"\(xml(step.error ?? "could not run"))\" type=\"error\">\(xml(details(step)))</error>\n    </testcase>\n"
+                }
+            }
+            out += "  </testsuite>\n"
+        }
+        out += "</testsuites>\n"
+        return out
+    }
+
+    func details(_ step: StepResult) -> String {
+        var lines: [String] = ["\(step.file):\(step.mark)"]
+        if !step.spec.isEmpty { lines.append("spec: \(step.spec.summary)") }
+        if let r = step.request { lines.append("\(r.method) \(r.url)" + (step.response.map { " -> \($0.status.code)" } ?? "")) }
+        if let e = step.error { lines.append(e) }
+        for f in step.failures {
+            for m in f.mismatches {
+                let label = f.severity == .assumed ? "assumed \(f.decision ?? "")" : f.severity.rawValue
+                lines.append("\(label) \(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func time(_ t: Double) -> String { deterministic ? "0.000" : String(format: "%.3f", t) }
+}
+
+/// Escapes text for XML attributes and content; drops characters XML 1.0 cannot carry.
+func xml(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "&": out += "&amp;"
+        case "<": out += "&lt;"
+        case ">": out += "&gt;"
+        case "\"": out += "&quot;"
+        case "'": out += "&apos;"
+        case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
+        case let s where s.value < 0x20 || s.value == 0xFFFE || s.value == 0xFFFF: out += "?"
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// Where a reporter writes text: standard output, a file, or memory in tests.
+public protocol TextSink: Sendable {
+    func write(_ text: String)
+}
+
+/// Collects text in memory.
+public final class MemorySink: TextSink {
+    private let buffer = Mutex("")
+
+    public init() {}
+
+    public func write(_ text: String) { buffer.withLock { $0 += text } }
+
+    public var text: String { buffer.withLock { $0 } }
+}
+
+/// Writes to a file handle (standard output or error, or a file), unbuffered.
+public final class FileHandleSink: TextSink {
+    private let handle: FileHandle
+    private let lock = Mutex(())
+
+    public init(_ handle: FileHandle) { self.handle = handle }
+
+    public static var standardOutput: FileHandleSink { FileHandleSink(.standardOutput) }
+    public static var standardError: FileHandleSink { FileHandleSink(.standardError) }
+
+    public func write(_ text: String) {
+        lock.withLock { _ in handle.write(Data(text.utf8)) }
+    }
+}
+
+/// Consumes run events.
+public protocol RunReporter: Sendable {
+    func handle(_ event: RunEvent)
+}
+
+/// Sends every event to several reporters in order.
+public struct ReporterFanout: RunReporter {
+    public var reporters: [any RunReporter]
+
+    public init(_ reporters: [any RunReporter]) { self.reporters = reporters }
+
+    public func handle(_ event: RunEvent) { for r in reporters { r.handle(event) } }
+}

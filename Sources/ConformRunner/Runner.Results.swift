@@ -1,0 +1,133 @@
+import ConformCore
+import ConformYAML
+
+/// The verdict of a step, suite or run.
+public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, Comparable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let pass = Verdict(rawValue: "pass")
+    /// Only `assumed` checks failed: the implementation differs from a decision, not from the protocol.
+    public static let assumptionNotMet = Verdict(rawValue: "assumption not met")
+    /// Skipped because an earlier step of its flow failed.
+    public static let skipped = Verdict(rawValue: "skipped")
+    /// A `must` or `should` check failed, or the exchange failed.
+    public static let fail = Verdict(rawValue: "fail")
+    /// The step could not run: the target is unreachable or the suite cannot be rendered.
+    public static let error = Verdict(rawValue: "error")
+
+    private var rank: Int {
+        switch self {
+        case .pass: 0
+        case .skipped: 1
+        case .assumptionNotMet: 2
+        case .fail: 3
+        default: 4
+        }
+    }
+
+    public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// What happened in one step.
+public struct StepResult: Sendable, Hashable {
+    public var suiteID: String
+    public var flow: String
+    public var index: Int
+    public var name: String
+    public var file: String
+    public var mark: SourceMark
+    public var spec: SpecReference
+    public var verdict: Verdict
+    /// The last request sent and the response received, when there was an exchange.
+    public var request: HTTPRequest?
+    public var response: HTTPResponse?
+    public var failures: [CheckFailure]
+    /// Why there is no response, or why the step could not run.
+    public var error: String?
+    public var attempts: Int
+    /// Wall time of the step in seconds.
+    public var duration: Double
+
+    public init(
+        suiteID: String, flow: String, index: Int, name: String, file: String, mark: SourceMark, spec: SpecReference,
+        verdict: Verdict, request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
+        error: String? = nil, attempts: Int = 0, duration: Double = 0
+    ) {
+        self.suiteID = suiteID
+        self.flow = flow
+        self.index = index
+        self.name = name
+        self.file = file
+        self.mark = mark
+        self.spec = spec
+        self.verdict = verdict
+        self.request = request
+        self.response = response
+        self.failures = failures
+        self.error = error
+        self.attempts = attempts
+        self.duration = duration
+    }
+}
+
+/// A suite's steps, in flow and step order, and its overall verdict.
+public struct SuiteResult: Sendable, Hashable {
+    public var suite: Suite
+    public var steps: [StepResult]
+    public var duration: Double
+
+    public init(suite: Suite, steps: [StepResult], duration: Double) {
+        self.suite = suite
+        self.steps = steps
+        self.duration = duration
+    }
+
+    /// The worst step verdict; `pass` for a suite with no steps.
+    public var verdict: Verdict {
+        let worst = steps.map(\.verdict).max() ?? .pass
+        return worst == .skipped ? .pass : worst
+    }
+}
+
+/// The whole run.
+public struct RunResult: Sendable, Hashable {
+    public var suites: [SuiteResult]
+    public var duration: Double
+    public var target: String
+
+    public init(suites: [SuiteResult], duration: Double, target: String) {
+        self.suites = suites
+        self.duration = duration
+        self.target = target
+    }
+
+    public var steps: [StepResult] { suites.flatMap(\.steps) }
+
+    /// Number of steps with each verdict.
+    public var counts: [Verdict: Int] { Dictionary(grouping: steps, by: \.verdict).mapValues(\.count) }
+
+    /// 0 conforms, 1 at least one must/should mismatch, 2 cannot run.
+    public var exitCode: Int32 {
+        let verdicts = Set(steps.map(\.verdict))
+        if verdicts.contains(.error) { return 2 }
+        if verdicts.contains(.fail) { return 1 }
+        return 0
+    }
+}
+
+/// What the runner reports as it goes; reporters consume these.
+public enum RunEvent: Sendable {
+    case runStarted(RunPlanSummary)
+    case suiteStarted(Suite)
+    case stepFinished(StepResult)
+    case suiteFinished(SuiteResult)
+    case runFinished(RunResult)
+}
+
+/// The parts of a plan reporters need before results arrive.
+public struct RunPlanSummary: Sendable, Hashable {
+    public var suiteCount: Int
+    public var stepCount: Int
+    public var target: String
+}

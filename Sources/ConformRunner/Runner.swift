@@ -1,0 +1,222 @@
+import ConformCore
+import Foundation
+import Synchronization
+
+/// Plays suites against an implementation through one ``Transport`` and emits ``RunEvent``s.
+public struct Runner: Sendable {
+    public let transport: any Transport
+
+    public init(transport: any Transport) { self.transport = transport }
+
+    /// Runs every flow of every suite (flows concurrently, steps in order) and returns the result.
+    public func run(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> RunResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        events(.runStarted(RunPlanSummary(suiteCount: plan.suites.count, stepCount: plan.suites.reduce(0) { $0 + $1.stepCount }, target: plan.targetDescription)))
+        let limiter = ConcurrencyLimiter(limit: max(1, plan.maxConcurrentSuites))
+        var results: [SuiteResult] = []
+        await withTaskGroup(of: (Int, SuiteResult).self) { group in
+            for (index, suite) in plan.suites.enumerated() {
+                group.addTask {
+                    await limiter.withPermit {
+                        events(.suiteStarted(suite))
+                        let result = await runSuite(suite, plan: plan, events: events)
+                        events(.suiteFinished(result))
+                        return (index, result)
+                    }
+                }
+            }
+            var collected: [(Int, SuiteResult)] = []
+            for await item in group { collected.append(item) }
+            results = collected.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        let result = RunResult(suites: results, duration: seconds(clock.now - start), target: plan.targetDescription)
+        events(.runFinished(result))
+        return result
+    }
+
+    func runSuite(_ suite: Suite, plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void) async -> SuiteResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var functions = TemplateScope.builtinFunctions
+        functions.merge(plan.functions) { _, new in new }
+        var scope = TemplateScope(functions: functions)
+        var setupError: String?
+        for (key, value) in plan.targetDefaults { scope[key] = .string(value) }
+        for variable in suite.variables {
+            if let v = plan.overrides[variable.name] ?? plan.environment[variable.name] {
+                scope[variable.name] = .string(v)
+                continue
+            }
+            do {
+                scope[variable.name] = try variable.defaultValue.render(in: scope)
+            } catch {
+                setupError = "\(suite.file):\(variable.mark): variable '\(variable.name)': \(error.message); \(error.help)"
+                break
+            }
+        }
+        for (key, value) in plan.overrides where scope[key] == nil { scope[key] = .string(value) }
+        let board = EventBoard()
+        let baseScope = scope
+        let failedSetup = setupError
+        var steps: [StepResult] = []
+        await withTaskGroup(of: [StepResult].self) { group in
+            for flow in suite.flows {
+                group.addTask {
+                    await runFlow(flow, suite: suite, scope: baseScope, setupError: failedSetup, plan: plan, board: board, events: events)
+                }
+            }
+            for await flowSteps in group { steps += flowSteps }
+        }
+        let order = Dictionary(uniqueKeysWithValues: suite.flows.enumerated().map { ($1.name, $0) })
+        steps.sort { (order[$0.flow] ?? 0, $0.index) < (order[$1.flow] ?? 0, $1.index) }
+        return SuiteResult(suite: suite, steps: steps, duration: seconds(clock.now - start))
+    }
+
+    func runFlow(
+        _ flow: Flow, suite: Suite, scope initial: TemplateScope, setupError: String?, plan: RunPlan, board: EventBoard,
+        events: @escaping @Sendable (RunEvent) -> Void
+    ) async -> [StepResult] {
+        var scope = initial
+        var results: [StepResult] = []
+        var blocked: String? = setupError
+        for (index, step) in flow.steps.enumerated() {
+            var result = StepResult(
+                suiteID: suite.id, flow: flow.name, index: index, name: step.name, file: suite.file, mark: step.mark,
+                spec: step.spec.isEmpty ? suite.spec : step.spec, verdict: .skipped
+            )
+            if let blocked {
+                result.error = setupError != nil ? blocked : "skipped: \(blocked)"
+                result.verdict = setupError != nil ? .error : .skipped
+            } else {
+                switch step.action {
+                case .wait(let wait):
+                    result = await runWait(wait, result: result, scope: &scope, board: board)
+                case .exchange(let exchange):
+                    result = await runExchange(exchange, result: result, scope: &scope, plan: plan)
+                    if result.verdict == .pass || result.verdict == .assumptionNotMet, let name = exchange.emits {
+                        await board.emit(name, flow: flow.name, values: scope.values)
+                    }
+                }
+                if result.verdict == .fail || result.verdict == .error {
+                    blocked = "step \(index + 1) '\(step.name)' of flow '\(flow.name)' did not pass"
+                }
+            }
+            events(.stepFinished(result))
+            results.append(result)
+        }
+        return results
+    }
+
+    func runWait(_ wait: WaitSpec, result: StepResult, scope: inout TemplateScope, board: EventBoard) async -> StepResult {
+        var result = result
+        let clock = ContinuousClock()
+        let start = clock.now
+        if let emitted = await board.wait(for: wait.event, from: wait.flow, timeout: wait.timeout) {
+            for (key, value) in emitted.values where scope[key] == nil { scope[key] = value }
+            scope[emitted.flow] = .object(JSONObject(emitted.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+            result.verdict = .pass
+        } else {
+            result.verdict = .fail
+            let source = wait.flow.map { " from flow '\($0)'" } ?? ""
+            result.error = "event '\(wait.event)'\(source) did not come within \(wait.timeout)"
+        }
+        result.duration = seconds(clock.now - start)
+        return result
+    }
+
+    func runExchange(_ exchange: Exchange, result: StepResult, scope: inout TemplateScope, plan: RunPlan) async -> StepResult {
+        var result = result
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = exchange.eventually.map { start + $0.timeout }
+        defer { result.duration = seconds(clock.now - start) }
+        while true {
+            result.attempts += 1
+            let request: HTTPRequest
+            do {
+                request = try exchange.request.render(in: scope)
+            } catch {
+                result.verdict = .error
+                result.error = "\(result.file):\(exchange.request.mark): cannot build the request: \(error.message); \(error.help)"
+                return result
+            }
+            var timed = request
+            timed.timeout = plan.exchangeTimeout
+            result.request = timed
+            do {
+                let response = try await sendWithDeadline(timed, timeout: plan.exchangeTimeout)
+                result.response = response
+                result.error = nil
+                var failures = exchange.failures(for: response, in: scope)
+                let captured = exchange.capture(from: response)
+                if !captured.missing.isEmpty { failures.append(CheckFailure(severity: .must, mismatches: captured.missing)) }
+                result.failures = failures
+                let severities = Set(failures.map(\.severity))
+                if severities.contains(.must) || severities.contains(.should) {
+                    result.verdict = .fail
+                } else {
+                    result.verdict = failures.isEmpty ? .pass : .assumptionNotMet
+                    for (key, value) in captured.values { scope[key] = value }
+                }
+            } catch let error as TransportError {
+                result.response = nil
+                result.failures = []
+                result.error = "no response: \(error)"
+                result.verdict = error.kind == .connectionRefused || error.kind == .unreachable ? .error : .fail
+            } catch {
+                result.response = nil
+                result.error = "no response: \(error)"
+                result.verdict = .fail
+            }
+            guard let deadline, let eventually = exchange.eventually, result.verdict != .pass, result.verdict != .error else {
+                return result
+            }
+            if clock.now + eventually.interval > deadline {
+                if result.verdict != .pass { result.error = (result.error.map { $0 + "; " } ?? "") + "still failing after \(result.attempts) attempts in \(eventually.timeout)" }
+                return result
+            }
+            try? await Task.sleep(for: eventually.interval)
+        }
+    }
+
+    /// Sends through the transport but gives up after `timeout`, even if the transport does not.
+    func sendWithDeadline(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
+        let transport = self.transport
+        let slot = ContinuationSlot()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            slot.set(continuation)
+            let work = Task {
+                do {
+                    slot.resume(with: .success(try await transport.send(request)))
+                } catch {
+                    slot.resume(with: .failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: timeout + .milliseconds(250))
+                if slot.resume(with: .failure(TransportError(.timeout, "no response within \(timeout) from \(request.url)"))) {
+                    work.cancel()
+                }
+            }
+        }
+    }
+}
+
+/// A continuation resumed exactly once, by whichever of the exchange and its deadline comes first.
+final class ContinuationSlot: Sendable {
+    private let state = Mutex<CheckedContinuation<HTTPResponse, any Error>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<HTTPResponse, any Error>) { state.withLock { $0 = continuation } }
+
+    @discardableResult
+    func resume(with result: Result<HTTPResponse, any Error>) -> Bool {
+        guard let continuation = state.withLock({ $0.take() }) else { return false }
+        continuation.resume(with: result)
+        return true
+    }
+}
+
+func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}

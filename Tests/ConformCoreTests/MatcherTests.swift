@@ -1,0 +1,116 @@
+import ConformCore
+import Testing
+
+@Suite struct MatcherTests {
+    let scope = TemplateScope(values: ["user": "ana", "n": 3])
+
+    func paths(_ m: MatchSpec, _ v: JSONValue?) -> [String] { m.mismatches(v, in: scope).map(\.path) }
+
+    @Test func literalComparesNumbersByValueAndRendersTemplates() throws {
+        #expect(MatchSpec.literal(.int(1)).matches(.double(1.0), in: scope))
+        #expect(!MatchSpec.literal(.int(1)).matches(.string("1"), in: scope))
+        let t = try Template(parsing: "user-{{ user }}")
+        #expect(MatchSpec.literal(.string(t)).matches("user-ana", in: scope))
+        #expect(MatchSpec.literal(.string(try Template(parsing: "{{ n }}"))).matches(3, in: scope))
+    }
+
+    @Test func objectsMatchPartiallyByDefaultAndStrictlyOnRequest() {
+        let m = MatchSpec.object([MatchField(key: "a", matcher: .literal(.int(1)))], strict: false)
+        #expect(m.matches(["a": 1, "b": 2], in: scope))
+        let strict = MatchSpec.object([MatchField(key: "a", matcher: .literal(.int(1)))], strict: true)
+        let mismatches = strict.mismatches(["a": 1, "b": 2], in: scope)
+        #expect(mismatches == [Mismatch(path: "$.b", expected: "(absent)", actual: "2", note: "strict match: member not expected")])
+        #expect(m.mismatches(["a": 1, "b": 2], in: scope, strictObjects: true).count == 1)
+    }
+
+    @Test func mismatchesAreLocatedByJSONPath() {
+        let m = MatchSpec.object([
+            MatchField(key: "requestError", matcher: .object([
+                MatchField(key: "serviceException", matcher: .object([MatchField(key: "messageId", matcher: .literal(.text("NO_REGISTRATION")))], strict: false))
+            ], strict: false))
+        ], strict: false)
+        let actual: JSONValue = ["requestError": ["serviceException": ["messageId": "USER_MERGE_INTERRUPTED"]]]
+        #expect(m.mismatches(actual, in: scope) == [
+            Mismatch(path: "$.requestError.serviceException.messageId", expected: "\"NO_REGISTRATION\"", actual: "\"USER_MERGE_INTERRUPTED\"")
+        ])
+        #expect(m.mismatches(["other": 1], in: scope).map(\.actual) == ["(absent)"])
+    }
+
+    @Test func arraysMatchExactlyInOrder() {
+        let m = MatchSpec.array([.literal(.int(1)), .literal(.int(2))])
+        #expect(m.matches([1, 2], in: scope))
+        #expect(paths(m, [2, 1]) == ["$[0]", "$[1]"])
+        #expect(paths(m, [1]) == ["$"])
+    }
+
+    @Test func regexSearchesStrings() throws {
+        let m = MatchSpec.regex(Template(literal: "^application/json"))
+        #expect(m.matches("application/json; charset=utf-8", in: scope))
+        #expect(!m.matches("text/html", in: scope))
+        #expect(!m.matches(1, in: scope))
+        #expect(MatchSpec.regex(try Template(parsing: "^{{ user }}$")).matches("ana", in: scope))
+    }
+
+    static let typeCases: [(String, JSONValue, Bool)] = [
+        ("string", .string("x"), true), ("string", .int(1), false), ("number", .double(1.5), true), ("number", .int(1), true),
+        ("integer", .int(2), true), ("integer", .double(2.5), false), ("boolean", .bool(true), true), ("object", .object(JSONObject()), true),
+        ("array", .array([]), true), ("null", .null, true), ("null", .int(0), false),
+    ]
+
+    @Test(arguments: typeCases)
+    func typeMatcher(name: String, value: JSONValue, expected: Bool) {
+        #expect(MatchSpec.type(name).matches(value, in: scope) == expected)
+    }
+
+    @Test func anyAndAbsent() {
+        #expect(MatchSpec.any.matches(JSONValue.null, in: scope))
+        #expect(!MatchSpec.any.matches(nil, in: scope))
+        #expect(MatchSpec.absent.matches(nil, in: scope))
+        #expect(paths(.absent, 1) == ["$"])
+        let m = MatchSpec.object([MatchField(key: "externalUserId", matcher: .absent)], strict: false)
+        #expect(m.matches(["type": "LEAD"], in: scope))
+        #expect(!m.matches(["externalUserId": "x"], in: scope))
+    }
+
+    @Test func oneOfAndNot() {
+        let m = MatchSpec.oneOf([.literal(.int(400)), .literal(.int(403))])
+        #expect(m.matches(403, in: scope))
+        #expect(m.mismatches(401, in: scope).first?.expected == "one of 400, 403")
+        #expect(MatchSpec.not(.literal(.int(1))).matches(2, in: scope))
+        #expect(!MatchSpec.not(.literal(.int(1))).matches(1, in: scope))
+    }
+
+    @Test func numericRanges() {
+        let m = MatchSpec.range(NumericRange(lower: 1, upper: 10, upperInclusive: false))
+        #expect(m.matches(1, in: scope))
+        #expect(m.matches(9.5, in: scope))
+        #expect(!m.matches(10, in: scope))
+        #expect(m.mismatches(0, in: scope).first?.expected == "a number >= 1 and < 10")
+        #expect(!m.matches("5", in: scope))
+    }
+
+    @Test func arrayContainsAnyOrderAndLength() {
+        let contains = MatchSpec.contains([.object([MatchField(key: "isPrimary", matcher: .literal(.bool(true)))], strict: false)])
+        #expect(contains.matches([["isPrimary": false], ["isPrimary": true]], in: scope))
+        #expect(!contains.matches([["isPrimary": false]], in: scope))
+        let anyOrder = MatchSpec.anyOrder([.literal(.text("a")), .type("string")])
+        #expect(anyOrder.matches(["b", "a"], in: scope))
+        #expect(!anyOrder.matches(["a"], in: scope))
+        #expect(!MatchSpec.anyOrder([.literal(.text("a")), .literal(.text("a"))]).matches(["a", "b"], in: scope))
+        #expect(MatchSpec.length(.literal(.int(2))).matches([1, 2], in: scope))
+        #expect(MatchSpec.length(.range(NumericRange(lower: 1))).matches("x", in: scope))
+        #expect(paths(.length(.literal(.int(3))), [1]) == ["$.length"])
+    }
+
+    @Test func statusClassAndAllOf() {
+        #expect(MatchSpec.statusClass(4).matches(404, in: scope))
+        #expect(!MatchSpec.statusClass(4).matches(500, in: scope))
+        #expect(MatchSpec.allOf([.type("array"), .length(.literal(.int(1)))]).matches([1], in: scope))
+    }
+
+    @Test func literalsRenderButOperatorsDoNot() throws {
+        let m = MatchSpec.object([MatchField(key: "id", matcher: .literal(.string(try Template(parsing: "{{ user }}")))), MatchField(key: "gone", matcher: .absent)], strict: false)
+        #expect(try m.render(in: scope) == ["id": "ana"])
+        #expect(throws: TemplateError.self) { try MatchSpec.regex(Template(literal: "x")).render(in: scope) }
+    }
+}

@@ -1,0 +1,207 @@
+import ConformCore
+import ConformRunner
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct RunnerTests {
+    let transport = InProcessTransport(FakeService())
+
+    func run(_ suites: [Suite], transport: (any Transport)? = nil, timeout: Duration = .seconds(5), overrides: [String: String] = [:]) async -> RunResult {
+        await Runner(transport: transport ?? self.transport).run(RunPlan(suites: suites, overrides: overrides, exchangeTimeout: timeout, targetDescription: "fake"))
+    }
+
+    @Test func capturesFlowIntoLaterSteps() async throws {
+        let s = try suite("""
+            suite: chain
+            title: captures chain
+            steps:
+              - name: register
+                request: {method: POST, url: "/reg"}
+                expect: {status: 200, json: {pushRegId: {$regex: "^reg-"}}}
+                capture: {reg: $.pushRegId}
+              - name: read back
+                request: {url: "/reg/{{ reg }}"}
+                expect: {status: 200, json: {pushRegId: "{{ reg }}", ok: true}}
+            """)
+        let result = await run([s])
+        #expect(result.steps.map(\.verdict) == [.pass, .pass])
+        #expect(result.steps[1].request?.url.hasPrefix("/reg/reg-") == true)
+        #expect(result.exitCode == 0)
+    }
+
+    @Test func severitiesGiveVerdictsAndStopTheFlow() async throws {
+        let s = try suite("""
+            suite: sev
+            title: severities
+            steps:
+              - name: assumption only
+                request: {method: POST, url: "/reg"}
+                expect: {status: 2xx}
+                assume: {D1: {status: 201}}
+              - name: a must failure
+                request: {url: "/nope"}
+                expect: {status: 200}
+              - name: never sent
+                request: {url: "/reg/x"}
+            """)
+        let result = await run([s])
+        #expect(result.steps.map(\.verdict) == [.assumptionNotMet, .fail, .skipped])
+        #expect(result.steps[0].failures.first?.decision == "D1")
+        #expect(result.steps[2].error == "skipped: step 2 'a must failure' of flow 'main' did not pass")
+        #expect(result.steps[2].request == nil)
+        #expect(result.exitCode == 1)
+    }
+
+    @Test func assumptionsAloneStillConform() async throws {
+        let s = try suite("""
+            suite: a
+            title: a
+            steps:
+              - name: x
+                request: {method: POST, url: "/reg"}
+                assume: {D3: {status: 299}}
+            """)
+        #expect(await run([s]).exitCode == 0)
+    }
+
+    @Test func shouldFailuresFailTheRun() async throws {
+        let s = try suite("""
+            suite: should
+            title: should
+            steps:
+              - name: x
+                request: {method: POST, url: "/reg"}
+                should: {headers: {X-Missing: $any}}
+            """)
+        let result = await run([s])
+        #expect(result.steps[0].verdict == .fail)
+        #expect(result.steps[0].failures[0].severity == .should)
+        #expect(result.exitCode == 1)
+    }
+
+    @Test func eventuallyRetriesUntilTheChecksHold() async throws {
+        let s = try suite("""
+            suite: ev
+            title: eventually
+            steps:
+              - name: flaky
+                request: {url: "/flaky"}
+                expect: {status: 200}
+                eventually: {timeout: 5s, interval: 10ms}
+            """)
+        let result = await run([s])
+        #expect(result.steps[0].verdict == .pass)
+        #expect(result.steps[0].attempts == 3)
+    }
+
+    @Test func eventuallyGivesUpAtItsTimeout() async throws {
+        let s = try suite("""
+            suite: ev2
+            title: eventually fails
+            steps:
+              - name: never
+                request: {url: "/nope"}
+                expect: {status: 200}
+                eventually: {timeout: 100ms, interval: 20ms}
+            """)
+        let result = await run([s])
+        #expect(result.steps[0].verdict == .fail)
+        #expect(result.steps[0].attempts >= 1)
+        #expect(result.steps[0].error?.contains("still failing after") == true)
+    }
+
+    @Test func flowsWaitForNamedEventsAndSeeTheEmittersCaptures() async throws {
+        let s = try suite("""
+            suite: ev3
+            title: wait
+            flows:
+              tablet:
+                - wait: {event: registrationUpdated, flow: phone, timeout: 5s}
+                - name: read the phone's registration
+                  request: {url: "/reg/{{ phone.reg }}"}
+                  expect: {json: {pushRegId: "{{ reg }}"}}
+              phone:
+                - name: register
+                  request: {method: POST, url: "/reg"}
+                  capture: {reg: $.pushRegId}
+                  emits: registrationUpdated
+            """)
+        let result = await run([s])
+        #expect(result.steps.map(\.verdict) == [.pass, .pass, .pass])
+        #expect(result.steps.map(\.flow) == ["tablet", "tablet", "phone"])
+    }
+
+    @Test func aWaitForAnEventThatNeverComesFails() async throws {
+        let s = try suite("""
+            suite: ev4
+            title: wait fails
+            steps:
+              - wait: {event: registrationUpdated, timeout: 50ms}
+            """)
+        let result = await run([s])
+        #expect(result.steps[0].verdict == .fail)
+        #expect(result.steps[0].error == "event 'registrationUpdated' did not come within 0.05 seconds")
+    }
+
+    @Test func aHangingImplementationFailsTheStepWithinItsTimeout() async throws {
+        let s = try suite("""
+            suite: hang
+            title: hang
+            steps:
+              - name: x
+                request: {url: "/reg"}
+            """)
+        // The transport never returns: only the runner's deadline can end the step.
+        let result = await run([s], transport: HangingTransport(), timeout: .milliseconds(100))
+        #expect(result.steps[0].verdict == .fail)
+        #expect(result.steps[0].error?.hasPrefix("no response: timeout: no response within 0.1 seconds") == true)
+        #expect(result.exitCode == 1)
+    }
+
+    @Test func anUnreachableTargetCannotRun() async throws {
+        let s = try suite("suite: u\ntitle: u\nsteps:\n  - name: x\n    request: {url: \"/reg\"}\n")
+        let result = await run([s], transport: FailingTransport(error: TransportError(.connectionRefused, "http://127.0.0.1:1/reg")))
+        #expect(result.steps[0].verdict == .error)
+        #expect(result.exitCode == 2)
+    }
+
+    @Test func invalidJSONFailsTheStepAndTheRunGoesOn() async throws {
+        let bad = try suite("suite: g\ntitle: g\nsteps:\n  - name: x\n    request: {url: \"/garbage\"}\n    expect: {json: {a: 1}}\n")
+        let good = try suite("suite: h\ntitle: h\nsteps:\n  - name: y\n    request: {method: POST, url: \"/reg\"}\n    expect: {status: 200}\n")
+        let result = await run([bad, good])
+        #expect(result.suites.map(\.verdict) == [.fail, .pass])
+        #expect(result.steps[0].failures[0].mismatches[0].note?.hasPrefix("invalid JSON") == true)
+    }
+
+    @Test func overridesWinOverDefaults() async throws {
+        let s = try suite("""
+            suite: vars
+            title: vars
+            vars: {path: "/nope"}
+            steps:
+              - name: x
+                request: {method: POST, url: "{{ path }}"}
+                expect: {status: 200}
+            """)
+        #expect(await run([s]).exitCode == 1)
+        #expect(await run([s], overrides: ["path": "/reg"]).exitCode == 0)
+    }
+
+    @Test func eventsArriveInOrderForReporters() async throws {
+        let s = try suite("suite: e\ntitle: e\nsteps:\n  - name: x\n    request: {method: POST, url: \"/reg\"}\n")
+        let log = Mutex<[String]>([])
+        _ = await Runner(transport: transport).run(RunPlan(suites: [s])) { event in
+            let name: String
+            switch event {
+            case .runStarted: name = "run"
+            case .suiteStarted: name = "suite"
+            case .stepFinished: name = "step"
+            case .suiteFinished: name = "suite done"
+            case .runFinished: name = "run done"
+            }
+            log.withLock { $0.append(name) }
+        }
+        #expect(log.withLock { $0 } == ["run", "suite", "step", "suite done", "run done"])
+    }
+}

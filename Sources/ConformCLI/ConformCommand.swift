@@ -27,6 +27,7 @@ public enum ConformCommand {
             case "--version": io.out.write("conform \(version)\n"); return 0
             case "run": return try await RunCommand.main(rest, io: io)
             case "validate": return try ValidateCommand.main(rest, io: io)
+            case "serve": return try await ServeCommand.main(rest, io: io)
             default:
                 throw UsageError(message: "unknown subcommand '\(first)'", subcommand: nil)
             }

@@ -16,6 +16,7 @@ enum Help {
         SUBCOMMANDS:
           run                     Run suites against an implementation (default: the embedded reference).
           validate                Check suite files and print every problem.
+          serve                   Serve the reference implementation over HTTP.
 
           See 'conform <subcommand> --help' for detailed help.
 
@@ -23,8 +24,9 @@ enum Help {
 
     static func usage(_ subcommand: String) -> String {
         switch subcommand {
-        case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE]..."
+        case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
+        case "serve": "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]..."
         default: "conform \(subcommand) [options]"
         }
     }
@@ -44,7 +46,8 @@ enum Help {
                                   exec:CMD: a program speaking the line-JSON adapter protocol (docs/adapters.md).
           --var NAME=VALUE        Set a suite variable (repeatable). The environment's CONFORM_VAR_NAME also
                                   sets it; --var wins over the environment, which wins over suite defaults.
-          --report KIND:FILE      Also write a report: junit:FILE, json:FILE (repeatable).
+          --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
+                                  report page, docs/report.md) (repeatable).
           --timeout SECONDS       How long one exchange may take (default: 10).
           --verbose               List every step, not only those that did not pass.
           --no-color              Never colour the output (NO_COLOR is honoured too).
@@ -53,6 +56,24 @@ enum Help {
         EXIT CODES:
           0 conforms, 1 at least one must/should mismatch, 2 cannot run (bad suite, I/O, unreachable
           target), 64 usage error.
+
+        """
+
+    static let serve = """
+        OVERVIEW: Serve the embedded reference implementation over HTTP/1.1 (both the mobile and the backend API).
+
+        USAGE: \(usage("serve"))
+
+        OPTIONS:
+          --host ADDRESS          The address to listen on (default: 127.0.0.1).
+          --port N                The port (default: 0, any free port; the bound address is printed).
+          --config FILE           Applications from a YAML or JSON file (docs/reference.md); default: the three
+                                  built-in applications (all, jwt, restricted).
+          --fault NAME            Inject a named fault (repeatable), to see how suites catch it.
+          --threads N             Worker threads (default: the server's default).
+          -h, --help              Show help information.
+
+        Runs until interrupted (Ctrl-C or SIGTERM). Point 'conform run --target URL' at the printed address.
 
         """
 

@@ -84,7 +84,7 @@ struct ReportRequest {
     var kind: String
     var path: String
 
-    static let kinds = ["junit", "json"]
+    static let kinds = ["junit", "json", "html"]
 
     init(parsing spec: String) throws(UsageError) {
         guard let colon = spec.firstIndex(of: ":"), colon != spec.startIndex, spec.index(after: colon) != spec.endIndex else {
@@ -100,6 +100,7 @@ struct ReportRequest {
     func reporter(sink: any TextSink) -> any RunReporter {
         switch kind {
         case "junit": JUnitReporter(sink: sink)
+        case "html": HTMLReporter(sink: sink)
         default: JSONReporter(sink: sink)
         }
     }

@@ -13,15 +13,21 @@ enum Target: CustomStringConvertible {
     static let builtinMobile = "http://mobile.conform.invalid"
     static let builtinBackend = "http://backend.conform.invalid"
 
-    init(parsing text: String, faults: [String]) throws(UsageError) {
-        var parsedFaults: [ReferenceFault] = []
-        for name in faults {
+    /// Looks up `--fault` names among the reference implementation's faults.
+    static func faults(_ names: [String], subcommand: String) throws(UsageError) -> [ReferenceFault] {
+        var parsed: [ReferenceFault] = []
+        for name in names {
             guard let fault = ReferenceFault.allCases.first(where: { $0.rawValue == name }) else {
-                let names = ReferenceFault.allCases.map(\.rawValue).sorted().joined(separator: ", ")
-                throw UsageError(message: "unknown fault '\(name)'; known faults: \(names)", subcommand: "run")
+                let known = ReferenceFault.allCases.map(\.rawValue).sorted().joined(separator: ", ")
+                throw UsageError(message: "unknown fault '\(name)'; known faults: \(known)", subcommand: subcommand)
             }
-            parsedFaults.append(fault)
+            parsed.append(fault)
         }
+        return parsed
+    }
+
+    init(parsing text: String, faults: [String]) throws(UsageError) {
+        let parsedFaults = try Target.faults(faults, subcommand: "run")
         if text == "builtin" {
             self = .builtin(faults: parsedFaults)
         } else if text.hasPrefix("http://") || text.hasPrefix("https://") {

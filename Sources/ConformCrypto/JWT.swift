@@ -50,7 +50,9 @@ public enum JWT {
     /// Splits and base64url-decodes a token without checking its signature.
     public static func decode(_ token: String) -> Result<Decoded, Failure> {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { return .failure(.malformed("expected 3 dot-separated parts, found \(parts.count)")) }
+        guard parts.count == 3 else {
+            return .failure(.malformed("expected 3 dot-separated parts, found \(parts.count)"))
+        }
         guard let headerBytes = Base64URL.decode(String(parts[0])), isJSONObject(headerBytes) else {
             return .failure(.malformed("header is not base64url-encoded JSON object"))
         }
@@ -62,7 +64,8 @@ public enum JWT {
         }
         return .success(
             Decoded(
-                header: String(decoding: headerBytes, as: UTF8.self), claims: String(decoding: claimBytes, as: UTF8.self),
+                header: String(decoding: headerBytes, as: UTF8.self),
+                claims: String(decoding: claimBytes, as: UTF8.self),
                 signature: signature, signingInput: parts[0] + "." + parts[1]))
     }
 

@@ -10,7 +10,8 @@ extension ReferenceConfiguration.Application {
         externalUserId: String, expiresAt: Date = Date().addingTimeInterval(3600), issuedAt: Date = Date(),
         keyID: String? = nil, tokenId: String = RandomBytes.uuid()
     ) -> String? {
-        guard let kid = keyID ?? jwtKeys.keys.sorted().first, let hex = jwtKeys[kid], let secret = Hex.decode(hex) else {
+        guard let kid = keyID ?? jwtKeys.keys.sorted().first, let hex = jwtKeys[kid], let secret = Hex.decode(hex)
+        else {
             return nil
         }
         let claims: JSONValue = [

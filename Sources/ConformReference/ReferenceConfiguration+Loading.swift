@@ -25,7 +25,8 @@ extension ReferenceConfiguration {
         } catch {
             throw YAMLParseFailure([
                 YAMLDiagnostic(
-                    file: file, mark: SourceMark(line: 1, column: 1), message: "cannot read the file: \(error.localizedDescription)",
+                    file: file, mark: SourceMark(line: 1, column: 1),
+                    message: "cannot read the file: \(error.localizedDescription)",
                     help: "check the path and permissions")
             ])
         }
@@ -33,7 +34,9 @@ extension ReferenceConfiguration {
     }
 
     /// Parses configuration text; `json` picks the JSON parser, else YAML.
-    public static func parse(_ bytes: [UInt8], file: String, json: Bool) throws(YAMLParseFailure) -> ReferenceConfiguration {
+    public static func parse(_ bytes: [UInt8], file: String, json: Bool) throws(YAMLParseFailure)
+        -> ReferenceConfiguration
+    {
         var marks: [String: SourceMark] = [:]
         let value: JSONValue
         if json {
@@ -46,6 +49,8 @@ extension ReferenceConfiguration {
                         help: "fix the JSON syntax")
                 ])
             }
+            // JSON is YAML too: a second parse only to learn each node's line and column.
+            if let node = try? YAML.parse(bytes, file: file) { _ = jsonValue(node, path: "$", marks: &marks) }
         } else {
             guard let node = try YAML.parse(bytes, file: file) else {
                 throw YAMLParseFailure([
@@ -66,13 +71,13 @@ extension ReferenceConfiguration {
     static func jsonValue(_ node: YAMLNode, path: String, marks: inout [String: SourceMark]) -> JSONValue {
         marks[path] = node.mark
         switch node.kind {
-        case .scalar(let text, let style):
-            guard style == .plain, node.tag == nil else { return .string(text) }
-            switch text {
-            case "", "~", "null", "Null", "NULL": return .null
-            case "true", "True", "TRUE": return .bool(true)
-            case "false", "False", "FALSE": return .bool(false)
-            default: return Int(text).map(JSONValue.int) ?? .string(text)
+        case .scalar:
+            switch node.resolvedScalar {
+            case .null, nil: return .null
+            case .bool(let b): return .bool(b)
+            case .int(let i): return .int(i)
+            case .double(let d): return .double(d)
+            case .string(let text): return .string(text)
             }
         case .sequence(let items):
             return .array(items.enumerated().map { jsonValue($1, path: "\(path)[\($0)]", marks: &marks) })
@@ -120,13 +125,18 @@ struct ConfigurationDecoder {
         }
         for field in [\ReferenceConfiguration.Application.id, \.applicationCode, \.apiKey] {
             var seen: Set<String> = []
-            for (index, app) in configuration.applications.enumerated() where !seen.insert(app[keyPath: field]).inserted {
-                problem("$.applications[\(index)]", "duplicate value '\(app[keyPath: field])'", help: "ids, codes and keys must be unique")
+            for (index, app) in configuration.applications.enumerated() where !seen.insert(app[keyPath: field]).inserted
+            {
+                problem(
+                    "$.applications[\(index)]", "duplicate value '\(app[keyPath: field])'",
+                    help: "ids, codes and keys must be unique")
             }
         }
         let codes = Set(configuration.applications.map(\.applicationCode))
         for (index, app) in configuration.applications.enumerated() where codes.contains(app.apiKey) {
-            problem("$.applications[\(index)].apiKey", "an API key equals an application code", help: "use distinct credentials (D11)")
+            problem(
+                "$.applications[\(index)].apiKey", "an API key equals an application code",
+                help: "use distinct credentials (D11)")
         }
         return configuration
     }
@@ -148,7 +158,8 @@ struct ConfigurationDecoder {
             }
             fields[key] = text
         }
-        let mode = ReferenceConfiguration.UserDataMode(rawValue: string(object["userDataMode"], "\(path).userDataMode") ?? "all")
+        let mode = ReferenceConfiguration.UserDataMode(
+            rawValue: string(object["userDataMode"], "\(path).userDataMode") ?? "all")
         if !ReferenceConfiguration.UserDataMode.known.contains(mode) {
             problem("\(path).userDataMode", "unknown userDataMode '\(mode)'", help: "use all, jwt or restricted")
         }
@@ -159,20 +170,29 @@ struct ConfigurationDecoder {
                     guard let hex = secret.stringValue, hex.count >= 2, hex.count % 2 == 0,
                         hex.allSatisfy({ $0.isHexDigit })
                     else {
-                        problem("\(path).jwtKeys.\(kid)", "the secret must be hex text", help: "write the key bytes as hex, e.g. 6b6579")
+                        problem(
+                            "\(path).jwtKeys.\(kid)", "the secret must be hex text",
+                            help: "write the key bytes as hex, e.g. 6b6579")
                         continue
                     }
                     keys[kid] = hex
                 }
             } else {
-                problem("\(path).jwtKeys", "'jwtKeys' must be a mapping of kid to hex secret", help: "e.g. jwtKeys: {my-kid: 6b6579}")
+                problem(
+                    "\(path).jwtKeys", "'jwtKeys' must be a mapping of kid to hex secret",
+                    help: "e.g. jwtKeys: {my-kid: 6b6579}")
             }
         }
         if mode == .jwt && keys.isEmpty {
-            problem(path, "a jwt application needs at least one key in 'jwtKeys'", help: "add jwtKeys: {<kid>: <hex secret>}")
+            problem(
+                path, "a jwt application needs at least one key in 'jwtKeys'",
+                help: "add jwtKeys: {<kid>: <hex secret>}")
         }
-        guard let id = fields["id"], let code = fields["applicationCode"], let key = fields["apiKey"] else { return nil }
-        return ReferenceConfiguration.Application(id: id, applicationCode: code, apiKey: key, userDataMode: mode, jwtKeys: keys)
+        guard let id = fields["id"], let code = fields["applicationCode"], let key = fields["apiKey"] else {
+            return nil
+        }
+        return ReferenceConfiguration.Application(
+            id: id, applicationCode: code, apiKey: key, userDataMode: mode, jwtKeys: keys)
     }
 
     private mutating func string(_ value: JSONValue?, _ path: String) -> String? {

@@ -24,7 +24,7 @@ extension ReferenceEngine {
     /// A Bearer token names its application in the `infobip-api-key` claim; when it cannot be decoded the
     /// application owning `installationId` is used, so a fault that skips verification still finds one.
     func mobileApplication(
-        _ request: HTTPRequest, allowBearer: Bool, installationId: String? = nil, state: ReferenceState
+        _ request: HTTPRequest, allowBearer: Bool, installationId: String? = nil, state: ReferenceState? = nil
     ) throws(ReferenceError) -> (ReferenceConfiguration.Application, MobileCredential) {
         guard let auth = authorization(request) else {
             throw .unauthorized("Missing Authorization header; send 'App <applicationCode>'.")
@@ -45,7 +45,7 @@ extension ReferenceEngine {
             if let code = claims?["infobip-api-key"]?.stringValue, let app = configuration.application(code: code) {
                 return (app, .bearer(token: auth.value, claims: claims))
             }
-            if has(.jwtNotVerified), let id = installationId, let owner = state.installations[id],
+            if has(.jwtNotVerified), let id = installationId, let owner = state?.installations[id],
                 let app = configuration.application(id: owner.applicationId)
             {
                 return (app, .bearer(token: auth.value, claims: claims))
@@ -94,7 +94,9 @@ extension ReferenceEngine {
         guard claims["infobip-api-key"]?.stringValue == app.applicationCode else {
             throw .unauthorized("The JWT 'infobip-api-key' claim is not this application's code.")
         }
-        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else { throw .unauthorized("The JWT has no 'sub' claim.") }
+        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
+            throw .unauthorized("The JWT has no 'sub' claim.")
+        }
         if let subject, sub != subject, !has(.jwtSubjectNotChecked) {
             throw .unauthorized("The JWT 'sub' does not match the externalUserId.")
         }
@@ -136,7 +138,8 @@ extension ReferenceEngine {
     ) throws(ReferenceError) -> Installation {
         let target = try installation(id, app: app, state: &state, unknown: ReferenceError.noRegistration)
         if let caller = request.headerFields["pushregistrationid"], !caller.isEmpty, caller != id {
-            guard let callerInstallation = state.installations[caller], callerInstallation.applicationId == app.id else {
+            guard let callerInstallation = state.installations[caller], callerInstallation.applicationId == app.id
+            else {
                 throw .noRegistration(caller)
             }
             if callerInstallation.personId != target.personId && !has(.otherInstallationUnchecked) {

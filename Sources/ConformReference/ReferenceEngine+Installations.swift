@@ -13,7 +13,8 @@ extension ReferenceEngine {
         state.persons[person]?.installations.append(id)
         if body["isPrimary"]?.boolValue == true { state.setPrimary(id, true, exclusive: true) }
         let created = state.installations[id] ?? installation
-        return .json(200, ReferenceRendering.installation(created, includePushRegId: !has(.registrationWithoutPushRegId)))
+        return .json(
+            200, ReferenceRendering.installation(created, includePushRegId: !has(.registrationWithoutPushRegId)))
     }
 
     /// M3: `GET /mobile/1/appinstance/{id}`.
@@ -54,7 +55,7 @@ extension ReferenceEngine {
 
     /// M12: `GET /mobile/1/baseurl` answers the origin the request came to, else the configured base URL.
     func baseURL(_ request: HTTPRequest) throws(ReferenceError) -> HTTPResponse {
-        _ = try mobileApplication(request, allowBearer: false, state: ReferenceState(seed: ""))
+        _ = try mobileApplication(request, allowBearer: false)
         let origin = URLParts(request.url).origin
         let base =
             if !origin.isEmpty { origin } else if let host = request.headerFields["Host"], !host.isEmpty {
@@ -71,7 +72,11 @@ extension ReferenceEngine {
             case "regEnabled", "notificationsEnabled":
                 if value.isNull { continue }
                 guard let flag = value.boolValue else { throw .requestFormat("'\(key)' must be a boolean.") }
-                if key == "regEnabled" { installation.regEnabled = flag } else { installation.notificationsEnabled = flag }
+                if key == "regEnabled" {
+                    installation.regEnabled = flag
+                } else {
+                    installation.notificationsEnabled = flag
+                }
             case "customAttributes":
                 try merge(value, into: &installation.customAttributes, name: key)
             default:
@@ -87,6 +92,8 @@ extension ReferenceEngine {
             return
         }
         guard let object = value.objectValue else { throw .requestFormat("'\(name)' must be an object.") }
-        for (k, v) in object { target[k] = v.isNull ? nil : v }
+        for (k, v) in object {
+            if v.isNull { target[k] = nil } else { target[k] = v }
+        }
     }
 }

@@ -35,7 +35,9 @@ extension ReferenceEngine {
         }
         state.installations[id] = installation
         if let primary = body["isPrimary"], !primary.isNull {
-            guard let flag = primary.boolValue else { throw .service(400, "BAD_REQUEST", "'isPrimary' must be a boolean.") }
+            guard let flag = primary.boolValue else {
+                throw .service(400, "BAD_REQUEST", "'isPrimary' must be a boolean.")
+            }
             state.setPrimary(id, flag, exclusive: !has(.primaryNotExclusive))
         }
         return .json(200, ReferenceRendering.pushInstance(state.installations[id] ?? installation))
@@ -103,16 +105,22 @@ extension ReferenceEngine {
         }
         func text(_ key: String) throws(ReferenceError) -> String? {
             guard let v = object[key], !v.isNull else { return nil }
-            guard let s = v.stringValue else { throw .service(400, "USER_IDENTITY_INVALID", "'\(key)' must be a string.") }
+            guard let s = v.stringValue else {
+                throw .service(400, "USER_IDENTITY_INVALID", "'\(key)' must be a string.")
+            }
             return s.isEmpty || s.lowercased() == "null" ? nil : s
         }
         var identity = PersonIdentity(externalUserId: try text("externalId"))
         if let email = try text("email") {
-            guard Self.isValidEmail(email) else { throw .service(400, "EMAIL_INVALID", "'\(email)' is not a valid address.") }
+            guard Self.isValidEmail(email) else {
+                throw .service(400, "EMAIL_INVALID", "'\(email)' is not a valid address.")
+            }
             identity.emails = [email]
         }
         if let phone = try text("phoneNumber") {
-            guard Self.isValidPhone(phone) else { throw .service(400, "PHONE_INVALID", "'\(phone)' must be 5 to 15 digits.") }
+            guard Self.isValidPhone(phone) else {
+                throw .service(400, "PHONE_INVALID", "'\(phone)' must be 5 to 15 digits.")
+            }
             identity.phones = [phone]
         }
         if identity.isEmpty {

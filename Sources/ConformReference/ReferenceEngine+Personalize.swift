@@ -25,7 +25,9 @@ extension ReferenceEngine {
         }
         var identity = PersonIdentity()
         if let ext = object["externalUserId"], !ext.isNull {
-            guard let s = ext.stringValue else { throw .service(400, "USER_IDENTITY_INVALID", "'externalUserId' must be a string.") }
+            guard let s = ext.stringValue else {
+                throw .service(400, "USER_IDENTITY_INVALID", "'externalUserId' must be a string.")
+            }
             if !s.isEmpty { identity.externalUserId = s }
         }
         identity.phones = try phones(object["phones"])
@@ -95,7 +97,8 @@ extension ReferenceEngine {
             let candidates = state.persons(applicationId: app, emails: identity.emails, phones: identity.phones)
             if candidates.count > 1 {
                 throw .service(
-                    400, "AMBIGUOUS_PERSONALIZE_CANDIDATES", "The identity matches \(candidates.count) different persons.")
+                    400, "AMBIGUOUS_PERSONALIZE_CANDIDATES",
+                    "The identity matches \(candidates.count) different persons.")
             }
             owner = candidates.first
         }
@@ -111,7 +114,9 @@ extension ReferenceEngine {
             state.move(id, to: target)
         } else if !conflictsWithCurrent {
             // D3: the same identity again is idempotent.
-            if has(.personalizeNotIdempotent) && identity.externalUserId != nil && identity.externalUserId == current.externalUserId {
+            if has(.personalizeNotIdempotent) && identity.externalUserId != nil
+                && identity.externalUserId == current.externalUserId
+            {
                 throw .mergeInterrupted("The installation is already personalized.")
             }
             target = current.id

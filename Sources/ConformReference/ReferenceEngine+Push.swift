@@ -2,13 +2,15 @@ import ConformCore
 
 /// Push statuses of the Infobip catalogue (§11.5, §11.6).
 enum PushStatus {
-    static func json(_ groupId: Int, _ groupName: String, _ id: Int, _ name: String, _ description: String) -> JSONValue {
+    static func json(_ groupId: Int, _ groupName: String, _ id: Int, _ name: String, _ description: String) -> JSONValue
+    {
         [
             "groupId": .int(groupId), "groupName": .string(groupName), "id": .int(id), "name": .string(name),
             "description": .string(description),
         ]
     }
-    static let pendingAccepted = json(1, "PENDING", 26, "PENDING_ACCEPTED", "Message accepted and pending for processing.")
+    static let pendingAccepted = json(
+        1, "PENDING", 26, "PENDING_ACCEPTED", "Message accepted and pending for processing.")
     static let pendingEnroute = json(1, "PENDING", 7, "PENDING_ENROUTE", "Message sent to next instance.")
     static let noDestination = json(
         2, "UNDELIVERABLE", 66, "UNDELIVERABLE_NO_DESTINATION", "The filter does not resolve any pushRegistrationIds.")
@@ -76,14 +78,17 @@ extension ReferenceEngine {
             return bulk(PushStatus.invalidQuery, 0)
         }
         _ = enqueue(content, to: devices, state: &state)
-        let status = devices.isEmpty && !has(.noDestinationReportedAccepted) ? PushStatus.noDestination : PushStatus.pendingAccepted
+        let status =
+            devices.isEmpty && !has(.noDestinationReportedAccepted)
+            ? PushStatus.noDestination : PushStatus.pendingAccepted
         return bulk(status, devices.count)
     }
 
     /// B8: `POST /push/3/messages`; one `messages[]` entry per device reached, or one UNDELIVERABLE entry per empty destination.
     func pushV3(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
         let app = try backendApplication(request, requireAppCode: false)
-        let body = try objectBody(request, invalid: { .e400("Request body is not a JSON object.", violations: [("", $0)]) })
+        let body = try objectBody(
+            request, invalid: { .e400("Request body is not a JSON object.", violations: [("", $0)]) })
         guard let messages = body["messages"]?.arrayValue, !messages.isEmpty else {
             throw .e400("Bad request", violations: [("messages", "must not be empty")])
         }
@@ -116,7 +121,8 @@ extension ReferenceEngine {
             let queued = QueuedMessage(
                 messageId: "", title: content?["title"]?.stringValue, text: content?["text"]?.stringValue,
                 sound: message["options"]?["platform"]?["sound"]?.stringValue, silent: false,
-                customPayload: message["options"]?["customPayload"]?.objectValue ?? content?["customPayload"]?.objectValue,
+                customPayload: message["options"]?["customPayload"]?.objectValue
+                    ?? content?["customPayload"]?.objectValue,
                 sendDateTime: nowMillis, bulkId: "")
             plans.append((queued, targets))
         }
@@ -134,7 +140,8 @@ extension ReferenceEngine {
                     throw .e400("Bad request", violations: [("destinations", error.message)])
                 }
                 if devices.isEmpty {
-                    let status = has(.noDestinationReportedAccepted) ? PushStatus.pendingEnroute : PushStatus.noDestination
+                    let status =
+                        has(.noDestinationReportedAccepted) ? PushStatus.pendingEnroute : PushStatus.noDestination
                     entries.append(v3Entry(state.ids.next("message"), status, target.label))
                 }
                 for (device, messageId) in zip(devices, enqueue(content, to: devices, state: &state)) {
@@ -150,8 +157,12 @@ extension ReferenceEngine {
     }
 
     /// A v3 destination as a v2-style filter plus its primary-only flag.
-    private func v3Target(_ destination: JSONValue) -> Result<(label: String, filter: JSONObject, onlyPrimary: Bool), InvalidPushQuery> {
-        guard let object = destination.objectValue else { return .failure(InvalidPushQuery(message: "must be an object")) }
+    private func v3Target(_ destination: JSONValue) -> Result<
+        (label: String, filter: JSONObject, onlyPrimary: Bool), InvalidPushQuery
+    > {
+        guard let object = destination.objectValue else {
+            return .failure(InvalidPushQuery(message: "must be an object"))
+        }
         let onlyPrimary = object["targetOnlyPrimaryDevices"]?.boolValue ?? false
         let keyed: [String: String] = [
             "EXTERNAL_USER_ID": "externalUserId", "EMAIL": "email", "PHONE_NUMBER": "phoneNumber",
@@ -166,7 +177,8 @@ extension ReferenceEngine {
         }
         guard type == "MULTIPLE" else {
             return .failure(
-                InvalidPushQuery(message: "type must be EXTERNAL_USER_ID, EMAIL, PHONE_NUMBER, REGISTRATION or MULTIPLE"))
+                InvalidPushQuery(
+                    message: "type must be EXTERNAL_USER_ID, EMAIL, PHONE_NUMBER, REGISTRATION or MULTIPLE"))
         }
         var filter = object
         filter["type"] = nil
@@ -181,12 +193,19 @@ extension ReferenceEngine {
         return b
     }
 
+    /// How many unreported pushes one installation keeps.
+    static let maxPendingPerInstallation = 500
+
     /// Queues one copy of `content` per device, each with its own messageId; returns the ids.
     private func enqueue(_ content: QueuedMessage, to devices: [String], state: inout ReferenceState) -> [String] {
         devices.map { device in
             var copy = content
             copy.messageId = state.ids.next("message")
             state.installations[device]?.pending.append(copy)
+            // Bound memory under load: a device that never syncs keeps only its newest pushes.
+            if let count = state.installations[device]?.pending.count, count > Self.maxPendingPerInstallation {
+                state.installations[device]?.pending.removeFirst(count - Self.maxPendingPerInstallation)
+            }
             return copy.messageId
         }
     }

@@ -9,7 +9,7 @@ extension ReferenceEngine {
         _ filter: JSONObject, app: ReferenceConfiguration.Application, onlyPrimary: Bool, state: ReferenceState
     ) throws(InvalidPushQuery) -> [String] {
         var result: [String] = []
-        let persons = state.persons.values.filter { $0.applicationId == app.id }.sorted { $0.id < $1.id }
+        let persons = candidates(filter, app: app, state: state)
         for person in persons {
             var reached: [String] = []
             for id in person.installations {
@@ -23,8 +23,23 @@ extension ReferenceEngine {
         return result
     }
 
+    /// The persons a filter can reach: one lookup for a plain externalUserId or pushRegistrationId, else all.
+    private func candidates(
+        _ filter: JSONObject, app: ReferenceConfiguration.Application, state: ReferenceState
+    ) -> [Person] {
+        if let ext = filter["externalUserId"]?.stringValue {
+            return state.person(applicationId: app.id, externalUserId: ext).map { [$0] } ?? []
+        }
+        if let id = filter["pushRegistrationId"]?.stringValue {
+            guard let installation = state.installations[id], installation.applicationId == app.id else { return [] }
+            return state.persons[installation.personId].map { [$0] } ?? []
+        }
+        return state.persons.values.filter { $0.applicationId == app.id }.sorted { $0.id < $1.id }
+    }
+
     /// Whether every member of `filter` holds; `$or` / `$and` take arrays of filters, arrays of values mean any-of.
-    func matches(_ filter: JSONObject, _ installation: Installation, _ person: Person) throws(InvalidPushQuery) -> Bool {
+    func matches(_ filter: JSONObject, _ installation: Installation, _ person: Person) throws(InvalidPushQuery) -> Bool
+    {
         for (key, value) in filter {
             switch key {
             case "$or", "$and":
@@ -32,7 +47,9 @@ extension ReferenceEngine {
                     throw InvalidPushQuery(message: "'\(key)' must be an array of objects")
                 }
                 var results: [Bool] = []
-                for part in parts { results.append(try matches(part.objectValue ?? JSONObject(), installation, person)) }
+                for part in parts {
+                    results.append(try matches(part.objectValue ?? JSONObject(), installation, person))
+                }
                 if key == "$or" ? !results.contains(true) : results.contains(false) { return false }
             default:
                 let wanted = try values(value, key: key)

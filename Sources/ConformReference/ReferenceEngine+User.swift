@@ -84,7 +84,9 @@ extension ReferenceEngine {
                 if app.userDataMode == .jwt && !has(.jwtNotVerified) {
                     throw .unauthorized("In JWT mode the externalUserId changes only through personalize.")
                 }
-                if let wanted, let owner = state.person(applicationId: app.id, externalUserId: wanted), owner.id != person.id {
+                if let wanted, let owner = state.person(applicationId: app.id, externalUserId: wanted),
+                    owner.id != person.id
+                {
                     throw .mergeInterrupted("externalUserId '\(wanted)' belongs to another person.")
                 }
             }

@@ -34,7 +34,8 @@ struct ReferenceEngine: Sendable {
         guard route.methods.contains(method) else {
             var error = ReferenceError.service(
                 405, "METHOD_NOT_ALLOWED",
-                "\(method) is not allowed on '\(request.path)'; use \(route.methods.map(\.rawValue).joined(separator: ", ")).")
+                "\(method) is not allowed on '\(request.path)'; use \(route.methods.map(\.rawValue).joined(separator: ", "))."
+            )
             error.headers["Allow"] = route.methods.map(\.rawValue).joined(separator: ", ")
             throw error
         }

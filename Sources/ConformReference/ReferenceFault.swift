@@ -28,7 +28,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// Personalizing twice with the same identity fails (D3 broken).
     public static let personalizeNotIdempotent = ReferenceFault(rawValue: "personalizeNotIdempotent")
     /// With `forceDepersonalize=true` the old person loses all its devices, not only this one (D4 broken).
-    public static let forceDepersonalizeDropsOtherDevices = ReferenceFault(rawValue: "forceDepersonalizeDropsOtherDevices")
+    public static let forceDepersonalizeDropsOtherDevices = ReferenceFault(
+        rawValue: "forceDepersonalizeDropsOtherDevices")
     /// Query booleans `1`/`0` are read as false (D13 broken).
     public static let numericBooleansIgnored = ReferenceFault(rawValue: "numericBooleansIgnored")
     /// An empty `userIdentity` is accepted.
@@ -78,8 +79,10 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
 
     /// Every fault this build knows, in a stable order.
     public static let allCases: [ReferenceFault] = [
-        .registrationWithoutPushRegId, .unknownRegistrationAccepted, .methodOverrideIgnored, .otherInstallationUnchecked,
-        .ignoreForceDepersonalize, .mergeOnDifferentUser, .personalizeNotIdempotent, .forceDepersonalizeDropsOtherDevices,
+        .registrationWithoutPushRegId, .unknownRegistrationAccepted, .methodOverrideIgnored,
+        .otherInstallationUnchecked,
+        .ignoreForceDepersonalize, .mergeOnDifferentUser, .personalizeNotIdempotent,
+        .forceDepersonalizeDropsOtherDevices,
         .numericBooleansIgnored, .emptyIdentityAccepted, .depersonalizeNoop, .depersonalizeKeepsIdentity,
         .primaryNotExclusive, .setDeviceAsPrimaryIgnored, .targetOnlyPrimaryIgnored, .pushReachesOnlyFirstDevice,
         .syncResendsKnownMessages, .noDestinationReportedAccepted, .restrictedNotEnforced, .jwtNotVerified,
@@ -105,7 +108,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         "targetOnlyPrimaryIgnored": "targetOnlyPrimaryDevices=true reaches every device (D7)",
         "pushReachesOnlyFirstDevice": "a push to a person reaches only its first device",
         "syncResendsKnownMessages": "message sync re-sends ids listed in mIDs or drIDs (D12)",
-        "noDestinationReportedAccepted": "a push reaching no device reports PENDING_ACCEPTED, not UNDELIVERABLE_NO_DESTINATION",
+        "noDestinationReportedAccepted":
+            "a push reaching no device reports PENDING_ACCEPTED, not UNDELIVERABLE_NO_DESTINATION",
         "restrictedNotEnforced": "the restricted profile accepts mobile personalize and PATCH user (D8)",
         "jwtNotVerified": "any Bearer token is accepted in JWT mode (D9)",
         "jwtSubjectNotChecked": "a JWT's sub is not compared with the externalUserId (D9)",

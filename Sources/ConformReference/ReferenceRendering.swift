@@ -24,7 +24,9 @@ enum ReferenceRendering {
     /// The mobile user JSON (§3.3), with `instances` when asked (M7).
     static func user(_ p: Person, instances: [Installation]?, showStale: Bool = false) -> JSONValue {
         var o = JSONObject()
-        if let ext = p.externalUserId ?? (showStale ? p.staleExternalUserId : nil) { o["externalUserId"] = .string(ext) }
+        if let ext = p.externalUserId ?? (showStale ? p.staleExternalUserId : nil) {
+            o["externalUserId"] = .string(ext)
+        }
         for key in standardAttributes {
             if let value = p.attributes[key] { o[key] = key == "gender" ? mobileGender(value) : value }
         }
@@ -45,14 +47,16 @@ enum ReferenceRendering {
         system["notificationsEnabled"] = .bool(i.notificationsEnabled)
         let renamed = ["language": "osLanguage", "appVersion": "applicationVersion"]
         for key in [
-            "sdkVersion", "os", "osVersion", "language", "deviceManufacturer", "deviceModel", "appVersion", "deviceName",
+            "sdkVersion", "os", "osVersion", "language", "deviceManufacturer", "deviceModel", "appVersion",
+            "deviceName",
             "deviceSecure", "deviceTimezoneOffset",
         ] {
             if let value = i.fields[key] { system[renamed[key] ?? key] = value }
         }
         return [
             "registrationId": .string(i.pushRegId), "applicationId": .string(i.applicationId),
-            "isPrimary": .bool(i.isPrimary), "systemData": .object(system), "additionalData": .object(i.customAttributes),
+            "isPrimary": .bool(i.isPrimary), "systemData": .object(system),
+            "additionalData": .object(i.customAttributes),
         ]
     }
 

@@ -52,7 +52,8 @@ enum ReferenceRoute: Sendable, Hashable {
             case "custom": self = .customEvents(segments[3])
             default: return nil
             }
-        case 5 where segments.starts(with: ["people", "2", "contactInformation", "push"]): self = .pushInstance(segments[4])
+        case 5 where segments.starts(with: ["people", "2", "contactInformation", "push"]):
+            self = .pushInstance(segments[4])
         case 6 where segments.starts(with: ["people", "2", "contactInformation", "push"]):
             switch segments[5] {
             case "personalize": self = .backendPersonalize(segments[4])
@@ -76,7 +77,8 @@ enum ReferenceRoute: Sendable, Hashable {
     /// Whether the endpoint belongs to the mobile API (else the backend API).
     var isMobile: Bool {
         switch self {
-        case .pushInstance, .backendPersonalize, .backendDepersonalize, .persons, .pushSingle, .pushMulti, .pushV3: false
+        case .pushInstance, .backendPersonalize, .backendDepersonalize, .persons, .pushSingle, .pushMulti, .pushV3:
+            false
         default: true
         }
     }

@@ -52,7 +52,9 @@ public struct ReferenceSnapshot: Sendable, Hashable, Codable {
                     }
                 })
         }.sorted {
-            ($0.applicationId, $0.externalUserId ?? "\u{10FFFF}", $0.id) < ($1.applicationId, $1.externalUserId ?? "\u{10FFFF}", $1.id)
+            ($0.applicationId, $0.externalUserId ?? "\u{10FFFF}", $0.id) < (
+                $1.applicationId, $1.externalUserId ?? "\u{10FFFF}", $1.id
+            )
         }
     }
 }
@@ -82,7 +84,8 @@ extension ReferenceState {
             if listed.count != 1 {
                 problems.append("installation \(id) is listed by \(listed.count) persons")
             } else if listed[0] != installation.personId {
-                problems.append("installation \(id) points to person \(installation.personId) but \(listed[0]) lists it")
+                problems.append(
+                    "installation \(id) points to person \(installation.personId) but \(listed[0]) lists it")
             }
             if persons[installation.personId] == nil {
                 problems.append("installation \(id) points to missing person \(installation.personId)")

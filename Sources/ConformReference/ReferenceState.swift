@@ -75,7 +75,8 @@ struct ReferenceState: Sendable {
         let wantedPhones = Set(phones)
         return persons.values.filter { p in
             p.applicationId == applicationId
-                && (p.emails.contains { wantedEmails.contains($0.lowercased()) } || p.phones.contains { wantedPhones.contains($0) })
+                && (p.emails.contains { wantedEmails.contains($0.lowercased()) }
+                    || p.phones.contains { wantedPhones.contains($0) })
         }.sorted { $0.id < $1.id }
     }
 

@@ -78,7 +78,9 @@ import Testing
         let decoded = try JWT.verifyHS256(token: token, secret: secret).get()
         #expect(decoded.claims == #"{"sub":"cust-42"}"#)
         #expect(decoded.header == #"{"alg":"HS256","typ":"JWT","kid":"k1"}"#)
-        #expect(throws: JWT.Failure.badSignature) { try JWT.verifyHS256(token: token, secret: Array("other".utf8)).get() }
+        #expect(throws: JWT.Failure.badSignature) {
+            try JWT.verifyHS256(token: token, secret: Array("other".utf8)).get()
+        }
     }
 
     @Test func jwtKnownVector() {
@@ -97,7 +99,9 @@ import Testing
         #expect(throws: JWT.Failure.self) { try JWT.verifyHS256(token: "a.b", secret: secret).get() }
         #expect(throws: JWT.Failure.self) { try JWT.verifyHS256(token: "!!.??.##", secret: secret).get() }
         let none = Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array("{}".utf8)) + "."
-        #expect(throws: JWT.Failure.unsupportedAlgorithm("none")) { try JWT.verifyHS256(token: none, secret: secret).get() }
+        #expect(throws: JWT.Failure.unsupportedAlgorithm("none")) {
+            try JWT.verifyHS256(token: none, secret: secret).get()
+        }
         let tampered = JWT.signHS256(claims: #"{"sub":"a"}"#, keyID: nil, secret: secret).replacingOccurrences(
             of: Base64URL.encode(Array(#"{"sub":"a"}"#.utf8)), with: Base64URL.encode(Array(#"{"sub":"b"}"#.utf8)))
         #expect(throws: JWT.Failure.badSignature) { try JWT.verifyHS256(token: tampered, secret: secret).get() }

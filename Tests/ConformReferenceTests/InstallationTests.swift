@@ -43,7 +43,9 @@ import Testing
         let got = h.mobile(.get, "/mobile/1/appinstance/\(id)", caller: id).json
         #expect(got["pushServiceToken"] == "new-token")
         #expect(got["customAttributes"]?["DeviceType"] == "personal")
-        #expect(h.mobile(.patch, "/mobile/1/appinstance/\(id)", caller: id, body: ["regEnabled": "yes"]).messageId == "REQUEST_FORMAT_INVALID")
+        #expect(
+            h.mobile(.patch, "/mobile/1/appinstance/\(id)", caller: id, body: ["regEnabled": "yes"]).messageId
+                == "REQUEST_FORMAT_INVALID")
     }
 
     /// D14: a POST without the override on the installation path is not a PATCH.
@@ -99,7 +101,8 @@ import Testing
     /// M12 answers the origin the request came to.
     @Test func baseURL() {
         #expect(h.mobile(.get, "/mobile/1/baseurl").json["baseUrl"] == "http://mobile.conform.invalid")
-        let r = h.send(.get, "/mobile/1/baseurl", headers: ["Authorization": "App \(appCode)", "Host": "127.0.0.1:8080"])
+        let r = h.send(
+            .get, "/mobile/1/baseurl", headers: ["Authorization": "App \(appCode)", "Host": "127.0.0.1:8080"])
         #expect(r.json["baseUrl"] == "http://127.0.0.1:8080")
         #expect(h.mobile(.get, "/mobile/1/baseurl", auth: "App \(apiKey)").status == 401)
     }

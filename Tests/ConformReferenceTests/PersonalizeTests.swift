@@ -12,8 +12,13 @@ import Testing
         let r = h.personalize(
             id, dialect: dialect,
             body: [
-                "userIdentity": ["externalUserId": .string(user), "emails": [["address": "ana@example.com"]], "phones": [["number": "385981234567"]]],
-                "userAttributes": ["firstName": "Ana", "gender": "Female", "tags": ["vip"], "customAttributes": ["tier": "gold"]],
+                "userIdentity": [
+                    "externalUserId": .string(user), "emails": [["address": "ana@example.com"]],
+                    "phones": [["number": "385981234567"]],
+                ],
+                "userAttributes": [
+                    "firstName": "Ana", "gender": "Female", "tags": ["vip"], "customAttributes": ["tier": "gold"],
+                ],
             ])
         #expect(r.status == 200)
         #expect(r.headerFields["Content-Type"] == "application/json")
@@ -26,7 +31,8 @@ import Testing
 
     /// D13: parameter order never matters and `1`/`true` both mean true.
     @Test(arguments: [
-        "forceDepersonalize=1&keepAsLead=0&setDeviceAsPrimary=1", "setDeviceAsPrimary=true&forceDepersonalize=true&keepAsLead=false",
+        "forceDepersonalize=1&keepAsLead=0&setDeviceAsPrimary=1",
+        "setDeviceAsPrimary=true&forceDepersonalize=true&keepAsLead=false",
         "keepAsLead=0&setDeviceAsPrimary=1&forceDepersonalize=true",
     ])
     func queryBooleans(query: String) {
@@ -43,7 +49,9 @@ import Testing
 
     @Test func invalidQueryBoolean() {
         let id = h.register()
-        let r = h.mobile(.post, "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=yes", caller: id, body: ["userIdentity": ["externalUserId": "u"]])
+        let r = h.mobile(
+            .post, "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=yes", caller: id,
+            body: ["userIdentity": ["externalUserId": "u"]])
         #expect(r.status == 400 && r.messageId == "REQUEST_FORMAT_INVALID")
     }
 
@@ -84,7 +92,8 @@ import Testing
         let b2 = h.register()
         h.personalize(b2, alice)
         #expect(h.personalize(b2, bob, force: true).status == 200)
-        #expect(Set(h.reference.snapshot().person(externalUserId: bob)?.installations.map(\.pushRegId) ?? []) == [a1, b2])
+        #expect(
+            Set(h.reference.snapshot().person(externalUserId: bob)?.installations.map(\.pushRegId) ?? []) == [a1, b2])
         #expect(h.reference.checkInvariants().isEmpty)
     }
 
@@ -180,7 +189,10 @@ import Testing
         #expect(joined.json["externalUserId"] == "e1")
         let d = h.register()
         let r = h.personalize(
-            d, body: ["userIdentity": ["emails": [["address": "one@example.com"]], "phones": [["number": "385981111111"]]]])
+            d,
+            body: [
+                "userIdentity": ["emails": [["address": "one@example.com"]], "phones": [["number": "385981111111"]]]
+            ])
         #expect(r.messageId == "AMBIGUOUS_PERSONALIZE_CANDIDATES")
     }
 
@@ -196,10 +208,14 @@ import Testing
     @Test func repersonalize() {
         let id = h.register()
         let user = freshUser()
-        let r = h.mobile(.post, "/mobile/1/appinstance/\(id)/repersonalize", caller: id, body: ["userIdentity": ["externalUserId": .string(user)], "userAttributes": ["lastName": "K"]])
+        let r = h.mobile(
+            .post, "/mobile/1/appinstance/\(id)/repersonalize", caller: id,
+            body: ["userIdentity": ["externalUserId": .string(user)], "userAttributes": ["lastName": "K"]])
         #expect(r.status == 200)
         #expect(h.user(id).json["lastName"] == "K")
-        let again = h.mobile(.post, "/mobile/1/appinstance/\(id)/repersonalize", caller: id, body: ["userIdentity": ["externalUserId": "someone-else"]])
+        let again = h.mobile(
+            .post, "/mobile/1/appinstance/\(id)/repersonalize", caller: id,
+            body: ["userIdentity": ["externalUserId": "someone-else"]])
         #expect(again.messageId == "USER_MERGE_INTERRUPTED")
     }
 }

@@ -51,7 +51,9 @@ import Testing
         #expect(h.mobile(.post, "/mobile/5/messages?platformType=GCM").messageId == "NO_REGISTRATION")
         #expect(h.mobile(.post, "/mobile/5/messages?platformType=GCM", caller: "nope").messageId == "NO_REGISTRATION")
         #expect(h.mobile(.post, "/mobile/5/messages?platformType=WNS", caller: a).messageId == "REQUEST_FORMAT_INVALID")
-        #expect(h.mobile(.post, "/mobile/5/messages?platformType=GCM", caller: a, body: ["mIDs": "x"]).messageId == "REQUEST_FORMAT_INVALID")
+        #expect(
+            h.mobile(.post, "/mobile/5/messages?platformType=GCM", caller: a, body: ["mIDs": "x"]).messageId
+                == "REQUEST_FORMAT_INVALID")
         #expect(h.mobile(.post, "/mobile/5/messages?platformType=GCM", auth: "App \(apiKey)", caller: a).status == 401)
         #expect(h.mobile(.post, "/mobile/5/messages?platformType=APNS", caller: a, body: [:]).json == ["payloads": []])
     }
@@ -91,27 +93,38 @@ import Testing
     @Test func targetingKeys() {
         let a = h.register()
         let b = h.register()
-        h.personalize(a, body: [
-            "userIdentity": ["externalUserId": "t-a", "emails": [["address": "a@example.com"]], "phones": [["number": "385911111111"]]],
-            "userAttributes": ["tags": ["vip", "beta"]],
-        ])
-        h.mobile(.patch, "/mobile/1/appinstance/\(b)", caller: b, body: ["customAttributes": ["DeviceType": "business"]])
+        h.personalize(
+            a,
+            body: [
+                "userIdentity": [
+                    "externalUserId": "t-a", "emails": [["address": "a@example.com"]],
+                    "phones": [["number": "385911111111"]],
+                ],
+                "userAttributes": ["tags": ["vip", "beta"]],
+            ])
+        h.mobile(
+            .patch, "/mobile/1/appinstance/\(b)", caller: b, body: ["customAttributes": ["DeviceType": "business"]])
         #expect(h.push(to: ["pushRegistrationId": .string(b)]).bulk?["messageCount"] == 1)
         #expect(h.push(to: ["tags": "vip"]).bulk?["messageCount"] == 1)
         #expect(h.push(to: ["tags": ["nothing", "beta"]]).bulk?["messageCount"] == 1)
         #expect(h.push(to: ["tags": "nobody"]).bulk?["status"]?["name"] == "UNDELIVERABLE_NO_DESTINATION")
         #expect(h.push(to: ["email": "a@example.com"]).bulk?["messageCount"] == 1)
         #expect(h.push(to: ["phoneNumber": "385911111111"]).bulk?["messageCount"] == 1)
-        #expect(h.push(to: ["$or": [["DeviceType": "business"], ["externalUserId": "t-a"]]]).bulk?["messageCount"] == 2)
+        #expect(
+            h.push(to: ["$or": [["DeviceType": "business"], ["externalUserId": "t-a"]]]).bulk?["messageCount"] == 2)
         #expect(h.push(to: ["$or": "bad"]).bulk?["status"]?["name"] == "REJECTED_INVALID_QUERY")
     }
 
     @Test func pushValidation() {
         #expect(h.push(to: ["externalUserId": "x"], from: "unknown").bulk?["status"]?["id"] == 65)
-        #expect(h.push(to: ["externalUserId": "x"], from: jwtAppCode).bulk?["status"]?["name"] == "REJECTED_NO_APPLICATION")
-        let noTo = h.backend(.post, "/push/2/message/single", appCodeHeader: nil, body: ["from": .string(appCode), "text": "x"])
+        #expect(
+            h.push(to: ["externalUserId": "x"], from: jwtAppCode).bulk?["status"]?["name"] == "REJECTED_NO_APPLICATION")
+        let noTo = h.backend(
+            .post, "/push/2/message/single", appCodeHeader: nil, body: ["from": .string(appCode), "text": "x"])
         #expect(noTo.status == 400 && noTo.messageId == "BAD_REQUEST")
-        let noContent = h.backend(.post, "/push/2/message/single", appCodeHeader: nil, body: ["from": .string(appCode), "to": ["externalUserId": "x"]])
+        let noContent = h.backend(
+            .post, "/push/2/message/single", appCodeHeader: nil,
+            body: ["from": .string(appCode), "to": ["externalUserId": "x"]])
         #expect(noContent.bulk?["status"]?["name"] == "REJECTED_NO_CONTENT")
         #expect(h.backend(.post, "/push/2/message/single", appCodeHeader: nil, rawBody: "{").messageId == "BAD_REQUEST")
     }
@@ -123,10 +136,12 @@ import Testing
         h.personalize(a, user)
         let r = h.backend(
             .post, "/push/2/message/multi", appCodeHeader: nil,
-            body: ["messages": [
-                ["from": .string(appCode), "to": ["externalUserId": .string(user)], "text": "1"],
-                ["from": .string(appCode), "to": ["externalUserId": "nobody"], "text": "2"],
-            ]])
+            body: [
+                "messages": [
+                    ["from": .string(appCode), "to": ["externalUserId": .string(user)], "text": "1"],
+                    ["from": .string(appCode), "to": ["externalUserId": "nobody"], "text": "2"],
+                ]
+            ])
         #expect(r.status == 200)
         #expect(r.json["bulks"]?.arrayValue?.map { $0["messageCount"] } == [1, 0])
         #expect(h.syncedIds(a).count == 1)
@@ -143,16 +158,23 @@ import Testing
         h.setPrimary(a, true)
         let r = h.backend(
             .post, "/push/3/messages", appCodeHeader: nil,
-            body: ["messages": [[
-                "sender": .string(appCode),
-                "destinations": [
-                    ["type": "EXTERNAL_USER_ID", "externalUserId": .string(user)],
-                    ["type": "EXTERNAL_USER_ID", "externalUserId": .string(user), "targetOnlyPrimaryDevices": true],
-                    ["type": "REGISTRATION", "pushRegistrationId": .string(b)],
-                    ["type": "EXTERNAL_USER_ID", "externalUserId": "nobody"],
-                ],
-                "content": ["type": "TEXT", "title": "T", "text": "Hi"],
-            ]]])
+            body: [
+                "messages": [
+                    [
+                        "sender": .string(appCode),
+                        "destinations": [
+                            ["type": "EXTERNAL_USER_ID", "externalUserId": .string(user)],
+                            [
+                                "type": "EXTERNAL_USER_ID", "externalUserId": .string(user),
+                                "targetOnlyPrimaryDevices": true,
+                            ],
+                            ["type": "REGISTRATION", "pushRegistrationId": .string(b)],
+                            ["type": "EXTERNAL_USER_ID", "externalUserId": "nobody"],
+                        ],
+                        "content": ["type": "TEXT", "title": "T", "text": "Hi"],
+                    ]
+                ]
+            ])
         #expect(r.status == 200)
         let messages = r.json["messages"]?.arrayValue ?? []
         #expect(messages.count == 5)
@@ -164,7 +186,11 @@ import Testing
         #expect(h.syncedIds(b).count == 2)
         let bad = h.backend(
             .post, "/push/3/messages", appCodeHeader: nil,
-            body: ["messages": [["sender": .string(appCode), "destinations": [["type": "NOPE"]], "content": ["text": "x"]]]])
+            body: [
+                "messages": [
+                    ["sender": .string(appCode), "destinations": [["type": "NOPE"]], "content": ["text": "x"]]
+                ]
+            ])
         #expect(bad.status == 400)
         #expect(bad.json["errorCode"] == "E400")
         #expect(bad.json["violations"]?[0]?["property"] == "messages[0].destinations[0]")
@@ -187,9 +213,29 @@ import Testing
         h.personalize(a, user)
         _ = h.push(to: ["externalUserId": .string(user)])
         let id = h.syncedIds(a, platform: "APNS")[0]
-        #expect(h.mobile(.post, "/mobile/1/messages/deliveryreport", caller: a, body: ["dlrIds": [.string(id)]]).status == 200)
+        #expect(
+            h.mobile(.post, "/mobile/1/messages/deliveryreport", caller: a, body: ["dlrIds": [.string(id)]]).status
+                == 200)
         #expect(h.syncedIds(a).isEmpty)
-        #expect(h.mobile(.post, "/mobile/2/messages/seen", caller: a, body: ["messages": [["messageId": .string(id), "timestampDelta": 3]]]).status == 200)
-        #expect(h.mobile(.post, "/mobile/2/messages/seen", caller: a, body: ["messages": [["timestampDelta": 3]]]).status == 400)
+        #expect(
+            h.mobile(
+                .post, "/mobile/2/messages/seen", caller: a,
+                body: ["messages": [["messageId": .string(id), "timestampDelta": 3]]]
+            ).status == 200)
+        #expect(
+            h.mobile(.post, "/mobile/2/messages/seen", caller: a, body: ["messages": [["timestampDelta": 3]]]).status
+                == 400)
+    }
+
+    /// A device that never syncs keeps only its newest 500 pushes.
+    @Test func pendingPushesAreBounded() {
+        let user = freshUser()
+        let a = h.register()
+        h.personalize(a, user)
+        for n in 0..<510 { _ = h.push(to: ["externalUserId": .string(user)], text: "n\(n)") }
+        let payloads = h.sync(a)
+        #expect(payloads.count == 500)
+        #expect(payloads.first?["gcm.notification.body"] == "n10")
+        #expect(payloads.last?["gcm.notification.body"] == "n509")
     }
 }

@@ -28,7 +28,8 @@ struct Harness {
     func send(_ method: HTTPMethod, _ url: String, headers: HTTPFields = [:], body: String? = nil) -> HTTPResponse {
         var fields = headers
         if body != nil { fields["Content-Type"] = "application/json" }
-        return reference.handle(HTTPRequest(method: method, url: url, headerFields: fields, body: Data((body ?? "").utf8)))
+        return reference.handle(
+            HTTPRequest(method: method, url: url, headerFields: fields, body: Data((body ?? "").utf8)))
     }
 
     /// A mobile call; `auth` defaults to `App <code>`, PATCH follows the dialect (D14).
@@ -85,13 +86,15 @@ struct Harness {
     /// M4 with `{"userIdentity":{"externalUserId":…}}` unless `body` is given.
     @discardableResult
     func personalize(
-        _ id: String, _ externalUserId: String? = nil, force: Bool = false, keepAsLead: Bool = false, primary: Bool = false,
+        _ id: String, _ externalUserId: String? = nil, force: Bool = false, keepAsLead: Bool = false,
+        primary: Bool = false,
         dialect: Dialect = .android, code: String = appCode, auth: String? = nil, body: JSONValue? = nil
     ) -> HTTPResponse {
         let query = Self.personalizeQuery(force: force, keepAsLead: keepAsLead, primary: primary, dialect: dialect)
         let payload = body ?? ["userIdentity": ["externalUserId": externalUserId.map(JSONValue.string) ?? .null]]
         return mobile(
-            .post, "/mobile/1/appinstance/\(id)/personalize?\(query)", code: code, auth: auth, caller: id, body: payload,
+            .post, "/mobile/1/appinstance/\(id)/personalize?\(query)", code: code, auth: auth, caller: id,
+            body: payload,
             dialect: dialect)
     }
 
@@ -107,7 +110,9 @@ struct Harness {
     /// M2 `{"isPrimary": flag}` on `id`, sent by `caller`.
     @discardableResult
     func setPrimary(_ id: String, _ flag: Bool, caller: String? = nil, dialect: Dialect = .ios) -> HTTPResponse {
-        mobile(.patch, "/mobile/1/appinstance/\(id)", caller: caller ?? id, body: ["isPrimary": .bool(flag)], dialect: dialect)
+        mobile(
+            .patch, "/mobile/1/appinstance/\(id)", caller: caller ?? id, body: ["isPrimary": .bool(flag)],
+            dialect: dialect)
     }
 
     /// B6 to `to`; returns the response.

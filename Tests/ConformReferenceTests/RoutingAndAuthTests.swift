@@ -31,7 +31,8 @@ import Testing
     @Test func errorsCarryLengthAndJSONType() {
         let responses = [
             h.mobile(.get, "/nope"), h.mobile(.get, "/mobile/1/appinstance"), h.mobile(.get, "/mobile/1/appinstance/x"),
-            h.mobile(.get, "/mobile/1/appinstance/x", auth: "App wrong"), h.backend(.get, "/people/2/contactInformation/push/x"),
+            h.mobile(.get, "/mobile/1/appinstance/x", auth: "App wrong"),
+            h.backend(.get, "/people/2/contactInformation/push/x"),
             h.mobile(.post, "/mobile/1/appinstance", rawBody: "{bad"),
         ]
         for r in responses {
@@ -82,7 +83,9 @@ import Testing
         let id = h.register()
         let r = h.mobile(.get, "/mobile/1/appinstance/\(id)", code: jwtAppCode)
         #expect(r.status == 400 && r.messageId == "NO_REGISTRATION")
-        #expect(h.backend(.get, "/people/2/contactInformation/push/\(id)", key: jwtAPIKey, appCodeHeader: jwtAppCode).json["errorCode"] == 48013)
+        #expect(
+            h.backend(.get, "/people/2/contactInformation/push/\(id)", key: jwtAPIKey, appCodeHeader: jwtAppCode).json[
+                "errorCode"] == 48013)
     }
 
     @Test func invalidJSONBodyIsRequestFormatInvalid() {
@@ -98,9 +101,11 @@ import Testing
     @Test func hostileInputNeverCrashes() {
         let deep = String(repeating: "[", count: 10_000)
         #expect(h.mobile(.post, "/mobile/1/appinstance", rawBody: deep).status == 400)
-        let bytes = HTTPRequest(method: "BREW", url: "::::", headerFields: ["Authorization": "App"], body: Data([0, 0xff]))
+        let bytes = HTTPRequest(
+            method: "BREW", url: "::::", headerFields: ["Authorization": "App"], body: Data([0, 0xff]))
         #expect(h.reference.handle(bytes).status.statusClass == 4)
-        #expect(h.send(.get, "/mobile/1/appinstance/%ZZ/user", headers: ["Authorization": "App \(appCode)"]).status == 400)
+        #expect(
+            h.send(.get, "/mobile/1/appinstance/%ZZ/user", headers: ["Authorization": "App \(appCode)"]).status == 400)
         #expect(h.reference.checkInvariants().isEmpty)
     }
 }

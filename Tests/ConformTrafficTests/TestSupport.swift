@@ -31,7 +31,7 @@ func exchange(
 
 /// A keyed digest with a fixed key, so pseudonyms in tests are stable within one test.
 func testRedactor(_ policy: RedactionPolicy = .default) -> Redactor {
-    Redactor(policy: policy, digest: InterimKeyedDigest(key: Array("test-key".utf8)))
+    Redactor(policy: policy, digest: HMACKeyedDigest(key: Array("test-key".utf8)))
 }
 
 func readAll(_ path: String) throws -> [RecordedExchange] {

@@ -17,7 +17,7 @@ public struct ConsoleReporter: RunReporter {
     public func handle(_ event: RunEvent) {
         switch event {
         case .runStarted(let plan):
-            sink.write(paint("Conform", .bold) + ": \(plan.suiteCount) suites, \(plan.stepCount) steps against \(plan.target)\n\n")
+            sink.write(paint("Conform", .bold) + ": \(count(plan.suiteCount, "suite")), \(count(plan.stepCount, "step")) against \(plan.target)\n\n")
         case .suiteFinished(let result): sink.write(render(result))
         case .runFinished(let result): sink.write(summary(result))
         default: break
@@ -69,7 +69,7 @@ public struct ConsoleReporter: RunReporter {
             "\(c[.error, default: 0]) could not run",
         ]
         let time = String(format: "%.2f", result.duration)
-        var out = "\nSummary: \(result.suites.count) suites, \(result.steps.count) steps: " + parts.joined(separator: ", ") + " in \(time) s\n"
+        var out = "\nSummary: \(count(result.suites.count, "suite")), \(count(result.steps.count, "step")): " + parts.joined(separator: ", ") + " in \(time) s\n"
         switch result.exitCode {
         case 0: out += paint("Result: CONFORMS", .green, .bold) + "\n"
         case 1: out += paint("Result: DOES NOT CONFORM", .red, .bold) + "\n"
@@ -77,6 +77,8 @@ public struct ConsoleReporter: RunReporter {
         }
         return out
     }
+
+    func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     func mark(_ verdict: Verdict) -> String {
         switch verdict {

@@ -1,3 +1,5 @@
+import ConformCrypto
+
 /// A keyed message digest used to derive pseudonyms; the recording's key never leaves the process.
 protocol KeyedDigest: Sendable {
     /// At least 16 bytes that depend on the key and every byte of `message`.
@@ -5,7 +7,4 @@ protocol KeyedDigest: Sendable {
 }
 
 /// Fresh random key material for one recording.
-func randomKey(count: Int = 32) -> [UInt8] {
-    var generator = SystemRandomNumberGenerator()
-    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-}
+func randomKey(count: Int = 32) -> [UInt8] { RandomBytes.generate(count: count) }

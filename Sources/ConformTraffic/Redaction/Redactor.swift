@@ -1,11 +1,12 @@
 import ConformCore
+import ConformCrypto
 import Foundation
 import Synchronization
 
 /// Applies a ``RedactionPolicy`` with one secret key: the same secret always becomes the same pseudonym.
 public final class Redactor: Sendable {
     /// How pseudonyms are derived, as written to `meta.json`.
-    public static let scheme = "keyed digest of the secret (per-recording random key, never stored), hex-truncated"
+    public static let scheme = "HMAC-SHA256 of the secret under a per-recording random key (never stored), hex-truncated"
 
     public let policy: RedactionPolicy
     let pseudonyms: Pseudonymizer
@@ -14,12 +15,14 @@ public final class Redactor: Sendable {
     private let phoneFields: Set<String>
     private let tokenFields: Set<String>
     private let keep: Set<String>
+    /// `applicationcode` header values of kept application codes (first 10 hex digits of their SHA-256).
+    private let keptCodeHashes: Set<String>
     /// Credentials seen in headers, so the same value elsewhere (a body's `from`, a JWT claim) gets the same pseudonym.
     private let knownSecrets = Mutex<[String: String]>([:])
 
     /// A redactor with a fresh random key; invalid user patterns are skipped (validate policies when loading them).
     public convenience init(policy: RedactionPolicy) {
-        self.init(policy: policy, digest: InterimKeyedDigest(key: randomKey()))
+        self.init(policy: policy, digest: HMACKeyedDigest(key: randomKey()))
     }
 
     init(policy: RedactionPolicy, digest: any KeyedDigest) {
@@ -30,6 +33,7 @@ public final class Redactor: Sendable {
         self.phoneFields = Set(policy.phoneFields.map { $0.lowercased() })
         self.tokenFields = Set(policy.tokenFields.map { $0.lowercased() })
         self.keep = Set(policy.keep)
+        self.keptCodeHashes = Set(policy.keep.map { String(Hex.encode(SHA256.hash($0)).prefix(10)) })
     }
 
     /// The exchange with every secret in URL, headers and bodies replaced.
@@ -79,7 +83,7 @@ public final class Redactor: Sendable {
         case "appcode":
             return credential(value)
         case "applicationcode":
-            return pseudonyms.sameLengthHex(value)
+            return keptCodeHashes.contains(value.lowercased()) ? value : pseudonyms.sameLengthHex(value)
         case let lower where headerNames.contains(lower):
             return pseudonyms.opaque(value)
         default:

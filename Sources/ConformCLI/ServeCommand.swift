@@ -1,0 +1,103 @@
+import ConformCore
+import ConformReference
+import ConformServer
+import ConformYAML
+import Dispatch
+import Foundation
+
+/// `conform serve`: the reference implementation over HTTP/1.1 until interrupted.
+enum ServeCommand {
+    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
+        let parsed = try Arguments(
+            args, valued: ["--host", "--port", "--config", "--fault", "--threads"], flagNames: ["--help"], subcommand: "serve"
+        )
+        if parsed.has("--help") {
+            io.out.write(Help.serve)
+            return 0
+        }
+        guard parsed.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", subcommand: "serve")
+        }
+        let host = parsed.value("--host") ?? "127.0.0.1"
+        var port: UInt16 = 0
+        if let p = parsed.value("--port") {
+            guard let n = UInt16(p) else { throw UsageError(message: "--port takes 0 to 65535, got '\(p)'", subcommand: "serve") }
+            port = n
+        }
+        var limits = HTTPServerLimits.default
+        if let t = parsed.value("--threads") {
+            guard let n = Int(t), (1...64).contains(n) else { throw UsageError(message: "--threads takes 1 to 64, got '\(t)'", subcommand: "serve") }
+            limits.threads = n
+        }
+        let faults = try Target.faults(parsed.values("--fault"), subcommand: "serve")
+        var configuration = ReferenceConfiguration.default
+        if let path = parsed.value("--config") {
+            do {
+                configuration = try ReferenceConfiguration.load(contentsOf: URL(fileURLWithPath: io.resolve(path)))
+            } catch {
+                let source = (try? String(contentsOfFile: io.resolve(path), encoding: .utf8)) ?? ""
+                for d in error.diagnostics { io.err.write(d.rendered(source: source, color: io.color) + "\n") }
+                return ConformCommand.ExitCode.cannotRun
+            }
+        }
+        let reference = ReferenceImplementation(configuration: configuration, faults: Set(faults))
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(handler: reference, host: host, port: port, limits: limits)
+            try server.start()
+        } catch {
+            io.err.write("error: cannot serve on \(host):\(port): \(error)\nhelp: pick a free port with --port, or 0 for any\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+        io.out.write("Serving the reference implementation on \(server.baseURL)\n")
+        let apps = configuration.applications.map { "\($0.id) (\($0.userDataMode.rawValue)): applicationCode \($0.applicationCode), API key \($0.apiKey)" }
+        io.out.write("Applications: " + apps.joined(separator: "; ") + "\n")
+        if !faults.isEmpty { io.out.write("Faults: " + faults.map(\.rawValue).joined(separator: ", ") + "\n") }
+        io.out.write("Press Ctrl-C to stop.\n")
+        await waitForTermination()
+        server.stop()
+        return 0
+    }
+
+    /// Returns when the process gets SIGINT or SIGTERM.
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumed = ResumeOnce(continuation)
+            for sig in [SIGINT, SIGTERM] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                source.setEventHandler { resumed.resume() }
+                source.resume()
+                SignalSources.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation at most once.
+final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+    func resume() {
+        lock.lock()
+        let c = continuation
+        continuation = nil
+        lock.unlock()
+        c?.resume()
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    private static let lock = NSLock()
+
+    static func keep(_ source: any DispatchSourceSignal) {
+        lock.lock()
+        sources.append(source)
+        lock.unlock()
+    }
+}

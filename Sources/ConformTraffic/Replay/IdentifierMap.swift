@@ -1,0 +1,136 @@
+import ConformCore
+import Foundation
+
+/// Recorded values mapped to the values the live implementation minted in their place (pushRegId, messageId, bulkId).
+public struct IdentifierMap: Sendable, Hashable {
+    /// JSON member names whose values an implementation mints.
+    public static let defaultMintedKeys: Set<String> = [
+        "pushRegId", "pushRegistrationId", "registrationId", "messageId", "bulkId", "gcm.notification.messageId",
+    ]
+
+    public private(set) var mapping: [String: String] = [:]
+    /// Ids with characters outside `[A-Za-z0-9-]`, replaced by substring search (longest first) instead of by token.
+    private var irregular: [String] = []
+
+    public init(_ mapping: [String: String] = [:]) {
+        for (k, v) in mapping { set(k, v) }
+    }
+
+    public var isEmpty: Bool { mapping.isEmpty }
+
+    /// Maps `recorded` to `live`; ids shorter than 3 characters are ignored (too likely to occur by chance).
+    public mutating func set(_ recorded: String, _ live: String) {
+        guard recorded != live, recorded.count >= 3 else { return }
+        if mapping.updateValue(live, forKey: recorded) == nil, !recorded.utf8.allSatisfy(Self.isTokenByte) {
+            irregular.append(recorded)
+            irregular.sort { $0.count > $1.count }
+        }
+    }
+
+    /// Walks recorded and live JSON at the same paths and maps each minted value that differs.
+    @discardableResult
+    public mutating func learn(
+        recorded: JSONValue, live: JSONValue, keys: Set<String> = defaultMintedKeys
+    ) -> [(recorded: String, live: String)] {
+        var added: [(recorded: String, live: String)] = []
+        learn(recorded: recorded, live: live, keys: keys, added: &added)
+        return added
+    }
+
+    private mutating func learn(
+        recorded: JSONValue, live: JSONValue, keys: Set<String>, added: inout [(recorded: String, live: String)]
+    ) {
+        switch (recorded, live) {
+        case (.object(let r), .object(let l)):
+            for (key, value) in r {
+                guard let other = l[key] else { continue }
+                if keys.contains(key), case .string(let a) = value, case .string(let b) = other {
+                    if mapping[a] == nil, a != b, a.count >= 3 {
+                        set(a, b)
+                        added.append((a, b))
+                    }
+                } else {
+                    learn(recorded: value, live: other, keys: keys, added: &added)
+                }
+            }
+        case (.array(let r), .array(let l)):
+            for (a, b) in zip(r, l) { learn(recorded: a, live: b, keys: keys, added: &added) }
+        case (.string(let r), .string(let l)) where r != l && (r.hasPrefix("{") || r.hasPrefix("[")):
+            if let rj = try? JSONValue.parse(r), let lj = try? JSONValue.parse(l) {
+                learn(recorded: rj, live: lj, keys: keys, added: &added)
+            }
+        default:
+            break
+        }
+    }
+
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D
+    }
+
+    /// `text` with every recorded id replaced by its live value; ids match whole `[A-Za-z0-9-]` tokens, in linear time.
+    public func apply(_ text: String) -> String {
+        guard !mapping.isEmpty else { return text }
+        var out = text
+        for key in irregular where out.contains(key) {
+            out = out.replacingOccurrences(of: key, with: mapping[key]!)
+        }
+        let utf8 = Array(out.utf8)
+        var result: [UInt8] = []
+        var changed = false
+        var i = 0
+        while i < utf8.count {
+            guard Self.isTokenByte(utf8[i]) else {
+                result.append(utf8[i])
+                i += 1
+                continue
+            }
+            var j = i
+            while j < utf8.count, Self.isTokenByte(utf8[j]) { j += 1 }
+            if j - i >= 3, let live = mapping[String(decoding: utf8[i..<j], as: UTF8.self)] {
+                result.append(contentsOf: live.utf8)
+                changed = true
+            } else {
+                result.append(contentsOf: utf8[i..<j])
+            }
+            i = j
+        }
+        return changed ? String(decoding: result, as: UTF8.self) : out
+    }
+
+    /// A body with ids replaced when it is UTF-8 text; binary bodies are left alone.
+    public func apply(body: Data) -> Data {
+        guard !mapping.isEmpty, !body.isEmpty, let text = String(validating: body, as: UTF8.self) else { return body }
+        let out = apply(text)
+        return out == text ? body : Data(out.utf8)
+    }
+
+    /// The request with ids replaced in URL, header values and body (Content-Length kept true).
+    public func apply(_ request: HTTPRequest) -> HTTPRequest {
+        guard !mapping.isEmpty else { return request }
+        var out = request
+        out.url = apply(request.url)
+        out.headerFields = HTTPFields(request.headerFields.map { .init(name: $0.name, value: apply($0.value)) })
+        out.body = apply(body: request.body)
+        if out.body.count != request.body.count, out.headerFields["Content-Length"] != nil {
+            out.headerFields["Content-Length"] = String(out.body.count)
+        }
+        return out
+    }
+
+    /// The recorded response as it should look live: ids replaced in headers and body.
+    public func apply(_ response: HTTPResponse) -> HTTPResponse {
+        guard !mapping.isEmpty else { return response }
+        var out = response
+        out.headerFields = HTTPFields(response.headerFields.map { .init(name: $0.name, value: apply($0.value)) })
+        out.body = apply(body: response.body)
+        return out
+    }
+
+    /// The same pairs the other way round (live to recorded).
+    public var inverted: IdentifierMap {
+        var out = IdentifierMap()
+        for (k, v) in mapping { out.set(v, k) }
+        return out
+    }
+}

@@ -1,0 +1,189 @@
+import ConformCore
+import Foundation
+import Synchronization
+
+/// How a replay reaches its target and what it carries over from the recording.
+public struct ReplayOptions: Sendable {
+    /// Replaces the scheme and host of recorded URLs, by upstream name (`mobile`, `backend`) or `*` for all.
+    public var origins: [String: String]
+    /// Values to swap before sending (e.g. a redacted application code → the target's real one); seeds the id map.
+    public var substitutions: [String: String]
+    /// JSON member names whose values the implementation mints and that are remapped.
+    public var mintedKeys: Set<String>
+    /// Most exchanges queued or running at once (memory stays bounded by this).
+    public var maxInFlight: Int
+    /// Whether flows of different devices run concurrently; `false` replays strictly in recorded order.
+    public var concurrentFlows: Bool
+    /// Most mismatching exchanges kept in the summary (all are still counted and reported through the handler).
+    public var maxKeptMismatches: Int
+
+    public init(
+        origins: [String: String] = [:], substitutions: [String: String] = [:],
+        mintedKeys: Set<String> = IdentifierMap.defaultMintedKeys, maxInFlight: Int = 64, concurrentFlows: Bool = true,
+        maxKeptMismatches: Int = 100
+    ) {
+        self.origins = origins
+        self.substitutions = substitutions
+        self.mintedKeys = mintedKeys
+        self.maxInFlight = maxInFlight
+        self.concurrentFlows = concurrentFlows
+        self.maxKeptMismatches = maxKeptMismatches
+    }
+}
+
+/// What happened to one replayed exchange.
+public struct ReplayOutcome: Sendable, Hashable, CustomStringConvertible {
+    public var seq: Int
+    public var flow: String
+    /// The request as sent, after remapping.
+    public var request: HTTPRequest
+    /// The recorded response with recorded ids replaced by live ones.
+    public var expected: HTTPResponse
+    /// The live response, or `nil` when the transport failed.
+    public var actual: HTTPResponse?
+    public var differences: [ResponseDifference]
+    /// Why no response came, when the transport failed.
+    public var transportError: String?
+
+    public var passed: Bool { transportError == nil && differences.isEmpty }
+
+    public var description: String {
+        let head = "exchange \(seq) (flow \(flow)): \(request.method) \(request.target)"
+        if let transportError { return "\(head): error: \(transportError)" }
+        if differences.isEmpty { return "\(head): ok" }
+        return ([head + ": \(differences.count) difference(s)"] + differences.map { "  \($0)" }).joined(separator: "\n")
+    }
+}
+
+/// Totals of one replay, with the first mismatches kept for the report.
+public struct ReplaySummary: Sendable, Hashable {
+    public var total = 0
+    public var passed = 0
+    public var mismatched = 0
+    public var failed = 0
+    /// The first ``ReplayOptions/maxKeptMismatches`` exchanges that did not pass, in completion order.
+    public var mismatches: [ReplayOutcome] = []
+    /// Recorded ids mapped to the ids the target minted.
+    public var identifiers = IdentifierMap()
+
+    public var allPassed: Bool { mismatched == 0 && failed == 0 }
+}
+
+/// Re-sends recorded requests, remapping minted ids, and diffs each live response against the recorded one.
+public struct Replayer: Sendable {
+    public let transport: any Transport
+    public let noise: NoiseRules
+    public let options: ReplayOptions
+
+    public init(transport: any Transport, noise: NoiseRules = .default, options: ReplayOptions = ReplayOptions()) {
+        self.transport = transport
+        self.noise = noise
+        self.options = options
+    }
+
+    /// Replays exchanges held in memory.
+    public func replay(
+        _ exchanges: [RecordedExchange], onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
+    ) async throws -> ReplaySummary {
+        try await replay(sequence: AsyncArraySequence(exchanges), onOutcome: onOutcome)
+    }
+
+    /// Replays a recording directory (or `.jsonl` file), streaming it line by line.
+    public func replay(
+        recording path: String, onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
+    ) async throws -> ReplaySummary {
+        try await replay(sequence: RecordingSequence(path: path), onOutcome: onOutcome)
+    }
+
+    /// Replays any sequence of exchanges: flows run concurrently, each in order; backend-wide calls are barriers.
+    public func replay<S: AsyncSequence & Sendable>(
+        sequence: S, onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
+    ) async throws -> ReplaySummary where S.Element == RecordedExchange {
+        let state = ReplayState(ReplaySummary(identifiers: IdentifierMap(options.substitutions)))
+        let scheduler = FlowScheduler<RecordedExchange>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
+            exchange in
+            let outcome = await self.run(exchange, state: state)
+            onOutcome(outcome)
+        }
+        for try await exchange in sequence {
+            if !options.concurrentFlows || exchange.flow == RecordedExchange.backendFlow {
+                await scheduler.runAlone(exchange)
+            } else {
+                await scheduler.submit(exchange, flow: exchange.flow)
+            }
+        }
+        await scheduler.waitUntilIdle()
+        return state.summary.withLock { $0 }
+    }
+
+    private func run(_ exchange: RecordedExchange, state: ReplayState) async -> ReplayOutcome {
+        let request = state.summary.withLock { $0.identifiers.apply(rewriteOrigin(exchange)) }
+        var outcome = ReplayOutcome(
+            seq: exchange.seq, flow: exchange.flow, request: request, expected: exchange.response, actual: nil,
+            differences: [], transportError: nil)
+        do {
+            let live = try await transport.send(request)
+            outcome.actual = live
+            let recordedJSON = try? JSONValue.parse(exchange.response.body)
+            let liveJSON = recordedJSON == nil ? nil : try? JSONValue.parse(live.body)
+            outcome.expected = state.summary.withLock { summary in
+                if let recordedJSON, let liveJSON {
+                    summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
+                }
+                return summary.identifiers.apply(exchange.response)
+            }
+            var live2 = live
+            live2.timing = nil
+            outcome.differences = ResponseDiff.compare(expected: outcome.expected, actual: live2, noise: noise)
+        } catch {
+            outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
+        }
+        let kept = outcome
+        state.summary.withLock { summary in
+            summary.total += 1
+            if kept.transportError != nil {
+                summary.failed += 1
+            } else if kept.differences.isEmpty {
+                summary.passed += 1
+            } else {
+                summary.mismatched += 1
+            }
+            if !kept.passed, summary.mismatches.count < options.maxKeptMismatches { summary.mismatches.append(kept) }
+        }
+        return outcome
+    }
+
+    private func rewriteOrigin(_ exchange: RecordedExchange) -> HTTPRequest {
+        var request = exchange.request
+        guard let origin = options.origins[exchange.upstream] ?? options.origins["*"] else { return request }
+        let parts = URLParts(request.url)
+        var base = origin
+        while base.hasSuffix("/") { base.removeLast() }
+        request.url = base + parts.target
+        return request
+    }
+}
+
+/// An array as an `AsyncSequence`.
+struct AsyncArraySequence<Element: Sendable>: AsyncSequence, Sendable {
+    let items: [Element]
+    init(_ items: [Element]) { self.items = items }
+
+    func makeAsyncIterator() -> Iterator { Iterator(items: items) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let items: [Element]
+        var index = 0
+        mutating func next() async throws -> Element? {
+            guard index < items.count else { return nil }
+            defer { index += 1 }
+            return items[index]
+        }
+    }
+}
+
+/// The summary shared by the tasks of one replay.
+final class ReplayState: Sendable {
+    let summary: Mutex<ReplaySummary>
+    init(_ initial: ReplaySummary) { summary = Mutex(initial) }
+}

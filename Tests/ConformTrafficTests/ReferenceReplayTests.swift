@@ -1,0 +1,70 @@
+import ConformCore
+import ConformReference
+import Foundation
+import Testing
+
+@testable import ConformTraffic
+
+@Suite struct ReferenceReplayTests {
+    static func record(_ dir: String, redaction: RedactionPolicy = .default) async throws -> [RecordedExchange] {
+        let writer = try RecordingWriter(directory: dir, redaction: redaction)
+        try await ReferenceFlowScript.run(into: writer, transport: InProcessTransport(ReferenceImplementation()))
+        writer.close()
+        return try readAll(dir)
+    }
+
+    @Test func recordedFlowIsSuccessfulRedactedAndConforms() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recorded = try await Self.record(dir)
+        #expect(recorded.count == 16)
+        for e in recorded {
+            #expect(e.response.status.isSuccess, "\(e.seq) \(e.request.target): \(String(decoding: e.response.body, as: UTF8.self))")
+        }
+        #expect(try SecretScanner().scan(paths: [dir]) == [])
+        #expect(FlowChecker.check(recorded) == [])
+    }
+
+    @Test func replayAgainstAFreshReferencePasses() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await Self.record(dir)
+        let plain = try await Replayer(transport: InProcessTransport(ReferenceImplementation())).replay(recording: dir)
+        // The send time inside the GCM payload's embedded JSON is the only volatile value.
+        #expect(plain.mismatches.flatMap(\.differences).map(\.location) == ["$.payloads[0].internalData.sendDateTime"])
+        let noise = try NoiseRules.load(Array("ignore:\n  - path: $..sendDateTime\n".utf8), file: "noise.yaml")
+        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation()), noise: noise)
+            .replay(recording: dir)
+        #expect(summary.mismatches.map(\.description) == [])
+        #expect(summary.passed == 16)
+        // Two pushRegIds, the v2 bulkId, the synced messageId, the v3 bulkId and messageId(s) were remapped.
+        #expect(summary.identifiers.mapping.count >= 5)
+    }
+
+    @Test func differentialAgainstAFaultyReferenceFindsTheStep() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await Self.record(dir)
+        let report = try await Differential(
+            a: InProcessTransport(ReferenceImplementation()),
+            b: InProcessTransport(ReferenceImplementation(faults: [.ignoreForceDepersonalize]))
+        ).run(recording: dir)
+        #expect(!report.identical)
+        // The user switch on the iOS device (step 11) is the first place the faulty variant differs.
+        #expect(report.steps.first?.seq == 11)
+        #expect(report.steps.first?.differences.first?.kind == .status)
+    }
+
+    @Test func learnedNoiseAgainstTwoFreshReferences() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recorded = try await Self.record(dir)
+        let learned = try await NoiseLearner.learn(
+            recorded, first: InProcessTransport(ReferenceImplementation()),
+            second: InProcessTransport(ReferenceImplementation()))
+        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation()), noise: learned.rules)
+            .replay(recorded)
+        #expect(summary.allPassed)
+        #expect(NoiseRules.default.merging(learned.rules).rules.count == learned.rules.rules.count)
+    }
+}

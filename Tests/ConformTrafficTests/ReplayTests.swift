@@ -1,0 +1,125 @@
+import ConformCore
+import ConformYAML
+import Foundation
+import Testing
+
+@testable import ConformTraffic
+
+@Suite struct ReplayTests {
+    static func recording(
+        _ dir: String, handler: FakeMessagingHandler = FakeMessagingHandler(), redaction: RedactionPolicy = .default,
+        appCode: String = "conform-app-code", devices: Int = 2
+    ) async throws -> [RecordedExchange] {
+        let writer = try RecordingWriter(directory: dir, redaction: redaction)
+        try await recordFlow(into: writer, transport: InProcessTransport(handler), appCode: appCode, devices: devices)
+        writer.close()
+        return try readAll(dir)
+    }
+
+    @Test func replayRemapsMintedIdsAgainstAFreshTarget() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recorded = try await Self.recording(dir, devices: 6)
+        #expect(recorded.count == 6 * 3 + 1)
+        let replayer = Replayer(transport: InProcessTransport(FakeMessagingHandler()))
+        let summary = try await replayer.replay(recording: dir)
+        #expect(summary.mismatches.map(\.description) == [])
+        #expect(summary.total == recorded.count)
+        #expect(summary.passed == recorded.count)
+        // Every device's pushRegId (and the bulkId) was mapped to a fresh live value.
+        #expect(summary.identifiers.mapping.count == 6 + 1)
+        for e in recorded where e.request.url.hasSuffix("/mobile/1/appinstance?ri=true") {
+            let id = try JSONValue.parse(e.response.body)["pushRegId"]!.stringValue!
+            #expect(summary.identifiers.mapping[id] != nil)
+        }
+    }
+
+    @Test func sequentialReplayGivesTheSameResult() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let recorded = try await Self.recording(dir)
+        let replayer = Replayer(
+            transport: InProcessTransport(FakeMessagingHandler()), options: ReplayOptions(concurrentFlows: false))
+        let summary = try await replayer.replay(recorded)
+        #expect(summary.allPassed)
+    }
+
+    @Test func mismatchesNameTheJSONPath() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try await Self.recording(dir)
+        var faulty = FakeMessagingHandler.Options()
+        faulty.faulty = true
+        let summary = try await Replayer(transport: InProcessTransport(FakeMessagingHandler(faulty))).replay(recording: dir)
+        #expect(summary.mismatched == 2)
+        #expect(summary.passed == summary.total - 2)
+        let d = summary.mismatches.flatMap(\.differences).map(\.description)
+        #expect(d == [#"body $.type: expected "CUSTOMER", got "LEAD""#, #"body $.type: expected "CUSTOMER", got "LEAD""#])
+    }
+
+    @Test func redactedRecordingStillReplays() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let secretCode = "live-app-code-7f3a91c2"
+        var options = FakeMessagingHandler.Options()
+        options.applicationCode = secretCode
+        let recorded = try await Self.recording(dir, handler: FakeMessagingHandler(options), appCode: secretCode)
+        let text = try String(contentsOfFile: dir + "/exchanges.jsonl", encoding: .utf8)
+        for secret in [secretCode, "person0@mail.example.org", "385981234560", "APA91bXyZ0123456789abcdefghijk"] {
+            #expect(!text.contains(secret))
+        }
+        #expect(try SecretScanner().scan(paths: [dir]) == [])
+        let pseudonym = try #require(recorded[0].request.headerFields["Authorization"]).dropFirst(4)
+        let replayer = Replayer(
+            transport: InProcessTransport(FakeMessagingHandler(options)),
+            options: ReplayOptions(substitutions: [String(pseudonym): secretCode]))
+        let summary = try await replayer.replay(recording: dir)
+        #expect(summary.mismatches.map(\.description) == [])
+        #expect(summary.allPassed)
+    }
+
+    @Test func originsAreRewrittenPerUpstream() async throws {
+        let seen = RequestLog()
+        struct Spy: Transport {
+            let log: RequestLog
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                log.add(request.url)
+                return .empty(200)
+            }
+        }
+        let e1 = exchange(seq: 1, url: "http://mobile.conform.invalid/mobile/1/baseurl?x=1", responseHeaders: [:], flow: "a")
+        let e2 = exchange(seq: 2, url: "http://backend.conform.invalid/push/2/message/single", responseHeaders: [:], flow: "backend")
+        let replayer = Replayer(
+            transport: Spy(log: seen),
+            options: ReplayOptions(origins: ["mobile": "http://127.0.0.1:8080/", "*": "http://127.0.0.1:9090"]))
+        _ = try await replayer.replay([e1, e2])
+        #expect(seen.all == ["http://127.0.0.1:8080/mobile/1/baseurl?x=1", "http://127.0.0.1:9090/push/2/message/single"])
+    }
+
+    @Test func transportFailuresAreCountedNotThrown() async throws {
+        struct Down: Transport {
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                throw TransportError(.connectionRefused, "127.0.0.1:1")
+            }
+        }
+        let summary = try await Replayer(transport: Down()).replay([exchange(url: "/a")])
+        #expect(summary.failed == 1)
+        #expect(summary.mismatches.first?.description == "exchange 1 (flow f): POST /a: error: connection refused: 127.0.0.1:1")
+    }
+
+    @Test func identifierMapReplacesWholeTokensOnly() {
+        var map = IdentifierMap(["abc-123": "zzz-999", "a.b@c": "x.y@z"])
+        #expect(map.apply("/x/abc-123/y?id=abc-123&o=abc-1234 abc-123_17") == "/x/zzz-999/y?id=zzz-999&o=abc-1234 zzz-999_17")
+        #expect(map.apply("to a.b@c") == "to x.y@z")
+        map.set("ab", "cd")
+        #expect(map.apply("ab") == "ab")
+    }
+}
+
+final class RequestLog: Sendable {
+    private let urls = Mutex<[String]>([])
+    func add(_ url: String) { urls.withLock { $0.append(url) } }
+    var all: [String] { urls.withLock { $0 } }
+}
+
+import Synchronization

@@ -52,7 +52,9 @@ final class FakeMessagingHandler: HTTPHandler {
             guard state.withLock({ $0.devices[id] != nil }) else { return noRegistration(extra) }
             let user = (try? JSONValue.parse(request.body))?["userIdentity"]?["externalUserId"]?.stringValue
             state.withLock { $0.devices[id] = .some(user) }
-            return .json(200, ["externalUserId": .string(user ?? ""), "type": options.faulty ? "LEAD" : "CUSTOMER"], headers: extra)
+            return .json(
+                200, ["externalUserId": .string(user ?? ""), "type": options.faulty ? "LEAD" : "CUSTOMER"],
+                headers: extra)
         case (.post, let p) where p.count == 5 && p[4] == "depersonalize":
             state.withLock { $0.devices[p[3]] = .some(nil) }
             return .empty(200)
@@ -61,14 +63,24 @@ final class FakeMessagingHandler: HTTPHandler {
             guard let user = state.withLock({ $0.devices[id] }) else { return noRegistration(extra) }
             return .json(
                 200,
-                ["externalUserId": user.map(JSONValue.string) ?? .null, "instances": [["pushRegId": .string(id), "isPrimary": false]]],
+                [
+                    "externalUserId": user.map(JSONValue.string) ?? .null,
+                    "instances": [["pushRegId": .string(id), "isPrimary": false]],
+                ],
                 headers: extra)
         case (.post, ["push", "2", "message", "single"]):
             let to = (try? JSONValue.parse(request.body))?["to"]?["externalUserId"]?.stringValue
             let count = state.withLock { s in s.devices.values.filter { $0 != nil && $0! == to }.count }
             return .json(
                 200,
-                ["bulks": [["bulkId": .string(UUID().uuidString), "messageCount": .int(count), "to": ["externalUserId": .string(to ?? "")]]]],
+                [
+                    "bulks": [
+                        [
+                            "bulkId": .string(UUID().uuidString), "messageCount": .int(count),
+                            "to": ["externalUserId": .string(to ?? "")],
+                        ]
+                    ]
+                ],
                 headers: extra)
         default:
             return .json(404, ["requestError": ["serviceException": ["messageId": "NOT_FOUND"]]], headers: extra)
@@ -97,7 +109,8 @@ func recordFlow(
             HTTPRequest(
                 method: .post, url: "\(mobile)/mobile/1/appinstance?ri=true",
                 headerFields: ["Authorization": "App \(appCode)", "Content-Type": "application/json"],
-                body: Data(#"{"pushServiceToken":"fcm-token-\#(d):APA91bXyZ0123456789abcdefghijk","os":"Android"}"#.utf8)))
+                body: Data(
+                    #"{"pushServiceToken":"fcm-token-\#(d):APA91bXyZ0123456789abcdefghijk","os":"Android"}"#.utf8)))
         ids.append(try JSONValue.parse(reg.body)["pushRegId"]!.stringValue!)
     }
     for (d, id) in ids.enumerated() {
@@ -105,10 +118,16 @@ func recordFlow(
         _ = try await send(
             "mobile",
             HTTPRequest(
-                method: .post, url: "\(mobile)/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
+                method: .post,
+                url:
+                    "\(mobile)/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
                 headerFields: headers,
-                body: Data(#"{"userIdentity":{"externalUserId":"cust-\#(d)","emails":[{"address":"person\#(d)@mail.example.org"}],"phones":[{"number":"38598123456\#(d)"}]}}"#.utf8)))
-        _ = try await send("mobile", HTTPRequest(method: .get, url: "\(mobile)/mobile/1/appinstance/\(id)/user?ri=true", headerFields: headers))
+                body: Data(
+                    #"{"userIdentity":{"externalUserId":"cust-\#(d)","emails":[{"address":"person\#(d)@mail.example.org"}],"phones":[{"number":"38598123456\#(d)"}]}}"#
+                        .utf8)))
+        _ = try await send(
+            "mobile",
+            HTTPRequest(method: .get, url: "\(mobile)/mobile/1/appinstance/\(id)/user?ri=true", headerFields: headers))
     }
     _ = try await send(
         "backend",

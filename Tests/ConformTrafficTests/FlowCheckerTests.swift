@@ -42,14 +42,17 @@ struct TraceBuilder {
     }
 
     mutating func register(_ id: String) {
-        add(.post, "/mobile/1/appinstance?" + (dialect == .android ? "ri=true" : "rt=1"), auth: "App \(appCode)",
+        add(
+            .post, "/mobile/1/appinstance?" + (dialect == .android ? "ri=true" : "rt=1"), auth: "App \(appCode)",
             body: #"{"pushServiceToken":"tok","pushServiceType":"Firebase"}"#, response: #"{"pushRegId":"\#(id)"}"#)
     }
 
     mutating func personalize(_ id: String, user: String, force: Bool = false, auth: String? = nil, status: Int = 200) {
         let query = "forceDepersonalize=\(force ? t : f)&keepAsLead=\(f)&setDeviceAsPrimary=\(f)"
-        add(.post, "/mobile/1/appinstance/\(id)/personalize?\(query)", auth: auth ?? "App \(appCode)", reg: id,
-            body: #"{"userIdentity":{"externalUserId":"\#(user)"}}"#, status: status, response: #"{"externalUserId":"\#(user)"}"#)
+        add(
+            .post, "/mobile/1/appinstance/\(id)/personalize?\(query)", auth: auth ?? "App \(appCode)", reg: id,
+            body: #"{"userIdentity":{"externalUserId":"\#(user)"}}"#, status: status,
+            response: #"{"externalUserId":"\#(user)"}"#)
     }
 
     mutating func depersonalize(_ id: String) {
@@ -57,26 +60,36 @@ struct TraceBuilder {
     }
 
     mutating func patchUser(_ id: String, auth: String? = nil, reg: Bool = true) {
-        add(.patch, "/mobile/1/appinstance/\(id)/user" + (dialect == .ios ? "?ri=0&rt=0" : ""), auth: auth ?? "App \(appCode)",
+        add(
+            .patch, "/mobile/1/appinstance/\(id)/user" + (dialect == .ios ? "?ri=0&rt=0" : ""),
+            auth: auth ?? "App \(appCode)",
             reg: reg ? id : nil, body: #"{"firstName":"Ana"}"#)
     }
 
     mutating func getUser(_ id: String, auth: String? = nil) {
-        add(.get, "/mobile/1/appinstance/\(id)/user?" + (dialect == .android ? "ri=true" : "ri=1&rt=0"),
+        add(
+            .get, "/mobile/1/appinstance/\(id)/user?" + (dialect == .android ? "ri=true" : "ri=1&rt=0"),
             auth: auth ?? "App \(appCode)", reg: id, response: #"{"instances":[]}"#)
     }
 
     mutating func sync(_ id: String) {
-        add(.post, "/mobile/5/messages?platformType=" + (dialect == .android ? "GCM" : "APNS"), auth: "App \(appCode)", reg: id, body: "{}")
+        add(
+            .post, "/mobile/5/messages?platformType=" + (dialect == .android ? "GCM" : "APNS"), auth: "App \(appCode)",
+            reg: id, body: "{}")
     }
 
-    mutating func backendPersonalize(_ id: String, user: String, auth: String = "App conform-api-key", force: Bool = false) {
-        add(.post, "/people/2/contactInformation/push/\(id)/personalize" + (force ? "?forceDepersonalize=true" : ""), auth: auth,
+    mutating func backendPersonalize(
+        _ id: String, user: String, auth: String = "App conform-api-key", force: Bool = false
+    ) {
+        add(
+            .post, "/people/2/contactInformation/push/\(id)/personalize" + (force ? "?forceDepersonalize=true" : ""),
+            auth: auth,
             body: #"{"identity":{"externalId":"\#(user)"}}"#, extra: ["AppCode": appCode])
     }
 
     mutating func push(user: String, auth: String = "App conform-api-key") {
-        add(.post, "/push/2/message/single", auth: auth,
+        add(
+            .post, "/push/2/message/single", auth: auth,
             body: #"{"from":"\#(appCode)","to":{"externalUserId":"\#(user)"},"text":"Hi"}"#, response: #"{"bulks":[]}"#)
     }
 
@@ -230,9 +243,12 @@ struct TraceBuilder {
     @Test func personalizeWithEmptyIdentity() {
         var b = TraceBuilder(.ios)
         b.register("dev-1")
-        b.add(.post, "/mobile/1/appinstance/dev-1/personalize?forceDepersonalize=0&keepAsLead=0&setDeviceAsPrimary=0",
-              auth: "App conform-app-code", reg: "dev-1", body: #"{"userIdentity":{"phones":[],"externalUserId":""}}"#)
-        b.add(.post, "/people/2/contactInformation/push/dev-1/personalize", auth: "App conform-api-key", body: #"{"attributes":{}}"#)
+        b.add(
+            .post, "/mobile/1/appinstance/dev-1/personalize?forceDepersonalize=0&keepAsLead=0&setDeviceAsPrimary=0",
+            auth: "App conform-app-code", reg: "dev-1", body: #"{"userIdentity":{"phones":[],"externalUserId":""}}"#)
+        b.add(
+            .post, "/people/2/contactInformation/push/dev-1/personalize", auth: "App conform-api-key",
+            body: #"{"attributes":{}}"#)
         let v = b.violations()
         #expect(v.map(\.rule) == [.personalizeIdentity, .personalizeIdentity])
         #expect(v.map(\.endpoint) == ["M4", "B3"])
@@ -255,7 +271,10 @@ struct TraceBuilder {
         let writer = try RecordingWriter(directory: dir)
         var b = TraceBuilder(.android)
         b.personalize("dev-1", user: "u1")
-        for e in Self.conformingTrace(.android).exchanges + b.exchanges { try writer.append(upstream: e.upstream, request: e.request, response: e.response, startedAt: e.startedAt, durationMs: 1) }
+        for e in Self.conformingTrace(.android).exchanges + b.exchanges {
+            try writer.append(
+                upstream: e.upstream, request: e.request, response: e.response, startedAt: e.startedAt, durationMs: 1)
+        }
         writer.close()
         var live: [String] = []
         let v = try await FlowChecker.check(recording: RecordingSequence(path: dir)) { live.append($0.rule.id) }

@@ -84,7 +84,9 @@ import Testing
                 return error.description
             }
         }
-        #expect(failure("{\"log\":{}}") == "t.har: error: $.log.entries: missing the `entries` array\nhelp: add \"entries\": []")
+        #expect(
+            failure("{\"log\":{}}")
+                == "t.har: error: $.log.entries: missing the `entries` array\nhelp: add \"entries\": []")
         #expect(
             failure(#"{"log":{"entries":[{"request":{"url":"http://x/"},"response":{"status":200}}]}}"#)
                 .hasPrefix("t.har: error: $.log.entries[0].request.method: missing or not a string"))
@@ -92,12 +94,16 @@ import Testing
             failure(#"{"log":{"entries":[{"request":{"method":"GET","url":"http://x/"},"response":{"status":"ok"}}]}}"#)
                 .hasPrefix("t.har: error: $.log.entries[0].response.status: missing or not an integer"))
         #expect(
-            failure(#"{"log":{"entries":[{"request":{"method":"GET","url":"/","headers":[{"value":"x"}]},"response":{"status":200}}]}}"#)
-                .hasPrefix("t.har: error: $.log.entries[0].request.headers[0].name"))
+            failure(
+                #"{"log":{"entries":[{"request":{"method":"GET","url":"/","headers":[{"value":"x"}]},"response":{"status":200}}]}}"#
+            )
+            .hasPrefix("t.har: error: $.log.entries[0].request.headers[0].name"))
         #expect(
-            failure(#"{"log":{"entries":[{"request":{"method":"GET","url":"/"},"response":{"status":200,"content":{"text":"%%%","encoding":"base64"}}}]}}"#)
-                .hasPrefix("t.har: error: $.log.entries[0].response.content.text: not valid base64"))
-        #expect(failure("{\"log\": [") .hasPrefix("t.har:1:10: error: not JSON"))
+            failure(
+                #"{"log":{"entries":[{"request":{"method":"GET","url":"/"},"response":{"status":200,"content":{"text":"%%%","encoding":"base64"}}}]}}"#
+            )
+            .hasPrefix("t.har: error: $.log.entries[0].response.content.text: not valid base64"))
+        #expect(failure("{\"log\": [").hasPrefix("t.har:1:10: error: not JSON"))
         #expect(failure("\u{FF}garbage").hasPrefix("t.har:1:1: error: not JSON"))
     }
 }

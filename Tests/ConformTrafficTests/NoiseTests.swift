@@ -21,9 +21,13 @@ import Testing
         let learned = try await NoiseLearner.learn(
             recorded, first: InProcessTransport(FakeMessagingHandler(options)),
             second: InProcessTransport(FakeMessagingHandler(options)))
-        #expect(learned.rules.rules == [.header("X-Served-At", reason: nil), .path(JSONPathPattern("$.createdAt")!, reason: nil)])
+        #expect(
+            learned.rules.rules == [
+                .header("X-Served-At", reason: nil), .path(JSONPathPattern("$.createdAt")!, reason: nil),
+            ])
         let yaml = learned.yamlText()
-        #expect(yaml.hasPrefix("# Noise rules proposed by replaying the same recording twice against the same target.\n"))
+        #expect(
+            yaml.hasPrefix("# Noise rules proposed by replaying the same recording twice against the same target.\n"))
         #expect(yaml.contains("\nignore:\n  # differed in 7 exchange(s), e.g. t"))
         #expect(yaml.contains("  - header: \"X-Served-At\"\n"))
         #expect(yaml.contains("  - path: \"$.createdAt\"\n"))
@@ -49,8 +53,10 @@ import Testing
                   - header: X-Trace
                   - path: $..sentAt
                 """.utf8), file: "n.yaml")
-        let expected = HTTPResponse.json(200, ["bulks": [["bulkId": "a", "n": 1]], "meta": ["sentAt": "1"]], headers: ["X-Trace": "1"])
-        var actual = HTTPResponse.json(200, ["bulks": [["bulkId": "b", "n": 1]], "meta": ["sentAt": "2"]], headers: ["X-Trace": "2"])
+        let expected = HTTPResponse.json(
+            200, ["bulks": [["bulkId": "a", "n": 1]], "meta": ["sentAt": "1"]], headers: ["X-Trace": "1"])
+        var actual = HTTPResponse.json(
+            200, ["bulks": [["bulkId": "b", "n": 1]], "meta": ["sentAt": "2"]], headers: ["X-Trace": "2"])
         #expect(ResponseDiff.compare(expected: expected, actual: actual, noise: noise) == [])
         actual = .json(200, ["bulks": [["bulkId": "b", "n": 2]], "meta": ["sentAt": "2"]], headers: ["X-Trace": "2"])
         #expect(
@@ -95,7 +101,8 @@ import Testing
                 "body $.d: expected (absent), got true",
             ])
         let text = ResponseDiff.compare(
-            expected: HTTPResponse(status: 200, body: Data("ok".utf8)), actual: HTTPResponse(status: 200, body: Data([0xFF])),
+            expected: HTTPResponse(status: 200, body: Data("ok".utf8)),
+            actual: HTTPResponse(status: 200, body: Data([0xFF])),
             noise: .default)
         #expect(text.map(\.description) == ["body: expected ok, got (1 bytes of binary)"])
     }

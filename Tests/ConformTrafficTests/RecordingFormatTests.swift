@@ -11,7 +11,10 @@ import Testing
             headers: ["Authorization": "App conform-app-code", "Content-Type": "application/json"],
             body: "{\"pushServiceToken\":\"t\",  \"x\": 1.50}", responseBody: "{\"pushRegId\":\"r1\"}")
         let line = e.jsonLine()
-        #expect(line.hasPrefix("{\"seq\":7,\"flow\":\"f\",\"upstream\":\"mobile\",\"startedAt\":\"2026-01-05T08:00:00.123Z\",\"durationMs\":1.5,\"request\":{\"method\":\"POST\""))
+        #expect(
+            line.hasPrefix(
+                "{\"seq\":7,\"flow\":\"f\",\"upstream\":\"mobile\",\"startedAt\":\"2026-01-05T08:00:00.123Z\",\"durationMs\":1.5,\"request\":{\"method\":\"POST\""
+            ))
         #expect(line.hasSuffix("}}\n"))
         #expect(line.filter { $0 == "\n" }.count == 1)
         let back = try RecordedExchange(jsonLine: Array(line.utf8.dropLast()))
@@ -40,7 +43,8 @@ import Testing
         }
         #expect(ISOTimestamp.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
         #expect(ISOTimestamp.parse("2026-01-05T10:00:00.5+01:00") == ISOTimestamp.parse("2026-01-05T09:00:00.500Z"))
-        #expect(ISOTimestamp.parse("2026-01-05T10:00:00.123456789-0130") == ISOTimestamp.parse("2026-01-05T11:30:00.123Z"))
+        #expect(
+            ISOTimestamp.parse("2026-01-05T10:00:00.123456789-0130") == ISOTimestamp.parse("2026-01-05T11:30:00.123Z"))
         #expect(ISOTimestamp.parse("2026-13-05T10:00:00Z") == nil)
         #expect(ISOTimestamp.parse("garbage") == nil)
     }
@@ -68,8 +72,11 @@ import Testing
         #expect(FlowKey.derive(request: user, response: nil) == "own")
         #expect(
             FlowKey.derive(
-                request: HTTPRequest(method: .post, url: "/people/2/contactInformation/push/p9/personalize"), response: nil)
+                request: HTTPRequest(method: .post, url: "/people/2/contactInformation/push/p9/personalize"),
+                response: nil)
                 == "p9")
-        #expect(FlowKey.derive(request: HTTPRequest(method: .post, url: "/push/2/message/single"), response: nil) == "backend")
+        #expect(
+            FlowKey.derive(request: HTTPRequest(method: .post, url: "/push/2/message/single"), response: nil)
+                == "backend")
     }
 }

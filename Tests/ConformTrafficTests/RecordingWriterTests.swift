@@ -16,7 +16,9 @@ import Testing
                 group.addTask {
                     for i in 0..<perTask {
                         let id = "\(t)-\(i)"
-                        var body = Data("{\"id\":\"\(id)\",\"pad\":\"\(String(repeating: "x", count: (t * 131 + i) % 5000))\"}".utf8)
+                        var body = Data(
+                            "{\"id\":\"\(id)\",\"pad\":\"\(String(repeating: "x", count: (t * 131 + i) % 5000))\"}".utf8
+                        )
                         if i % 7 == 0 { body = Data([0xFF, UInt8(t), UInt8(i), 0x00]) + Data(id.utf8) }
                         try writer.append(
                             upstream: "mobile",
@@ -86,11 +88,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         do {
             let w = try RecordingWriter(directory: dir)
-            try w.append(upstream: "m", request: HTTPRequest(method: .get, url: "/a"), response: .empty(200), startedAt: Date(), durationMs: 1)
+            try w.append(
+                upstream: "m", request: HTTPRequest(method: .get, url: "/a"), response: .empty(200), startedAt: Date(),
+                durationMs: 1)
         }
         #expect(throws: RecordingError.self) { try RecordingWriter(directory: dir) }
         let w = try RecordingWriter(directory: dir, append: true)
-        let e = try w.append(upstream: "m", request: HTTPRequest(method: .get, url: "/b"), response: .empty(200), startedAt: Date(), durationMs: 1)
+        let e = try w.append(
+            upstream: "m", request: HTTPRequest(method: .get, url: "/b"), response: .empty(200), startedAt: Date(),
+            durationMs: 1)
         #expect(e.seq == 2)
         let meta = try RecordingMeta.load(directory: dir)
         #expect(meta.version == 1)
@@ -121,7 +127,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let w = try RecordingWriter(directory: dir)
         for i in 0..<10 {
-            try w.append(upstream: "m", request: HTTPRequest(method: .get, url: "/\(i)"), response: .empty(200), startedAt: Date(), durationMs: 1)
+            try w.append(
+                upstream: "m", request: HTTPRequest(method: .get, url: "/\(i)"), response: .empty(200),
+                startedAt: Date(), durationMs: 1)
         }
         var urls: [String] = []
         for try await e in RecordingSequence(path: dir) { urls.append(e.request.url) }

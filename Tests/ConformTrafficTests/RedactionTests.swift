@@ -22,7 +22,9 @@ import Testing
                 responseBody: #"{"pushRegId":"reg-1","pushServiceToken":"\#(fcm)"}"#),
             exchange(
                 seq: 2, url: "http://m/mobile/1/appinstance/reg-1/personalize?forceDepersonalize=false",
-                headers: ["Authorization": "Bearer \(jwt)", "pushregistrationid": "reg-1", "X-Session-Secret": "s3cr3t-value"],
+                headers: [
+                    "Authorization": "Bearer \(jwt)", "pushregistrationid": "reg-1", "X-Session-Secret": "s3cr3t-value",
+                ],
                 body:
                     #"{"userIdentity":{"externalUserId":"cust-42","phones":[{"number":"\#(phone)"}],"emails":[{"address":"\#(email)"}]},"userAttributes":{"customAttributes":{"ssn":"123-45-6789","note":"call +385981234567 or ACC-00112233"}}}"#,
                 responseBody: #"{"externalUserId":"cust-42","emails":[{"address":"\#(email)","preferred":false}]}"#),
@@ -37,7 +39,8 @@ import Testing
     }
 
     static let policy = RedactionPolicy(
-        headers: ["X-Session-Secret"], jsonPaths: [JSONPathPattern("$..customAttributes.ssn")!], patterns: ["ACC-[0-9]{8}"])
+        headers: ["X-Session-Secret"], jsonPaths: [JSONPathPattern("$..customAttributes.ssn")!],
+        patterns: ["ACC-[0-9]{8}"])
 
     @Test func seededSecretsNeverReachTheDisk() throws {
         let dir = temporaryDirectory()
@@ -89,7 +92,9 @@ import Testing
         #expect(phone.hasPrefix("000"))
         let note = personalize[path: JSONPath(parsing: "$.userAttributes.customAttributes.note")!]?.stringValue ?? ""
         #expect(note.hasPrefix("call +\(phone) or redacted-"))
-        #expect(personalize[path: JSONPath(parsing: "$.userAttributes.customAttributes.ssn")!]?.stringValue?.hasPrefix("redacted-") == true)
+        #expect(
+            personalize[path: JSONPath(parsing: "$.userAttributes.customAttributes.ssn")!]?.stringValue?.hasPrefix(
+                "redacted-") == true)
         #expect(out[1].request.headerFields["X-Session-Secret"]?.hasPrefix("redacted-") == true)
         // Backend phone keeps its '+' and maps to the same digits.
         let backend = try JSONValue.parse(out[2].request.body)

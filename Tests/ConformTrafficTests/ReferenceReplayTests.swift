@@ -19,7 +19,9 @@ import Testing
         let recorded = try await Self.record(dir)
         #expect(recorded.count == 16)
         for e in recorded {
-            #expect(e.response.status.isSuccess, "\(e.seq) \(e.request.target): \(String(decoding: e.response.body, as: UTF8.self))")
+            #expect(
+                e.response.status.isSuccess,
+                "\(e.seq) \(e.request.target): \(String(decoding: e.response.body, as: UTF8.self))")
         }
         #expect(try SecretScanner().scan(paths: [dir]) == [])
         #expect(FlowChecker.check(recorded) == [])

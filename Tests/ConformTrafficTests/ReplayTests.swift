@@ -1,6 +1,7 @@
 import ConformCore
 import ConformYAML
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ConformTraffic
@@ -50,11 +51,13 @@ import Testing
         _ = try await Self.recording(dir)
         var faulty = FakeMessagingHandler.Options()
         faulty.faulty = true
-        let summary = try await Replayer(transport: InProcessTransport(FakeMessagingHandler(faulty))).replay(recording: dir)
+        let summary = try await Replayer(transport: InProcessTransport(FakeMessagingHandler(faulty))).replay(
+            recording: dir)
         #expect(summary.mismatched == 2)
         #expect(summary.passed == summary.total - 2)
         let d = summary.mismatches.flatMap(\.differences).map(\.description)
-        #expect(d == [#"body $.type: expected "CUSTOMER", got "LEAD""#, #"body $.type: expected "CUSTOMER", got "LEAD""#])
+        #expect(
+            d == [#"body $.type: expected "CUSTOMER", got "LEAD""#, #"body $.type: expected "CUSTOMER", got "LEAD""#])
     }
 
     @Test func redactedRecordingStillReplays() async throws {
@@ -87,13 +90,16 @@ import Testing
                 return .empty(200)
             }
         }
-        let e1 = exchange(seq: 1, url: "http://mobile.conform.invalid/mobile/1/baseurl?x=1", responseHeaders: [:], flow: "a")
-        let e2 = exchange(seq: 2, url: "http://backend.conform.invalid/push/2/message/single", responseHeaders: [:], flow: "backend")
+        let e1 = exchange(
+            seq: 1, url: "http://mobile.conform.invalid/mobile/1/baseurl?x=1", responseHeaders: [:], flow: "a")
+        let e2 = exchange(
+            seq: 2, url: "http://backend.conform.invalid/push/2/message/single", responseHeaders: [:], flow: "backend")
         let replayer = Replayer(
             transport: Spy(log: seen),
             options: ReplayOptions(origins: ["mobile": "http://127.0.0.1:8080/", "*": "http://127.0.0.1:9090"]))
         _ = try await replayer.replay([e1, e2])
-        #expect(seen.all == ["http://127.0.0.1:8080/mobile/1/baseurl?x=1", "http://127.0.0.1:9090/push/2/message/single"])
+        #expect(
+            seen.all == ["http://127.0.0.1:8080/mobile/1/baseurl?x=1", "http://127.0.0.1:9090/push/2/message/single"])
     }
 
     @Test func transportFailuresAreCountedNotThrown() async throws {
@@ -104,12 +110,16 @@ import Testing
         }
         let summary = try await Replayer(transport: Down()).replay([exchange(url: "/a")])
         #expect(summary.failed == 1)
-        #expect(summary.mismatches.first?.description == "exchange 1 (flow f): POST /a: error: connection refused: 127.0.0.1:1")
+        #expect(
+            summary.mismatches.first?.description
+                == "exchange 1 (flow f): POST /a: error: connection refused: 127.0.0.1:1")
     }
 
     @Test func identifierMapReplacesWholeTokensOnly() {
         var map = IdentifierMap(["abc-123": "zzz-999", "a.b@c": "x.y@z"])
-        #expect(map.apply("/x/abc-123/y?id=abc-123&o=abc-1234 abc-123_17") == "/x/zzz-999/y?id=zzz-999&o=abc-1234 zzz-999_17")
+        #expect(
+            map.apply("/x/abc-123/y?id=abc-123&o=abc-1234 abc-123_17")
+                == "/x/zzz-999/y?id=zzz-999&o=abc-1234 zzz-999_17")
         #expect(map.apply("to a.b@c") == "to x.y@z")
         map.set("ab", "cd")
         #expect(map.apply("ab") == "ab")
@@ -121,5 +131,3 @@ final class RequestLog: Sendable {
     func add(_ url: String) { urls.withLock { $0.append(url) } }
     var all: [String] { urls.withLock { $0 } }
 }
-
-import Synchronization

@@ -8,7 +8,8 @@ import Testing
 /// The redacted sample in `recordings/personalization-flow`, re-recorded only when `CONFORM_RECORD_GOLDENS=1`.
 @Suite(.serialized) struct SampleRecordingTests {
     static func sampleDirectory(file: StaticString = #filePath) -> String {
-        URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: "\(file)").deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("recordings/personalization-flow").path
     }
 
@@ -32,7 +33,9 @@ import Testing
             try Data(Self.noiseYAML.utf8).write(to: URL(fileURLWithPath: dir + "/noise.yaml"))
             try HAR.export(readAll(dir)).write(to: URL(fileURLWithPath: dir + "/personalization-flow.har"))
         }
-        #expect(FileManager.default.fileExists(atPath: dir + "/exchanges.jsonl"), "missing sample; run with CONFORM_RECORD_GOLDENS=1")
+        #expect(
+            FileManager.default.fileExists(atPath: dir + "/exchanges.jsonl"),
+            "missing sample; run with CONFORM_RECORD_GOLDENS=1")
         let meta = try RecordingMeta.load(directory: dir)
         #expect(meta.redacted)
     }

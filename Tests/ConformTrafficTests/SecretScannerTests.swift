@@ -37,7 +37,10 @@ import Testing
             findings.map { "\($0.line):\($0.column) \($0.kind.rawValue)" } == [
                 "2:27 email address", "3:26 phone number", "5:16 App authorization value",
             ])
-        #expect(findings[0].description == "x.json:2:27: error: unredacted email address 'ana********'\nhelp: replace it by a pseudonym such as user-1234@redacted.invalid")
+        #expect(
+            findings[0].description
+                == "x.json:2:27: error: unredacted email address 'ana********'\nhelp: replace it by a pseudonym such as user-1234@redacted.invalid"
+        )
     }
 
     @Test func missingPathIsAnError() {

@@ -13,20 +13,23 @@ func temporaryDirectory(_ name: String = #function) -> String {
 
 /// The folder of fixtures beside this file.
 func fixturePath(_ name: String, file: StaticString = #filePath) -> String {
-    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("Fixtures").appendingPathComponent(
-        name
-    ).path
+    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("Fixtures")
+        .appendingPathComponent(
+            name
+        ).path
 }
 
 func exchange(
-    seq: Int = 1, method: HTTPMethod = .post, url: String, headers: HTTPFields = [:], body: String = "", status: Int = 200,
+    seq: Int = 1, method: HTTPMethod = .post, url: String, headers: HTTPFields = [:], body: String = "",
+    status: Int = 200,
     responseHeaders: HTTPFields = ["Content-Type": "application/json"], responseBody: String = "", flow: String = "f"
 ) -> RecordedExchange {
     RecordedExchange(
         seq: seq, flow: flow, upstream: url.contains("/mobile/") ? "mobile" : "backend",
         startedAt: Date(timeIntervalSince1970: 1_767_600_000.123), durationMs: 1.5,
         request: HTTPRequest(method: method, url: url, headerFields: headers, body: Data(body.utf8)),
-        response: HTTPResponse(status: HTTPStatus(status), headerFields: responseHeaders, body: Data(responseBody.utf8)))
+        response: HTTPResponse(status: HTTPStatus(status), headerFields: responseHeaders, body: Data(responseBody.utf8))
+    )
 }
 
 /// A keyed digest with a fixed key, so pseudonyms in tests are stable within one test.

@@ -69,7 +69,9 @@ public struct FlowChecker: Sendable {
             if endpoint.isUserCall {
                 if let id = own {
                     if !issued.contains(id) {
-                        report(.registrationFirst, "\(endpoint.id) for pushRegId '\(id)' before any registration issued it", step: 1)
+                        report(
+                            .registrationFirst,
+                            "\(endpoint.id) for pushRegId '\(id)' before any registration issued it", step: 1)
                     }
                 } else if !anyRegistration {
                     report(.registrationFirst, "\(endpoint.id) sent before any registration", step: 1)
@@ -97,7 +99,9 @@ public struct FlowChecker: Sendable {
             case .missing:
                 report(.backendCredentials, "\(endpoint.id) without an Authorization header")
             case .app(let key) where applicationCodes.contains(key):
-                report(.backendCredentials, "\(endpoint.id) authorized with the application code '\(key)' instead of an API key")
+                report(
+                    .backendCredentials,
+                    "\(endpoint.id) authorized with the application code '\(key)' instead of an API key")
             default:
                 break
             }
@@ -112,7 +116,8 @@ public struct FlowChecker: Sendable {
             if let identity, let current, identity != current, !queryFlag(request, "forceDepersonalize") {
                 report(
                     .userSwitch,
-                    "personalize to '\(identity)' on a device personalized to '\(current)' without forceDepersonalize=true and no depersonalize in between")
+                    "personalize to '\(identity)' on a device personalized to '\(current)' without forceDepersonalize=true and no depersonalize in between"
+                )
             }
         }
         update(endpoint, exchange: exchange)

@@ -21,8 +21,11 @@ public struct FlowRule: Sendable, Hashable, CustomStringConvertible {
         help: "wait for the registrationUpdated event (step 1) before personalizing or sending user data")
     public static let userSwitch = FlowRule(
         id: "user-switch",
-        summary: "personalizing a device already personalized to another user uses forceDepersonalize=true or a depersonalize first",
-        help: "send personalize with forceDepersonalize=true (or 1) when a different user logs in, or depersonalize at logout")
+        summary:
+            "personalizing a device already personalized to another user uses forceDepersonalize=true or a depersonalize first",
+        help:
+            "send personalize with forceDepersonalize=true (or 1) when a different user logs in, or depersonalize at logout"
+    )
     public static let restrictedPersonalData = FlowRule(
         id: "restricted-personal-data",
         summary: "an application in restricted mode sends no personal-data call (M4, M5, M8) from the app",
@@ -34,7 +37,8 @@ public struct FlowRule: Sendable, Hashable, CustomStringConvertible {
     public static let backendCredentials = FlowRule(
         id: "backend-credentials",
         summary: "backend calls (People, Push) authorize with an API key, never with the application code",
-        help: "send `Authorization: App <API key>` from your backend; the application code belongs only in AppCode/from")
+        help: "send `Authorization: App <API key>` from your backend; the application code belongs only in AppCode/from"
+    )
     public static let registrationHeader = FlowRule(
         id: "registration-header",
         summary: "every mobile call after registration carries the pushregistrationid header",

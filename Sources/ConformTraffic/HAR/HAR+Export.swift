@@ -3,7 +3,9 @@ import Foundation
 
 extension HAR {
     /// Writes exchanges as a HAR 1.2 document (pretty JSON) that devtools, Charles and mitmproxy can open.
-    public static func export(_ exchanges: [RecordedExchange], creator: String = "conform", version: String = "1") -> Data {
+    public static func export(_ exchanges: [RecordedExchange], creator: String = "conform", version: String = "1")
+        -> Data
+    {
         var text = "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": "
         text += (["name": .string(creator), "version": .string(version)] as JSONValue).serialized()
         text += ",\n    \"entries\": ["

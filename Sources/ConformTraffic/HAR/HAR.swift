@@ -17,10 +17,13 @@ public enum HAR {
                 help: "a HAR file is one JSON object with a `log` member; export it again from the tool")
         }
         guard let log = root["log"], case .object = log else {
-            throw HARError(file: file, path: "$.log", message: "missing the `log` object", help: "a HAR file looks like {\"log\": {\"entries\": [...]}}")
+            throw HARError(
+                file: file, path: "$.log", message: "missing the `log` object",
+                help: "a HAR file looks like {\"log\": {\"entries\": [...]}}")
         }
         guard let entries = log["entries"]?.arrayValue else {
-            throw HARError(file: file, path: "$.log.entries", message: "missing the `entries` array", help: "add \"entries\": []")
+            throw HARError(
+                file: file, path: "$.log.entries", message: "missing the `entries` array", help: "add \"entries\": []")
         }
         var out: [RecordedExchange] = []
         out.reserveCapacity(entries.count)
@@ -32,28 +35,47 @@ public enum HAR {
 
     private static func importEntry(_ entry: JSONValue, index: Int, file: String) throws(HARError) -> RecordedExchange {
         let base = "$.log.entries[\(index)]"
-        guard case .object = entry else { throw HARError(file: file, path: base, message: "expected an object", help: "each entry is {request, response, ...}") }
+        guard case .object = entry else {
+            throw HARError(
+                file: file, path: base, message: "expected an object", help: "each entry is {request, response, ...}")
+        }
         guard let req = entry["request"], case .object = req else {
-            throw HARError(file: file, path: "\(base).request", message: "missing the request", help: "each entry needs a `request` object")
+            throw HARError(
+                file: file, path: "\(base).request", message: "missing the request",
+                help: "each entry needs a `request` object")
         }
         guard let method = req["method"]?.stringValue, !method.isEmpty else {
-            throw HARError(file: file, path: "\(base).request.method", message: "missing or not a string", help: "set the HTTP method, e.g. \"POST\"")
+            throw HARError(
+                file: file, path: "\(base).request.method", message: "missing or not a string",
+                help: "set the HTTP method, e.g. \"POST\"")
         }
         guard var url = req["url"]?.stringValue, !url.isEmpty else {
-            throw HARError(file: file, path: "\(base).request.url", message: "missing or not a string", help: "set the absolute request URL")
+            throw HARError(
+                file: file, path: "\(base).request.url", message: "missing or not a string",
+                help: "set the absolute request URL")
         }
         if !url.contains("?"), let query = req["queryString"]?.arrayValue, !query.isEmpty {
-            url += "?" + query.compactMap { item in item["name"]?.stringValue.map { "\(percentEncode($0))=\(percentEncode(item["value"]?.stringValue ?? ""))" } }.joined(separator: "&")
+            url +=
+                "?"
+                + query.compactMap { item in
+                    item["name"]?.stringValue.map {
+                        "\(percentEncode($0))=\(percentEncode(item["value"]?.stringValue ?? ""))"
+                    }
+                }.joined(separator: "&")
         }
         let requestHeaders = try headers(req["headers"], path: "\(base).request.headers", file: file)
         let requestBody = try postData(req["postData"], path: "\(base).request.postData", file: file)
         let request = HTTPRequest(method: HTTPMethod(method), url: url, headerFields: requestHeaders, body: requestBody)
 
         guard let res = entry["response"], case .object = res else {
-            throw HARError(file: file, path: "\(base).response", message: "missing the response", help: "each entry needs a `response` object")
+            throw HARError(
+                file: file, path: "\(base).response", message: "missing the response",
+                help: "each entry needs a `response` object")
         }
         guard case .int(let status)? = res["status"] ?? nil else {
-            throw HARError(file: file, path: "\(base).response.status", message: "missing or not an integer", help: "set the HTTP status code, e.g. 200")
+            throw HARError(
+                file: file, path: "\(base).response.status", message: "missing or not an integer",
+                help: "set the HTTP status code, e.g. 200")
         }
         let responseHeaders = try headers(res["headers"], path: "\(base).response.headers", file: file)
         let responseBody = try content(res["content"], path: "\(base).response.content", file: file)
@@ -62,7 +84,9 @@ public enum HAR {
         var started = Date(timeIntervalSince1970: 0)
         if let text = entry["startedDateTime"]?.stringValue {
             guard let date = ISOTimestamp.parse(text) else {
-                throw HARError(file: file, path: "\(base).startedDateTime", message: "'\(text)' is not an ISO-8601 date-time", help: "use e.g. 2026-01-05T10:00:00.000Z")
+                throw HARError(
+                    file: file, path: "\(base).startedDateTime", message: "'\(text)' is not an ISO-8601 date-time",
+                    help: "use e.g. 2026-01-05T10:00:00.000Z")
             }
             started = date
         }
@@ -72,7 +96,8 @@ public enum HAR {
         if case .int(let s)? = conform?["seq"] { seq = s } else { seq = index + 1 }
         let upstream =
             conform?["upstream"]?.stringValue
-            ?? (URLParts(url).path.hasPrefix("/mobile/") ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream)
+            ?? (URLParts(url).path.hasPrefix("/mobile/")
+                ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream)
         let flow = conform?["flow"]?.stringValue ?? FlowKey.derive(request: request, response: response)
         return RecordedExchange(
             seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
@@ -82,12 +107,16 @@ public enum HAR {
     private static func headers(_ value: JSONValue?, path: String, file: String) throws(HARError) -> HTTPFields {
         guard let value, value != .null else { return HTTPFields() }
         guard let list = value.arrayValue else {
-            throw HARError(file: file, path: path, message: "expected an array of {name, value}", help: "write headers as [{\"name\": \"Accept\", \"value\": \"*/*\"}]")
+            throw HARError(
+                file: file, path: path, message: "expected an array of {name, value}",
+                help: "write headers as [{\"name\": \"Accept\", \"value\": \"*/*\"}]")
         }
         var fields = HTTPFields()
         for (i, item) in list.enumerated() {
             guard let name = item["name"]?.stringValue else {
-                throw HARError(file: file, path: "\(path)[\(i)].name", message: "missing or not a string", help: "each header needs a name")
+                throw HARError(
+                    file: file, path: "\(path)[\(i)].name", message: "missing or not a string",
+                    help: "each header needs a name")
             }
             // HTTP/2 pseudo-headers (:authority, :method, :path, :scheme, :status) are not header fields.
             if name.hasPrefix(":") { continue }
@@ -97,7 +126,9 @@ public enum HAR {
             case .int(let n)?: v = String(n)
             case nil, .null?: v = ""
             default:
-                throw HARError(file: file, path: "\(path)[\(i)].value", message: "expected a string", help: "quote the header value")
+                throw HARError(
+                    file: file, path: "\(path)[\(i)].value", message: "expected a string",
+                    help: "quote the header value")
             }
             fields.append(name: name, value: v)
         }
@@ -126,10 +157,14 @@ public enum HAR {
     private static func decode(_ text: String, encoding: String?, path: String, file: String) throws(HARError) -> Data {
         guard let encoding, !encoding.isEmpty else { return Data(text.utf8) }
         guard encoding.lowercased() == "base64" else {
-            throw HARError(file: file, path: "\(path).encoding", message: "unsupported encoding '\(encoding)'", help: "only base64 (or no encoding) is defined for HAR text")
+            throw HARError(
+                file: file, path: "\(path).encoding", message: "unsupported encoding '\(encoding)'",
+                help: "only base64 (or no encoding) is defined for HAR text")
         }
         guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
-            throw HARError(file: file, path: "\(path).text", message: "not valid base64", help: "re-export the capture, or remove \"encoding\": \"base64\" for plain text")
+            throw HARError(
+                file: file, path: "\(path).text", message: "not valid base64",
+                help: "re-export the capture, or remove \"encoding\": \"base64\" for plain text")
         }
         return data
     }

@@ -17,7 +17,8 @@ enum ISOTimestamp {
         let minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60
         let milli = msOfDay % 1000
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(milli, 3))Z"
+        return
+            "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(milli, 3))Z"
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; `nil` when it is not one.
@@ -32,7 +33,8 @@ enum ISOTimestamp {
             }
             return v
         }
-        guard b.count >= 19, let y = num(0, 4), b[4] == UInt8(ascii: "-"), let mo = num(5, 2), b[7] == UInt8(ascii: "-"),
+        guard b.count >= 19, let y = num(0, 4), b[4] == UInt8(ascii: "-"), let mo = num(5, 2),
+            b[7] == UInt8(ascii: "-"),
             let d = num(8, 2), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "), let h = num(11, 2),
             b[13] == UInt8(ascii: ":"), let mi = num(14, 2), b[16] == UInt8(ascii: ":"), let s = num(17, 2),
             (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61

@@ -89,7 +89,9 @@ extension RecordedExchange {
             response: response)
     }
 
-    private static func string(_ v: JSONValue, _ key: String, at base: String = "$") throws(RecordingLineError) -> String {
+    private static func string(_ v: JSONValue, _ key: String, at base: String = "$") throws(RecordingLineError)
+        -> String
+    {
         guard let s = v[key]?.stringValue else {
             throw RecordingLineError(path: "\(base).\(key)", message: v[key] == nil ? "missing" : "expected a string")
         }
@@ -110,7 +112,8 @@ extension RecordedExchange {
         }
         var fields = HTTPFields()
         for (i, pair) in list.enumerated() {
-            guard let p = pair.arrayValue, p.count == 2, let name = p[0].stringValue, let value = p[1].stringValue else {
+            guard let p = pair.arrayValue, p.count == 2, let name = p[0].stringValue, let value = p[1].stringValue
+            else {
                 throw RecordingLineError(path: "\(base).headers[\(i)]", message: "expected [name, value] strings")
             }
             fields.append(name: name, value: value)

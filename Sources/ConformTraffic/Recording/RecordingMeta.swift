@@ -45,7 +45,8 @@ public struct RecordingMeta: Sendable, Hashable {
     public static func load(directory: String) throws(RecordingError) -> RecordingMeta {
         let file = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
         guard let data = FileManager.default.contents(atPath: file) else {
-            throw RecordingError(file: file, message: "missing", help: "a recording directory holds meta.json and exchanges.jsonl")
+            throw RecordingError(
+                file: file, message: "missing", help: "a recording directory holds meta.json and exchanges.jsonl")
         }
         let value: JSONValue
         do {
@@ -55,11 +56,13 @@ public struct RecordingMeta: Sendable, Hashable {
                 file: file, line: error.line, column: error.column, message: error.message, help: "fix the JSON syntax")
         }
         guard case .int(let version)? = value["version"] else {
-            throw RecordingError(file: file, line: 1, column: 1, message: "$.version: expected an integer", help: "add \"version\": 1")
+            throw RecordingError(
+                file: file, line: 1, column: 1, message: "$.version: expected an integer", help: "add \"version\": 1")
         }
         guard version <= currentVersion else {
             throw RecordingError(
-                file: file, line: 1, column: 1, message: "format version \(version) is newer than this tool (\(currentVersion))",
+                file: file, line: 1, column: 1,
+                message: "format version \(version) is newer than this tool (\(currentVersion))",
                 help: "upgrade conform to read this recording")
         }
         let created = value["createdAt"]?.stringValue.flatMap(ISOTimestamp.parse) ?? Date(timeIntervalSince1970: 0)

@@ -47,7 +47,8 @@ public final class RecordingReader {
                         help: "raise the reader's maxLineBytes, or split the exchange's body")
                 }
                 throw RecordingError(
-                    file: file, line: lineNumber + 1, message: "read failed (\(String(cString: strerror(Self.code(error)))))",
+                    file: file, line: lineNumber + 1,
+                    message: "read failed (\(String(cString: strerror(Self.code(error)))))",
                     help: "check that the file is readable")
             }
             guard let line else { return nil }
@@ -63,10 +64,10 @@ public final class RecordingReader {
                         help: "the recorder was probably killed while writing; the exchanges before it are intact")
                     return nil
                 }
-                let where_ = error.path.map { " at \($0)" } ?? ""
+                let location = error.path.map { " at \($0)" } ?? ""
                 throw RecordingError(
                     file: file, line: lineNumber, column: error.column,
-                    message: "invalid exchange\(where_): \(error.message)",
+                    message: "invalid exchange\(location): \(error.message)",
                     help: "each line must be one JSON exchange as written by the recorder; fix or delete this line")
             }
         }

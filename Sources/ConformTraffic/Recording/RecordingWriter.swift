@@ -33,7 +33,8 @@ public final class RecordingWriter: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw RecordingError(
-                file: directory, message: "cannot create the recording directory", help: "check the path and permissions")
+                file: directory, message: "cannot create the recording directory",
+                help: "check the path and permissions")
         }
         var nextSeq = 1
         if let attributes = try? FileManager.default.attributesOfItem(atPath: file),

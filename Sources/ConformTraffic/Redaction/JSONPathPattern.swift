@@ -92,7 +92,8 @@ extension JSONValue {
         if let replaced = transform(path, self) { return replaced }
         switch self {
         case .array(let items):
-            return .array(items.enumerated().map { $0.element.rewritten(at: path.appending(index: $0.offset), transform) })
+            return .array(
+                items.enumerated().map { $0.element.rewritten(at: path.appending(index: $0.offset), transform) })
         case .object(let object):
             var out = JSONObject()
             for (key, value) in object { out[key] = value.rewritten(at: path.appending(key: key), transform) }

@@ -4,7 +4,8 @@ import Foundation
 
 extension RedactionPolicy {
     static let yamlKeys = [
-        "enabled", "headers", "jsonPaths", "patterns", "phoneFields", "tokenFields", "emailsInText", "phonesInText", "keep",
+        "enabled", "headers", "jsonPaths", "patterns", "phoneFields", "tokenFields", "emailsInText", "phonesInText",
+        "keep",
     ]
 
     /// Loads a policy from YAML; lists add to the defaults (`phoneFields`, `tokenFields`, `keep`); every problem is reported.
@@ -30,7 +31,8 @@ extension RedactionPolicy {
                 for item in value.sequenceItems ?? [] {
                     guard let text = reader.string(item, what: "pattern") else { continue }
                     if (try? TextPattern(text)) == nil {
-                        reader.error(item, "'\(text)' is not a valid regular expression", help: "fix the pattern (ICU syntax)")
+                        reader.error(
+                            item, "'\(text)' is not a valid regular expression", help: "fix the pattern (ICU syntax)")
                     } else {
                         policy.patterns.append(text)
                     }

@@ -6,7 +6,8 @@ import Synchronization
 /// Applies a ``RedactionPolicy`` with one secret key: the same secret always becomes the same pseudonym.
 public final class Redactor: Sendable {
     /// How pseudonyms are derived, as written to `meta.json`.
-    public static let scheme = "HMAC-SHA256 of the secret under a per-recording random key (never stored), hex-truncated"
+    public static let scheme =
+        "HMAC-SHA256 of the secret under a per-recording random key (never stored), hex-truncated"
 
     public let policy: RedactionPolicy
     let pseudonyms: Pseudonymizer
@@ -183,7 +184,9 @@ public final class Redactor: Sendable {
             out = TextPattern.jwt.replacing(in: out) { keep.contains(String($0)) ? nil : jwt(String($0)) }
         }
         if policy.emailsInText, out.contains("@") {
-            out = TextPattern.email.replacing(in: out) { keep.contains(String($0)) ? nil : pseudonyms.email(String($0)) }
+            out = TextPattern.email.replacing(in: out) {
+                keep.contains(String($0)) ? nil : pseudonyms.email(String($0))
+            }
         }
         if policy.phonesInText, out.contains("+") {
             out = TextPattern.internationalPhone.replacing(in: out) {

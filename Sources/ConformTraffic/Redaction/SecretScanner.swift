@@ -48,11 +48,13 @@ public struct SecretScanner: Sendable {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw RecordingError(file: path, message: "no such file or directory", help: "pass existing files or directories")
+                throw RecordingError(
+                    file: path, message: "no such file or directory", help: "pass existing files or directories")
             }
             if isDirectory.boolValue {
                 let entries = (try? FileManager.default.subpathsOfDirectory(atPath: path)) ?? []
-                for entry in entries.sorted() where !entry.split(separator: "/").contains(where: { $0.hasPrefix(".") }) {
+                for entry in entries.sorted() where !entry.split(separator: "/").contains(where: { $0.hasPrefix(".") })
+                {
                     let full = (path as NSString).appendingPathComponent(entry)
                     var dir: ObjCBool = false
                     if FileManager.default.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue {

@@ -17,7 +17,9 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
         var lines = ["step \(seq) (flow \(flow)): \(method) \(target)"]
         if let errorA { lines.append("  A failed: \(errorA)") }
         if let errorB { lines.append("  B failed: \(errorB)") }
-        lines += differences.map { "  \($0.kind.rawValue)\($0.location.isEmpty ? "" : " \($0.location)"): A \($0.expected), B \($0.actual)" }
+        lines += differences.map {
+            "  \($0.kind.rawValue)\($0.location.isEmpty ? "" : " \($0.location)"): A \($0.expected), B \($0.actual)"
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -41,7 +43,9 @@ public struct Differential: Sendable {
     public let options: ReplayOptions
     public var maxKeptSteps = 1000
 
-    public init(a: any Transport, b: any Transport, noise: NoiseRules = .default, options: ReplayOptions = ReplayOptions()) {
+    public init(
+        a: any Transport, b: any Transport, noise: NoiseRules = .default, options: ReplayOptions = ReplayOptions()
+    ) {
         self.a = a
         self.b = b
         self.noise = noise
@@ -58,7 +62,8 @@ public struct Differential: Sendable {
         try await run(sequence: RecordingSequence(path: path))
     }
 
-    public func run<S: AsyncSequence>(sequence: S) async throws -> DifferentialReport where S.Element == RecordedExchange {
+    public func run<S: AsyncSequence>(sequence: S) async throws -> DifferentialReport
+    where S.Element == RecordedExchange {
         var mapA = IdentifierMap(options.substitutions)
         var mapB = IdentifierMap(options.substitutions)
         var backA = IdentifierMap()
@@ -72,16 +77,21 @@ public struct Differential: Sendable {
             let (ra, rb) = await (liveA, liveB)
             let recorded = try? JSONValue.parse(exchange.response.body)
             var step = DifferentialStep(
-                seq: exchange.seq, flow: exchange.flow, method: exchange.request.method, target: exchange.request.target,
+                seq: exchange.seq, flow: exchange.flow, method: exchange.request.method,
+                target: exchange.request.target,
                 differences: [], errorA: nil, errorB: nil)
             switch (ra, rb) {
             case (.success(let x), .success(let y)):
                 if let recorded {
                     if let j = try? JSONValue.parse(x.body) {
-                        for pair in mapA.learn(recorded: recorded, live: j, keys: options.mintedKeys) { backA.set(pair.live, pair.recorded) }
+                        for pair in mapA.learn(recorded: recorded, live: j, keys: options.mintedKeys) {
+                            backA.set(pair.live, pair.recorded)
+                        }
                     }
                     if let j = try? JSONValue.parse(y.body) {
-                        for pair in mapB.learn(recorded: recorded, live: j, keys: options.mintedKeys) { backB.set(pair.live, pair.recorded) }
+                        for pair in mapB.learn(recorded: recorded, live: j, keys: options.mintedKeys) {
+                            backB.set(pair.live, pair.recorded)
+                        }
                     }
                 }
                 var nx = backA.apply(x)
@@ -108,7 +118,8 @@ public struct Differential: Sendable {
         return report
     }
 
-    private func outcome(_ transport: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure> {
+    private func outcome(_ transport: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure>
+    {
         do {
             return .success(try await transport.send(request))
         } catch {

@@ -30,24 +30,28 @@ public struct ResponseDifference: Sendable, Hashable, CustomStringConvertible {
 /// Compares responses: status, headers (volatile ones ignored) and bodies (JSON structurally, by path).
 public enum ResponseDiff {
     /// Every difference between `expected` and `actual` that `noise` does not ignore.
-    public static func compare(expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules) -> [ResponseDifference] {
+    public static func compare(expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules) -> [ResponseDifference]
+    {
         var out: [ResponseDifference] = []
         if expected.status != actual.status {
             out.append(.init(kind: .status, location: "", expected: "\(expected.status)", actual: "\(actual.status)"))
         }
         var names: [String] = []
-        for field in expected.headerFields.fields + actual.headerFields.fields where !names.contains(field.name.lowercased()) {
+        for field in expected.headerFields.fields + actual.headerFields.fields
+        where !names.contains(field.name.lowercased()) {
             names.append(field.name.lowercased())
         }
         for name in names where !noise.ignoresHeader(name) {
             let e = expected.headerFields.values(for: name)
             let a = actual.headerFields.values(for: name)
             if e != a {
-                let display = expected.headerFields.first { $0.name.lowercased() == name }?.name
+                let display =
+                    expected.headerFields.first { $0.name.lowercased() == name }?.name
                     ?? actual.headerFields.first { $0.name.lowercased() == name }?.name ?? name
                 out.append(
                     .init(
-                        kind: .header, location: display, expected: e.isEmpty ? ResponseDifference.absent : e.joined(separator: ", "),
+                        kind: .header, location: display,
+                        expected: e.isEmpty ? ResponseDifference.absent : e.joined(separator: ", "),
                         actual: a.isEmpty ? ResponseDifference.absent : a.joined(separator: ", ")))
             }
         }
@@ -66,7 +70,9 @@ public enum ResponseDiff {
         return [.init(kind: .body, location: "", expected: render(expected), actual: render(actual))]
     }
 
-    static func compare(_ e: JSONValue, _ a: JSONValue, at path: JSONPath, noise: NoiseRules, into out: inout [ResponseDifference]) {
+    static func compare(
+        _ e: JSONValue, _ a: JSONValue, at path: JSONPath, noise: NoiseRules, into out: inout [ResponseDifference]
+    ) {
         if noise.ignoresPath(path) { return }
         switch (e, a) {
         case (.object(let eo), .object(let ao)):
@@ -75,13 +81,19 @@ public enum ResponseDiff {
                 if let other = ao[key] {
                     compare(value, other, at: child, noise: noise, into: &out)
                 } else if !noise.ignoresPath(child) {
-                    out.append(.init(kind: .body, location: child.description, expected: value.serialized(), actual: ResponseDifference.absent))
+                    out.append(
+                        .init(
+                            kind: .body, location: child.description, expected: value.serialized(),
+                            actual: ResponseDifference.absent))
                 }
             }
             for (key, value) in ao where eo[key] == nil {
                 let child = path.appending(key: key)
                 if !noise.ignoresPath(child) {
-                    out.append(.init(kind: .body, location: child.description, expected: ResponseDifference.absent, actual: value.serialized()))
+                    out.append(
+                        .init(
+                            kind: .body, location: child.description, expected: ResponseDifference.absent,
+                            actual: value.serialized()))
                 }
             }
         case (.array(let ea), .array(let aa)):
@@ -102,17 +114,21 @@ public enum ResponseDiff {
             if let ej = embeddedJSON(es), let aj = embeddedJSON(as_) {
                 compare(ej, aj, at: path, noise: noise, into: &out)
             } else {
-                out.append(.init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
+                out.append(
+                    .init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
             }
         default:
             if !sameScalar(e, a) {
-                out.append(.init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
+                out.append(
+                    .init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
             }
         }
     }
 
     private static func embeddedJSON(_ text: String) -> JSONValue? {
-        guard let first = text.first, first == "{" || first == "[", let value = try? JSONValue.parse(text) else { return nil }
+        guard let first = text.first, first == "{" || first == "[", let value = try? JSONValue.parse(text) else {
+            return nil
+        }
         return value
     }
 

@@ -48,7 +48,8 @@ struct YAMLConfigReader {
                 continue
             }
             guard allowed.contains(key) else {
-                error(pair.key, "unknown key '\(key)' in \(what)", help: "use one of: \(allowed.joined(separator: ", "))")
+                error(
+                    pair.key, "unknown key '\(key)' in \(what)", help: "use one of: \(allowed.joined(separator: ", "))")
                 continue
             }
             out.append((key, pair.value))

@@ -39,7 +39,7 @@ extension HTMLReporter {
         if let error = step.error {
             let skipped = step.verdict == .skipped
             let text = skipped && error.hasPrefix("skipped: ") ? String(error.dropFirst(9)) : error
-            out += "<p class=\"error-text\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
+            out += "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
         }
         if !step.failures.isEmpty { out += diff(step.failures, masker: masker) }
         if step.request != nil || step.response != nil {

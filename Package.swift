@@ -55,6 +55,10 @@ let package = Package(
             dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ConformCLITests", dependencies: ["ConformCLI"], exclude: ["Cases"]),
+        .testTarget(
+            name: "ConformCLITests",
+            dependencies: ["ConformCLI", "ConformCore", "ConformRunner", "ConformReference", "ConformServer", "ConformCurl"],
+            exclude: ["Cases"]
+        ),
     ]
 )

@@ -38,6 +38,11 @@ let package = Package(
             name: "conform-bench-http", dependencies: ["ConformServer", "ConformCurl", "ConformCore"], path: "bench/http/Sources"),
         .executableTarget(name: "conform-bench-yaml", dependencies: ["ConformYAML"], path: "bench/yaml/Sources"),
 
+        .target(
+            name: "ConformBenchSupport", dependencies: ["ConformCore", "ConformRunner", "ConformCurl", "ConformServer"],
+            path: "bench/runner/Support"
+        ),
+        .executableTarget(name: "conform-bench-runner", dependencies: ["ConformBenchSupport"], path: "bench/runner/Sources"),
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),
@@ -50,6 +55,10 @@ let package = Package(
             dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "ConformCLITests", dependencies: ["ConformCLI"], exclude: ["Cases"]),
+        .testTarget(
+            name: "ConformCLITests",
+            dependencies: ["ConformCLI", "ConformCore", "ConformRunner", "ConformReference", "ConformServer", "ConformCurl"],
+            exclude: ["Cases"]
+        ),
     ]
 )

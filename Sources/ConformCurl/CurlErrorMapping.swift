@@ -1,5 +1,5 @@
-import ConformCore
 internal import CCurl
+import ConformCore
 
 /// Maps libcurl result codes to ``TransportError`` kinds with a message that names the request.
 enum CurlErrorMapping {

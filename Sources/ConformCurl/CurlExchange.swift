@@ -1,6 +1,6 @@
+internal import CCurl
 import ConformCore
 import Foundation
-internal import CCurl
 
 /// One request/response exchange on an easy handle.
 enum CurlExchange {
@@ -151,14 +151,18 @@ final class ResponseSink {
     }
 }
 
-func conformCurlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+func conformCurlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?)
+    -> Int
+{
     guard let data, let user else { return 0 }
     let sink = Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue()
     sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count)
     return size * count
 }
 
-func conformCurlHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?) -> Int {
+func conformCurlHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ user: UnsafeMutableRawPointer?
+) -> Int {
     guard let data, let user else { return 0 }
     let sink = Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue()
     sink.headerLine(UnsafeRawBufferPointer(start: data, count: size * count))

@@ -1,7 +1,7 @@
+internal import CCurl
 import ConformCore
 import Foundation
 import Synchronization
-internal import CCurl
 
 /// Sends requests over HTTP/1.1 and HTTPS with libcurl, reusing connections and reporting raw headers and timings.
 ///

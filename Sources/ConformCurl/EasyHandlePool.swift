@@ -1,5 +1,5 @@
-import Synchronization
 internal import CCurl
+import Synchronization
 
 /// A libcurl easy handle; used by one exchange at a time.
 struct EasyHandle: @unchecked Sendable {

@@ -1,6 +1,6 @@
+internal import CMicroHTTPD
 import ConformCore
 import Foundation
-internal import CMicroHTTPD
 
 /// What the C callbacks share: the handler, the body limit and the log sink.
 final class ServerContext: Sendable {
@@ -29,7 +29,9 @@ final class Upload {
 func conformServerURILog(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
-    let upload = Upload(rawURI: uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? "/")
+    let upload = Upload(
+        rawURI: uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? "/"
+    )
     return Unmanaged.passRetained(upload).toOpaque()
 }
 
@@ -140,7 +142,8 @@ private let managedHeaders: Set<String> = ["content-length", "transfer-encoding"
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
     let status = (100...999).contains(response.status.code) ? response.status.code : 500
     let made = response.body.withUnsafeBytes { bytes in
-        MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
     }
     guard let made else { return .NO }
     defer { MHD_destroy_response(made) }

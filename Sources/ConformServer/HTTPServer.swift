@@ -1,3 +1,4 @@
+internal import CMicroHTTPD
 import ConformCore
 import Foundation
 import Synchronization
@@ -5,7 +6,6 @@ import Synchronization
 #if canImport(Glibc)
     import Glibc
 #endif
-internal import CMicroHTTPD
 
 /// Serves any ``HTTPHandler`` over HTTP/1.1 on libmicrohttpd: epoll, a small thread pool, keep-alive and limits.
 public final class HTTPServer: Sendable {
@@ -34,7 +34,8 @@ public final class HTTPServer: Sendable {
         else {
             throw HTTPServerError(
                 .invalidLimits,
-                "limits out of range (\(limits)); headers need at least 1024 bytes, threads 1 to 64, connections at least 1")
+                "limits out of range (\(limits)); headers need at least 1024 bytes, threads 1 to 64, connections at least 1"
+            )
         }
         self.host = host
         self.limits = limits
@@ -102,7 +103,8 @@ public final class HTTPServer: Sendable {
             retained.release()
             throw HTTPServerError(
                 .cannotListen,
-                "cannot listen on \(host):\(requestedPort): \(reason); choose another port or pass 0 to pick a free one")
+                "cannot listen on \(host):\(requestedPort): \(reason); choose another port or pass 0 to pick a free one"
+            )
         }
         let port = conform_mhd_bound_port(daemon)
         return RunningDaemon(daemon: DaemonPointer(pointer: daemon), context: retained, port: port)

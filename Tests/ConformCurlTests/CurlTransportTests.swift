@@ -56,7 +56,8 @@ struct CurlTransportTests {
     @Test func invalidJSONWithStatus200IsReturnedAsIs() async throws {
         let server = try RawServer { connection in
             connection.readRequest()
-            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"a\": tru")
+            connection.write(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{\"a\": tru")
         }
         defer { server.stop() }
         let response = try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/json"))
@@ -108,10 +109,12 @@ struct CurlTransportTests {
         let server = try RawServer { connection in
             connection.readRequest()
             connection.write(
-                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nset-cookie: a=1\r\nX-Z: z\r\nSet-Cookie: b=2\r\nContent-Length: 0\r\n\r\n")
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nset-cookie: a=1\r\nX-Z: z\r\nSet-Cookie: b=2\r\nContent-Length: 0\r\n\r\n"
+            )
         }
         defer { server.stop() }
-        let response = try await transport.send(HTTPRequest(method: .post, url: server.baseURL + "/h", body: Data("x".utf8)))
+        let response = try await transport.send(
+            HTTPRequest(method: .post, url: server.baseURL + "/h", body: Data("x".utf8)))
         #expect(response.status == 201)
         #expect(response.headerFields.map(\.name) == ["set-cookie", "X-Z", "Set-Cookie", "Content-Length"])
         #expect(response.headerFields.values(for: "Set-Cookie") == ["a=1", "b=2"])
@@ -137,8 +140,11 @@ struct CurlTransportTests {
         defer { server.stop() }
         let body = Data(#"{"op":"x"}"#.utf8)
         _ = try await transport.send(
-            HTTPRequest(method: "PATCH", url: server.baseURL + "/p/%7Bid%7D/../q?x=1", headerFields: ["X-A": "1", "x-a": "2"], body: body))
-        _ = try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/with-body", body: Data("q".utf8)))
+            HTTPRequest(
+                method: "PATCH", url: server.baseURL + "/p/%7Bid%7D/../q?x=1", headerFields: ["X-A": "1", "x-a": "2"],
+                body: body))
+        _ = try await transport.send(
+            HTTPRequest(method: .get, url: server.baseURL + "/with-body", body: Data("q".utf8)))
         _ = try await transport.send(HTTPRequest(method: .delete, url: server.baseURL + "/d"))
         let sent = server.requests.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n----\n")
         #expect(sent.contains("PATCH /p/%7Bid%7D/../q?x=1 HTTP/1.1\r\n"))
@@ -153,7 +159,8 @@ struct CurlTransportTests {
     }
 
     @Test func unresolvableHostIsUnreachable() async {
-        let error = await failure(HTTPRequest(method: .get, url: "http://conform-no-such-host.invalid/x", timeout: .seconds(10)))
+        let error = await failure(
+            HTTPRequest(method: .get, url: "http://conform-no-such-host.invalid/x", timeout: .seconds(10)))
         #expect(error?.kind == .unreachable || error?.kind == .timeout)
         #expect(error?.message.contains("conform-no-such-host.invalid") == true)
     }

@@ -11,7 +11,8 @@ struct ExecTransportTests {
     func adapter(timeout: Duration = .seconds(20), viaShell: Bool = false) -> ExecTransport {
         // Without `exec` the shell stays as the parent, so stopping the adapter must stop its whole process group.
         ExecTransport(
-            command: viaShell ? "python3 -u '\(Self.script)'; exit $?" : "exec python3 -u '\(Self.script)'", environment: ["CONFORM_TEST_VALUE": "from-env"], timeout: timeout)
+            command: viaShell ? "python3 -u '\(Self.script)'; exit $?" : "exec python3 -u '\(Self.script)'",
+            environment: ["CONFORM_TEST_VALUE": "from-env"], timeout: timeout)
     }
 
     func failure(_ transport: ExecTransport, _ request: HTTPRequest) async -> TransportError? {

@@ -91,7 +91,8 @@ final class RawConnection: Sendable {
             let text = received.withLock { String(decoding: $0, as: UTF8.self) }
             if let end = text.range(of: "\r\n\r\n") {
                 let head = text[..<end.lowerBound].lowercased()
-                let declared = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                let declared =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 if text.utf8.count - text.utf8.distance(from: text.utf8.startIndex, to: end.upperBound) >= declared {
                     return text

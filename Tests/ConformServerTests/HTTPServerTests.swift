@@ -47,7 +47,8 @@ struct HTTPServerTests {
         var reused: [Bool] = []
         for index in 0..<20 {
             let method: HTTPMethod = index % 2 == 0 ? .get : .post
-            let response = try await transport.send(HTTPRequest(method: method, url: "/n/\(index)", body: Data("x".utf8)))
+            let response = try await transport.send(
+                HTTPRequest(method: method, url: "/n/\(index)", body: Data("x".utf8)))
             #expect(response.status == 200)
             reused.append(response.timing?.reusedConnection ?? false)
         }
@@ -75,11 +76,16 @@ struct HTTPServerTests {
     @Test func malformedRequestLineGetsBadRequestOrClose() async throws {
         let server = try started()
         defer { server.stop() }
-        for garbage in ["GARBAGE\r\n\r\n", "GET\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/9.9\r\n\r\n", "GET / HTTP/1.1\r\nNoColonHere\r\n\r\n"] {
+        for garbage in [
+            "GARBAGE\r\n\r\n", "GET\r\n\r\n", "\u{1}\u{2}\u{3} / HTTP/9.9\r\n\r\n",
+            "GET / HTTP/1.1\r\nNoColonHere\r\n\r\n",
+        ] {
             let client = try RawClient(port: server.boundPort)
             client.send(garbage)
             let reply = String(decoding: client.readAll(), as: UTF8.self)
-            #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 4") || reply.hasPrefix("HTTP/1.1 505"), "\(garbage.debugDescription) got \(reply.prefix(40))")
+            #expect(
+                reply.isEmpty || reply.hasPrefix("HTTP/1.1 4") || reply.hasPrefix("HTTP/1.1 505"),
+                "\(garbage.debugDescription) got \(reply.prefix(40))")
         }
         let client = try RawClient(port: server.boundPort)
         client.send([0xFF, 0xFE, 0x00, 0x0D, 0x0A, 0x0D, 0x0A])
@@ -94,7 +100,8 @@ struct HTTPServerTests {
         let client = try RawClient(port: server.boundPort)
         client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n")
         let reply = String(decoding: client.readAll(), as: UTF8.self)
-        #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 431") || reply.hasPrefix("HTTP/1.1 4"), "\(reply.prefix(60))")
+        #expect(
+            reply.isEmpty || reply.hasPrefix("HTTP/1.1 431") || reply.hasPrefix("HTTP/1.1 4"), "\(reply.prefix(60))")
         let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/after"))
         #expect(response.status == 200)
     }

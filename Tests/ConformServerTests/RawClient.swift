@@ -34,7 +34,9 @@ final class RawClient {
     func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return false }
             offset += sent
         }

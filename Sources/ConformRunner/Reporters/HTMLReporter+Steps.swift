@@ -32,12 +32,14 @@ extension HTMLReporter {
         out += fact("Source", "<code>\(esc(step.file)):\(step.mark)</code>")
         if !step.spec.isEmpty { out += fact("Spec", esc(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
-        if !deterministic { out += fact("Duration", String(format: "%.3f s", step.duration)) }
+        if !deterministic {
+            out += fact("Duration", step.duration < 1 ? String(format: "%.1f ms", step.duration * 1000) : String(format: "%.2f s", step.duration))
+        }
         out += "</dl>\n"
         if let error = step.error {
             let skipped = step.verdict == .skipped
             let text = skipped && error.hasPrefix("skipped: ") ? String(error.dropFirst(9)) : error
-            out += "<p class=\"error-text\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
+            out += "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
         }
         if !step.failures.isEmpty { out += diff(step.failures, masker: masker) }
         if step.request != nil || step.response != nil {

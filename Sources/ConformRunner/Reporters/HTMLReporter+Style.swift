@@ -56,6 +56,7 @@ extension HTMLReporter {
         summary { cursor: pointer; padding: 2px 0; }
         .step-facts { font-size: 13px; }
         .error-text { margin: 8px 0; padding: 6px 10px; background: #fff8f7; border: 1px solid #f5c2c0; border-radius: 4px; overflow-wrap: anywhere; }
+        .skip-text { margin: 8px 0; padding: 6px 10px; background: #f6f8fa; border: 1px solid var(--line); border-radius: 4px; overflow-wrap: anywhere; }
         table.diff { margin: 8px 0 12px; font-size: 13px; }
         table.diff caption { font-weight: 600; color: #1f2328; }
         table.diff th[scope=row] { width: 28%; font-weight: 400; overflow-wrap: anywhere; }

@@ -77,7 +77,7 @@ final class AdapterProcess: Sendable {
         let arguments: [String] = ["/bin/sh", "-c", command]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { (text: String) in strdup(text) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = merged.map { (pair) in strdup("\(pair.key)=\(pair.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
 
         var pid: pid_t = 0
         let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
@@ -104,7 +104,8 @@ final class AdapterProcess: Sendable {
         }
         let input = self.input
         let bytes = Array((line + "\n").utf8)
-        let reply = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+        let reply = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<String, any Error>) in
             let ready: Result<String, any Error>? = state.withLock { state in
                 if !state.lines.isEmpty { return .success(state.lines.removeFirst()) }
                 if let exit = state.exitDescription { return .failure(Failure(message: exit)) }
@@ -224,7 +225,9 @@ final class AdapterProcess: Sendable {
             }
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             _ = stderrDone.wait(timeout: .now() + 1)
-            let exit = status & 0x7F == 0 ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(status & 0x7F)"
+            let exit =
+                status & 0x7F == 0
+                ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(status & 0x7F)"
             exited(overflow ? "wrote a line longer than \(Self.lineLimit) bytes" : "\(exit) without replying")
         }.start()
     }

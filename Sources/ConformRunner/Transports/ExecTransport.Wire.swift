@@ -33,23 +33,29 @@ extension ExecTransport {
             } catch {
                 return .failure(Problem("the reply is not JSON (\(error)): \(excerpt(line))"))
             }
-            guard case .object = value else { return .failure(Problem("the reply is not a JSON object: \(excerpt(line))")) }
+            guard case .object = value else {
+                return .failure(Problem("the reply is not a JSON object: \(excerpt(line))"))
+            }
             guard let replyID = value["id"]?.numberValue, Int(replyID) == id else {
-                return .failure(Problem("the reply has id \(value["id"]?.serialized() ?? "missing"), expected \(id): \(excerpt(line))"))
+                return .failure(
+                    Problem(
+                        "the reply has id \(value["id"]?.serialized() ?? "missing"), expected \(id): \(excerpt(line))"))
             }
             if let message = value["error"] {
                 return .success(.adapterError(message.stringValue ?? message.serialized()))
             }
             guard let status = value["status"]?.numberValue, let code = Int(exactly: status), (100...999).contains(code)
             else {
-                return .failure(Problem("the reply has no \"status\" between 100 and 999 and no \"error\": \(excerpt(line))"))
+                return .failure(
+                    Problem("the reply has no \"status\" between 100 and 999 and no \"error\": \(excerpt(line))"))
             }
             var fields = HTTPFields()
             for pair in value["headers"]?.arrayValue ?? [] {
                 guard let items = pair.arrayValue, items.count == 2, let name = items[0].stringValue,
                     let text = items[1].stringValue
                 else {
-                    return .failure(Problem("each header must be a [\"Name\", \"value\"] pair, got \(pair.serialized())"))
+                    return .failure(
+                        Problem("each header must be a [\"Name\", \"value\"] pair, got \(pair.serialized())"))
                 }
                 fields.append(name: name, value: text)
             }

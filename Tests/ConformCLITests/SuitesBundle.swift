@@ -1,0 +1,73 @@
+import ConformCore
+import ConformReference
+import ConformRunner
+import Foundation
+
+/// The suites shipped in `suites/`, loaded once from the repository this file lives in.
+enum SuitesBundle {
+    /// The repository root, three levels above this file.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Base URLs of the embedded reference; the in-process transport ignores scheme and host.
+    static let builtinVariables = ["mobile": "http://mobile.conform.invalid", "backend": "http://backend.conform.invalid"]
+
+    /// Every `suites/*.yaml` file, sorted by name (the flow order), relative to the root.
+    static func files() throws -> [String] {
+        let directory = root.appendingPathComponent("suites")
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+            .sorted()
+            .map { "suites/" + $0 }
+    }
+
+    /// Loads every bundled suite; a suite that does not load throws its rendered diagnostics.
+    static func load() throws -> [Suite] {
+        let loader = SuiteLoader(predefinedNames: ["mobile", "backend"])
+        var suites: [Suite] = []
+        for file in try files() {
+            let data = try Data(contentsOf: root.appendingPathComponent(file))
+            do {
+                suites.append(try loader.load(bytes: [UInt8](data), file: file))
+            } catch {
+                throw SuitesLoadFailure(file: file, problems: error.diagnostics.map { "\($0)" })
+            }
+        }
+        return suites
+    }
+
+    /// A plan that runs `suites` with the target's base URLs and the `jwt` template function.
+    static func plan(_ suites: [Suite], variables: [String: String] = builtinVariables, target: String) -> RunPlan {
+        RunPlan(
+            suites: suites, targetDefaults: variables, exchangeTimeout: .seconds(10), targetDescription: target,
+            functions: RunnerFunctions.all)
+    }
+
+    /// Runs `suites` against the embedded reference with `faults` switched on.
+    static func runInProcess(_ suites: [Suite], faults: Set<ReferenceFault>) async -> RunResult {
+        let reference = ReferenceImplementation(configuration: .default, faults: faults)
+        let target = faults.isEmpty ? "reference" : "reference with " + faults.map(\.rawValue).sorted().joined(separator: ", ")
+        return await Runner(transport: InProcessTransport(reference)).run(plan(suites, target: target))
+    }
+
+    /// One line per step that did not pass, for test failure messages.
+    static func problems(in result: RunResult) -> String {
+        result.steps.filter { $0.verdict != .pass }.map { step in
+            var line = "\(step.suiteID) › \(step.flow) › \(step.index + 1). \(step.name): \(step.verdict.rawValue)"
+            if let error = step.error { line += " (\(error))" }
+            for failure in step.failures {
+                for mismatch in failure.mismatches {
+                    line += "\n    \(mismatch.path): expected \(mismatch.expected), actual \(mismatch.actual)"
+                }
+            }
+            return line
+        }.joined(separator: "\n")
+    }
+}
+
+/// A bundled suite that does not load.
+struct SuitesLoadFailure: Error, CustomStringConvertible {
+    var file: String
+    var problems: [String]
+    var description: String { "\(file) does not load:\n" + problems.joined(separator: "\n") }
+}

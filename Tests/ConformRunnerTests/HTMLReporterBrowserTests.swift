@@ -8,13 +8,15 @@ import Testing
     static let installHelp = """
         Chromium is needed to check the HTML report in a real browser, and it is not installed.
         Install it with 'CONFORM_WITH_BROWSER=1 scripts/setup' (what scripts/test and CI do) or 'apt-get install -y chromium',
-        or point CONFORM_CHROMIUM at a Chromium or Chrome binary.
+        or point CONFORM_CHROMIUM at a Chromium or Chrome binary (it is unset or not executable now).
         """
 
     /// `CONFORM_CHROMIUM`, else the first of chromium, chromium-browser, google-chrome on PATH.
     static func chromium() -> String? {
         let env = ProcessInfo.processInfo.environment
-        if let given = env["CONFORM_CHROMIUM"], !given.isEmpty { return given }
+        if let given = env["CONFORM_CHROMIUM"], !given.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: given) ? given : nil
+        }
         let dirs = (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         for name in ["chromium", "chromium-browser", "google-chrome"] {
             for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) { return dir + "/" + name }

@@ -38,6 +38,11 @@ let package = Package(
             name: "conform-bench-http", dependencies: ["ConformServer", "ConformCurl", "ConformCore"], path: "bench/http/Sources"),
         .executableTarget(name: "conform-bench-yaml", dependencies: ["ConformYAML"], path: "bench/yaml/Sources"),
 
+        .target(
+            name: "ConformBenchSupport", dependencies: ["ConformCore", "ConformRunner", "ConformCurl", "ConformServer"],
+            path: "bench/runner/Support"
+        ),
+        .executableTarget(name: "conform-bench-runner", dependencies: ["ConformBenchSupport"], path: "bench/runner/Sources"),
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),

@@ -12,11 +12,12 @@ enum MobileCredential: Sendable {
 extension ReferenceEngine {
     /// Splits `Authorization: <scheme> <value>`; the scheme is compared case-insensitively.
     func authorization(_ request: HTTPRequest) -> (scheme: String, value: String)? {
-        guard let header = request.headerFields["Authorization"]?.trimmingCharacters(in: .whitespaces),
-            let space = header.firstIndex(of: " ")
-        else { return nil }
-        let value = header[header.index(after: space)...].trimmingCharacters(in: .whitespaces)
-        return (header[..<space].lowercased(), value)
+        guard let raw = request.headerFields["Authorization"] else { return nil }
+        let header = raw.drop { $0 == " " || $0 == "\t" }
+        guard let space = header.firstIndex(of: " ") else { return nil }
+        var value = header[header.index(after: space)...].drop { $0 == " " || $0 == "\t" }
+        while let last = value.last, last == " " || last == "\t" { value = value.dropLast() }
+        return (header[..<space].lowercased(), String(value))
     }
 
     /// The application behind a mobile request (D11): `App <applicationCode>`, or `Bearer <JWT>` where `allowBearer`.

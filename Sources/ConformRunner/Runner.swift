@@ -186,18 +186,17 @@ public struct Runner: Sendable {
         let slot = ContinuationSlot()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             slot.set(continuation)
-            let work = Task {
+            let timer = Task {
+                try await Task.sleep(for: timeout + .milliseconds(250))
+                slot.resume(with: .failure(TransportError(.timeout, "no response within \(timeout) from \(request.url)")))
+            }
+            Task {
                 do {
                     slot.resume(with: .success(try await transport.send(request)))
                 } catch {
                     slot.resume(with: .failure(error))
                 }
-            }
-            Task {
-                try? await Task.sleep(for: timeout + .milliseconds(250))
-                if slot.resume(with: .failure(TransportError(.timeout, "no response within \(timeout) from \(request.url)"))) {
-                    work.cancel()
-                }
+                timer.cancel()
             }
         }
     }

@@ -25,21 +25,32 @@ public struct HTTPFields: Sendable, Hashable, Codable, Sequence, ExpressibleByDi
 
     /// The first value of `name`, compared case-insensitively.
     public subscript(name: String) -> String? {
-        get {
-            let key = name.lowercased()
-            return fields.first { $0.name.lowercased() == key }?.value
-        }
+        get { fields.first { HTTPFields.sameName($0.name, name) }?.value }
         set {
-            let key = name.lowercased()
-            fields.removeAll { $0.name.lowercased() == key }
+            fields.removeAll { HTTPFields.sameName($0.name, name) }
             if let newValue { fields.append(Field(name: name, value: newValue)) }
         }
     }
 
     /// Every value of `name`, in order, compared case-insensitively.
     public func values(for name: String) -> [String] {
-        let key = name.lowercased()
-        return fields.filter { $0.name.lowercased() == key }.map(\.value)
+        fields.filter { HTTPFields.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// Compares header names ignoring ASCII case, without allocating.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        var x = a.utf8.makeIterator()
+        var y = b.utf8.makeIterator()
+        while true {
+            switch (x.next(), y.next()) {
+            case (nil, nil): return true
+            case (let p?, let q?):
+                if p == q { continue }
+                let lp = p | 0x20
+                if lp != q | 0x20 || lp < UInt8(ascii: "a") || lp > UInt8(ascii: "z") { return false }
+            default: return false
+            }
+        }
     }
 
     /// Appends a field, keeping any earlier field of the same name.
@@ -47,8 +58,7 @@ public struct HTTPFields: Sendable, Hashable, Codable, Sequence, ExpressibleByDi
 
     /// Removes every field of `name`.
     public mutating func remove(_ name: String) {
-        let key = name.lowercased()
-        fields.removeAll { $0.name.lowercased() == key }
+        fields.removeAll { HTTPFields.sameName($0.name, name) }
     }
 
     public func contains(_ name: String) -> Bool { self[name] != nil }

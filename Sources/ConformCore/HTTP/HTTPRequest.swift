@@ -30,7 +30,15 @@ public struct HTTPRequest: Sendable, Hashable, Codable {
     public var queryItems: [(name: String, value: String)] { URLParts(url).queryItems }
 
     /// The first value of the query parameter `name`.
-    public func queryValue(_ name: String) -> String? { queryItems.first { $0.name == name }?.value }
+    public func queryValue(_ name: String) -> String? {
+        guard let query = URLParts.rawQuery(of: url) else { return nil }
+        for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let eq = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            guard percentDecode(Substring(pair[pair.startIndex..<eq])) == name else { continue }
+            return eq == pair.endIndex ? "" : percentDecode(Substring(pair[pair.index(after: eq)...]))
+        }
+        return nil
+    }
 
     /// The method the server should act on: `X-HTTP-Method-Override` on a POST wins (Android PATCH).
     public var effectiveMethod: HTTPMethod {

@@ -6,24 +6,35 @@ public struct URLParts: Sendable, Hashable {
     public var query: String?
 
     public init(_ url: String) {
-        var rest = Substring(url)
-        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
-        var origin = Substring("")
-        if let schemeEnd = rest.range(of: "://") {
-            let afterScheme = rest[schemeEnd.upperBound...]
-            let slash = afterScheme.firstIndex { $0 == "/" || $0 == "?" } ?? afterScheme.endIndex
-            origin = rest[..<slash]
-            rest = afterScheme[slash...]
+        // Scans UTF-8 once; URLs are ASCII in practice and the delimiters always are.
+        var utf8 = Substring(url).utf8
+        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { utf8 = utf8[..<hash] }
+        var originEnd = utf8.startIndex
+        if let colon = utf8.firstIndex(of: UInt8(ascii: ":")) {
+            let after = utf8[colon...]
+            if after.starts(with: "://".utf8) {
+                let authorityStart = utf8.index(colon, offsetBy: 3)
+                originEnd = utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? utf8.endIndex
+            }
         }
-        self.origin = String(origin)
-        if let q = rest.firstIndex(of: "?") {
-            path = String(rest[..<q])
-            query = String(rest[rest.index(after: q)...])
+        origin = String(Substring(utf8[utf8.startIndex..<originEnd]))
+        let rest = utf8[originEnd...]
+        if let q = rest.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(Substring(rest[rest.startIndex..<q]))
+            query = String(Substring(rest[rest.index(after: q)...]))
         } else {
-            path = String(rest)
+            path = String(Substring(rest))
             query = nil
         }
         if path.isEmpty { path = "/" }
+    }
+
+    /// The raw query of `url` (without `?` and fragment) as UTF-8, without splitting the rest.
+    static func rawQuery(of url: String) -> Substring.UTF8View? {
+        var utf8 = Substring(url).utf8
+        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { utf8 = utf8[..<hash] }
+        guard let q = utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        return utf8[utf8.index(after: q)...]
     }
 
     /// Path plus `?query` when present.
@@ -38,28 +49,36 @@ public struct URLParts: Sendable, Hashable {
     /// Query parameters in order, percent-decoded.
     public var queryItems: [(name: String, value: String)] {
         guard let query, !query.isEmpty else { return [] }
-        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            if let eq = pair.firstIndex(of: "=") {
-                return (percentDecode(pair[..<eq]), percentDecode(pair[pair.index(after: eq)...]))
+        var items: [(name: String, value: String)] = []
+        for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            if let eq = pair.firstIndex(of: UInt8(ascii: "=")) {
+                items.append((percentDecode(pair[pair.startIndex..<eq]), percentDecode(pair[pair.index(after: eq)...])))
+            } else {
+                items.append((percentDecode(pair), ""))
             }
-            return (percentDecode(pair), "")
         }
+        return items
     }
 }
 
 /// Decodes `%XX` escapes; invalid escapes are kept as written.
 public func percentDecode<S: StringProtocol>(_ text: S) -> String {
-    guard text.contains("%") else { return String(text) }
+    percentDecode(Substring(text).utf8)
+}
+
+/// Decodes `%XX` escapes in UTF-8 bytes; invalid escapes are kept as written.
+func percentDecode(_ utf8: Substring.UTF8View) -> String {
+    guard utf8.contains(UInt8(ascii: "%")) else { return String(Substring(utf8)) }
     var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.utf8.count)
-    var iterator = Array(text.utf8)[...]
-    while let byte = iterator.popFirst() {
-        if byte == UInt8(ascii: "%"), iterator.count >= 2,
-            let hi = hexValue(iterator[iterator.startIndex]),
-            let lo = hexValue(iterator[iterator.startIndex + 1])
+    bytes.reserveCapacity(utf8.count)
+    var rest = Array(utf8)[...]
+    while let byte = rest.popFirst() {
+        if byte == UInt8(ascii: "%"), rest.count >= 2,
+            let hi = hexValue(rest[rest.startIndex]),
+            let lo = hexValue(rest[rest.startIndex + 1])
         {
             bytes.append(hi << 4 | lo)
-            iterator = iterator.dropFirst(2)
+            rest = rest.dropFirst(2)
         } else {
             bytes.append(byte)
         }

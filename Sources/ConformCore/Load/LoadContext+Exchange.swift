@@ -105,7 +105,7 @@ extension LoadContext {
         case "$eq": return .literal(templateValue(node))
         case "$regex":
             guard let t = template(node, "$regex") else { return nil }
-            if t.isLiteral, (try? NSRegularExpressionCheck.validate(t.source)) == nil {
+            if t.isLiteral, (try? RegexCache.regex(t.source)) == nil {
                 error(node, "invalid regular expression '\(t.source)'", help: "check the pattern (ICU syntax); escape '\\' as '\\\\' inside double quotes")
             }
             return .regex(t)

@@ -64,7 +64,7 @@ extension MatchSpec {
             guard case .string(let s) = actual else { return fail("a string matching /\(template.source)/", "got \(actual.typeName)") }
             do {
                 let pattern = try scope.renderText(template)
-                let regex = try NSRegularExpression(pattern: pattern)
+                let regex = try RegexCache.regex(pattern)
                 if regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil { fail("a string matching /\(pattern)/") }
             } catch let error as TemplateError {
                 fail("/\(template.source)/", "cannot render the pattern: \(error.message)")

@@ -1,0 +1,32 @@
+# Starts nginx on loopback serving one static JSON file; sets NGINX_URL and NGINX_PID. Needs WORK (a temp dir).
+start_static_nginx() {
+    NGINX_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
+    mkdir -p "$WORK/www" "$WORK/nginx"
+    chmod 755 "$WORK" "$WORK/www"
+    printf '%s' '{"pushRegId":"0f8fad5b-d9cb-469f-a165-70867728950e","regEnabled":true,"isPrimary":false}' >"$WORK/www/static.json"
+    cat >"$WORK/nginx/nginx.conf" <<CONF
+worker_processes 2;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/nginx/body;
+    proxy_temp_path $WORK/nginx/proxy;
+    fastcgi_temp_path $WORK/nginx/fastcgi;
+    uwsgi_temp_path $WORK/nginx/uwsgi;
+    scgi_temp_path $WORK/nginx/scgi;
+    keepalive_requests 1000000;
+    server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; default_type application/json; }
+}
+CONF
+    /usr/sbin/nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" 2>"$WORK/nginx/stderr" &
+    NGINX_PID=$!
+    NGINX_URL="http://127.0.0.1:$NGINX_PORT/static.json"
+    for _ in $(seq 50); do curl -fsS "$NGINX_URL" >/dev/null 2>&1 && return 0; sleep 0.1; done
+    echo "nginx did not start: $(cat "$WORK/nginx/stderr")" >&2
+    return 1
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

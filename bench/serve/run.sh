@@ -1,0 +1,56 @@
+#!/bin/sh
+# `conform serve` under wrk on loopback, next to nginx serving a static JSON file in the same run.
+# Usage: bench/serve/run.sh [SECONDS_PER_RUN]   (3 runs each; prints medians)
+set -eu
+cd "$(dirname "$0")/../.."
+DURATION="${1:-5}"
+. bench/lib/nginx.sh
+swift build -c release --product conform >/dev/null
+BIN="$(swift build -c release --show-bin-path)/conform"
+WORK="$(mktemp -d)"
+SERVER_PID=""; NGINX_PID=""
+cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT INT TERM
+
+"$BIN" serve --port 0 --threads "${CONFORM_BENCH_THREADS:-2}" >"$WORK/serve.out" &
+SERVER_PID=$!
+while ! grep -q "^Serving" "$WORK/serve.out" 2>/dev/null; do sleep 0.1; done
+BASE="$(grep -o 'http://[0-9.:]*' "$WORK/serve.out" | head -1)"
+start_static_nginx
+
+# One device personalized once; wrk then repeats the same personalize (idempotent, D3).
+REG="$(curl -fsS -X POST "$BASE/mobile/1/appinstance?ri=true" -H 'Authorization: App conform-app-code' \
+  -H 'Content-Type: application/json' -d '{"pushServiceToken":"bench","pushServiceType":"Firebase"}' | sed 's/.*"pushRegId":"\([^"]*\)".*/\1/')"
+cat >"$WORK/register.lua" <<LUA
+wrk.method = "POST"
+wrk.path = "/mobile/1/appinstance?ri=true"
+wrk.headers["Authorization"] = "App conform-app-code"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"pushServiceToken":"fcm-bench","pushServiceType":"Firebase","os":"Android"}'
+LUA
+cat >"$WORK/personalize.lua" <<LUA
+wrk.method = "POST"
+wrk.path = "/mobile/1/appinstance/$REG/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false"
+wrk.headers["Authorization"] = "App conform-app-code"
+wrk.headers["pushregistrationid"] = "$REG"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"userIdentity":{"externalUserId":"bench-user"},"userAttributes":{"firstName":"Ana"}}'
+LUA
+
+run() { # name url [script]
+    : >"$WORK/rps"
+    for i in 1 2 3; do
+        if [ -n "${3:-}" ]; then out="$(wrk -t2 -c32 -d"${DURATION}s" -s "$3" "$2")"; else out="$(wrk -t2 -c32 -d"${DURATION}s" "$2")"; fi
+        rps="$(printf '%s\n' "$out" | awk '/Requests\/sec/ {print $2}')"
+        bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
+        echo "$1 run $i: $rps req/s $bad"
+        echo "$rps" >>"$WORK/rps"
+    done
+    echo "$1 median: $(median <"$WORK/rps") req/s"
+}
+echo "# wrk -t2 -c32 -d${DURATION}s, 3 runs each"
+run "nginx static JSON" "$NGINX_URL"
+run "conform serve: registration (M1)" "$BASE" "$WORK/register.lua"
+run "conform serve: personalize (M4)" "$BASE" "$WORK/personalize.lua"
+run "nginx static JSON (again)" "$NGINX_URL"
+echo "conform serve RSS after the runs: $(ps -o rss= -p "$SERVER_PID") KB"

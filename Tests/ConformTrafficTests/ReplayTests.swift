@@ -131,3 +131,17 @@ final class RequestLog: Sendable {
     func add(_ url: String) { urls.withLock { $0.append(url) } }
     var all: [String] { urls.withLock { $0 } }
 }
+
+@Suite struct IdentifierMapTests {
+    @Test func transientIdsAreBoundedDeviceIdsAreNot() {
+        var map = IdentifierMap()
+        map.transientLimit = 10
+        for i in 0..<10_000 {
+            map.learn(
+                recorded: ["pushRegId": .string("reg-\(i)"), "messageId": .string("msg-\(i)")],
+                live: ["pushRegId": .string("live-reg-\(i)"), "messageId": .string("live-msg-\(i)")])
+        }
+        #expect(map.mapping.count == 10_000 + 10)
+        #expect(map.apply("reg-0 msg-9999 msg-0") == "live-reg-0 live-msg-9999 msg-0")
+    }
+}

@@ -59,7 +59,9 @@ extension HTMLReporter {
         .skip-text { margin: 8px 0; padding: 6px 10px; background: #f6f8fa; border: 1px solid var(--line); border-radius: 4px; overflow-wrap: anywhere; }
         table.diff { margin: 8px 0 12px; font-size: 13px; }
         table.diff caption { font-weight: 600; color: #1f2328; }
-        table.diff th[scope=row] { width: 28%; font-weight: 400; overflow-wrap: anywhere; }
+        table.diff { table-layout: fixed; }
+        table.diff thead th:nth-child(1) { width: 28%; } table.diff thead th:nth-child(2) { width: 12%; }
+        table.diff th[scope=row] { font-weight: 400; overflow-wrap: anywhere; }
         table.diff td, table.diff th { overflow-wrap: anywhere; }
         .severity { font-weight: 700; white-space: nowrap; }
         td.expected code { color: var(--pass); } td.actual code { color: var(--fail); }

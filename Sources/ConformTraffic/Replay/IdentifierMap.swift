@@ -8,7 +8,16 @@ public struct IdentifierMap: Sendable, Hashable {
         "pushRegId", "pushRegistrationId", "registrationId", "messageId", "bulkId", "gcm.notification.messageId",
     ]
 
+    /// Member names whose ids identify devices: kept for the whole replay. Other minted ids (messages, bulks) are
+    /// usually referred to soon after they appear, so only the most recent ``transientLimit`` of them are kept.
+    public static let durableKeys: Set<String> = ["pushRegId", "pushRegistrationId", "registrationId"]
+
     public private(set) var mapping: [String: String] = [:]
+    /// How many transient ids (message and bulk ids) stay mapped; older ones are forgotten, so memory stays flat.
+    public var transientLimit = 65_536
+    /// Transient ids in the order they were learned; `transientStart` is the oldest still mapped.
+    private var transient: [String] = []
+    private var transientStart = 0
     /// Ids with characters outside `[A-Za-z0-9-]`, replaced by substring search (longest first) instead of by token.
     private var irregular: [String] = []
 
@@ -19,11 +28,25 @@ public struct IdentifierMap: Sendable, Hashable {
     public var isEmpty: Bool { mapping.isEmpty }
 
     /// Maps `recorded` to `live`; ids shorter than 3 characters are ignored (too likely to occur by chance).
-    public mutating func set(_ recorded: String, _ live: String) {
+    public mutating func set(_ recorded: String, _ live: String) { set(recorded, live, transient: false) }
+
+    mutating func set(_ recorded: String, _ live: String, transient isTransient: Bool) {
         guard recorded != live, recorded.count >= 3 else { return }
         if mapping.updateValue(live, forKey: recorded) == nil, !recorded.utf8.allSatisfy(Self.isTokenByte) {
             irregular.append(recorded)
             irregular.sort { $0.count > $1.count }
+        }
+        guard isTransient else { return }
+        transient.append(recorded)
+        if transient.count - transientStart > transientLimit {
+            let oldest = transient[transientStart]
+            transientStart += 1
+            mapping[oldest] = nil
+            irregular.removeAll { $0 == oldest }
+            if transientStart > 4096, transientStart * 2 > transient.count {
+                transient.removeFirst(transientStart)
+                transientStart = 0
+            }
         }
     }
 
@@ -46,7 +69,7 @@ public struct IdentifierMap: Sendable, Hashable {
                 guard let other = l[key] else { continue }
                 if keys.contains(key), case .string(let a) = value, case .string(let b) = other {
                     if mapping[a] == nil, a != b, a.count >= 3 {
-                        set(a, b)
+                        set(a, b, transient: !Self.durableKeys.contains(key))
                         added.append((a, b))
                     }
                 } else {

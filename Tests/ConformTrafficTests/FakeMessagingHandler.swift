@@ -33,7 +33,7 @@ final class FakeMessagingHandler: HTTPHandler {
             return s.counter
         }
         var extra: HTTPFields = ["Date": "tick \(tick)"]
-        if options.volatileFields { extra["X-Served-At"] = "t\(Int.random(in: 1000...9999))" }
+        if options.volatileFields { extra["X-Served-At"] = "t-\(UUID().uuidString)" }
         if parts.first == "mobile", request.headerFields["Authorization"] != "App \(options.applicationCode)" {
             return .json(401, ["requestError": ["serviceException": ["messageId": "UNAUTHORIZED"]]], headers: extra)
         }
@@ -43,7 +43,7 @@ final class FakeMessagingHandler: HTTPHandler {
             state.withLock { $0.devices[id] = .some(nil) }
             var body: JSONValue = ["pushRegId": .string(id), "regEnabled": true]
             if options.volatileFields, case .object(var o) = body {
-                o["createdAt"] = .string("2026-01-05T10:00:\(Int.random(in: 10...59))Z")
+                o["createdAt"] = .string("2026-01-05T10:00:00Z#\(UUID().uuidString)")
                 body = .object(o)
             }
             return .json(200, body, headers: extra)

@@ -6,9 +6,16 @@ import Testing
 @testable import ConformTraffic
 
 @Suite struct ReferenceReplayTests {
+    /// A reference whose clock stands still at `second` seconds past a fixed instant, so send times are predictable.
+    static func reference(at second: Double, faults: Set<ReferenceFault> = []) -> ReferenceImplementation {
+        ReferenceImplementation(configuration: .default, faults: faults) {
+            Date(timeIntervalSince1970: 1_767_600_000 + second)
+        }
+    }
+
     static func record(_ dir: String, redaction: RedactionPolicy = .default) async throws -> [RecordedExchange] {
         let writer = try RecordingWriter(directory: dir, redaction: redaction)
-        try await ReferenceFlowScript.run(into: writer, transport: InProcessTransport(ReferenceImplementation()))
+        try await ReferenceFlowScript.run(into: writer, transport: InProcessTransport(reference(at: 0)))
         writer.close()
         return try readAll(dir)
     }
@@ -31,11 +38,11 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await Self.record(dir)
-        let plain = try await Replayer(transport: InProcessTransport(ReferenceImplementation())).replay(recording: dir)
+        let plain = try await Replayer(transport: InProcessTransport(Self.reference(at: 1))).replay(recording: dir)
         // The send time inside the GCM payload's embedded JSON is the only volatile value.
         #expect(plain.mismatches.flatMap(\.differences).map(\.location) == ["$.payloads[0].internalData.sendDateTime"])
         let noise = try NoiseRules.load(Array("ignore:\n  - path: $..sendDateTime\n".utf8), file: "noise.yaml")
-        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation()), noise: noise)
+        let summary = try await Replayer(transport: InProcessTransport(Self.reference(at: 2)), noise: noise)
             .replay(recording: dir)
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.passed == 16)
@@ -49,7 +56,9 @@ import Testing
         _ = try await Self.record(dir)
         let report = try await Differential(
             a: InProcessTransport(ReferenceImplementation()),
-            b: InProcessTransport(ReferenceImplementation(faults: [.ignoreForceDepersonalize]))
+            b: InProcessTransport(ReferenceImplementation(faults: [.ignoreForceDepersonalize])),
+            // Both send times are live, so they differ whenever the two calls straddle a millisecond.
+            noise: NoiseRules([.path(JSONPathPattern("$..sendDateTime")!, reason: nil)])
         ).run(recording: dir)
         #expect(!report.identical)
         // The user switch on the iOS device (step 11) is the first place the faulty variant differs.
@@ -62,9 +71,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let recorded = try await Self.record(dir)
         let learned = try await NoiseLearner.learn(
-            recorded, first: InProcessTransport(ReferenceImplementation()),
-            second: InProcessTransport(ReferenceImplementation()))
-        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation()), noise: learned.rules)
+            recorded, first: InProcessTransport(Self.reference(at: 1)),
+            second: InProcessTransport(Self.reference(at: 2)))
+        #expect(
+            learned.rules.rules == [.path(JSONPathPattern("$.payloads[*].internalData.sendDateTime")!, reason: nil)])
+        let summary = try await Replayer(transport: InProcessTransport(Self.reference(at: 3)), noise: learned.rules)
             .replay(recorded)
         #expect(summary.allPassed)
         #expect(NoiseRules.default.merging(learned.rules).rules.count == learned.rules.rules.count)

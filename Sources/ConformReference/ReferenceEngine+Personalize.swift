@@ -110,6 +110,9 @@ extension ReferenceEngine {
         let target: String
         if current.isAnonymous {
             // Step 2 of the flow: the device was owned by an anonymous person.
+            if options.forceDepersonalize && has(.forceOnAnonymousRefused) {
+                throw .service(400, "PERSONALIZATION_IMPOSSIBLE", "There is no personalization to force away.")
+            }
             target = owner?.id ?? current.id
             state.move(id, to: target)
         } else if !conflictsWithCurrent {

@@ -32,6 +32,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         rawValue: "forceDepersonalizeDropsOtherDevices")
     /// Query booleans `1`/`0` are read as false (D13 broken).
     public static let numericBooleansIgnored = ReferenceFault(rawValue: "numericBooleansIgnored")
+    /// `forceDepersonalize=true` on a device nobody is logged in on is refused, breaking the app-update case of flow step 4.
+    public static let forceOnAnonymousRefused = ReferenceFault(rawValue: "forceOnAnonymousRefused")
     /// An empty `userIdentity` is accepted.
     public static let emptyIdentityAccepted = ReferenceFault(rawValue: "emptyIdentityAccepted")
 
@@ -87,7 +89,7 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         .primaryNotExclusive, .setDeviceAsPrimaryIgnored, .targetOnlyPrimaryIgnored, .pushReachesOnlyFirstDevice,
         .syncResendsKnownMessages, .noDestinationReportedAccepted, .restrictedNotEnforced, .jwtNotVerified,
         .jwtSubjectNotChecked, .jwtModeAcceptsAppCode, .appCodeOpensBackend, .appCodeHeaderNotRequired,
-        .errorWithoutContentLength, .errorAsPlainText,
+        .errorWithoutContentLength, .errorAsPlainText, .forceOnAnonymousRefused,
     ]
 
     private static let summaries: [String: String] = [
@@ -100,6 +102,7 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         "personalizeNotIdempotent": "personalizing twice with the same identity fails (D3)",
         "forceDepersonalizeDropsOtherDevices": "forceDepersonalize=true strips the old person of all its devices (D4)",
         "numericBooleansIgnored": "query booleans 1/0 are read as false (D13)",
+        "forceOnAnonymousRefused": "forceDepersonalize=true on an anonymous device is refused (step 4, app update)",
         "emptyIdentityAccepted": "an empty userIdentity is accepted instead of USER_IDENTITY_INVALID",
         "depersonalizeNoop": "depersonalize answers 200 and changes nothing (D5)",
         "depersonalizeKeepsIdentity": "after depersonalize GET user still shows the old externalUserId (D5)",

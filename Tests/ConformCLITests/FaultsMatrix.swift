@@ -46,7 +46,8 @@ struct FaultsMatrix: Sendable {
         out += "|---|---|---|---|\n"
         for row in rows {
             let failing = row.failing.isEmpty ? "—" : row.failing.map { "`\($0)`" }.joined(separator: ", ")
-            let assumed = row.assumptionNotMet.isEmpty ? "—" : row.assumptionNotMet.map { "`\($0)`" }.joined(separator: ", ")
+            let assumed =
+                row.assumptionNotMet.isEmpty ? "—" : row.assumptionNotMet.map { "`\($0)`" }.joined(separator: ", ")
             let summary = (row.fault.summary ?? "").replacingOccurrences(of: "|", with: "\\|")
                 .replacingOccurrences(of: "<", with: "&lt;")
             out += "| `\(row.fault.rawValue)` | \(summary) | \(failing) | \(assumed) |\n"
@@ -55,7 +56,9 @@ struct FaultsMatrix: Sendable {
         let detected = rows.filter(\.detected).count
         out += "\n\(detected) of \(rows.count) faults are detected; \(failed) make at least one suite fail"
         let onlyAssumed = detected - failed
-        out += onlyAssumed == 0 ? ".\n" : ", \(onlyAssumed) \(onlyAssumed == 1 ? "is" : "are") flagged only as *assumption not met*.\n"
+        out +=
+            onlyAssumed == 0
+            ? ".\n" : ", \(onlyAssumed) \(onlyAssumed == 1 ? "is" : "are") flagged only as *assumption not met*.\n"
         return out
     }
 }

@@ -58,7 +58,8 @@ struct FaultsMatrixTests {
     @Test func docsShowTheCurrentMatrix() async throws {
         let table = try await FaultsMatrixCache.shared.matrix().markdown()
         let text = try String(contentsOf: Self.docsPath, encoding: .utf8)
-        guard let start = text.range(of: Self.begin), let stop = text.range(of: Self.end, range: start.upperBound..<text.endIndex)
+        guard let start = text.range(of: Self.begin),
+            let stop = text.range(of: Self.end, range: start.upperBound..<text.endIndex)
         else {
             Issue.record("docs/suites.md has no '\(Self.begin.dropLast())' … '\(Self.end)' section")
             return
@@ -68,7 +69,9 @@ struct FaultsMatrixTests {
             let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: table)
             try updated.write(to: Self.docsPath, atomically: true, encoding: .utf8)
         } else {
-            #expect(current == table, "docs/suites.md is out of date; run with CONFORM_RECORD_GOLDENS=1 to rewrite its matrix")
+            #expect(
+                current == table,
+                "docs/suites.md is out of date; run with CONFORM_RECORD_GOLDENS=1 to rewrite its matrix")
         }
     }
 }

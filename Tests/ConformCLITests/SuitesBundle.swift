@@ -10,7 +10,9 @@ enum SuitesBundle {
         .deletingLastPathComponent()
 
     /// Base URLs of the embedded reference; the in-process transport ignores scheme and host.
-    static let builtinVariables = ["mobile": "http://mobile.conform.invalid", "backend": "http://backend.conform.invalid"]
+    static let builtinVariables = [
+        "mobile": "http://mobile.conform.invalid", "backend": "http://backend.conform.invalid",
+    ]
 
     /// Every `suites/*.yaml` file, sorted by name (the flow order), relative to the root.
     static func files() throws -> [String] {
@@ -46,7 +48,8 @@ enum SuitesBundle {
     /// Runs `suites` against the embedded reference with `faults` switched on.
     static func runInProcess(_ suites: [Suite], faults: Set<ReferenceFault>) async -> RunResult {
         let reference = ReferenceImplementation(configuration: .default, faults: faults)
-        let target = faults.isEmpty ? "reference" : "reference with " + faults.map(\.rawValue).sorted().joined(separator: ", ")
+        let target =
+            faults.isEmpty ? "reference" : "reference with " + faults.map(\.rawValue).sorted().joined(separator: ", ")
         return await Runner(transport: InProcessTransport(reference)).run(plan(suites, target: target))
     }
 

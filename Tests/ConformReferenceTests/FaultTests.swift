@@ -44,6 +44,11 @@ let faultProbes: [ReferenceFault: FaultProbe] = [
         h.personalize(id, first)
         return h.personalize(id, freshUser()).messageId == "USER_MERGE_INTERRUPTED" && h.externalUserId(of: id) == first
     },
+    .forceOnAnonymousRefused: { h in
+        let id = h.register()
+        let user = freshUser()
+        return h.personalize(id, user, force: true).status == 200 && h.externalUserId(of: id) == user
+    },
     .personalizeNotIdempotent: { h in
         let id = h.register()
         let user = freshUser()

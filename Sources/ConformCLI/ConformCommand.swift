@@ -28,6 +28,13 @@ public enum ConformCommand {
             case "run": return try await RunCommand.main(rest, io: io)
             case "validate": return try ValidateCommand.main(rest, io: io)
             case "serve": return try await ServeCommand.main(rest, io: io)
+            case "record": return try await RecordCommand.main(rest, io: io)
+            case "replay": return try await ReplayCommand.main(rest, io: io)
+            case "diff": return try await DiffCommand.main(rest, io: io)
+            case "check": return try await CheckCommand.main(rest, io: io)
+            case "import": return try HARCommands.importHAR(rest, io: io)
+            case "export": return try HARCommands.exportHAR(rest, io: io)
+            case "scan": return try HARCommands.scan(rest, io: io)
             default:
                 throw UsageError(message: "unknown subcommand '\(first)'", subcommand: nil)
             }

@@ -16,7 +16,14 @@ enum Help {
         SUBCOMMANDS:
           run                     Run suites against an implementation (default: the embedded reference).
           validate                Check suite files and print every problem.
-          serve                   Serve the reference implementation over HTTP.
+          serve                   Serve the reference implementation over HTTP (with --check: check an app).
+          record                  Record real traffic through a reverse proxy (redacted by default).
+          replay                  Replay a recording against an implementation and diff the responses.
+          diff                    Run the same exchanges against two implementations and compare.
+          check                   Check an app's recorded traffic against the flow's rules.
+          import                  Import a HAR file as a recording.
+          export                  Export a recording as HAR.
+          scan                    Find unredacted secrets in files.
 
           See 'conform <subcommand> --help' for detailed help.
 
@@ -26,7 +33,7 @@ enum Help {
         switch subcommand {
         case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
-        case "serve": "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]..."
+        case "serve": "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--check [--out DIR]]"
         default: "conform \(subcommand) [options]"
         }
     }
@@ -71,6 +78,9 @@ enum Help {
                                   built-in applications (all, jwt, restricted).
           --fault NAME            Inject a named fault (repeatable), to see how suites catch it.
           --threads N             Worker threads (default: the server's default).
+          --check                 Play the server side for an app under test: answer with the reference, record
+                                  the traffic (redacted) and report flow violations live and at the end.
+          --out DIRECTORY         With --check: where the recording goes (default: recordings/serve-check-TIME).
           -h, --help              Show help information.
 
         Runs until interrupted (Ctrl-C or SIGTERM). Point 'conform run --target URL' at the printed address.

@@ -9,7 +9,8 @@ import Foundation
 enum ServeCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--host", "--port", "--config", "--fault", "--threads"], flagNames: ["--help"], subcommand: "serve"
+            args, valued: ["--host", "--port", "--config", "--fault", "--threads", "--out"], flagNames: ["--help", "--check"],
+            subcommand: "serve"
         )
         if parsed.has("--help") {
             io.out.write(Help.serve)
@@ -41,6 +42,13 @@ enum ServeCommand {
             }
         }
         let reference = ReferenceImplementation(configuration: configuration, faults: Set(faults))
+        if parsed.has("--check") {
+            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
+            return await ProxySession.run(
+                upstreams: ["*": "http://reference.conform.invalid"], transport: InProcessTransport(reference),
+                out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)", redaction: .default, append: false,
+                listen: (host, port), check: true, banner: "Checking an app against the reference implementation", io: io)
+        }
         let server: HTTPServer
         do {
             server = try HTTPServer(handler: reference, host: host, port: port, limits: limits)

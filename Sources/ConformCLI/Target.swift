@@ -26,8 +26,8 @@ enum Target: CustomStringConvertible {
         return parsed
     }
 
-    init(parsing text: String, faults: [String]) throws(UsageError) {
-        let parsedFaults = try Target.faults(faults, subcommand: "run")
+    init(parsing text: String, faults: [String], subcommand: String = "run") throws(UsageError) {
+        let parsedFaults = try Target.faults(faults, subcommand: subcommand)
         if text == "builtin" {
             self = .builtin(faults: parsedFaults)
         } else if text.hasPrefix("http://") || text.hasPrefix("https://") {
@@ -35,10 +35,10 @@ enum Target: CustomStringConvertible {
         } else if text.hasPrefix("exec:"), text.count > 5 {
             self = .exec(String(text.dropFirst(5)))
         } else {
-            throw UsageError(message: "--target takes builtin, an http(s) URL or exec:COMMAND, got '\(text)'", subcommand: "run")
+            throw UsageError(message: "--target takes builtin, an http(s) URL or exec:COMMAND, got '\(text)'", subcommand: subcommand)
         }
         if !parsedFaults.isEmpty, case .builtin = self {} else if !parsedFaults.isEmpty {
-            throw UsageError(message: "--fault applies only to --target builtin", subcommand: "run")
+            throw UsageError(message: "faults apply only to the builtin target", subcommand: subcommand)
         }
     }
 

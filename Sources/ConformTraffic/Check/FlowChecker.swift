@@ -63,7 +63,8 @@ public struct FlowChecker: Sendable {
         let own = header ?? endpoint.pathRegistrationId
 
         if endpoint.isMobile {
-            if case .app(let code) = auth { applicationCodes.insert(code) }
+            // Only a code the server accepted is an application code; a refused one may be a misplaced API key.
+            if case .app(let code) = auth, exchange.response.status.isSuccess { applicationCodes.insert(code) }
             if let own, case .app(let code) = auth { devices[own, default: Device()].applicationCode = code }
 
             if endpoint.isUserCall {

@@ -1,0 +1,82 @@
+import ConformCore
+import ConformRunner
+import ConformTraffic
+import Foundation
+
+/// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
+enum DiffCommand {
+    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
+        let parsed = try Arguments(args, valued: ["--target", "--noise", "--map", "--var", "--fault-a", "--fault-b"], flagNames: ["--help"], subcommand: "diff")
+        if parsed.has("--help") {
+            io.out.write(Help.diff)
+            return 0
+        }
+        let targets = parsed.values("--target")
+        guard targets.count == 2 else { throw UsageError(message: "diff takes exactly two --target options", subcommand: "diff") }
+        let a = try Target(parsing: targets[0], faults: parsed.values("--fault-a"), subcommand: "diff")
+        let b = try Target(parsing: targets[1], faults: parsed.values("--fault-b"), subcommand: "diff")
+        guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
+        var differing = 0
+        do {
+            for input in inputs {
+                if isRecording(input, io: io) {
+                    let options = TrafficSupport.replayOptions(a, substitutions: try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "diff"), sequential: true)
+                    var optionsB = options
+                    if case .http(let url) = b { optionsB.origins = ["*": url] } else { optionsB.origins = [:] }
+                    let differential = Differential(a: try a.makeTransport(timeout: .seconds(10)), b: try b.makeTransport(timeout: .seconds(10)), noise: noise, options: options)
+                    let report = try await differential.run(sequence: RecordingSequence(path: io.resolve(input)))
+                    for step in report.steps { io.out.write("\(input): \(step)\n") }
+                    io.out.write("\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
+                    differing += report.differing
+                } else {
+                    differing += try await diffSuites(input, a: a, b: b, noise: noise, parsed: parsed, io: io)
+                }
+            }
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            io.err.write("\(error)\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+        io.out.write(differing == 0 ? "Result: the two implementations behave the same\n" : "Result: \(differing) step\(differing == 1 ? "" : "s") differ\n")
+        return differing == 0 ? 0 : ConformCommand.ExitCode.mismatch
+    }
+
+    static func isRecording(_ path: String, io: CommandIO) -> Bool {
+        if path.hasSuffix(".jsonl") { return true }
+        return FileManager.default.fileExists(atPath: (io.resolve(path) as NSString).appendingPathComponent("exchanges.jsonl"))
+    }
+
+    /// Runs suites against both targets and compares each step's verdict and response.
+    static func diffSuites(_ input: String, a: Target, b: Target, noise: NoiseRules, parsed: Arguments, io: CommandIO) async throws -> Int {
+        let files = try SuiteFiles.expand([input], io: io)
+        let loaded = SuiteFiles.load(files, io: io, color: false)
+        if loaded.count > 0 {
+            io.err.write(loaded.problems)
+            throw CLIFailure("\(loaded.count) problems in the suites")
+        }
+        let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
+        func run(_ target: Target) async throws -> RunResult {
+            let plan = RunPlan(suites: loaded.suites, overrides: overrides, targetDefaults: target.variableDefaults, targetDescription: target.description, functions: RunnerFunctions.all)
+            return await Runner(transport: try target.makeTransport(timeout: .seconds(10))).run(plan)
+        }
+        let ra = try await run(a)
+        let rb = try await run(b)
+        var differing = 0
+        for (sa, sb) in zip(ra.steps, rb.steps) {
+            var notes: [String] = []
+            if sa.verdict != sb.verdict { notes.append("verdict: A \(sa.verdict.rawValue), B \(sb.verdict.rawValue)") }
+            if let x = sa.response, let y = sb.response {
+                notes += ResponseDiff.compare(expected: x, actual: y, noise: noise).map { "  \($0)" }
+            } else if (sa.response == nil) != (sb.response == nil) {
+                notes.append("A \(sa.response == nil ? "got no response" : "got a response"), B \(sb.response == nil ? "got no response" : "got a response")")
+            }
+            if !notes.isEmpty {
+                differing += 1
+                io.out.write("\(sa.suiteID) › \(sa.flow) › \(sa.index + 1). \(sa.name) (\(sa.file):\(sa.mark))\n" + notes.map { "    \($0)" }.joined(separator: "\n") + "\n")
+            }
+        }
+        return differing
+    }
+}

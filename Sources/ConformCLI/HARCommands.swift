@@ -1,0 +1,70 @@
+import ConformTraffic
+import Foundation
+
+/// `conform import FILE.har --out DIR` and `conform export RECORDING [--out FILE.har]`.
+enum HARCommands {
+    static func importHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
+        let parsed = try Arguments(args, valued: ["--out", "--redact"], flagNames: ["--help", "--no-redact"], subcommand: "import")
+        if parsed.has("--help") {
+            io.out.write(Help.importHAR)
+            return 0
+        }
+        guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
+            throw UsageError(message: "import takes one HAR file", subcommand: "import")
+        }
+        guard let out = parsed.value("--out") else { throw UsageError(message: "missing --out DIRECTORY", subcommand: "import") }
+        guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        do {
+            let exchanges = try TrafficSupport.exchanges(file, io: io)
+            let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
+            for e in exchanges { try writer.write(e) }
+            writer.close()
+            io.out.write("Imported \(exchanges.count) exchange\(exchanges.count == 1 ? "" : "s") from \(file) into \(out)\n")
+            return 0
+        } catch {
+            io.err.write("\(error)\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+    }
+
+    static func exportHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
+        let parsed = try Arguments(args, valued: ["--out"], flagNames: ["--help"], subcommand: "export")
+        if parsed.has("--help") {
+            io.out.write(Help.exportHAR)
+            return 0
+        }
+        guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
+            throw UsageError(message: "export takes one recording", subcommand: "export")
+        }
+        do {
+            let data = try HAR.export(try TrafficSupport.exchanges(recording, io: io))
+            if let out = parsed.value("--out") {
+                try data.write(to: URL(fileURLWithPath: io.resolve(out)), options: .atomic)
+            } else {
+                io.out.write(String(decoding: data, as: UTF8.self))
+            }
+            return 0
+        } catch {
+            io.err.write("\(error)\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+    }
+
+    static func scan(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
+        let parsed = try Arguments(args, valued: [], flagNames: ["--help"], subcommand: "scan")
+        if parsed.has("--help") {
+            io.out.write(Help.scan)
+            return 0
+        }
+        guard !parsed.positionals.isEmpty else { throw UsageError(message: "scan takes files or directories", subcommand: "scan") }
+        do {
+            let findings = try SecretScanner().scan(paths: parsed.positionals.map { io.resolve($0) })
+            for f in findings { io.out.write("\(f)\n") }
+            if findings.isEmpty { io.out.write("No unredacted secrets found\n") }
+            return findings.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+        } catch {
+            io.err.write("\(error)\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+    }
+}

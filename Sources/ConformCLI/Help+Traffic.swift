@@ -1,0 +1,98 @@
+extension Help {
+    static let record = """
+        OVERVIEW: Record real traffic through a reverse proxy into a recording (redacted by default).
+
+        USAGE: conform record --upstream URL|mobile=URL --upstream backend=URL --out recordings/NAME [--listen HOST:PORT]
+
+        OPTIONS:
+          --upstream URL          Forward every request to URL; or name the upstreams: mobile=URL (paths under
+                                  /mobile/) and backend=URL (the rest). Repeatable.
+          --out DIRECTORY         The recording to write (exchanges.jsonl + meta.json).
+          --listen HOST:PORT      Where the proxy listens (default: 127.0.0.1:0, any free port; printed).
+          --redact FILE           Extra redaction rules (YAML: headers, jsonPaths, patterns; docs/recordings.md).
+          --no-redact             Keep secrets as they are (never for traffic that leaves your machine).
+          --append                Add to an existing recording.
+          --check                 Also check the traffic against the flow's rules and report violations live.
+          --timeout SECONDS       How long an upstream may take (default: 30).
+          -h, --help              Show help information.
+
+        """
+
+    static let replay = """
+        OVERVIEW: Replay a recording against an implementation and diff each response against the recorded one.
+
+        USAGE: conform replay RECORDING [--target URL|builtin|exec:CMD] [--noise FILE] [--map OLD=NEW]...
+
+        ARGUMENTS:
+          RECORDING               A recording directory, an exchanges.jsonl file, or a HAR file.
+
+        OPTIONS:
+          --target TARGET         builtin (default), an http(s) URL, or exec:CMD.
+          --noise FILE            Noise rules (YAML) for volatile fields and headers.
+          --learn-noise FILE      Replay twice, propose rules for fields that differ between identical runs,
+                                  and write them to FILE for review.
+          --map OLD=NEW           Replace a value before sending (e.g. a pseudonymised application code by the
+                                  target's real one). Repeatable.
+          --sequential            Replay in recorded order instead of device flows concurrently.
+          --timeout SECONDS       How long one exchange may take (default: 10).
+          --quiet                 No progress line.
+          -h, --help              Show help information.
+
+        Identifiers the target mints (pushRegId, messageId, bulkId) are mapped from recorded to live values and
+        substituted into every later request and expectation. Exit 0 when every response matches, 1 otherwise.
+
+        """
+
+    static let diff = """
+        OVERVIEW: Run the same exchanges against two implementations and report where they differ, step by step.
+
+        USAGE: conform diff --target A --target B [SUITES_OR_RECORDINGS...] [--noise FILE]
+
+        OPTIONS:
+          --target TARGET         Exactly two: builtin, an http(s) URL or exec:CMD.
+          --fault-a NAME          A reference fault for the first builtin target (repeatable); --fault-b likewise.
+          --noise FILE            Noise rules (YAML) for recordings and responses.
+          --var NAME=VALUE        Suite variables (repeatable).
+          --map OLD=NEW           Value substitutions for recordings (repeatable).
+          -h, --help              Show help information.
+
+        """
+
+    static let check = """
+        OVERVIEW: Check an app's recorded traffic against the flow's rules (client-side conformance).
+
+        USAGE: conform check RECORDING_OR_HAR... [--restricted APPCODE]... [--jwt APPCODE]...
+
+        OPTIONS:
+          --restricted APPCODE    An application code in restricted mode (default: the reference's).
+          --jwt APPCODE           An application code in JWT mode (default: the reference's).
+          --disable RULE          Skip a rule by id (repeatable).
+          -h, --help              Show help information.
+
+        Every violation names the exchange, the flow step it breaks, and how to fix it. Exit 0 when none.
+
+        """
+
+    static let importHAR = """
+        OVERVIEW: Import a HAR 1.2 file (browser devtools, Charles, Proxyman, mitmproxy) as a recording.
+
+        USAGE: conform import FILE.har --out recordings/NAME [--no-redact] [--redact FILE]
+
+        """
+
+    static let exportHAR = """
+        OVERVIEW: Export a recording as HAR 1.2 (to standard output, or --out FILE.har).
+
+        USAGE: conform export RECORDING [--out FILE.har]
+
+        """
+
+    static let scan = """
+        OVERVIEW: Find unredacted secrets (emails, phone numbers, App keys, JWTs, push tokens) in files.
+
+        USAGE: conform scan PATHS...
+
+        Exit 1 when anything is found: use it as a CI gate against leaks in recordings.
+
+        """
+}

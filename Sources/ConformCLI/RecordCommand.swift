@@ -1,0 +1,95 @@
+import ConformCore
+import ConformCurl
+import ConformServer
+import ConformTraffic
+import Foundation
+import Synchronization
+
+/// `conform record`: a recording reverse proxy in front of one or two upstreams.
+enum RecordCommand {
+    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
+        let parsed = try Arguments(
+            args, valued: ["--listen", "--upstream", "--out", "--redact", "--timeout"],
+            flagNames: ["--help", "--no-redact", "--append", "--check"], subcommand: "record")
+        if parsed.has("--help") {
+            io.out.write(Help.record)
+            return 0
+        }
+        guard let out = parsed.value("--out") else { throw UsageError(message: "missing --out DIRECTORY", subcommand: "record") }
+        let upstreamValues = parsed.values("--upstream")
+        guard !upstreamValues.isEmpty else { throw UsageError(message: "missing --upstream URL (or mobile=URL and backend=URL)", subcommand: "record") }
+        var upstreams: [String: String] = [:]
+        for value in upstreamValues {
+            if value.hasPrefix("http://") || value.hasPrefix("https://") {
+                upstreams["*"] = value
+            } else if let eq = value.firstIndex(of: "="), value[value.index(after: eq)...].hasPrefix("http") {
+                upstreams[String(value[..<eq])] = String(value[value.index(after: eq)...])
+            } else {
+                throw UsageError(message: "--upstream takes URL or NAME=URL (mobile, backend), got '\(value)'", subcommand: "record")
+            }
+        }
+        let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
+        guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        let transport = CurlTransport(timeout: .seconds(Int(parsed.value("--timeout") ?? "30") ?? 30))
+        return await ProxySession.run(
+            upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
+            listen: listen, check: parsed.has("--check"), banner: "Recording", io: io)
+    }
+}
+
+/// A proxy that records (and optionally checks) until interrupted; shared by `record` and `serve --check`.
+enum ProxySession {
+    static func run(
+        upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
+        listen: (host: String, port: UInt16), check: Bool, banner: String, io: CommandIO
+    ) async -> Int32 {
+        let writer: RecordingWriter
+        do {
+            writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction, append: append)
+        } catch {
+            io.err.write("\(error)\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+        let checker = Mutex(FlowChecker())
+        let violations = Mutex<[FlowViolation]>([])
+        let count = Mutex(0)
+        let proxy = RecordingProxy(
+            upstreams: upstreams, transport: transport, writer: writer,
+            onExchange: { exchange in
+                count.withLock { $0 += 1 }
+                guard check else { return }
+                let found = checker.withLock { $0.check(exchange) }
+                if !found.isEmpty {
+                    violations.withLock { $0 += found }
+                    for v in found { io.err.write("violation: \(v)\n") }
+                }
+            },
+            onError: { io.err.write("error: \($0)\n") })
+        var limits = HTTPServerLimits.default
+        limits.threads = 32
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, host: listen.host, port: listen.port, limits: limits)
+            try server.start()
+        } catch {
+            io.err.write("error: cannot listen on \(listen.host):\(listen.port): \(error)\nhelp: pick a free port, or 0 for any\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
+        let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }
+        io.out.write("\(banner) on \(server.baseURL) (forwarding to \(targets.joined(separator: ", "))) into \(out)\n")
+        io.out.write("Point the app's base URL at \(server.baseURL). Press Ctrl-C to stop.\n")
+        await ServeCommand.waitForTermination()
+        server.stop()
+        writer.sync()
+        writer.close()
+        let total = count.withLock { $0 }
+        let found = violations.withLock { $0 }
+        io.out.write("Recorded \(total) exchange\(total == 1 ? "" : "s") into \(out)\n")
+        if check {
+            io.out.write(found.isEmpty ? "Flow check: no violations\n" : "Flow check: \(found.count) violation\(found.count == 1 ? "" : "s")\n")
+            for v in found { io.out.write("\(v)\n") }
+            return found.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+        }
+        return 0
+    }
+}

@@ -1,0 +1,81 @@
+import ConformCore
+import ConformTraffic
+import ConformYAML
+import Foundation
+
+/// Shared pieces of the traffic subcommands: option files, targets as replay transports, HTTP listen addresses.
+enum TrafficSupport {
+    /// Loads a YAML option file with a loader, rendering its diagnostics on failure.
+    static func loadYAML<T>(_ path: String, io: CommandIO, _ load: ([UInt8], String) throws(YAMLParseFailure) -> T) -> T? {
+        guard let data = FileManager.default.contents(atPath: io.resolve(path)) else {
+            io.err.write("\(path): error: cannot read the file\nhelp: check that it exists and is readable\n")
+            return nil
+        }
+        do {
+            return try load([UInt8](data), path)
+        } catch {
+            let source = String(decoding: data, as: UTF8.self)
+            for d in error.diagnostics { io.err.write(d.rendered(source: source, color: io.color) + "\n") }
+            return nil
+        }
+    }
+
+    /// The redaction policy from `--no-redact` / `--redact FILE`.
+    static func redaction(_ parsed: Arguments, io: CommandIO) -> RedactionPolicy? {
+        if parsed.has("--no-redact") { return .disabled }
+        guard let file = parsed.value("--redact") else { return .default }
+        return loadYAML(file, io: io) { (bytes, name) throws(YAMLParseFailure) in try RedactionPolicy.load(bytes, file: name) }
+    }
+
+    /// Noise rules from `--noise FILE`, or the defaults.
+    static func noise(_ parsed: Arguments, io: CommandIO) -> NoiseRules? {
+        guard let file = parsed.value("--noise") else { return .default }
+        return loadYAML(file, io: io) { (bytes, name) throws(YAMLParseFailure) in try NoiseRules.load(bytes, file: name) }
+    }
+
+    /// `OLD=NEW` pairs from a repeated option.
+    static func pairs(_ values: [String], option: String, subcommand: String) throws(UsageError) -> [String: String] {
+        var out: [String: String] = [:]
+        for item in values {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                throw UsageError(message: "\(option) takes NAME=VALUE, got '\(item)'", subcommand: subcommand)
+            }
+            out[String(item[..<eq])] = String(item[item.index(after: eq)...])
+        }
+        return out
+    }
+
+    /// Replay options for a target: HTTP targets rewrite recorded origins.
+    static func replayOptions(_ target: Target, substitutions: [String: String], sequential: Bool) -> ReplayOptions {
+        var options = ReplayOptions(substitutions: substitutions, concurrentFlows: !sequential)
+        if case .http(let url) = target { options.origins = ["*": url] }
+        return options
+    }
+
+    /// `HOST:PORT` into its parts; the host defaults to 127.0.0.1.
+    static func listenAddress(_ text: String, subcommand: String) throws(UsageError) -> (host: String, port: UInt16) {
+        guard let colon = text.lastIndex(of: ":") else {
+            guard let port = UInt16(text) else { throw UsageError(message: "--listen takes HOST:PORT, got '\(text)'", subcommand: subcommand) }
+            return ("127.0.0.1", port)
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard let port = UInt16(text[text.index(after: colon)...]) else {
+            throw UsageError(message: "--listen takes HOST:PORT, got '\(text)'", subcommand: subcommand)
+        }
+        return (host.isEmpty ? "127.0.0.1" : host, port)
+    }
+
+    /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
+    static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
+        let full = io.resolve(path)
+        if path.lowercased().hasSuffix(".har") {
+            guard let data = FileManager.default.contents(atPath: full) else { throw CLIFailure("\(path): error: cannot read the file") }
+            return try HAR.import(data, file: path)
+        }
+        let reader = try RecordingReader(path: full)
+        var out: [RecordedExchange] = []
+        while let e = try reader.next() { out.append(e) }
+        return out
+    }
+}

@@ -59,13 +59,19 @@ public struct CommandIO: Sendable {
     public var err: any TextSink
     /// Whether standard output is a terminal that wants colour.
     public var color: Bool
+    /// Whether standard error is a terminal, for progress lines.
+    public var interactive: Bool
     public var environment: [String: String]
     public var currentDirectory: String
 
-    public init(out: any TextSink, err: any TextSink, color: Bool, environment: [String: String], currentDirectory: String) {
+    public init(
+        out: any TextSink, err: any TextSink, color: Bool, interactive: Bool = false, environment: [String: String],
+        currentDirectory: String
+    ) {
         self.out = out
         self.err = err
         self.color = color
+        self.interactive = interactive
         self.environment = environment
         self.currentDirectory = currentDirectory
     }
@@ -77,7 +83,7 @@ public struct CommandIO: Sendable {
         let noColor = env["NO_COLOR"].map { !$0.isEmpty } ?? false
         return CommandIO(
             out: FileHandleSink.standardOutput, err: FileHandleSink.standardError, color: tty && !noColor && env["TERM"] != "dumb",
-            environment: env, currentDirectory: FileManager.default.currentDirectoryPath
+            interactive: isatty(STDERR_FILENO) == 1 && env["TERM"] != "dumb", environment: env, currentDirectory: FileManager.default.currentDirectoryPath
         )
     }
 

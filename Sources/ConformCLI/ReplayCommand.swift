@@ -34,7 +34,7 @@ enum ReplayCommand {
                 return 0
             }
             let transport = try target.makeTransport(timeout: timeout)
-            let progress = Progress(io: io, enabled: io.color && !parsed.has("--quiet"))
+            let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
             let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
                 progress.tick()

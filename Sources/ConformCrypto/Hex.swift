@@ -29,10 +29,15 @@ public enum Hex {
 
     /// 16 bytes formatted as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`.
     public static func uuidString(_ bytes: [UInt8]) -> String {
-        let hex = Array(encode(bytes.prefix(16)))
-        guard hex.count == 32 else { return String(hex) }
-        return String(hex[0..<8]) + "-" + String(hex[8..<12]) + "-" + String(hex[12..<16]) + "-"
-            + String(hex[16..<20]) + "-" + String(hex[20..<32])
+        guard bytes.count >= 16 else { return encode(bytes) }
+        var out: [UInt8] = []
+        out.reserveCapacity(36)
+        for (i, byte) in bytes.prefix(16).enumerated() {
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func value(_ c: UInt8) -> UInt8? {

@@ -7,23 +7,40 @@ actor EventBoard {
         var values: [String: JSONValue]
     }
 
+    /// Why a wait ended without its event.
+    enum Miss: Error, Sendable, Equatable {
+        case timedOut
+        /// The flow that was to emit it (or, with none named, every other flow) finished without emitting it.
+        case finishedWithout
+    }
+
     private var emitted: [String: [Emitted]] = [:]
+    private var finished: Set<String> = []
+    private let flows: Set<String>
+
+    init(flows: [String]) { self.flows = Set(flows) }
 
     func emit(_ name: String, flow: String, values: [String: JSONValue]) {
         emitted[name, default: []].append(Emitted(flow: flow, values: values))
     }
 
-    private func find(_ name: String, from flow: String?) -> Emitted? {
-        emitted[name]?.first { flow == nil || $0.flow == flow }
+    /// Records that `flow` has run its last step: it will emit nothing more.
+    func finish(_ flow: String) { finished.insert(flow) }
+
+    private func find(_ name: String, from flow: String?, waiter: String) -> Result<Emitted, Miss>? {
+        if let hit = emitted[name]?.first(where: { flow == nil || $0.flow == flow }) { return .success(hit) }
+        if let flow, finished.contains(flow) { return .failure(.finishedWithout) }
+        if flow == nil, flows.subtracting([waiter]).isSubset(of: finished) { return .failure(.finishedWithout) }
+        return nil
     }
 
-    /// The first emission of `name` (from `flow`, if given), waiting up to `timeout`.
-    nonisolated func wait(for name: String, from flow: String?, timeout: Duration) async -> Emitted? {
+    /// The first emission of `name` (from `flow`, if given), waiting up to `timeout` or until no flow can emit it.
+    nonisolated func wait(for name: String, from flow: String?, waiter: String, timeout: Duration) async -> Result<Emitted, Miss> {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            if let hit = await find(name, from: flow) { return hit }
-            if clock.now >= deadline { return nil }
+            if let outcome = await find(name, from: flow, waiter: waiter) { return outcome }
+            if clock.now >= deadline { return .failure(.timedOut) }
             try? await Task.sleep(for: .milliseconds(5))
         }
     }

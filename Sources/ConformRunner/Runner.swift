@@ -20,15 +20,19 @@ public struct Runner: Sendable {
                 group.addTask {
                     await limiter.withPermit {
                         events(.suiteStarted(suite))
-                        let result = await runSuite(suite, plan: plan, events: events)
-                        events(.suiteFinished(result))
-                        return (index, result)
+                        return (index, await runSuite(suite, plan: plan, events: events))
                     }
                 }
             }
-            var collected: [(Int, SuiteResult)] = []
-            for await item in group { collected.append(item) }
-            results = collected.sorted { $0.0 < $1.0 }.map(\.1)
+            // Suites finish in any order; report them in plan order, each as soon as those before it are done.
+            var done: [Int: SuiteResult] = [:]
+            for await (index, result) in group {
+                done[index] = result
+                while let next = done[results.count] {
+                    events(.suiteFinished(next))
+                    results.append(next)
+                }
+            }
         }
         let result = RunResult(suites: results, duration: seconds(clock.now - start), target: plan.targetDescription)
         events(.runFinished(result))
@@ -56,7 +60,7 @@ public struct Runner: Sendable {
             }
         }
         for (key, value) in plan.overrides where scope[key] == nil { scope[key] = .string(value) }
-        let board = EventBoard()
+        let board = EventBoard(flows: suite.flows.map(\.name))
         let baseScope = scope
         let failedSetup = setupError
         var steps: [StepResult] = []
@@ -91,7 +95,7 @@ public struct Runner: Sendable {
             } else {
                 switch step.action {
                 case .wait(let wait):
-                    result = await runWait(wait, result: result, scope: &scope, board: board)
+                    result = await runWait(wait, result: result, flow: flow.name, scope: &scope, board: board)
                 case .exchange(let exchange):
                     result = await runExchange(exchange, result: result, scope: &scope, plan: plan)
                     if result.verdict == .pass || result.verdict == .assumptionNotMet, let name = exchange.emits {
@@ -105,21 +109,27 @@ public struct Runner: Sendable {
             events(.stepFinished(result))
             results.append(result)
         }
+        await board.finish(flow.name)
         return results
     }
 
-    func runWait(_ wait: WaitSpec, result: StepResult, scope: inout TemplateScope, board: EventBoard) async -> StepResult {
+    func runWait(_ wait: WaitSpec, result: StepResult, flow: String, scope: inout TemplateScope, board: EventBoard) async -> StepResult {
         var result = result
         let clock = ContinuousClock()
         let start = clock.now
-        if let emitted = await board.wait(for: wait.event, from: wait.flow, timeout: wait.timeout) {
+        let source = wait.flow.map { " from flow '\($0)'" } ?? ""
+        switch await board.wait(for: wait.event, from: wait.flow, waiter: flow, timeout: wait.timeout) {
+        case .success(let emitted):
             for (key, value) in emitted.values where scope[key] == nil { scope[key] = value }
             scope[emitted.flow] = .object(JSONObject(emitted.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
             result.verdict = .pass
-        } else {
+        case .failure(.timedOut):
             result.verdict = .fail
-            let source = wait.flow.map { " from flow '\($0)'" } ?? ""
             result.error = "event '\(wait.event)'\(source) did not come within \(wait.timeout)"
+        case .failure(.finishedWithout):
+            result.verdict = .fail
+            let who = wait.flow.map { "flow '\($0)' finished" } ?? "every other flow finished"
+            result.error = "event '\(wait.event)'\(source) will not come: \(who) without emitting it"
         }
         result.duration = seconds(clock.now - start)
         return result

@@ -132,16 +132,39 @@ import Testing
         #expect(result.steps.map(\.flow) == ["tablet", "tablet", "phone"])
     }
 
-    @Test func aWaitForAnEventThatNeverComesFails() async throws {
+    @Test func aWaitEndsAsSoonAsNoFlowCanEmitTheEvent() async throws {
         let s = try suite("""
             suite: ev4
-            title: wait fails
-            steps:
-              - wait: {event: registrationUpdated, timeout: 50ms}
+            title: wait fails fast
+            flows:
+              phone:
+                - name: register without announcing it
+                  request: {method: POST, url: "/reg"}
+              tablet:
+                - wait: {event: registrationUpdated, flow: phone, timeout: 60s}
             """)
         let result = await run([s])
-        #expect(result.steps[0].verdict == .fail)
-        #expect(result.steps[0].error == "event 'registrationUpdated' did not come within 0.05 seconds")
+        #expect(result.steps[1].verdict == .fail)
+        #expect(result.steps[1].error == "event 'registrationUpdated' from flow 'phone' will not come: flow 'phone' finished without emitting it")
+    }
+
+    @Test func aWaitForAnEventThatComesTooLateTimesOut() async throws {
+        let s = try suite("""
+            suite: ev5
+            title: wait times out
+            flows:
+              slow:
+                - name: slow
+                  request: {url: "/nope"}
+                  expect: {status: 200}
+                  eventually: {timeout: 2s, interval: 50ms}
+                  emits: registrationUpdated
+              waiter:
+                - wait: {event: registrationUpdated, timeout: 50ms}
+            """)
+        let result = await run([s])
+        #expect(result.steps[1].verdict == .fail)
+        #expect(result.steps[1].error == "event 'registrationUpdated' did not come within 0.05 seconds")
     }
 
     @Test func aHangingImplementationFailsTheStepWithinItsTimeout() async throws {

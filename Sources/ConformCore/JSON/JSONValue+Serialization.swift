@@ -74,6 +74,13 @@ extension JSONValue {
 
     /// Appends `s` as a JSON string literal.
     public static func writeString(_ s: String, into out: inout String) {
+        // Fast path: nothing to escape, append the whole string at once.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

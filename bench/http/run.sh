@@ -20,8 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+. bench/lib/nginx.sh
 
 # Conform's server: the same static JSON document nginx serves.
 "$BIN" serve --port 0 --threads "${CONFORM_BENCH_THREADS:-4}" >"$WORK/server.out" &
@@ -29,36 +28,8 @@ SERVER_PID=$!
 while ! grep -q listening "$WORK/server.out" 2>/dev/null; do sleep 0.1; done
 CONFORM_URL="$(awk '{print $2}' "$WORK/server.out")/health"
 
-# nginx on loopback, serving a static JSON file (ceiling).
-NGINX_PORT="$(free_port)"
-mkdir -p "$WORK/www" "$WORK/nginx"
-chmod 755 "$WORK" "$WORK/www"
-printf '%s' '{"status":"ok","service":"conform-bench","items":[1,2,3]}' >"$WORK/www/health"
-cat >"$WORK/nginx/nginx.conf" <<CONF
-worker_processes 2;
-daemon off;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $WORK/nginx/body;
-    proxy_temp_path $WORK/nginx/proxy;
-    fastcgi_temp_path $WORK/nginx/fastcgi;
-    uwsgi_temp_path $WORK/nginx/uwsgi;
-    scgi_temp_path $WORK/nginx/scgi;
-    keepalive_requests 1000000;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        root $WORK/www;
-        default_type application/json;
-    }
-}
-CONF
-/usr/sbin/nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" 2>"$WORK/nginx/stderr" &
-NGINX_PID=$!
-sleep 0.5
-NGINX_URL="http://127.0.0.1:$NGINX_PORT/health"
+# nginx on loopback, serving the same static JSON document (ceiling).
+start_static_nginx health '{"status":"ok","service":"conform-bench","items":[1,2,3]}'
 curl -fsS "$NGINX_URL" >/dev/null
 curl -fsS "$CONFORM_URL" >/dev/null
 

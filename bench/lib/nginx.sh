@@ -1,9 +1,13 @@
 # Starts nginx on loopback serving one static JSON file; sets NGINX_URL and NGINX_PID. Needs WORK (a temp dir).
+# Usage: start_static_nginx [NAME [BODY]]   (default: static.json with a registration-like document)
 start_static_nginx() {
+    NGINX_FILE="${1:-static.json}"
+    NGINX_BODY='{"pushRegId":"0f8fad5b-d9cb-469f-a165-70867728950e","regEnabled":true,"isPrimary":false}'
+    [ "$#" -ge 2 ] && NGINX_BODY="$2"
     NGINX_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
     mkdir -p "$WORK/www" "$WORK/nginx"
     chmod 755 "$WORK" "$WORK/www"
-    printf '%s' '{"pushRegId":"0f8fad5b-d9cb-469f-a165-70867728950e","regEnabled":true,"isPrimary":false}' >"$WORK/www/static.json"
+    printf '%s' "$NGINX_BODY" >"$WORK/www/$NGINX_FILE"
     cat >"$WORK/nginx/nginx.conf" <<CONF
 worker_processes 2;
 daemon off;
@@ -23,7 +27,7 @@ http {
 CONF
     /usr/sbin/nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" 2>"$WORK/nginx/stderr" &
     NGINX_PID=$!
-    NGINX_URL="http://127.0.0.1:$NGINX_PORT/static.json"
+    NGINX_URL="http://127.0.0.1:$NGINX_PORT/$NGINX_FILE"
     for _ in $(seq 50); do curl -fsS "$NGINX_URL" >/dev/null 2>&1 && return 0; sleep 0.1; done
     echo "nginx did not start: $(cat "$WORK/nginx/stderr")" >&2
     return 1

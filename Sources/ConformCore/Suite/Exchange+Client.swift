@@ -25,6 +25,16 @@ extension RequestSpec {
             }
             url += (url.contains("?") ? "&" : "?") + pairs.joined(separator: "&")
         }
+        let (fields, data) = try BodySpec.renderMessage(headers: headers, body: body, in: scope)
+        return HTTPRequest(method: HTTPMethod(try method.renderText(in: scope)), url: url, headerFields: fields, body: data)
+    }
+}
+
+extension BodySpec {
+    /// Renders headers and body of a request or response; a JSON body brings `Content-Type: application/json`.
+    static func renderMessage(
+        headers: [(name: String, value: MatchSpec)], body: BodySpec?, in scope: TemplateScope
+    ) throws(TemplateError) -> (HTTPFields, Data) {
         var fields = HTTPFields()
         for header in headers { fields.append(name: header.name, value: try header.value.render(in: scope).text) }
         var data = Data()
@@ -36,7 +46,7 @@ extension RequestSpec {
             data = Data(try template.renderText(in: scope).utf8)
         case nil: break
         }
-        return HTTPRequest(method: HTTPMethod(try method.renderText(in: scope)), url: url, headerFields: fields, body: data)
+        return (fields, data)
     }
 }
 

@@ -40,16 +40,7 @@ extension ResponseSpec {
             default: if case .int(let i) = try status.render(in: scope) { code = i }
             }
         }
-        var fields = HTTPFields()
-        for header in headers { fields.append(name: header.name, value: try header.value.render(in: scope).text) }
-        var data = Data()
-        switch body {
-        case .json(let spec)?:
-            data = Data(try spec.render(in: scope).serialized().utf8)
-            if fields["Content-Type"] == nil { fields.append(name: "Content-Type", value: "application/json") }
-        case .text(let t)?: data = Data(try t.renderText(in: scope).utf8)
-        case nil: break
-        }
+        var (fields, data) = try BodySpec.renderMessage(headers: headers, body: body, in: scope)
         fields["Content-Length"] = String(data.count)
         return HTTPResponse(status: HTTPStatus(code), headerFields: fields, body: data)
     }

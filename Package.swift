@@ -43,6 +43,10 @@ let package = Package(
             path: "bench/runner/Support"
         ),
         .executableTarget(name: "conform-bench-runner", dependencies: ["ConformBenchSupport"], path: "bench/runner/Sources"),
+        .executableTarget(
+            name: "conform-bench-replay", dependencies: ["ConformCore", "ConformCurl", "ConformReference", "ConformTraffic"],
+            path: "bench/replay/Sources"
+        ),
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),

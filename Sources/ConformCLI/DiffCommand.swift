@@ -64,10 +64,20 @@ enum DiffCommand {
         let ra = try await run(a)
         let rb = try await run(b)
         var differing = 0
+        // Each run generates its own values (uuid(), minted ids): B's are translated into A's before comparing.
+        // Steps of concurrent flows are listed flow by flow, so everything is learned before anything is compared.
+        var bToA = IdentifierMap()
+        for (sa, sb) in zip(ra.steps, rb.steps) {
+            if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
+            if let x = sa.response, let y = sb.response, let jx = try? JSONValue.parse(x.body), let jy = try? JSONValue.parse(y.body) {
+                bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
+            }
+        }
         for (sa, sb) in zip(ra.steps, rb.steps) {
             var notes: [String] = []
             if sa.verdict != sb.verdict { notes.append("verdict: A \(sa.verdict.rawValue), B \(sb.verdict.rawValue)") }
-            if let x = sa.response, let y = sb.response {
+            if let x = sa.response, var y = sb.response {
+                y = bToA.apply(y)
                 notes += ResponseDiff.compare(expected: x, actual: y, noise: noise).map { "  \($0)" }
             } else if (sa.response == nil) != (sb.response == nil) {
                 notes.append("A \(sa.response == nil ? "got no response" : "got a response"), B \(sb.response == nil ? "got no response" : "got a response")")
@@ -78,5 +88,22 @@ enum DiffCommand {
             }
         }
         return differing
+    }
+
+    /// Maps each token of B's request to A's where the two requests differ only in generated values.
+    static func learnTokens(a: HTTPRequest, b: HTTPRequest, into map: inout IdentifierMap) {
+        func text(_ r: HTTPRequest) -> String {
+            ([r.method.rawValue, URLParts(r.url).target] + r.headerFields.fields.map { "\($0.name): \($0.value)" }
+                + [String(decoding: r.body, as: UTF8.self)]).joined(separator: "\n")
+        }
+        let ta = tokens(text(a))
+        let tb = tokens(text(b))
+        guard ta.count == tb.count else { return }
+        for (x, y) in zip(ta, tb) where x != y && map.mapping[String(y)] == nil { map.set(String(y), String(x)) }
+    }
+
+    /// Maximal runs of `[A-Za-z0-9-]`, the units ids are replaced in.
+    static func tokens(_ text: String) -> [Substring] {
+        text.split(whereSeparator: { c in !(c.isASCII && (c.isLetter || c.isNumber || c == "-")) })
     }
 }

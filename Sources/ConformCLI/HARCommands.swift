@@ -59,7 +59,12 @@ enum HARCommands {
         guard !parsed.positionals.isEmpty else { throw UsageError(message: "scan takes files or directories", subcommand: "scan") }
         do {
             let findings = try SecretScanner().scan(paths: parsed.positionals.map { io.resolve($0) })
-            for f in findings { io.out.write("\(f)\n") }
+            // Report paths as the user named them (relative to the current directory), not resolved.
+            let base = io.currentDirectory.hasSuffix("/") ? io.currentDirectory : io.currentDirectory + "/"
+            for var f in findings {
+                if f.file.hasPrefix(base) { f.file.removeFirst(base.count) }
+                io.out.write("\(f)\n")
+            }
             if findings.isEmpty { io.out.write("No unredacted secrets found\n") }
             return findings.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
         } catch {

@@ -105,8 +105,11 @@ public struct Replayer: Sendable {
             let outcome = await self.run(exchange, state: state)
             onOutcome(outcome)
         }
+        var persons = PersonLinks()
         for try await exchange in sequence {
-            if !options.concurrentFlows || exchange.flow == RecordedExchange.backendFlow {
+            // Devices sharing a person depend on each other: a switch between them waits for earlier work.
+            let crossesFlows = options.concurrentFlows && persons.crossesFlows(exchange)
+            if !options.concurrentFlows || exchange.flow == RecordedExchange.backendFlow || crossesFlows {
                 await scheduler.runAlone(exchange)
             } else {
                 await scheduler.submit(exchange, flow: exchange.flow)

@@ -1,0 +1,275 @@
+import ConformCLI
+import ConformCore
+import ConformCurl
+import ConformReference
+import ConformRunner
+import ConformServer
+import Foundation
+import Testing
+
+/// The traffic subcommands end to end: `record` and `serve --check` as real processes stopped with SIGINT, the rest in
+/// process. Deterministic outputs are golden case directories (`Cases/traffic-*`); these tests cover what varies.
+@Suite struct TrafficCommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let sample = "recordings/personalization-flow"
+    static let sampleNoise = "recordings/personalization-flow/noise.yaml"
+
+    /// Runs `conform ARGS` in process with the repository root as the current directory.
+    func conform(_ args: [String]) async -> (code: Int32, out: String, err: String) {
+        let out = MemorySink()
+        let err = MemorySink()
+        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root)
+        let code = await ConformCommand.main(["conform"] + args, io: io)
+        return (code, out.text, err.text)
+    }
+
+    // MARK: record and serve --check (child processes)
+
+    @Test func recordProxiesToTheUpstreamAndRedactsOnWrite() async throws {
+        let scratch = try Scratch()
+        let upstream = try HTTPServer(handler: ReferenceImplementation())
+        try upstream.start()
+        defer { upstream.stop() }
+        let out = scratch.path("flow")
+        let child = try ConformProcess(
+            ["record", "--listen", "127.0.0.1:0", "--upstream", upstream.baseURL, "--out", out], scratch: scratch,
+            banner: "Recording on ")
+        let client = DeviceClient(base: child.baseURL)
+        let id = try await client.register(token: "dKq3xY7TQpe:APA91bF2mZ0oTqg7H1kYw3d9VbR5nC8sLp4XuE6jQa0")
+        let personalized = try await client.personalize(id, user: "cust-ana", email: "ana.kovac@mail.example.org")
+        #expect(personalized.status == 200)
+        let user = try await client.getUser(id)
+        #expect(user.status == 200)
+        #expect(String(decoding: user.body, as: UTF8.self).contains("ana.kovac@mail.example.org"), "the app sees the real data")
+        let result = try child.interrupt()
+        #expect(result.code == 0, "record printed:\n\(result.out)\(result.err)")
+        #expect(result.out.contains("Recorded 3 exchanges into \(out)"))
+
+        let text = try String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)
+        #expect(text.split(separator: "\n").count == 3)
+        #expect(!text.contains("ana.kovac"))
+        #expect(!text.contains("dKq3xY7TQpe"))
+        #expect(text.contains("@redacted.invalid"))
+        #expect(text.contains("redacted-token-"))
+        let scan = await conform(["scan", out])
+        #expect(scan.code == 0, "scan printed:\n\(scan.out)")
+    }
+
+    @Test func serveCheckReportsViolationsLiveAndAtTheEnd() async throws {
+        let scratch = try Scratch()
+        let out = scratch.path("checked")
+        let child = try ConformProcess(
+            ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
+            banner: "Checking an app against the reference implementation on ")
+        let client = DeviceClient(base: child.baseURL)
+        // Personalizing a device that was never registered, then switching users without forceDepersonalize.
+        _ = try await client.personalize("0f8fad5b-d9cb-469f-a165-70867728950e", user: "cust-ana", email: nil)
+        let id = try await client.register(token: "fcm-check-token")
+        #expect(try await client.personalize(id, user: "cust-ana", email: nil).status == 200)
+        _ = try await client.personalize(id, user: "cust-ivo", email: nil)
+        let result = try child.interrupt()
+        #expect(result.code == 1, "serve --check printed:\n\(result.out)\(result.err)")
+        #expect(result.out.contains("Recorded 4 exchanges"))
+        #expect(result.out.contains("Flow check: 2 violations"))
+        #expect(result.out.contains("exchange 1 (M4, step 1, flow 0f8fad5b-d9cb-469f-a165-70867728950e): error[registration-first]"))
+        #expect(result.out.contains("exchange 4 (M4, step 2, flow \(id)): error[user-switch]"))
+        #expect(result.err.contains("violation: exchange 1 (M4"), "violations are reported live on stderr")
+        let written = try String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)
+        #expect(written.split(separator: "\n").count == 4)
+    }
+
+    // MARK: replay
+
+    @Test func replayOfATamperedRecordingPrintsTheDifference() async throws {
+        let scratch = try Scratch()
+        let tampered = scratch.path("tampered")
+        try FileManager.default.createDirectory(atPath: tampered, withIntermediateDirectories: true)
+        var lines = try String(contentsOfFile: Self.root + "/" + Self.sample + "/exchanges.jsonl", encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Exchange 5 (the Android device reads its user): the recorded answer now says 201.
+        #expect(lines[4].contains(#""seq":5,"#))
+        lines[4] = lines[4].replacingOccurrences(of: #""response":{"status":200"#, with: #""response":{"status":201"#)
+        try lines.joined(separator: "\n").write(toFile: tampered + "/exchanges.jsonl", atomically: true, encoding: .utf8)
+
+        let replay = await conform(["replay", tampered, "--noise", Self.sampleNoise])
+        #expect(replay.code == 1, "replay printed:\n\(replay.out)\(replay.err)")
+        #expect(replay.out.contains("exchange 5 (flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86): GET /mobile/1/appinstance/"))
+        #expect(replay.out.contains("  status: expected 201, got 200"))
+        #expect(replay.out.contains("15 matched, 1 differed, 0 got no response"))
+        #expect(replay.out.hasSuffix("Result: DIFFERENT BEHAVIOUR\n"))
+    }
+
+    @Test func replayIsStableAcrossRunsOfDevicesSharingAPerson() async throws {
+        // The two sample devices share a person; concurrent flows must still see each other's changes in order.
+        for _ in 0..<10 {
+            let replay = await conform(["replay", Self.sample, "--noise", Self.sampleNoise])
+            #expect(replay.code == 0, "replay printed:\n\(replay.out)\(replay.err)")
+        }
+    }
+
+    @Test func learnedNoiseIsWrittenAsYAMLThatReplayLoads() async throws {
+        let scratch = try Scratch()
+        let rules = scratch.path("learned.yaml")
+        let learn = await conform(["replay", Self.sample, "--learn-noise", rules])
+        #expect(learn.code == 0, "learn printed:\n\(learn.out)\(learn.err)")
+        #expect(learn.out.contains("from two replays; wrote \(rules)"))
+        let yaml = try String(contentsOfFile: rules, encoding: .utf8)
+        #expect(yaml.hasPrefix("# Noise rules proposed by replaying the same recording twice"))
+        #expect(yaml.contains("ignore:"))
+        let replay = await conform(["replay", Self.sample, "--noise", rules])
+        #expect(replay.err.isEmpty, "the learned rules load without problems")
+        #expect(replay.code != 2 && replay.code != 64)
+
+        try "ignore:\n  - path: 42\n".write(toFile: rules, atomically: true, encoding: .utf8)
+        let broken = await conform(["replay", Self.sample, "--noise", rules])
+        #expect(broken.code == 2)
+        #expect(broken.err.contains("\(rules):2:"), "a broken rules file is reported with its line")
+    }
+
+    // MARK: HAR, diff
+
+    @Test func exportImportExportIsTheIdentity() async throws {
+        let scratch = try Scratch()
+        let first = scratch.path("first.har")
+        let imported = scratch.path("imported")
+        let second = scratch.path("second.har")
+        #expect(await conform(["export", Self.sample, "--out", first]).code == 0)
+        let importing = await conform(["import", first, "--out", imported])
+        #expect(importing.code == 0, "import printed:\n\(importing.out)\(importing.err)")
+        #expect(importing.out == "Imported 16 exchanges from \(first) into \(imported)\n")
+        #expect(await conform(["export", imported, "--out", second]).code == 0)
+        let a = try Data(contentsOf: URL(fileURLWithPath: first))
+        let b = try Data(contentsOf: URL(fileURLWithPath: second))
+        #expect(a == b)
+        let stdout = await conform(["export", Self.sample])
+        #expect(Data(stdout.out.utf8) == a, "without --out the HAR goes to standard output")
+        #expect(await conform(["check", imported]).code == 0)
+    }
+
+    @Test func diffOnSuitesReportsTheStepsAFaultBreaks() async throws {
+        // Generated values (uuid(), minted ids) differ between the runs and are matched up; send times are noise.
+        let same = await conform(["diff", "--target", "builtin", "--target", "builtin", "--noise", Self.sampleNoise, "suites"])
+        #expect(same.code == 0, "diff printed:\n\(same.out)\(same.err)")
+        #expect(same.out == "Result: the two implementations behave the same\n")
+        let faulty = await conform([
+            "diff", "--target", "builtin", "--target", "builtin", "--fault-b", "ignoreForceDepersonalize", "--noise",
+            Self.sampleNoise, "suites",
+        ])
+        #expect(faulty.code == 1, "diff printed:\n\(faulty.out)\(faulty.err)")
+        #expect(faulty.out.contains("verdict: A pass, B fail"))
+        #expect(faulty.out.contains("status: expected 200, got 400"))
+    }
+}
+
+/// A temporary directory under /tmp, removed when the value goes away.
+final class Scratch {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("conform-traffic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// The mobile calls a test device makes, over HTTP with libcurl.
+struct DeviceClient {
+    let base: String
+    let curl = CurlTransport(timeout: .seconds(10))
+
+    func send(_ method: HTTPMethod, _ target: String, id: String?, body: String?) async throws -> HTTPResponse {
+        var headers: HTTPFields = ["Authorization": "App conform-app-code"]
+        if let id { headers["pushregistrationid"] = id }
+        if body != nil { headers["Content-Type"] = "application/json" }
+        return try await curl.send(HTTPRequest(method: method, url: base + target, headerFields: headers, body: Data((body ?? "").utf8)))
+    }
+
+    func register(token: String) async throws -> String {
+        let response = try await send(
+            .post, "/mobile/1/appinstance?ri=true", id: nil,
+            body: #"{"pushServiceToken":"\#(token)","pushServiceType":"Firebase","os":"Android"}"#)
+        guard let id = try JSONValue.parse(response.body)["pushRegId"]?.stringValue else {
+            throw ProcessFailure("registration answered \(response.status.rawValue) without a pushRegId")
+        }
+        return id
+    }
+
+    func personalize(_ id: String, user: String, email: String?) async throws -> HTTPResponse {
+        let emails = email.map { #","emails":[{"address":"\#($0)"}]"# } ?? ""
+        return try await send(
+            .post, "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
+            id: id, body: #"{"userIdentity":{"externalUserId":"\#(user)"\#(emails)}}"#)
+    }
+
+    func getUser(_ id: String) async throws -> HTTPResponse {
+        try await send(.get, "/mobile/1/appinstance/\(id)/user", id: id, body: nil)
+    }
+}
+
+struct ProcessFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The built `conform` binary as a long-running child: started, read for its listening address, stopped with SIGINT.
+final class ConformProcess {
+    let process = Process()
+    let stdout: String
+    let stderr: String
+    private(set) var baseURL = ""
+
+    /// Starts `conform ARGS` with its streams in files and waits for the `banner` line that names the address.
+    init(_ args: [String], scratch: Scratch, banner: String) throws {
+        let binary = TrafficCommandTests.root + "/.build/debug/conform"
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw ProcessFailure("\(binary) is missing; build it with 'swift build' before 'swift test --skip-build'")
+        }
+        stdout = scratch.path("child-\(UUID().uuidString).out")
+        stderr = scratch.path("child-\(UUID().uuidString).err")
+        FileManager.default.createFile(atPath: stdout, contents: nil)
+        FileManager.default.createFile(atPath: stderr, contents: nil)
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = args
+        process.currentDirectoryURL = URL(fileURLWithPath: TrafficCommandTests.root)
+        process.standardOutput = FileHandle(forWritingAtPath: stdout)
+        process.standardError = FileHandle(forWritingAtPath: stderr)
+        try process.run()
+        // Poll for the banner: a bound on start-up, not a timing assertion.
+        for _ in 0..<600 {
+            let text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(banner) }),
+                let range = line.range(of: #"http://[0-9.]+:[0-9]+"#, options: .regularExpression)
+            {
+                baseURL = String(line[range])
+                return
+            }
+            if !process.isRunning { break }
+            usleep(50_000)
+        }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        let err = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+        throw ProcessFailure("conform \(args.joined(separator: " ")) did not print '\(banner)…'; stderr:\n\(err)")
+    }
+
+    /// Sends SIGINT and returns the exit code and both streams once the process ends.
+    func interrupt() throws -> (code: Int32, out: String, err: String) {
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, try String(contentsOfFile: stdout, encoding: .utf8),
+            try String(contentsOfFile: stderr, encoding: .utf8)
+        )
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Replay throughput against `conform serve` next to wrk sending the same requests to the same server build in the
+# same run, and peak memory replaying a generated recording of 1,000,000 exchanges.
+# Usage: bench/replay/run.sh [DEVICES PER_DEVICE] [BIG_DEVICES BIG_PER_DEVICE] [SERVED_PER_DEVICE]
+#   defaults: 400 50 (20,000 exchanges), 1000 1000 (1,000,000 exchanges), 100 (100,000 exchanges served)
+set -eu
+cd "$(dirname "$0")/../.."
+. bench/lib/nginx.sh
+DEVICES="${1:-400}"; PER_DEVICE="${2:-50}"
+BIG_DEVICES="${3:-1000}"; BIG_PER_DEVICE="${4:-1000}"
+SERVED_PER_DEVICE="${5:-100}"
+DURATION="${CONFORM_BENCH_SECONDS:-5}"
+THREADS="${CONFORM_BENCH_THREADS:-2}"
+swift build -c release --product conform >/dev/null
+swift build -c release --product conform-bench-replay >/dev/null
+BIN="$(swift build -c release --show-bin-path)"
+WORK="$(mktemp -d /tmp/conform-bench-replay.XXXXXX)"
+PIDS=""
+cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT INT TERM
+
+# start_server NAME: a fresh `conform serve` on a free port; sets URL and SERVER_PID.
+start_server() {
+    "$BIN/conform" serve --port 0 --threads "$THREADS" >"$WORK/$1.out" &
+    SERVER_PID=$!
+    PIDS="$PIDS $SERVER_PID"
+    while ! grep -q "^Serving" "$WORK/$1.out" 2>/dev/null; do sleep 0.1; done
+    URL="$(grep -o 'http://[0-9.:]*' "$WORK/$1.out" | head -1)"
+}
+stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; }
+now() { date +%s.%N; }
+
+echo "# (a) replay throughput: $DEVICES devices x $PER_DEVICE exchanges (M1, M4, then M7/M8 alternating), 3 runs"
+# The wrk server holds the state the recording was made against, so every recorded id is live there.
+start_server wrk
+WRK_URL="$URL"; WRK_PID="$SERVER_PID"
+"$BIN/conform-bench-replay" generate "$WORK/mix" --devices "$DEVICES" --per-device "$PER_DEVICE" --target "$WRK_URL"
+"$BIN/conform-bench-replay" wrk-script "$WORK/mix" "$WORK/mix.lua"
+TOTAL=$((DEVICES * PER_DEVICE))
+: >"$WORK/replay.rate"; : >"$WORK/wrk.rate"
+for i in 1 2 3; do
+    # Each replay gets a fresh server, so minted ids are remapped and every answer must match the recording.
+    start_server "replay$i"
+    t0="$(now)"
+    "$BIN/conform" replay "$WORK/mix" --target "$URL" --quiet >"$WORK/replay$i.out" || { cat "$WORK/replay$i.out"; exit 1; }
+    t1="$(now)"
+    stop_server
+    rate="$(echo "$TOTAL $t0 $t1" | awk '{printf "%.0f", $1 / ($3 - $2)}')"
+    echo "conform replay run $i: $rate exchanges/s ($(grep '^Replayed' "$WORK/replay$i.out" | sed 's/.*: //'))"
+    echo "$rate" >>"$WORK/replay.rate"
+    out="$(wrk -t2 -c32 -d"${DURATION}s" -s "$WORK/mix.lua" "$WRK_URL")"
+    rps="$(printf '%s\n' "$out" | awk '/Requests\/sec/ {printf "%.0f", $2}')"
+    bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
+    echo "wrk -t2 -c32 -d${DURATION}s run $i: $rps req/s $bad"
+    echo "$rps" >>"$WORK/wrk.rate"
+done
+SERVER_PID="$WRK_PID"; stop_server
+REPLAY="$(median <"$WORK/replay.rate")"; WRK="$(median <"$WORK/wrk.rate")"
+echo "median: conform replay $REPLAY exchanges/s, wrk $WRK req/s, ratio $(echo "$REPLAY $WRK" | awk '{printf "%.2f", $1 / $2}') (goal >= 0.5)"
+
+BIG=$((BIG_DEVICES * BIG_PER_DEVICE))
+echo "# (b) peak memory: $BIG exchanges ($BIG_DEVICES devices x $BIG_PER_DEVICE), in process (--target builtin), 3 runs"
+"$BIN/conform-bench-replay" generate "$WORK/big" --devices "$BIG_DEVICES" --per-device "$BIG_PER_DEVICE" --no-redact
+echo "recording size: $(du -sh "$WORK/big/exchanges.jsonl" | cut -f1)"
+: >"$WORK/big.rss"
+for i in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN/conform" replay "$WORK/big" --target builtin --quiet >"$WORK/big$i.out" || { cat "$WORK/big$i.out"; exit 1; }
+    read -r secs kb <"$WORK/time"
+    echo "conform replay --target builtin run $i: max RSS $((kb / 1024)) MB, $secs s, $(echo "$BIG $secs" | awk '{printf "%.0f", $1 / $2}') exchanges/s ($(grep '^Replayed' "$WORK/big$i.out" | sed 's/.*: //'))"
+    echo "$kb" >>"$WORK/big.rss"
+done
+echo "median max RSS: $(( $(median <"$WORK/big.rss") / 1024 )) MB (goal < 64 MB)"
+rm -rf "$WORK/big"
+
+SERVED=$((BIG_DEVICES * SERVED_PER_DEVICE))
+echo "# (c) peak memory against the served reference: $SERVED exchanges ($BIG_DEVICES devices x $SERVED_PER_DEVICE), 3 runs"
+"$BIN/conform-bench-replay" generate "$WORK/served" --devices "$BIG_DEVICES" --per-device "$SERVED_PER_DEVICE" --no-redact
+: >"$WORK/served.rss"
+for i in 1 2 3; do
+    start_server "served$i"
+    /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN/conform" replay "$WORK/served" --target "$URL" --quiet >"$WORK/served$i.out" || { cat "$WORK/served$i.out"; exit 1; }
+    stop_server
+    read -r secs kb <"$WORK/time"
+    echo "conform replay --target URL run $i: max RSS $((kb / 1024)) MB, $secs s, $(echo "$SERVED $secs" | awk '{printf "%.0f", $1 / $2}') exchanges/s ($(grep '^Replayed' "$WORK/served$i.out" | sed 's/.*: //'))"
+    echo "$kb" >>"$WORK/served.rss"
+done
+echo "median max RSS: $(( $(median <"$WORK/served.rss") / 1024 )) MB"

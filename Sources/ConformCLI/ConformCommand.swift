@@ -28,6 +28,7 @@ public enum ConformCommand {
             case "run": return try await RunCommand.main(rest, io: io)
             case "validate": return try ValidateCommand.main(rest, io: io)
             case "serve": return try await ServeCommand.main(rest, io: io)
+            case "mock": return try await MockCommand.main(rest, io: io)
             case "record": return try await RecordCommand.main(rest, io: io)
             case "replay": return try await ReplayCommand.main(rest, io: io)
             case "diff": return try await DiffCommand.main(rest, io: io)

@@ -1,4 +1,29 @@
 extension Help {
+    static let mock = """
+        OVERVIEW: Play the server side of suites: match each request against the next step of a flow, answer
+        with a response that satisfies the step's checks, and report what the client did not do.
+
+        USAGE: \(usage("mock"))
+
+        ARGUMENTS:
+          SUITE.yaml              One suite: several suites start alike (a registration), so a server cannot
+                                  tell which one a client plays; mock them one at a time.
+
+        OPTIONS:
+          --port N                The port (default: 0, any free port; the bound address is printed).
+          --host ADDRESS          The address to listen on (default: 127.0.0.1).
+          --var NAME=VALUE        Fix a suite variable (repeatable). Variables with generated defaults (fresh
+                                  user ids, tokens) are otherwise bound to what the client sends.
+          --until-done            Stop once every step has been played (otherwise on Ctrl-C).
+          --timeout SECONDS       Stop after this long in any case (for CI: a client that hangs still ends).
+          -h, --help              Show help information.
+
+        The client gets origin-form paths (`{{ mobile }}` and `{{ backend }}` are empty): point both base URLs
+        at the printed address. Values the suites capture (a pushRegId) are minted here and expected back.
+        Exit 0 when every step was played and no request was left unmatched, 1 otherwise.
+
+        """
+
     static let record = """
         OVERVIEW: Record real traffic through a reverse proxy into a recording (redacted by default).
 

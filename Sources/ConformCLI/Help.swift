@@ -17,6 +17,7 @@ enum Help {
           run                     Run suites against an implementation (default: the embedded reference).
           validate                Check suite files and print every problem.
           serve                   Serve the reference implementation over HTTP (with --check: check an app).
+          mock                    Play the server the suites describe, to test a client or an SDK against them.
           record                  Record real traffic through a reverse proxy (redacted by default).
           replay                  Replay a recording against an implementation and diff the responses.
           diff                    Run the same exchanges against two implementations and compare.
@@ -33,6 +34,7 @@ enum Help {
         switch subcommand {
         case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
+        case "mock": "conform mock SUITE.yaml [--port N] [--var NAME=VALUE]... [--until-done] [--timeout SECONDS]"
         case "serve": "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--check [--out DIR]]"
         default: "conform \(subcommand) [options]"
         }

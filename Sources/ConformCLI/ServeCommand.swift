@@ -4,6 +4,7 @@ import ConformServer
 import ConformYAML
 import Dispatch
 import Foundation
+import Synchronization
 
 /// `conform serve`: the reference implementation over HTTP/1.1 until interrupted.
 enum ServeCommand {
@@ -69,32 +70,37 @@ enum ServeCommand {
 
     /// Returns when the process gets SIGINT or SIGTERM.
     static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = ResumeOnce(continuation)
-            for sig in [SIGINT, SIGTERM] {
-                signal(sig, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-                source.setEventHandler { resumed.resume() }
-                source.resume()
-                SignalSources.keep(source)
-            }
-        }
+        await waitForTermination(orUntil: { false })
+    }
+
+    /// Returns when the process gets SIGINT or SIGTERM, or when `done` becomes true (checked every 50 ms).
+    static func waitForTermination(orUntil done: @Sendable () -> Bool) async {
+        let signalled = Termination.shared
+        signalled.install()
+        while !signalled.happened && !done() { try? await Task.sleep(for: .milliseconds(50)) }
     }
 }
 
-/// Resumes a continuation at most once.
-final class ResumeOnce: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
+/// Whether SIGINT or SIGTERM has arrived; the handlers are installed once per process.
+final class Termination: Sendable {
+    static let shared = Termination()
+    private let state = Mutex((installed: false, happened: false))
 
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    var happened: Bool { state.withLock { $0.happened } }
 
-    func resume() {
-        lock.lock()
-        let c = continuation
-        continuation = nil
-        lock.unlock()
-        c?.resume()
+    func install() {
+        let first = state.withLock { s -> Bool in
+            defer { s.installed = true }
+            return !s.installed
+        }
+        guard first else { return }
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { [self] in state.withLock { $0.happened = true } }
+            source.resume()
+            SignalSources.keep(source)
+        }
     }
 }
 

@@ -108,6 +108,18 @@ import Testing
         }
     }
 
+    @Test func replayAgainstAServedReferenceRemapsMintedIds() async throws {
+        let server = try HTTPServer(handler: ReferenceImplementation())
+        try server.start()
+        defer { server.stop() }
+        let replay = await conform(["replay", Self.sample, "--target", server.baseURL, "--noise", Self.sampleNoise, "--connections", "2"])
+        #expect(replay.code == 0, "replay printed:\n\(replay.out)\(replay.err)")
+        #expect(replay.out == "Replayed 16 exchanges against \(server.baseURL): 16 matched, 0 differed, 0 got no response\nResult: SAME BEHAVIOUR\n")
+        let usage = await conform(["replay", Self.sample, "--connections", "0"])
+        #expect(usage.code == 64)
+        #expect(usage.err.hasPrefix("Error: --connections takes 1 to 256, got '0'\n"))
+    }
+
     @Test func learnedNoiseIsWrittenAsYAMLThatReplayLoads() async throws {
         let scratch = try Scratch()
         let rules = scratch.path("learned.yaml")

@@ -55,7 +55,9 @@ enum Target: CustomStringConvertible {
     var variableDefaults: [String: String] {
         switch self {
         case .http(let url): ["mobile": url, "backend": url]
-        default: ["mobile": Self.builtinMobile, "backend": Self.builtinBackend]
+        // An adapter decides where requests go: it gets origin-form URLs (`/mobile/1/appinstance`).
+        case .exec: ["mobile": "", "backend": ""]
+        case .builtin: ["mobile": Self.builtinMobile, "backend": Self.builtinBackend]
         }
     }
 

@@ -36,6 +36,9 @@ public final class CurlTransport: Transport {
         handles.drain()
     }
 
+    /// Every exchange ends by `request.timeout` (or the transport's default) on its own.
+    public var enforcesTimeout: Bool { true }
+
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let url = resolvedURL(request.url)
         let settings = CurlExchange.Settings(

@@ -193,6 +193,7 @@ public struct Runner: Sendable {
     /// Sends through the transport but gives up after `timeout`, even if the transport does not.
     func sendWithDeadline(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
         let transport = self.transport
+        if transport.enforcesTimeout { return try await transport.send(request) }
         let slot = ContinuationSlot()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             slot.set(continuation)

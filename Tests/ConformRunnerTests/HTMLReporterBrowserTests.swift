@@ -90,7 +90,7 @@ import Testing
         }
         let (page, work) = try await Self.writeReport(probe: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let dom = try Self.runChromium(chromium, ["--window-size=1280,2000", "--dump-dom"], page: page, work: work)
+        let dom = try await offThePool { try Self.runChromium(chromium, ["--window-size=1280,2000", "--dump-dom"], page: page, work: work) }
 
         #expect(dom.contains("<table id=\"verdict-matrix\">"))
         #expect(dom.contains("<th scope=\"rowgroup\" rowspan=\"1\" class=\"flow-step\">1-registration</th>"))
@@ -138,7 +138,7 @@ import Testing
         let (page, work) = try await Self.writeReport(probe: false)
         defer { try? FileManager.default.removeItem(at: work) }
         let png = work.appendingPathComponent("report.png")
-        _ = try Self.runChromium(chromium, ["--window-size=1280,2000", "--screenshot=\(png.path)"], page: page, work: work)
+        _ = try await offThePool { try Self.runChromium(chromium, ["--window-size=1280,2000", "--screenshot=\(png.path)"], page: page, work: work) }
         let data = try #require(FileManager.default.contents(atPath: png.path), "chromium wrote no screenshot")
         let bytes = [UInt8](data)
         try #require(bytes.count > 33, "the screenshot is too short to be a PNG")

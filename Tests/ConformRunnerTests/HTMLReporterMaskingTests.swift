@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @Suite struct HTMLReporterMaskingTests {
-    let masker = HTMLReporter.SecretMasker()
+    let masker = SecretMasker()
 
     @Test func authorizationKeepsTheSchemeAndAtMostFourCharacters() {
         #expect(masker.header(name: "Authorization", value: "App conform-app-code") == "App ••••code")
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func secretsLearnedFromHeadersAreHiddenEverywhere() {
-        let m = HTMLReporter.SecretMasker(secrets: ["conform-app-code", "short"])
+        let m = SecretMasker(secrets: ["conform-app-code", "short"])
         #expect(m.text("{\"from\":\"conform-app-code\"}") == "{\"from\":\"••••code\"}")
         #expect(m.text("short words stay") == "short words stay")
     }

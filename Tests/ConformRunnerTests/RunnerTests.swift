@@ -88,7 +88,7 @@ import Testing
               - name: flaky
                 request: {url: "/flaky"}
                 expect: {status: 200}
-                eventually: {timeout: 5s, interval: 10ms}
+                eventually: {timeout: 60s, interval: 10ms}
             """)
         let result = await run([s])
         #expect(result.steps[0].verdict == .pass)
@@ -117,7 +117,7 @@ import Testing
             title: wait
             flows:
               tablet:
-                - wait: {event: registrationUpdated, flow: phone, timeout: 5s}
+                - wait: {event: registrationUpdated, flow: phone, timeout: 60s}
                 - name: read the phone's registration
                   request: {url: "/reg/{{ phone.reg }}"}
                   expect: {json: {pushRegId: "{{ reg }}"}}

@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    @Test func recordingSurvivesKill9() throws {
+    @Test func recordingSurvivesKill9() async throws {
         guard ProcessInfo.processInfo.environment[Self.childVariable] == nil else { return }
         let bundle = CommandLine.arguments[0]
         guard bundle.hasSuffix(".xctest") || FileManager.default.isExecutableFile(atPath: bundle) else { return }
@@ -55,13 +55,16 @@ import Testing
         try process.run()
         // Wait (without a deadline on correctness) until the child has written a good number of exchanges.
         let file = dir + "/exchanges.jsonl"
-        var size = 0
-        for _ in 0..<600 where size < 2_000_000 {
-            usleep(50_000)
-            size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
+        let size = try await offThePool { () -> Int in
+            var size = 0
+            for _ in 0..<600 where size < 2_000_000 {
+                usleep(50_000)
+                size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return size
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(size > 0, "the child process wrote nothing")
 

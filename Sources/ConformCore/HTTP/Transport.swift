@@ -2,6 +2,13 @@
 public protocol Transport: Sendable {
     /// Sends one request and returns the response, or throws a ``TransportError`` when there is none.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// Whether `send` itself gives up after `request.timeout`; when it does not, callers add their own deadline.
+    var enforcesTimeout: Bool { get }
+}
+
+extension Transport {
+    public var enforcesTimeout: Bool { false }
 }
 
 /// Something that answers HTTP requests synchronously: the reference implementation, a proxy, a test double.

@@ -14,17 +14,30 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(TemplateSyntaxError) {
         source = text
         parts = []
-        var rest = Substring(text)
-        while let open = rest.range(of: "{{") {
-            if open.lowerBound > rest.startIndex { parts.append(.text(String(rest[..<open.lowerBound]))) }
-            guard let close = rest[open.upperBound...].range(of: "}}") else {
+        // Scan UTF-8 for `{{` and `}}`: most suite strings have no hole at all.
+        let utf8 = Substring(text).utf8
+        var rest = utf8[...]
+        while let open = Template.find(UInt8(ascii: "{"), in: rest) {
+            if open > rest.startIndex { parts.append(.text(String(Substring(rest[rest.startIndex..<open])))) }
+            let innerStart = utf8.index(open, offsetBy: 2)
+            guard let close = Template.find(UInt8(ascii: "}"), in: rest[innerStart...]) else {
                 throw TemplateSyntaxError(message: "unterminated '{{' in \"\(text)\"", help: "close the expression with '}}'")
             }
-            let inner = rest[open.upperBound..<close.lowerBound]
-            parts.append(.expression(try TemplateExpression(parsing: String(inner))))
-            rest = rest[close.upperBound...]
+            parts.append(.expression(try TemplateExpression(parsing: String(Substring(rest[innerStart..<close])))))
+            rest = rest[utf8.index(close, offsetBy: 2)...]
         }
-        if !rest.isEmpty { parts.append(.text(String(rest))) }
+        if !rest.isEmpty { parts.append(.text(String(Substring(rest)))) }
+    }
+
+    /// The index of the first doubled `byte` (`{{` or `}}`) in `bytes`.
+    private static func find(_ byte: UInt8, in bytes: Substring.UTF8View) -> Substring.UTF8View.Index? {
+        var i = bytes.startIndex
+        while let hit = bytes[i...].firstIndex(of: byte) {
+            let next = bytes.index(after: hit)
+            if next < bytes.endIndex, bytes[next] == byte { return hit }
+            i = next
+        }
+        return nil
     }
 
     /// A template with no holes.

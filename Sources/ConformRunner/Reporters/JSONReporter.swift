@@ -18,6 +18,7 @@ public struct JSONReporter: RunReporter {
 
     public func render(_ result: RunResult) -> JSONValue {
         let counts = result.counts
+        let masker = SecretMasker(learningFrom: result)
         return [
             "tool": "conform",
             "target": .string(result.target),
@@ -25,22 +26,23 @@ public struct JSONReporter: RunReporter {
             "result": .string(result.exitCode == 0 ? "conforms" : result.exitCode == 1 ? "does not conform" : "could not run"),
             "duration": time(result.duration),
             "counts": .object(JSONObject([Verdict.pass, .fail, .assumptionNotMet, .skipped, .error].map { ($0.rawValue, .int(counts[$0, default: 0])) })),
-            "suites": .array(result.suites.map(suite)),
+            "suites": .array(result.suites.map { suite($0, masker) }),
         ]
     }
 
-    func suite(_ result: SuiteResult) -> JSONValue {
+    func suite(_ result: SuiteResult, _ masker: SecretMasker) -> JSONValue {
         let s = result.suite
         return [
             "id": .string(s.id), "title": .string(s.title), "step": .string(s.step), "file": .string(s.file),
             "contentHash": .string(s.contentHash), "profile": .string(s.profile),
             "spec": ["section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) })],
             "verdict": .string(result.verdict.rawValue), "duration": time(result.duration),
-            "steps": .array(result.steps.map(step)),
+            "steps": .array(result.steps.map { step($0, masker) }),
         ]
     }
 
-    func step(_ s: StepResult) -> JSONValue {
+    /// One step; credentials in headers, URLs, bodies and messages are masked (`SecretMasker`).
+    func step(_ s: StepResult, _ masker: SecretMasker) -> JSONValue {
         var o = JSONObject()
         o["flow"] = .string(s.flow)
         o["index"] = .int(s.index + 1)
@@ -48,33 +50,39 @@ public struct JSONReporter: RunReporter {
         o["location"] = .string("\(s.file):\(s.mark)")
         o["spec"] = .string(s.spec.summary)
         o["verdict"] = .string(s.verdict.rawValue)
-        if let e = s.error { o["error"] = .string(e) }
+        if let e = s.error { o["error"] = .string(masker.text(e)) }
         o["attempts"] = .int(s.attempts)
         o["duration"] = time(s.duration)
         if let r = s.request {
-            o["request"] = ["method": .string(r.method.rawValue), "url": .string(r.url), "headers": headers(r.headerFields), "body": body(r.body)]
+            o["request"] = [
+                "method": .string(r.method.rawValue), "url": .string(masker.text(r.url)), "headers": headers(r.headerFields, masker),
+                "body": body(r.body, masker),
+            ]
         }
         if let r = s.response {
-            o["response"] = ["status": .int(r.status.code), "headers": headers(r.headerFields), "body": body(r.body)]
+            o["response"] = ["status": .int(r.status.code), "headers": headers(r.headerFields, masker), "body": body(r.body, masker)]
         }
         o["failures"] = .array(s.failures.map { f in
             [
                 "severity": .string(f.severity.rawValue), "decision": f.decision.map { .string($0) } ?? .null,
                 "mismatches": .array(f.mismatches.map { m in
-                    ["path": .string(m.path), "expected": .string(m.expected), "actual": .string(m.actual), "note": m.note.map { .string($0) } ?? .null]
+                    [
+                        "path": .string(m.path), "expected": .string(masker.text(m.expected)), "actual": .string(masker.text(m.actual)),
+                        "note": m.note.map { .string(masker.text($0)) } ?? .null,
+                    ]
                 }),
             ]
         })
         return .object(o)
     }
 
-    func headers(_ fields: HTTPFields) -> JSONValue {
-        .array(fields.map { .array([.string($0.name), .string($0.value)]) })
+    func headers(_ fields: HTTPFields, _ masker: SecretMasker) -> JSONValue {
+        .array(fields.map { .array([.string($0.name), .string(masker.header(name: $0.name, value: $0.value))]) })
     }
 
-    func body(_ data: Data) -> JSONValue {
+    func body(_ data: Data, _ masker: SecretMasker) -> JSONValue {
         if data.isEmpty { return .null }
-        if let text = String(data: data, encoding: .utf8) { return .string(text) }
+        if let text = String(data: data, encoding: .utf8) { return .string(masker.text(text)) }
         return ["base64": .string(data.base64EncodedString())]
     }
 

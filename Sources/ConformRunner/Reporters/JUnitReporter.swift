@@ -17,6 +17,7 @@ public struct JUnitReporter: RunReporter {
     }
 
     public func render(_ result: RunResult) -> String {
+        let masker = SecretMasker(learningFrom: result)
         let steps = result.steps
         let failures = steps.filter { $0.verdict == .fail }.count
         let errors = steps.filter { $0.verdict == .error }.count
@@ -37,15 +38,15 @@ public struct JUnitReporter: RunReporter {
                 case .pass:
                     out += "/>\n"
                 case .assumptionNotMet:
-                    out += ">\n      <system-out>\(xml("assumption not met\n" + details(step)))</system-out>\n    </testcase>\n"
+                    out += ">\n      <system-out>\(xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
                 case .skipped:
-                    out += ">\n      <skipped message=\"\(xml(step.error ?? "skipped"))\"/>\n    </testcase>\n"
+                    out += ">\n      <skipped message=\"\(xml(masker.text(step.error ?? "skipped")))\"/>\n    </testcase>\n"
                 case .fail:
-                    let first = step.failures.first?.mismatches.first.map { "\($0.path): expected \($0.expected), got \($0.actual)" } ?? step.error ?? "failed"
+                    let first = masker.text(step.failures.first?.mismatches.first.map { "\($0.path): expected \($0.expected), got \($0.actual)" } ?? step.error ?? "failed")
                     let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
-                    out += ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step)))</failure>\n    </testcase>\n"
+                    out += ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step, masker)))</failure>\n    </testcase>\n"
                 default:
-                    out += ">\n      <error message=\"\(xml(step.error ?? "could not run"))\" type=\"error\">\(xml(details(step)))</error>\n    </testcase>\n"
+                    out += ">\n      <error message=\"\(xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(xml(details(step, masker)))</error>\n    </testcase>\n"
                 }
             }
             out += "  </testsuite>\n"
@@ -54,7 +55,8 @@ public struct JUnitReporter: RunReporter {
         return out
     }
 
-    func details(_ step: StepResult) -> String {
+    /// The step's location, spec, exchange and mismatches, with credentials masked.
+    func details(_ step: StepResult, _ masker: SecretMasker) -> String {
         var lines: [String] = ["\(step.file):\(step.mark)"]
         if !step.spec.isEmpty { lines.append("spec: \(step.spec.summary)") }
         if let r = step.request { lines.append("\(r.method) \(r.url)" + (step.response.map { " -> \($0.status.code)" } ?? "")) }
@@ -65,7 +67,7 @@ public struct JUnitReporter: RunReporter {
                 lines.append("\(label) \(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
             }
         }
-        return lines.joined(separator: "\n")
+        return masker.text(lines.joined(separator: "\n"))
     }
 
     func time(_ t: Double) -> String { deterministic ? "0.000" : String(format: "%.3f", t) }

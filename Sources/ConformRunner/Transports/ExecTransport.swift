@@ -27,6 +27,9 @@ public final class ExecTransport: Transport {
 
     deinit { state.withLock { $0.process?.terminate() } }
 
+    /// Every exchange ends by `request.timeout` (or the transport's default) on its own.
+    public var enforcesTimeout: Bool { true }
+
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         await gate.enter()
         do {

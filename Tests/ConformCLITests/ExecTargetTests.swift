@@ -1,0 +1,25 @@
+import ConformCLI
+import ConformReference
+import ConformRunner
+import ConformServer
+import Foundation
+import Testing
+
+/// The bundled suites through the documented Python adapter, which forwards to the reference served over HTTP.
+@Suite struct ExecTargetTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theBundledSuitesConformThroughTheExampleAdapter() async throws {
+        let server = try HTTPServer(handler: ReferenceImplementation())
+        try server.start()
+        defer { server.stop() }
+        let adapter = Self.root.appendingPathComponent("examples/adapters/http_forward.py").path
+        let out = MemorySink()
+        let err = MemorySink()
+        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root.path)
+        let code = await ConformCommand.main(
+            ["conform", "run", "--target", "exec:IMPL_BASE_URL=\(server.baseURL) python3 -u \(adapter)"], io: io)
+        #expect(code == 0, "conform run printed:\n\(out.text)\(err.text)")
+        #expect(out.text.hasSuffix("Result: CONFORMS\n"))
+    }
+}

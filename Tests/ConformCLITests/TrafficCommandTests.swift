@@ -32,9 +32,8 @@ import Testing
         try upstream.start()
         defer { upstream.stop() }
         let out = scratch.path("flow")
-        let child = try ConformProcess(
-            ["record", "--listen", "127.0.0.1:0", "--upstream", upstream.baseURL, "--out", out], scratch: scratch,
-            banner: "Recording on ")
+        let args = ["record", "--listen", "127.0.0.1:0", "--upstream", upstream.baseURL, "--out", out]
+        let child = try await offThePool { try ConformProcess(args, scratch: scratch, banner: "Recording on ") }
         let client = DeviceClient(base: child.baseURL)
         let id = try await client.register(token: "dKq3xY7TQpe:APA91bF2mZ0oTqg7H1kYw3d9VbR5nC8sLp4XuE6jQa0")
         let personalized = try await client.personalize(id, user: "cust-ana", email: "ana.kovac@mail.example.org")
@@ -42,7 +41,7 @@ import Testing
         let user = try await client.getUser(id)
         #expect(user.status == 200)
         #expect(String(decoding: user.body, as: UTF8.self).contains("ana.kovac@mail.example.org"), "the app sees the real data")
-        let result = try child.interrupt()
+        let result = try await offThePool { try child.interrupt() }
         #expect(result.code == 0, "record printed:\n\(result.out)\(result.err)")
         #expect(result.out.contains("Recorded 3 exchanges into \(out)"))
 
@@ -59,16 +58,18 @@ import Testing
     @Test func serveCheckReportsViolationsLiveAndAtTheEnd() async throws {
         let scratch = try Scratch()
         let out = scratch.path("checked")
-        let child = try ConformProcess(
-            ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
-            banner: "Checking an app against the reference implementation on ")
+        let child = try await offThePool {
+            try ConformProcess(
+                ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
+                banner: "Checking an app against the reference implementation on ")
+        }
         let client = DeviceClient(base: child.baseURL)
         // Personalizing a device that was never registered, then switching users without forceDepersonalize.
         _ = try await client.personalize("0f8fad5b-d9cb-469f-a165-70867728950e", user: "cust-ana", email: nil)
         let id = try await client.register(token: "fcm-check-token")
         #expect(try await client.personalize(id, user: "cust-ana", email: nil).status == 200)
         _ = try await client.personalize(id, user: "cust-ivo", email: nil)
-        let result = try child.interrupt()
+        let result = try await offThePool { try child.interrupt() }
         #expect(result.code == 1, "serve --check printed:\n\(result.out)\(result.err)")
         #expect(result.out.contains("Recorded 4 exchanges"))
         #expect(result.out.contains("Flow check: 2 violations"))
@@ -175,7 +176,7 @@ import Testing
 }
 
 /// A temporary directory under /tmp, removed when the value goes away.
-final class Scratch {
+final class Scratch: Sendable {
     let url: URL
 
     init() throws {
@@ -228,7 +229,9 @@ struct ProcessFailure: Error, CustomStringConvertible {
 }
 
 /// The built `conform` binary as a long-running child: started, read for its listening address, stopped with SIGINT.
-final class ConformProcess {
+///
+/// Its methods block; tests call them through `offThePool`. The process object is only touched by one caller at a time.
+final class ConformProcess: @unchecked Sendable {
     let process = Process()
     let stdout: String
     let stderr: String

@@ -40,7 +40,9 @@ import Testing
         #expect(personalized.status == 200)
         let user = try await client.getUser(id)
         #expect(user.status == 200)
-        #expect(String(decoding: user.body, as: UTF8.self).contains("ana.kovac@mail.example.org"), "the app sees the real data")
+        #expect(
+            String(decoding: user.body, as: UTF8.self).contains("ana.kovac@mail.example.org"),
+            "the app sees the real data")
         let result = try await offThePool { try child.interrupt() }
         #expect(result.code == 0, "record printed:\n\(result.out)\(result.err)")
         #expect(result.out.contains("Recorded 3 exchanges into \(out)"))
@@ -73,7 +75,9 @@ import Testing
         #expect(result.code == 1, "serve --check printed:\n\(result.out)\(result.err)")
         #expect(result.out.contains("Recorded 4 exchanges"))
         #expect(result.out.contains("Flow check: 2 violations"))
-        #expect(result.out.contains("exchange 1 (M4, step 1, flow 0f8fad5b-d9cb-469f-a165-70867728950e): error[registration-first]"))
+        #expect(
+            result.out.contains(
+                "exchange 1 (M4, step 1, flow 0f8fad5b-d9cb-469f-a165-70867728950e): error[registration-first]"))
         #expect(result.out.contains("exchange 4 (M4, step 2, flow \(id)): error[user-switch]"))
         #expect(result.err.contains("violation: exchange 1 (M4"), "violations are reported live on stderr")
         let written = try String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)
@@ -91,11 +95,13 @@ import Testing
         // Exchange 5 (the Android device reads its user): the recorded answer now says 201.
         #expect(lines[4].contains(#""seq":5,"#))
         lines[4] = lines[4].replacingOccurrences(of: #""response":{"status":200"#, with: #""response":{"status":201"#)
-        try lines.joined(separator: "\n").write(toFile: tampered + "/exchanges.jsonl", atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(
+            toFile: tampered + "/exchanges.jsonl", atomically: true, encoding: .utf8)
 
         let replay = await conform(["replay", tampered, "--noise", Self.sampleNoise])
         #expect(replay.code == 1, "replay printed:\n\(replay.out)\(replay.err)")
-        #expect(replay.out.contains("exchange 5 (flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86): GET /mobile/1/appinstance/"))
+        #expect(
+            replay.out.contains("exchange 5 (flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86): GET /mobile/1/appinstance/"))
         #expect(replay.out.contains("  status: expected 201, got 200"))
         #expect(replay.out.contains("15 matched, 1 differed, 0 got no response"))
         #expect(replay.out.hasSuffix("Result: DIFFERENT BEHAVIOUR\n"))
@@ -113,9 +119,14 @@ import Testing
         let server = try HTTPServer(handler: ReferenceImplementation())
         try server.start()
         defer { server.stop() }
-        let replay = await conform(["replay", Self.sample, "--target", server.baseURL, "--noise", Self.sampleNoise, "--connections", "2"])
+        let replay = await conform([
+            "replay", Self.sample, "--target", server.baseURL, "--noise", Self.sampleNoise, "--connections", "2",
+        ])
         #expect(replay.code == 0, "replay printed:\n\(replay.out)\(replay.err)")
-        #expect(replay.out == "Replayed 16 exchanges against \(server.baseURL): 16 matched, 0 differed, 0 got no response\nResult: SAME BEHAVIOUR\n")
+        #expect(
+            replay.out
+                == "Replayed 16 exchanges against \(server.baseURL): 16 matched, 0 differed, 0 got no response\nResult: SAME BEHAVIOUR\n"
+        )
         let usage = await conform(["replay", Self.sample, "--connections", "0"])
         #expect(usage.code == 64)
         #expect(usage.err.hasPrefix("Error: --connections takes 1 to 256, got '0'\n"))
@@ -162,7 +173,9 @@ import Testing
 
     @Test func diffOnSuitesReportsTheStepsAFaultBreaks() async throws {
         // Generated values (uuid(), minted ids) differ between the runs and are matched up; send times are noise.
-        let same = await conform(["diff", "--target", "builtin", "--target", "builtin", "--noise", Self.sampleNoise, "suites"])
+        let same = await conform([
+            "diff", "--target", "builtin", "--target", "builtin", "--noise", Self.sampleNoise, "suites",
+        ])
         #expect(same.code == 0, "diff printed:\n\(same.out)\(same.err)")
         #expect(same.out == "Result: the two implementations behave the same\n")
         let faulty = await conform([
@@ -198,7 +211,8 @@ struct DeviceClient {
         var headers: HTTPFields = ["Authorization": "App conform-app-code"]
         if let id { headers["pushregistrationid"] = id }
         if body != nil { headers["Content-Type"] = "application/json" }
-        return try await curl.send(HTTPRequest(method: method, url: base + target, headerFields: headers, body: Data((body ?? "").utf8)))
+        return try await curl.send(
+            HTTPRequest(method: method, url: base + target, headerFields: headers, body: Data((body ?? "").utf8)))
     }
 
     func register(token: String) async throws -> String {
@@ -214,7 +228,8 @@ struct DeviceClient {
     func personalize(_ id: String, user: String, email: String?) async throws -> HTTPResponse {
         let emails = email.map { #","emails":[{"address":"\#($0)"}]"# } ?? ""
         return try await send(
-            .post, "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
+            .post,
+            "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
             id: id, body: #"{"userIdentity":{"externalUserId":"\#(user)"\#(emails)}}"#)
     }
 

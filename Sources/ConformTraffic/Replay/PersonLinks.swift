@@ -41,13 +41,17 @@ struct PersonLinks {
                     continue
                 }
                 var j = i + key.count
-                while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D { j += 1 }
+                while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D {
+                    j += 1
+                }
                 guard j < bytes.count, bytes[j] == UInt8(ascii: ":") else {
                     i = j
                     continue
                 }
                 j += 1
-                while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D { j += 1 }
+                while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D {
+                    j += 1
+                }
                 guard j < bytes.count, bytes[j] == UInt8(ascii: "\"") else {
                     i = j
                     continue

@@ -171,6 +171,27 @@ import Testing
         #expect(await conform(["check", imported]).code == 0)
     }
 
+    @Test func diffOfTwoServedImplementationsSendsEachItsOwnRequests() async throws {
+        let good = try HTTPServer(handler: ReferenceImplementation())
+        let faulty = try HTTPServer(handler: ReferenceImplementation(faults: [.ignoreForceDepersonalize]))
+        try good.start()
+        try faulty.start()
+        defer {
+            good.stop()
+            faulty.stop()
+        }
+        let same = await conform([
+            "diff", "--target", "builtin", "--target", good.baseURL, "--noise", Self.sampleNoise, Self.sample,
+        ])
+        #expect(same.code == 0, "diff printed:\n\(same.out)\(same.err)")
+        let differ = await conform([
+            "diff", "--target", good.baseURL, "--target", faulty.baseURL, "--noise", Self.sampleNoise, Self.sample,
+        ])
+        #expect(differ.code == 1, "diff printed:\n\(differ.out)\(differ.err)")
+        #expect(differ.out.contains("\(Self.sample): step 11 (flow 2bc8c442-da46-4a88-bbdc-fbb717ecde11): POST "))
+        #expect(differ.out.contains("  status: A 200, B 400"))
+    }
+
     @Test func diffOnSuitesReportsTheStepsAFaultBreaks() async throws {
         // Generated values (uuid(), minted ids) differ between the runs and are matched up; send times are noise.
         let same = await conform([

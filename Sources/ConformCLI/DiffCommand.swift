@@ -21,10 +21,14 @@ enum DiffCommand {
         do {
             for input in inputs {
                 if isRecording(input, io: io) {
-                    let options = TrafficSupport.replayOptions(a, substitutions: try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "diff"), sequential: true)
-                    var optionsB = options
-                    if case .http(let url) = b { optionsB.origins = ["*": url] } else { optionsB.origins = [:] }
-                    let differential = Differential(a: try a.makeTransport(timeout: .seconds(10)), b: try b.makeTransport(timeout: .seconds(10)), noise: noise, options: options)
+                    var options = TrafficSupport.replayOptions(
+                        a, substitutions: try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "diff"),
+                        sequential: true)
+                    // Differential shares one set of options; each side gets its own origin through its transport.
+                    options.origins = [:]
+                    let differential = Differential(
+                        a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)), noise: noise,
+                        options: options)
                     let report = try await differential.run(sequence: RecordingSequence(path: io.resolve(input)))
                     for step in report.steps { io.out.write("\(input): \(step)\n") }
                     io.out.write("\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
@@ -41,6 +45,13 @@ enum DiffCommand {
         }
         io.out.write(differing == 0 ? "Result: the two implementations behave the same\n" : "Result: \(differing) step\(differing == 1 ? "" : "s") differ\n")
         return differing == 0 ? 0 : ConformCommand.ExitCode.mismatch
+    }
+
+    /// The target's transport; for an http(s) target, recorded URLs are sent to its origin.
+    static func rebased(_ target: Target, timeout: Duration) throws -> any Transport {
+        let transport = try target.makeTransport(timeout: timeout)
+        if case .http(let url) = target { return RebasedTransport(base: url, inner: transport) }
+        return transport
     }
 
     static func isRecording(_ path: String, io: CommandIO) -> Bool {
@@ -105,5 +116,17 @@ enum DiffCommand {
     /// Maximal runs of `[A-Za-z0-9-]`, the units ids are replaced in.
     static func tokens(_ text: String) -> [Substring] {
         text.split(whereSeparator: { c in !(c.isASCII && (c.isLetter || c.isNumber || c == "-")) })
+    }
+}
+
+/// Sends every request to one origin, keeping the recorded path and query.
+struct RebasedTransport: Transport {
+    let base: String
+    let inner: any Transport
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var rebased = request
+        rebased.url = base + URLParts(request.url).target
+        return try await inner.send(rebased)
     }
 }

@@ -60,6 +60,7 @@ extension Help {
                                   target's real one). Repeatable.
           --sequential            Replay in recorded order instead of device flows concurrently.
           --timeout SECONDS       How long one exchange may take (default: 10).
+          --connections N         HTTP connections to an http(s) target (default: 8).
           --quiet                 No progress line.
           -h, --help              Show help information.
 

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCurl
 import ConformRunner
 import ConformTraffic
 import Foundation
@@ -8,7 +9,7 @@ import Synchronization
 enum ReplayCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--noise", "--map", "--learn-noise", "--timeout"],
+            args, valued: ["--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections"],
             flagNames: ["--help", "--sequential", "--quiet"], subcommand: "replay")
         if parsed.has("--help") {
             io.out.write(Help.replay)
@@ -22,6 +23,10 @@ enum ReplayCommand {
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = Duration.seconds(Double(parsed.value("--timeout") ?? "10") ?? 10)
         let options = TrafficSupport.replayOptions(target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+        let connections = Int(parsed.value("--connections") ?? "8") ?? 0
+        guard (1...256).contains(connections) else {
+            throw UsageError(message: "--connections takes 1 to 256, got '\(parsed.value("--connections") ?? "")'", subcommand: "replay")
+        }
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)
@@ -33,7 +38,9 @@ enum ReplayCommand {
                 io.out.write("help: review the rules, then replay with --noise \(output)\n")
                 return 0
             }
-            let transport = try target.makeTransport(timeout: timeout)
+            // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
+            let transport: any Transport =
+                if case .http = target { CurlTransport(timeout: timeout, maxConcurrentExchanges: connections) } else { try target.makeTransport(timeout: timeout) }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
             let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in

@@ -32,17 +32,18 @@ import Testing
         try upstream.start()
         defer { upstream.stop() }
         let out = scratch.path("flow")
-        let child = try ConformProcess(
-            ["record", "--listen", "127.0.0.1:0", "--upstream", upstream.baseURL, "--out", out], scratch: scratch,
-            banner: "Recording on ")
+        let args = ["record", "--listen", "127.0.0.1:0", "--upstream", upstream.baseURL, "--out", out]
+        let child = try await offThePool { try ConformProcess(args, scratch: scratch, banner: "Recording on ") }
         let client = DeviceClient(base: child.baseURL)
         let id = try await client.register(token: "dKq3xY7TQpe:APA91bF2mZ0oTqg7H1kYw3d9VbR5nC8sLp4XuE6jQa0")
         let personalized = try await client.personalize(id, user: "cust-ana", email: "ana.kovac@mail.example.org")
         #expect(personalized.status == 200)
         let user = try await client.getUser(id)
         #expect(user.status == 200)
-        #expect(String(decoding: user.body, as: UTF8.self).contains("ana.kovac@mail.example.org"), "the app sees the real data")
-        let result = try child.interrupt()
+        #expect(
+            String(decoding: user.body, as: UTF8.self).contains("ana.kovac@mail.example.org"),
+            "the app sees the real data")
+        let result = try await offThePool { try child.interrupt() }
         #expect(result.code == 0, "record printed:\n\(result.out)\(result.err)")
         #expect(result.out.contains("Recorded 3 exchanges into \(out)"))
 
@@ -59,20 +60,24 @@ import Testing
     @Test func serveCheckReportsViolationsLiveAndAtTheEnd() async throws {
         let scratch = try Scratch()
         let out = scratch.path("checked")
-        let child = try ConformProcess(
-            ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
-            banner: "Checking an app against the reference implementation on ")
+        let child = try await offThePool {
+            try ConformProcess(
+                ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
+                banner: "Checking an app against the reference implementation on ")
+        }
         let client = DeviceClient(base: child.baseURL)
         // Personalizing a device that was never registered, then switching users without forceDepersonalize.
         _ = try await client.personalize("0f8fad5b-d9cb-469f-a165-70867728950e", user: "cust-ana", email: nil)
         let id = try await client.register(token: "fcm-check-token")
         #expect(try await client.personalize(id, user: "cust-ana", email: nil).status == 200)
         _ = try await client.personalize(id, user: "cust-ivo", email: nil)
-        let result = try child.interrupt()
+        let result = try await offThePool { try child.interrupt() }
         #expect(result.code == 1, "serve --check printed:\n\(result.out)\(result.err)")
         #expect(result.out.contains("Recorded 4 exchanges"))
         #expect(result.out.contains("Flow check: 2 violations"))
-        #expect(result.out.contains("exchange 1 (M4, step 1, flow 0f8fad5b-d9cb-469f-a165-70867728950e): error[registration-first]"))
+        #expect(
+            result.out.contains(
+                "exchange 1 (M4, step 1, flow 0f8fad5b-d9cb-469f-a165-70867728950e): error[registration-first]"))
         #expect(result.out.contains("exchange 4 (M4, step 2, flow \(id)): error[user-switch]"))
         #expect(result.err.contains("violation: exchange 1 (M4"), "violations are reported live on stderr")
         let written = try String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)
@@ -90,11 +95,13 @@ import Testing
         // Exchange 5 (the Android device reads its user): the recorded answer now says 201.
         #expect(lines[4].contains(#""seq":5,"#))
         lines[4] = lines[4].replacingOccurrences(of: #""response":{"status":200"#, with: #""response":{"status":201"#)
-        try lines.joined(separator: "\n").write(toFile: tampered + "/exchanges.jsonl", atomically: true, encoding: .utf8)
+        try lines.joined(separator: "\n").write(
+            toFile: tampered + "/exchanges.jsonl", atomically: true, encoding: .utf8)
 
         let replay = await conform(["replay", tampered, "--noise", Self.sampleNoise])
         #expect(replay.code == 1, "replay printed:\n\(replay.out)\(replay.err)")
-        #expect(replay.out.contains("exchange 5 (flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86): GET /mobile/1/appinstance/"))
+        #expect(
+            replay.out.contains("exchange 5 (flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86): GET /mobile/1/appinstance/"))
         #expect(replay.out.contains("  status: expected 201, got 200"))
         #expect(replay.out.contains("15 matched, 1 differed, 0 got no response"))
         #expect(replay.out.hasSuffix("Result: DIFFERENT BEHAVIOUR\n"))
@@ -106,6 +113,23 @@ import Testing
             let replay = await conform(["replay", Self.sample, "--noise", Self.sampleNoise])
             #expect(replay.code == 0, "replay printed:\n\(replay.out)\(replay.err)")
         }
+    }
+
+    @Test func replayAgainstAServedReferenceRemapsMintedIds() async throws {
+        let server = try HTTPServer(handler: ReferenceImplementation())
+        try server.start()
+        defer { server.stop() }
+        let replay = await conform([
+            "replay", Self.sample, "--target", server.baseURL, "--noise", Self.sampleNoise, "--connections", "2",
+        ])
+        #expect(replay.code == 0, "replay printed:\n\(replay.out)\(replay.err)")
+        #expect(
+            replay.out
+                == "Replayed 16 exchanges against \(server.baseURL): 16 matched, 0 differed, 0 got no response\nResult: SAME BEHAVIOUR\n"
+        )
+        let usage = await conform(["replay", Self.sample, "--connections", "0"])
+        #expect(usage.code == 64)
+        #expect(usage.err.hasPrefix("Error: --connections takes 1 to 256, got '0'\n"))
     }
 
     @Test func learnedNoiseIsWrittenAsYAMLThatReplayLoads() async throws {
@@ -147,9 +171,32 @@ import Testing
         #expect(await conform(["check", imported]).code == 0)
     }
 
+    @Test func diffOfTwoServedImplementationsSendsEachItsOwnRequests() async throws {
+        let good = try HTTPServer(handler: ReferenceImplementation())
+        let faulty = try HTTPServer(handler: ReferenceImplementation(faults: [.ignoreForceDepersonalize]))
+        try good.start()
+        try faulty.start()
+        defer {
+            good.stop()
+            faulty.stop()
+        }
+        let same = await conform([
+            "diff", "--target", "builtin", "--target", good.baseURL, "--noise", Self.sampleNoise, Self.sample,
+        ])
+        #expect(same.code == 0, "diff printed:\n\(same.out)\(same.err)")
+        let differ = await conform([
+            "diff", "--target", good.baseURL, "--target", faulty.baseURL, "--noise", Self.sampleNoise, Self.sample,
+        ])
+        #expect(differ.code == 1, "diff printed:\n\(differ.out)\(differ.err)")
+        #expect(differ.out.contains("\(Self.sample): step 11 (flow 2bc8c442-da46-4a88-bbdc-fbb717ecde11): POST "))
+        #expect(differ.out.contains("  status: A 200, B 400"))
+    }
+
     @Test func diffOnSuitesReportsTheStepsAFaultBreaks() async throws {
         // Generated values (uuid(), minted ids) differ between the runs and are matched up; send times are noise.
-        let same = await conform(["diff", "--target", "builtin", "--target", "builtin", "--noise", Self.sampleNoise, "suites"])
+        let same = await conform([
+            "diff", "--target", "builtin", "--target", "builtin", "--noise", Self.sampleNoise, "suites",
+        ])
         #expect(same.code == 0, "diff printed:\n\(same.out)\(same.err)")
         #expect(same.out == "Result: the two implementations behave the same\n")
         let faulty = await conform([
@@ -163,7 +210,7 @@ import Testing
 }
 
 /// A temporary directory under /tmp, removed when the value goes away.
-final class Scratch {
+final class Scratch: Sendable {
     let url: URL
 
     init() throws {
@@ -185,7 +232,8 @@ struct DeviceClient {
         var headers: HTTPFields = ["Authorization": "App conform-app-code"]
         if let id { headers["pushregistrationid"] = id }
         if body != nil { headers["Content-Type"] = "application/json" }
-        return try await curl.send(HTTPRequest(method: method, url: base + target, headerFields: headers, body: Data((body ?? "").utf8)))
+        return try await curl.send(
+            HTTPRequest(method: method, url: base + target, headerFields: headers, body: Data((body ?? "").utf8)))
     }
 
     func register(token: String) async throws -> String {
@@ -201,7 +249,8 @@ struct DeviceClient {
     func personalize(_ id: String, user: String, email: String?) async throws -> HTTPResponse {
         let emails = email.map { #","emails":[{"address":"\#($0)"}]"# } ?? ""
         return try await send(
-            .post, "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
+            .post,
+            "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
             id: id, body: #"{"userIdentity":{"externalUserId":"\#(user)"\#(emails)}}"#)
     }
 
@@ -216,7 +265,9 @@ struct ProcessFailure: Error, CustomStringConvertible {
 }
 
 /// The built `conform` binary as a long-running child: started, read for its listening address, stopped with SIGINT.
-final class ConformProcess {
+///
+/// Its methods block; tests call them through `offThePool`. The process object is only touched by one caller at a time.
+final class ConformProcess: @unchecked Sendable {
     let process = Process()
     let stdout: String
     let stderr: String

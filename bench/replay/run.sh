@@ -3,6 +3,7 @@
 # same run, and peak memory replaying a generated recording of 1,000,000 exchanges.
 # Usage: bench/replay/run.sh [DEVICES PER_DEVICE] [BIG_DEVICES BIG_PER_DEVICE] [SERVED_PER_DEVICE]
 #   defaults: 400 50 (20,000 exchanges), 1000 1000 (1,000,000 exchanges), 100 (100,000 exchanges served)
+#   CONFORM_BENCH_PARTS="a b c" picks the parts to run; CONFORM_BENCH_CONNECTIONS sets replay --connections.
 set -eu
 cd "$(dirname "$0")/../.."
 . bench/lib/nginx.sh
@@ -11,6 +12,9 @@ BIG_DEVICES="${3:-1000}"; BIG_PER_DEVICE="${4:-1000}"
 SERVED_PER_DEVICE="${5:-100}"
 DURATION="${CONFORM_BENCH_SECONDS:-5}"
 THREADS="${CONFORM_BENCH_THREADS:-2}"
+PARTS="${CONFORM_BENCH_PARTS:-a b c}"
+CONNECTIONS="${CONFORM_BENCH_CONNECTIONS:-8}"
+TICK="$(getconf CLK_TCK)"
 swift build -c release --product conform >/dev/null
 swift build -c release --product conform-bench-replay >/dev/null
 BIN="$(swift build -c release --show-bin-path)"
@@ -28,8 +32,10 @@ start_server() {
     URL="$(grep -o 'http://[0-9.:]*' "$WORK/$1.out" | head -1)"
 }
 stop_server() { kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; }
-now() { date +%s.%N; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; } # user + system time of a process, in clock ticks
+part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
+if part a; then
 echo "# (a) replay throughput: $DEVICES devices x $PER_DEVICE exchanges (M1, M4, then M7/M8 alternating), 3 runs"
 # The wrk server holds the state the recording was made against, so every recorded id is live there.
 start_server wrk
@@ -41,23 +47,30 @@ TOTAL=$((DEVICES * PER_DEVICE))
 for i in 1 2 3; do
     # Each replay gets a fresh server, so minted ids are remapped and every answer must match the recording.
     start_server "replay$i"
-    t0="$(now)"
-    "$BIN/conform" replay "$WORK/mix" --target "$URL" --quiet >"$WORK/replay$i.out" || { cat "$WORK/replay$i.out"; exit 1; }
-    t1="$(now)"
+    /usr/bin/time -f "%e %U %S" -o "$WORK/time" "$BIN/conform" replay "$WORK/mix" --target "$URL" --quiet \
+        --connections "$CONNECTIONS" >"$WORK/replay$i.out" || { cat "$WORK/replay$i.out"; exit 1; }
+    served="$(cpu_ticks "$SERVER_PID")"
     stop_server
-    rate="$(echo "$TOTAL $t0 $t1" | awk '{printf "%.0f", $1 / ($3 - $2)}')"
-    echo "conform replay run $i: $rate exchanges/s ($(grep '^Replayed' "$WORK/replay$i.out" | sed 's/.*: //'))"
+    read -r secs user sys <"$WORK/time"
+    rate="$(echo "$TOTAL $secs" | awk '{printf "%.0f", $1 / $2}')"
+    cpu="$(echo "$user $sys $served $TICK $TOTAL" | awk '{printf "replay %.0f us, server %.0f us", ($1 + $2) * 1e6 / $5, $3 / $4 * 1e6 / $5}')"
+    echo "conform replay --connections $CONNECTIONS run $i: $rate exchanges/s; CPU per exchange: $cpu ($(grep '^Replayed' "$WORK/replay$i.out" | sed 's/.*: //'))"
     echo "$rate" >>"$WORK/replay.rate"
+    before="$(cpu_ticks "$WRK_PID")"
     out="$(wrk -t2 -c32 -d"${DURATION}s" -s "$WORK/mix.lua" "$WRK_URL")"
+    after="$(cpu_ticks "$WRK_PID")"
     rps="$(printf '%s\n' "$out" | awk '/Requests\/sec/ {printf "%.0f", $2}')"
+    requests="$(printf '%s\n' "$out" | awk '/requests in/ {print $1}')"
     bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
-    echo "wrk -t2 -c32 -d${DURATION}s run $i: $rps req/s $bad"
+    echo "wrk -t2 -c32 -d${DURATION}s run $i: $rps req/s; server CPU per request: $(echo "$before $after $TICK $requests" | awk '{printf "%.0f us", ($2 - $1) / $3 * 1e6 / $4}') $bad"
     echo "$rps" >>"$WORK/wrk.rate"
 done
 SERVER_PID="$WRK_PID"; stop_server
 REPLAY="$(median <"$WORK/replay.rate")"; WRK="$(median <"$WORK/wrk.rate")"
 echo "median: conform replay $REPLAY exchanges/s, wrk $WRK req/s, ratio $(echo "$REPLAY $WRK" | awk '{printf "%.2f", $1 / $2}') (goal >= 0.5)"
+fi
 
+if part b; then
 BIG=$((BIG_DEVICES * BIG_PER_DEVICE))
 echo "# (b) peak memory: $BIG exchanges ($BIG_DEVICES devices x $BIG_PER_DEVICE), in process (--target builtin), 3 runs"
 "$BIN/conform-bench-replay" generate "$WORK/big" --devices "$BIG_DEVICES" --per-device "$BIG_PER_DEVICE" --no-redact
@@ -71,17 +84,20 @@ for i in 1 2 3; do
 done
 echo "median max RSS: $(( $(median <"$WORK/big.rss") / 1024 )) MB (goal < 64 MB)"
 rm -rf "$WORK/big"
+fi
 
+if part c; then
 SERVED=$((BIG_DEVICES * SERVED_PER_DEVICE))
 echo "# (c) peak memory against the served reference: $SERVED exchanges ($BIG_DEVICES devices x $SERVED_PER_DEVICE), 3 runs"
 "$BIN/conform-bench-replay" generate "$WORK/served" --devices "$BIG_DEVICES" --per-device "$SERVED_PER_DEVICE" --no-redact
 : >"$WORK/served.rss"
 for i in 1 2 3; do
     start_server "served$i"
-    /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN/conform" replay "$WORK/served" --target "$URL" --quiet >"$WORK/served$i.out" || { cat "$WORK/served$i.out"; exit 1; }
+    /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN/conform" replay "$WORK/served" --target "$URL" --quiet --connections "$CONNECTIONS" >"$WORK/served$i.out" || { cat "$WORK/served$i.out"; exit 1; }
     stop_server
     read -r secs kb <"$WORK/time"
     echo "conform replay --target URL run $i: max RSS $((kb / 1024)) MB, $secs s, $(echo "$SERVED $secs" | awk '{printf "%.0f", $1 / $2}') exchanges/s ($(grep '^Replayed' "$WORK/served$i.out" | sed 's/.*: //'))"
     echo "$kb" >>"$WORK/served.rss"
 done
 echo "median max RSS: $(( $(median <"$WORK/served.rss") / 1024 )) MB"
+fi

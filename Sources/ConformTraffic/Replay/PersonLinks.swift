@@ -12,44 +12,67 @@ struct PersonLinks {
     /// Records that `exchange` touched its persons; returns whether another flow touched one of them before.
     mutating func crossesFlows(_ exchange: RecordedExchange) -> Bool {
         var crosses = false
-        for person in Self.persons(in: exchange) {
+        for person in Self.persons(in: exchange.request.body) + Self.persons(in: exchange.response.body) {
             if let last = lastFlow[person], last != exchange.flow { crosses = true }
             lastFlow[person] = exchange.flow
         }
         return crosses
     }
 
-    /// External user ids named by the request body (`userIdentity`, `identity`) or the recorded response body.
-    static func persons(in exchange: RecordedExchange) -> [String] {
-        var out: [String] = []
-        for body in [exchange.request.body, exchange.response.body] where mentionsExternal(body) {
-            guard let json = try? JSONValue.parse(body) else { continue }
-            for candidate in [json, json["userIdentity"], json["identity"]] {
-                for key in ["externalUserId", "externalId"] {
-                    if let id = candidate?[key]?.stringValue, !id.isEmpty { out.append(id) }
+    private static let keys: [[UInt8]] = [Array("\"externalUserId\"".utf8), Array("\"externalId\"".utf8)]
+
+    /// The string values of `externalUserId` and `externalId` members anywhere in a JSON body, found without parsing.
+    ///
+    /// Over-matching (the key inside a string) only adds ordering, never removes it; a value with escapes is taken
+    /// raw, which still names the same person consistently.
+    static func persons(in body: Data) -> [String] {
+        guard body.count > 12 else { return [] }
+        return body.withUnsafeBytes { raw -> [String] in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var out: [String] = []
+            var i = 0
+            while i < bytes.count {
+                guard bytes[i] == UInt8(ascii: "\"") else {
+                    i += 1
+                    continue
                 }
+                guard let key = keys.first(where: { matches($0, bytes, at: i) }) else {
+                    i += 1
+                    continue
+                }
+                var j = i + key.count
+                while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D {
+                    j += 1
+                }
+                guard j < bytes.count, bytes[j] == UInt8(ascii: ":") else {
+                    i = j
+                    continue
+                }
+                j += 1
+                while j < bytes.count, bytes[j] == 0x20 || bytes[j] == 0x09 || bytes[j] == 0x0A || bytes[j] == 0x0D {
+                    j += 1
+                }
+                guard j < bytes.count, bytes[j] == UInt8(ascii: "\"") else {
+                    i = j
+                    continue
+                }
+                let start = j + 1
+                var end = start
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                if end > start, end <= bytes.count {
+                    out.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                }
+                i = end + 1
             }
+            return out
         }
-        return out
     }
 
-    /// A cheap byte search for `"external`, so bodies that name no person are not parsed.
-    private static func mentionsExternal(_ body: Data) -> Bool {
-        let needle = Array("\"external".utf8)
-        return body.withUnsafeBytes { raw -> Bool in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            guard bytes.count >= needle.count else { return false }
-            var i = 0
-            let last = bytes.count - needle.count
-            while i <= last {
-                if bytes[i] == needle[0] {
-                    var j = 1
-                    while j < needle.count, bytes[i + j] == needle[j] { j += 1 }
-                    if j == needle.count { return true }
-                }
-                i += 1
-            }
-            return false
-        }
+    private static func matches(_ key: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+        guard i + key.count <= bytes.count else { return false }
+        for k in 0..<key.count where bytes[i + k] != key[k] { return false }
+        return true
     }
 }

@@ -137,7 +137,8 @@ enum ReplayBenchmark {
         while let exchange = try reader.next() {
             let request = exchange.request
             var headers = ""
-            for field in request.headerFields.fields where !["host", "content-length"].contains(field.name.lowercased()) {
+            for field in request.headerFields.fields
+            where !["host", "content-length"].contains(field.name.lowercased()) {
                 headers += "[\(quoted(field.name))]=\(quoted(field.value)),"
             }
             lua += "{\(quoted(request.method.rawValue)),\(quoted(request.target)),{\(headers)},"

@@ -108,3 +108,38 @@ import Testing
         #expect(binder.mismatches(.literal(.string(try Template(parsing: "fcm-{{ uuid }}"))), "fcm-123", at: "$", text: false).isEmpty)
     }
 }
+
+@Suite struct SuiteMockAmbiguityTests {
+    @Test func flowsThatStartAlikeAreToldApartWhenTheyDiverge() throws {
+        let suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(bytes: Array("""
+            suite: twins
+            title: two devices register alike, then do different things
+            flows:
+              first:
+                - name: register
+                  request: {method: POST, url: "{{ mobile }}/reg"}
+                  expect: {json: {id: {$type: string}}}
+                  capture: {id: $.id}
+                - name: read
+                  request: {url: "{{ mobile }}/reg/{{ id }}"}
+                  expect: {json: {who: first}}
+              second:
+                - name: register
+                  request: {method: POST, url: "{{ mobile }}/reg"}
+                  expect: {json: {id: {$type: string}}}
+                  capture: {id: $.id}
+                - name: delete
+                  request: {method: DELETE, url: "{{ mobile }}/reg/{{ id }}"}
+                  expect: {json: {who: second}}
+            """.utf8), file: "twins.yaml")
+        let mock = SuiteMock(suites: [suite])
+        let a = try JSONValue.parse(mock.handle(HTTPRequest(method: .post, url: "/reg")).body)["id"]?.stringValue ?? ""
+        let b = try JSONValue.parse(mock.handle(HTTPRequest(method: .post, url: "/reg")).body)["id"]?.stringValue ?? ""
+        // The client that got the first id turns out to be the second flow.
+        let deleted = mock.handle(HTTPRequest(method: .delete, url: "/reg/\(a)"))
+        #expect(try JSONValue.parse(deleted.body)["who"] == "second")
+        let read = mock.handle(HTTPRequest(method: .get, url: "/reg/\(b)"))
+        #expect(try JSONValue.parse(read.body)["who"] == "first")
+        #expect(mock.report().complete)
+    }
+}

@@ -98,7 +98,52 @@ public final class SuiteMock: HTTPHandler {
                 }
                 if closest == nil || mismatches.count < closest!.1.count { closest = (i, mismatches) }
             }
+            if let (i, exchange, step) = swapFlows(for: request, state: &state) {
+                var binder = Binder(scope: state.flows[i].scope, free: free[state.flows[i].suite])
+                _ = binder.mismatches(exchange.request, request)
+                return answer(exchange, step: step, flowIndex: i, scope: binder.scope, request: request, state: &state)
+            }
             return refuse(request, closest: closest, state: &state)
+        }
+    }
+
+    /// Flows of one suite that start alike (two devices registering) cannot be told apart until they diverge;
+    /// the first request that only fits another flow's next step shows which client flow a state belongs to.
+    /// Returns the state now following that flow, when two states that played alike steps can be swapped.
+    private func swapFlows(for request: HTTPRequest, state: inout State) -> (Int, Exchange, Step)? {
+        for i in state.flows.indices {
+            for j in state.flows.indices where j != i && state.flows[j].suite == state.flows[i].suite {
+                let a = state.flows[i]
+                let b = state.flows[j]
+                guard a.next == b.next else { continue }
+                let stepsA = suites[a.suite].flows[a.flow].steps
+                let stepsB = suites[b.suite].flows[b.flow].steps
+                guard b.next < stepsB.count, case .exchange(let exchange) = stepsB[b.next].action,
+                    zip(stepsA.prefix(a.next), stepsB.prefix(b.next)).allSatisfy({ Self.alike($0.action, $1.action) })
+                else { continue }
+                var binder = Binder(scope: a.scope, free: free[a.suite])
+                guard binder.mismatches(exchange.request, request).isEmpty else { continue }
+                state.flows[i].flow = b.flow
+                state.flows[j].flow = a.flow
+                return (i, exchange, stepsB[b.next])
+            }
+        }
+        return nil
+    }
+
+    /// Whether two steps ask for the same request and answer alike (their source positions aside).
+    static func alike(_ x: Step.Action, _ y: Step.Action) -> Bool {
+        switch (x, y) {
+        case (.exchange(var a), .exchange(var b)):
+            a.request.mark = SourceMark(line: 0, column: 0)
+            b.request.mark = a.request.mark
+            for k in a.checks.indices { a.checks[k].expectation.mark = b.request.mark }
+            for k in b.checks.indices { b.checks[k].expectation.mark = b.request.mark }
+            a.captures = a.captures.map { Capture(name: $0.name, source: $0.source) }
+            b.captures = b.captures.map { Capture(name: $0.name, source: $0.source) }
+            return a == b
+        case (.wait(let a), .wait(let b)): return a == b
+        default: return false
         }
     }
 

@@ -87,6 +87,9 @@ public final class SuiteMock: HTTPHandler {
         state.withLock { state in
             advanceWaits(&state)
             var closest: (Int, [Mismatch])?
+            // Several pending steps may accept the request (a step that lists no headers accepts any);
+            // the one that asks the most of it wins.
+            var best: (index: Int, exchange: Exchange, step: Step, scope: TemplateScope, score: Int)?
             for i in state.flows.indices {
                 let f = state.flows[i]
                 let flow = suites[f.suite].flows[f.flow]
@@ -94,9 +97,14 @@ public final class SuiteMock: HTTPHandler {
                 var binder = Binder(scope: f.scope, free: free[f.suite])
                 let mismatches = binder.mismatches(exchange.request, request)
                 if mismatches.isEmpty {
-                    return answer(exchange, step: flow.steps[f.next], flowIndex: i, scope: binder.scope, request: request, state: &state)
+                    let score = Self.specificity(exchange.request)
+                    if best == nil || score > best!.score { best = (i, exchange, flow.steps[f.next], binder.scope, score) }
+                } else if closest == nil || mismatches.count < closest!.1.count {
+                    closest = (i, mismatches)
                 }
-                if closest == nil || mismatches.count < closest!.1.count { closest = (i, mismatches) }
+            }
+            if let best {
+                return answer(best.exchange, step: best.step, flowIndex: best.index, scope: best.scope, request: request, state: &state)
             }
             if let (i, exchange, step) = swapFlows(for: request, state: &state) {
                 var binder = Binder(scope: state.flows[i].scope, free: free[state.flows[i].suite])
@@ -129,6 +137,20 @@ public final class SuiteMock: HTTPHandler {
             }
         }
         return nil
+    }
+
+    /// How much a request description asks for: query parameters, headers and JSON body members.
+    static func specificity(_ spec: RequestSpec) -> Int {
+        func leaves(_ m: MatchSpec) -> Int {
+            switch m {
+            case .object(let fields, _): fields.reduce(0) { $0 + leaves($1.matcher) }
+            case .array(let items): items.reduce(0) { $0 + leaves($1) }
+            default: 1
+            }
+        }
+        var score = spec.query.count + spec.headers.count
+        if case .json(let body)? = spec.body { score += leaves(body) } else if spec.body != nil { score += 1 }
+        return score
     }
 
     /// Whether two steps ask for the same request and answer alike (their source positions aside).

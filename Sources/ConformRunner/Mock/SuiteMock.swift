@@ -41,6 +41,8 @@ public final class SuiteMock: HTTPHandler {
 
     struct State {
         var flows: [FlowState]
+        /// Every placed request with the response it got, in arrival order (for re-planning).
+        var history: [(request: HTTPRequest, response: HTTPResponse)] = []
         /// Emitted events by suite: event name → (flow name, values).
         var events: [Int: [String: (String, [String: JSONValue])]] = [:]
         var matched: [Entry] = []
@@ -49,6 +51,7 @@ public final class SuiteMock: HTTPHandler {
 
     public let suites: [Suite]
     private let free: [Set<String>]
+    private let initial: [FlowState]
     private let state: Mutex<State>
 
     /// Prepares every flow of `suites`; `overrides` fix variables, as `--var` does for `conform run`.
@@ -80,63 +83,118 @@ public final class SuiteMock: HTTPHandler {
             for flowIndex in suite.flows.indices { flows.append(FlowState(suite: index, flow: flowIndex, scope: scope)) }
         }
         self.free = free
+        self.initial = flows
         self.state = Mutex(State(flows: flows))
     }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         state.withLock { state in
             advanceWaits(&state)
-            var closest: (Int, [Mismatch])?
-            // Several pending steps may accept the request (a step that lists no headers accepts any);
-            // the one that asks the most of it wins.
-            var best: (index: Int, exchange: Exchange, step: Step, scope: TemplateScope, score: Int)?
-            for i in state.flows.indices {
-                let f = state.flows[i]
-                let flow = suites[f.suite].flows[f.flow]
-                guard f.next < flow.steps.count, case .exchange(let exchange) = flow.steps[f.next].action else { continue }
-                var binder = Binder(scope: f.scope, free: free[f.suite])
-                let mismatches = binder.mismatches(exchange.request, request)
-                if mismatches.isEmpty {
-                    let score = Self.specificity(exchange.request)
-                    if best == nil || score > best!.score { best = (i, exchange, flow.steps[f.next], binder.scope, score) }
-                } else if closest == nil || mismatches.count < closest!.1.count {
-                    closest = (i, mismatches)
-                }
+            if let best = candidates(for: request, in: state).first {
+                return answer(best, request: request, state: &state)
             }
-            if let best {
-                return answer(best.exchange, step: best.step, flowIndex: best.index, scope: best.scope, request: request, state: &state)
+            // Flows that start alike (several devices registering) may have been told apart wrongly: look for
+            // another way to place the requests already answered, with the answers they got, that leaves a
+            // place for this one.
+            var budget = 20_000
+            if var replanned = replan(state.history[...], from: State(flows: initial), then: request, budget: &budget),
+                let best = candidates(for: request, in: replanned).first
+            {
+                replanned.unmatched = state.unmatched
+                state = replanned
+                return answer(best, request: request, state: &state)
             }
-            if let (i, exchange, step) = swapFlows(for: request, state: &state) {
-                var binder = Binder(scope: state.flows[i].scope, free: free[state.flows[i].suite])
-                _ = binder.mismatches(exchange.request, request)
-                return answer(exchange, step: step, flowIndex: i, scope: binder.scope, request: request, state: &state)
-            }
-            return refuse(request, closest: closest, state: &state)
+            return refuse(request, closest: closest(for: request, in: state), state: &state)
         }
     }
 
-    /// Flows of one suite that start alike (two devices registering) cannot be told apart until they diverge;
-    /// the first request that only fits another flow's next step shows which client flow a state belongs to.
-    /// Returns the state now following that flow, when two states that played alike steps can be swapped.
-    private func swapFlows(for request: HTTPRequest, state: inout State) -> (Int, Exchange, Step)? {
+    /// A pending step that accepts a request: which flow, the step, the scope after binding, how specific.
+    struct Candidate {
+        var index: Int
+        var exchange: Exchange
+        var step: Step
+        var scope: TemplateScope
+        var score: Int
+    }
+
+    /// Every pending step that accepts `request`, the most specific first (a step listing no headers accepts any).
+    private func candidates(for request: HTTPRequest, in state: State) -> [Candidate] {
+        var found: [Candidate] = []
         for i in state.flows.indices {
-            for j in state.flows.indices where j != i && state.flows[j].suite == state.flows[i].suite {
-                let a = state.flows[i]
-                let b = state.flows[j]
-                guard a.next == b.next else { continue }
-                let stepsA = suites[a.suite].flows[a.flow].steps
-                let stepsB = suites[b.suite].flows[b.flow].steps
-                guard b.next < stepsB.count, case .exchange(let exchange) = stepsB[b.next].action,
-                    zip(stepsA.prefix(a.next), stepsB.prefix(b.next)).allSatisfy({ Self.alike($0.action, $1.action) })
-                else { continue }
-                var binder = Binder(scope: a.scope, free: free[a.suite])
-                guard binder.mismatches(exchange.request, request).isEmpty else { continue }
-                state.flows[i].flow = b.flow
-                state.flows[j].flow = a.flow
-                return (i, exchange, stepsB[b.next])
+            let f = state.flows[i]
+            let steps = suites[f.suite].flows[f.flow].steps
+            guard f.next < steps.count, case .exchange(let exchange) = steps[f.next].action else { continue }
+            var binder = Binder(scope: f.scope, free: free[f.suite])
+            if binder.mismatches(exchange.request, request).isEmpty {
+                let score = Self.specificity(exchange.request)
+                found.append(Candidate(index: i, exchange: exchange, step: steps[f.next], scope: binder.scope, score: score))
             }
         }
+        // Stable: among equally specific steps the earlier flow comes first.
+        return found.enumerated().sorted { ($0.element.score, -$0.offset) > ($1.element.score, -$1.offset) }.map(\.element)
+    }
+
+    /// The pending step with the fewest mismatches, and the mismatches, for the refusal message.
+    private func closest(for request: HTTPRequest, in state: State) -> (Int, [Mismatch])? {
+        var closest: (Int, [Mismatch])?
+        for i in state.flows.indices {
+            let f = state.flows[i]
+            let steps = suites[f.suite].flows[f.flow].steps
+            guard f.next < steps.count, case .exchange(let exchange) = steps[f.next].action else { continue }
+            var binder = Binder(scope: f.scope, free: free[f.suite])
+            let mismatches = binder.mismatches(exchange.request, request)
+            if closest == nil || mismatches.count < closest!.1.count { closest = (i, mismatches) }
+        }
+        return closest
+    }
+
+    /// Places `history` again from `state`, each request with the response it already got, so that `pending`
+    /// then has a step that accepts it; `nil` when no placement does or the search budget runs out.
+    private func replan(
+        _ history: ArraySlice<(request: HTTPRequest, response: HTTPResponse)>, from state: State, then pending: HTTPRequest,
+        budget: inout Int
+    ) -> State? {
+        var state = state
+        advanceWaits(&state)
+        guard let (request, response) = history.first else {
+            return candidates(for: pending, in: state).isEmpty ? nil : state
+        }
+        for candidate in candidates(for: request, in: state) {
+            budget -= 1
+            if budget <= 0 { return nil }
+            var next = state
+            guard record(candidate, request: request, response: response, state: &next) else { continue }
+            if let placed = replan(history.dropFirst(), from: next, then: pending, budget: &budget) { return placed }
+        }
         return nil
+    }
+
+    /// Answers with a response that satisfies the step, and records the exchange.
+    private func answer(_ candidate: Candidate, request: HTTPRequest, state: inout State) -> HTTPResponse {
+        let response = candidate.exchange.exampleResponse(in: candidate.scope)
+        _ = record(candidate, request: request, response: response, state: &state)
+        return response
+    }
+
+    /// Moves the candidate's flow past its step (captures from `response`, events, history); `false` when the
+    /// response lacks a value the step captures, because it was the answer to another step.
+    private func record(_ candidate: Candidate, request: HTTPRequest, response: HTTPResponse, state: inout State) -> Bool {
+        let i = candidate.index
+        let f = state.flows[i]
+        let suite = suites[f.suite]
+        let flow = suite.flows[f.flow]
+        let captured = candidate.exchange.capture(from: response)
+        guard captured.missing.isEmpty, candidate.exchange.failures(for: response, in: candidate.scope).isEmpty else { return false }
+        var scope = candidate.scope
+        for (key, value) in captured.values { scope[key] = value }
+        if let event = candidate.exchange.emits { state.events[f.suite, default: [:]][event] = (flow.name, scope.values) }
+        state.flows[i].scope = scope
+        state.flows[i].next += 1
+        state.history.append((request, response))
+        state.matched.append(Entry(
+            suiteID: suite.id, flow: flow.name, step: "\(f.next + 1). \(candidate.step.name)",
+            location: "\(suite.file):\(candidate.step.mark)", request: request, status: response.status.code, mismatches: []))
+        return true
     }
 
     /// How much a request description asks for: query parameters, headers and JSON body members.
@@ -151,40 +209,6 @@ public final class SuiteMock: HTTPHandler {
         var score = spec.query.count + spec.headers.count
         if case .json(let body)? = spec.body { score += leaves(body) } else if spec.body != nil { score += 1 }
         return score
-    }
-
-    /// Whether two steps ask for the same request and answer alike (their source positions aside).
-    static func alike(_ x: Step.Action, _ y: Step.Action) -> Bool {
-        switch (x, y) {
-        case (.exchange(var a), .exchange(var b)):
-            a.request.mark = SourceMark(line: 0, column: 0)
-            b.request.mark = a.request.mark
-            for k in a.checks.indices { a.checks[k].expectation.mark = b.request.mark }
-            for k in b.checks.indices { b.checks[k].expectation.mark = b.request.mark }
-            a.captures = a.captures.map { Capture(name: $0.name, source: $0.source) }
-            b.captures = b.captures.map { Capture(name: $0.name, source: $0.source) }
-            return a == b
-        case (.wait(let a), .wait(let b)): return a == b
-        default: return false
-        }
-    }
-
-    private func answer(
-        _ exchange: Exchange, step: Step, flowIndex i: Int, scope: TemplateScope, request: HTTPRequest, state: inout State
-    ) -> HTTPResponse {
-        let f = state.flows[i]
-        let suite = suites[f.suite]
-        let flow = suite.flows[f.flow]
-        let response = exchange.exampleResponse(in: scope)
-        var scope = scope
-        for (key, value) in exchange.capture(from: response).values { scope[key] = value }
-        if let event = exchange.emits { state.events[f.suite, default: [:]][event] = (flow.name, scope.values) }
-        state.flows[i].scope = scope
-        state.flows[i].next += 1
-        state.matched.append(Entry(
-            suiteID: suite.id, flow: flow.name, step: "\(f.next + 1). \(step.name)", location: "\(suite.file):\(step.mark)",
-            request: request, status: response.status.code, mismatches: []))
-        return response
     }
 
     private func refuse(_ request: HTTPRequest, closest: (Int, [Mismatch])?, state: inout State) -> HTTPResponse {

@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
         .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
-        .target(name: "ConformTraffic", dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML"]),
+        .target(
+            name: "ConformTraffic", dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML"]),
         .target(
             name: "ConformCLI",
             dependencies: [
@@ -35,23 +36,29 @@ let package = Package(
         ),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
         .executableTarget(
-            name: "conform-bench-http", dependencies: ["ConformServer", "ConformCurl", "ConformCore"], path: "bench/http/Sources"),
+            name: "conform-bench-http", dependencies: ["ConformServer", "ConformCurl", "ConformCore"],
+            path: "bench/http/Sources"),
         .executableTarget(name: "conform-bench-yaml", dependencies: ["ConformYAML"], path: "bench/yaml/Sources"),
 
         .target(
-            name: "ConformBenchSupport", dependencies: ["ConformCore", "ConformRunner", "ConformCurl", "ConformServer"],
+            name: "ConformBenchSupport",
+            dependencies: ["ConformCore", "ConformRunner", "ConformCurl", "ConformServer"],
             path: "bench/runner/Support"
         ),
-        .executableTarget(name: "conform-bench-runner", dependencies: ["ConformBenchSupport"], path: "bench/runner/Sources"),
         .executableTarget(
-            name: "conform-bench-replay", dependencies: ["ConformCore", "ConformCurl", "ConformReference", "ConformTraffic"],
+            name: "conform-bench-runner", dependencies: ["ConformBenchSupport"], path: "bench/runner/Sources"),
+        .executableTarget(
+            name: "conform-bench-replay",
+            dependencies: ["ConformCore", "ConformCurl", "ConformReference", "ConformTraffic"],
             path: "bench/replay/Sources"
         ),
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
-        .testTarget(name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),
         .testTarget(
-            name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"], exclude: ["Adapters"]),
+            name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),
+        .testTarget(
+            name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"],
+            exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
         .testTarget(
@@ -61,7 +68,9 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformCLITests",
-            dependencies: ["ConformCLI", "ConformCore", "ConformRunner", "ConformReference", "ConformServer", "ConformCurl"],
+            dependencies: [
+                "ConformCLI", "ConformCore", "ConformRunner", "ConformReference", "ConformServer", "ConformCurl",
+            ],
             exclude: ["Cases"]
         ),
     ]

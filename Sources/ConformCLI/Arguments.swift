@@ -33,7 +33,9 @@ struct Arguments {
             }
             if name == "-h" { name = "--help" }
             if flagNames.contains(name) {
-                if inline != nil { throw UsageError(message: "option '\(name)' takes no value", subcommand: subcommand) }
+                if inline != nil {
+                    throw UsageError(message: "option '\(name)' takes no value", subcommand: subcommand)
+                }
                 flags.insert(name)
             } else if valued.contains(name) {
                 if let inline {

@@ -10,9 +10,13 @@ enum CheckCommand {
             io.out.write(Help.check)
             return 0
         }
-        guard !parsed.positionals.isEmpty else { throw UsageError(message: "missing a recording or HAR file to check", subcommand: "check") }
+        guard !parsed.positionals.isEmpty else {
+            throw UsageError(message: "missing a recording or HAR file to check", subcommand: "check")
+        }
         var configuration = FlowCheckConfiguration()
-        if !parsed.values("--restricted").isEmpty { configuration.restrictedApplicationCodes = Set(parsed.values("--restricted")) }
+        if !parsed.values("--restricted").isEmpty {
+            configuration.restrictedApplicationCodes = Set(parsed.values("--restricted"))
+        }
         if !parsed.values("--jwt").isEmpty { configuration.jwtApplicationCodes = Set(parsed.values("--jwt")) }
         configuration.disabledRules = Set(parsed.values("--disable"))
         var total = 0
@@ -20,9 +24,11 @@ enum CheckCommand {
             do {
                 let violations: [FlowViolation]
                 if path.lowercased().hasSuffix(".har") {
-                    violations = FlowChecker.check(try TrafficSupport.exchanges(path, io: io), configuration: configuration)
+                    violations = FlowChecker.check(
+                        try TrafficSupport.exchanges(path, io: io), configuration: configuration)
                 } else {
-                    violations = try await FlowChecker.check(recording: RecordingSequence(path: io.resolve(path)), configuration: configuration)
+                    violations = try await FlowChecker.check(
+                        recording: RecordingSequence(path: io.resolve(path)), configuration: configuration)
                 }
                 for v in violations { io.out.write("\(path): \(v)\n") }
                 total += violations.count
@@ -31,7 +37,10 @@ enum CheckCommand {
                 return ConformCommand.ExitCode.cannotRun
             }
         }
-        io.out.write(total == 0 ? "The traffic follows the flow: no violations\n" : "\(total) violation\(total == 1 ? "" : "s") of the flow\n")
+        io.out.write(
+            total == 0
+                ? "The traffic follows the flow: no violations\n"
+                : "\(total) violation\(total == 1 ? "" : "s") of the flow\n")
         return total == 0 ? 0 : ConformCommand.ExitCode.mismatch
     }
 }

@@ -83,8 +83,10 @@ public struct CommandIO: Sendable {
         let tty = isatty(STDOUT_FILENO) == 1
         let noColor = env["NO_COLOR"].map { !$0.isEmpty } ?? false
         return CommandIO(
-            out: FileHandleSink.standardOutput, err: FileHandleSink.standardError, color: tty && !noColor && env["TERM"] != "dumb",
-            interactive: isatty(STDERR_FILENO) == 1 && env["TERM"] != "dumb", environment: env, currentDirectory: FileManager.default.currentDirectoryPath
+            out: FileHandleSink.standardOutput, err: FileHandleSink.standardError,
+            color: tty && !noColor && env["TERM"] != "dumb",
+            interactive: isatty(STDERR_FILENO) == 1 && env["TERM"] != "dumb", environment: env,
+            currentDirectory: FileManager.default.currentDirectoryPath
         )
     }
 

@@ -6,13 +6,17 @@ import Foundation
 /// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
 enum DiffCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, valued: ["--target", "--noise", "--map", "--var", "--fault-a", "--fault-b"], flagNames: ["--help"], subcommand: "diff")
+        let parsed = try Arguments(
+            args, valued: ["--target", "--noise", "--map", "--var", "--fault-a", "--fault-b"], flagNames: ["--help"],
+            subcommand: "diff")
         if parsed.has("--help") {
             io.out.write(Help.diff)
             return 0
         }
         let targets = parsed.values("--target")
-        guard targets.count == 2 else { throw UsageError(message: "diff takes exactly two --target options", subcommand: "diff") }
+        guard targets.count == 2 else {
+            throw UsageError(message: "diff takes exactly two --target options", subcommand: "diff")
+        }
         let a = try Target(parsing: targets[0], faults: parsed.values("--fault-a"), subcommand: "diff")
         let b = try Target(parsing: targets[1], faults: parsed.values("--fault-b"), subcommand: "diff")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
@@ -22,16 +26,20 @@ enum DiffCommand {
             for input in inputs {
                 if isRecording(input, io: io) {
                     var options = TrafficSupport.replayOptions(
-                        a, substitutions: try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "diff"),
+                        a,
+                        substitutions: try TrafficSupport.pairs(
+                            parsed.values("--map"), option: "--map", subcommand: "diff"),
                         sequential: true)
                     // Differential shares one set of options; each side gets its own origin through its transport.
                     options.origins = [:]
                     let differential = Differential(
-                        a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)), noise: noise,
+                        a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)),
+                        noise: noise,
                         options: options)
                     let report = try await differential.run(sequence: RecordingSequence(path: io.resolve(input)))
                     for step in report.steps { io.out.write("\(input): \(step)\n") }
-                    io.out.write("\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
+                    io.out.write(
+                        "\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
                     differing += report.differing
                 } else {
                     differing += try await diffSuites(input, a: a, b: b, noise: noise, parsed: parsed, io: io)
@@ -43,7 +51,10 @@ enum DiffCommand {
             io.err.write("\(error)\n")
             return ConformCommand.ExitCode.cannotRun
         }
-        io.out.write(differing == 0 ? "Result: the two implementations behave the same\n" : "Result: \(differing) step\(differing == 1 ? "" : "s") differ\n")
+        io.out.write(
+            differing == 0
+                ? "Result: the two implementations behave the same\n"
+                : "Result: \(differing) step\(differing == 1 ? "" : "s") differ\n")
         return differing == 0 ? 0 : ConformCommand.ExitCode.mismatch
     }
 
@@ -56,11 +67,14 @@ enum DiffCommand {
 
     static func isRecording(_ path: String, io: CommandIO) -> Bool {
         if path.hasSuffix(".jsonl") { return true }
-        return FileManager.default.fileExists(atPath: (io.resolve(path) as NSString).appendingPathComponent("exchanges.jsonl"))
+        return FileManager.default.fileExists(
+            atPath: (io.resolve(path) as NSString).appendingPathComponent("exchanges.jsonl"))
     }
 
     /// Runs suites against both targets and compares each step's verdict and response.
-    static func diffSuites(_ input: String, a: Target, b: Target, noise: NoiseRules, parsed: Arguments, io: CommandIO) async throws -> Int {
+    static func diffSuites(_ input: String, a: Target, b: Target, noise: NoiseRules, parsed: Arguments, io: CommandIO)
+        async throws -> Int
+    {
         let files = try SuiteFiles.expand([input], io: io)
         let loaded = SuiteFiles.load(files, io: io, color: false)
         if loaded.count > 0 {
@@ -69,7 +83,9 @@ enum DiffCommand {
         }
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
         func run(_ target: Target) async throws -> RunResult {
-            let plan = RunPlan(suites: loaded.suites, overrides: overrides, targetDefaults: target.variableDefaults, targetDescription: target.description, functions: RunnerFunctions.all)
+            let plan = RunPlan(
+                suites: loaded.suites, overrides: overrides, targetDefaults: target.variableDefaults,
+                targetDescription: target.description, functions: RunnerFunctions.all)
             return await Runner(transport: try target.makeTransport(timeout: .seconds(10))).run(plan)
         }
         let ra = try await run(a)
@@ -80,7 +96,9 @@ enum DiffCommand {
         var bToA = IdentifierMap()
         for (sa, sb) in zip(ra.steps, rb.steps) {
             if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
-            if let x = sa.response, let y = sb.response, let jx = try? JSONValue.parse(x.body), let jy = try? JSONValue.parse(y.body) {
+            if let x = sa.response, let y = sb.response, let jx = try? JSONValue.parse(x.body),
+                let jy = try? JSONValue.parse(y.body)
+            {
                 bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
             }
         }
@@ -91,11 +109,15 @@ enum DiffCommand {
                 y = bToA.apply(y)
                 notes += ResponseDiff.compare(expected: x, actual: y, noise: noise).map { "  \($0)" }
             } else if (sa.response == nil) != (sb.response == nil) {
-                notes.append("A \(sa.response == nil ? "got no response" : "got a response"), B \(sb.response == nil ? "got no response" : "got a response")")
+                notes.append(
+                    "A \(sa.response == nil ? "got no response" : "got a response"), B \(sb.response == nil ? "got no response" : "got a response")"
+                )
             }
             if !notes.isEmpty {
                 differing += 1
-                io.out.write("\(sa.suiteID) › \(sa.flow) › \(sa.index + 1). \(sa.name) (\(sa.file):\(sa.mark))\n" + notes.map { "    \($0)" }.joined(separator: "\n") + "\n")
+                io.out.write(
+                    "\(sa.suiteID) › \(sa.flow) › \(sa.index + 1). \(sa.name) (\(sa.file):\(sa.mark))\n"
+                        + notes.map { "    \($0)" }.joined(separator: "\n") + "\n")
             }
         }
         return differing

@@ -4,7 +4,8 @@ import Foundation
 /// `conform import FILE.har --out DIR` and `conform export RECORDING [--out FILE.har]`.
 enum HARCommands {
     static func importHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, valued: ["--out", "--redact"], flagNames: ["--help", "--no-redact"], subcommand: "import")
+        let parsed = try Arguments(
+            args, valued: ["--out", "--redact"], flagNames: ["--help", "--no-redact"], subcommand: "import")
         if parsed.has("--help") {
             io.out.write(Help.importHAR)
             return 0
@@ -12,14 +13,17 @@ enum HARCommands {
         guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
             throw UsageError(message: "import takes one HAR file", subcommand: "import")
         }
-        guard let out = parsed.value("--out") else { throw UsageError(message: "missing --out DIRECTORY", subcommand: "import") }
+        guard let out = parsed.value("--out") else {
+            throw UsageError(message: "missing --out DIRECTORY", subcommand: "import")
+        }
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
             let exchanges = try TrafficSupport.exchanges(file, io: io)
             let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
             for e in exchanges { try writer.write(e) }
             writer.close()
-            io.out.write("Imported \(exchanges.count) exchange\(exchanges.count == 1 ? "" : "s") from \(file) into \(out)\n")
+            io.out.write(
+                "Imported \(exchanges.count) exchange\(exchanges.count == 1 ? "" : "s") from \(file) into \(out)\n")
             return 0
         } catch {
             io.err.write("\(error)\n")
@@ -56,7 +60,9 @@ enum HARCommands {
             io.out.write(Help.scan)
             return 0
         }
-        guard !parsed.positionals.isEmpty else { throw UsageError(message: "scan takes files or directories", subcommand: "scan") }
+        guard !parsed.positionals.isEmpty else {
+            throw UsageError(message: "scan takes files or directories", subcommand: "scan")
+        }
         do {
             let findings = try SecretScanner().scan(paths: parsed.positionals.map { io.resolve($0) })
             // Report paths as the user named them (relative to the current directory), not resolved.

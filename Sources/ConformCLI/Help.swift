@@ -32,10 +32,12 @@ enum Help {
 
     static func usage(_ subcommand: String) -> String {
         switch subcommand {
-        case "run": "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
+        case "run":
+            "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
         case "mock": "conform mock SUITE.yaml [--port N] [--var NAME=VALUE]... [--until-done] [--timeout SECONDS]"
-        case "serve": "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--check [--out DIR]]"
+        case "serve":
+            "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--check [--out DIR]]"
         default: "conform \(subcommand) [options]"
         }
     }

@@ -7,23 +7,30 @@ import Foundation
 enum MockCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--host", "--port", "--var", "--timeout"], flagNames: ["--help", "--until-done"], subcommand: "mock")
+            args, valued: ["--host", "--port", "--var", "--timeout"], flagNames: ["--help", "--until-done"],
+            subcommand: "mock")
         if parsed.has("--help") {
             io.out.write(Help.mock)
             return 0
         }
         var port: UInt16 = 0
         if let p = parsed.value("--port") {
-            guard let n = UInt16(p) else { throw UsageError(message: "--port takes 0 to 65535, got '\(p)'", subcommand: "mock") }
+            guard let n = UInt16(p) else {
+                throw UsageError(message: "--port takes 0 to 65535, got '\(p)'", subcommand: "mock")
+            }
             port = n
         }
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "mock")
         let suites: [Suite]
         do {
-            guard parsed.positionals.count == 1, parsed.positionals[0].hasSuffix(".yaml") || parsed.positionals[0].hasSuffix(".yml") else {
+            guard parsed.positionals.count == 1,
+                parsed.positionals[0].hasSuffix(".yaml") || parsed.positionals[0].hasSuffix(".yml")
+            else {
                 // Several suites start with the same requests (a registration): a server cannot tell which
                 // scenario a client is playing, so it plays one at a time.
-                throw UsageError(message: "mock plays one suite file at a time, e.g. 'conform mock suites/02-login.yaml'", subcommand: "mock")
+                throw UsageError(
+                    message: "mock plays one suite file at a time, e.g. 'conform mock suites/02-login.yaml'",
+                    subcommand: "mock")
             }
             let files = try SuiteFiles.expand(parsed.positionals, io: io)
             let loaded = SuiteFiles.load(files, io: io, color: io.color)
@@ -52,27 +59,37 @@ enum MockCommand {
         }
         let steps = suites.reduce(0) { $0 + $1.stepCount }
         io.out.write("Mocking \(suites[0].id) (\(steps) steps) on \(server.baseURL)\n")
-        io.out.write(parsed.has("--until-done") ? "Stops when every step has been played, or on Ctrl-C.\n" : "Press Ctrl-C to stop and see the report.\n")
+        io.out.write(
+            parsed.has("--until-done")
+                ? "Stops when every step has been played, or on Ctrl-C.\n"
+                : "Press Ctrl-C to stop and see the report.\n")
         let untilDone = parsed.has("--until-done")
         var deadline: ContinuousClock.Instant?
         if let t = parsed.value("--timeout") {
             guard let seconds = Double(t), seconds > 0 else {
-                throw UsageError(message: "--timeout takes a positive number of seconds, got '\(t)'", subcommand: "mock")
+                throw UsageError(
+                    message: "--timeout takes a positive number of seconds, got '\(t)'", subcommand: "mock")
             }
             deadline = .now + .milliseconds(Int(seconds * 1000))
         }
         let stopAt = deadline
-        await ServeCommand.waitForTermination(orUntil: { untilDone && mock.isDone || stopAt.map { .now >= $0 } ?? false })
+        await ServeCommand.waitForTermination(orUntil: {
+            untilDone && mock.isDone || stopAt.map { .now >= $0 } ?? false
+        })
         server.stop()
         let report = mock.report()
         io.out.write("\nPlayed \(report.matched.count) exchange\(report.matched.count == 1 ? "" : "s").\n")
         for entry in report.unmatched {
             io.out.write("unmatched: \(entry.request.method) \(entry.request.target)\n")
-            if !entry.step.isEmpty { io.out.write("    closest step: \(entry.suiteID) › \(entry.flow) › \(entry.step) (\(entry.location))\n") }
+            if !entry.step.isEmpty {
+                io.out.write("    closest step: \(entry.suiteID) › \(entry.flow) › \(entry.step) (\(entry.location))\n")
+            }
             for m in entry.mismatches { io.out.write("    \(m.path): expected \(m.expected), got \(m.actual)\n") }
         }
         for pending in report.pending { io.out.write("not reached: \(pending)\n") }
-        io.out.write(report.complete ? "Result: the client played every step\n" : "Result: the client did not follow the suites\n")
+        io.out.write(
+            report.complete
+                ? "Result: the client played every step\n" : "Result: the client did not follow the suites\n")
         return report.complete ? 0 : ConformCommand.ExitCode.mismatch
     }
 }

@@ -15,9 +15,13 @@ enum RecordCommand {
             io.out.write(Help.record)
             return 0
         }
-        guard let out = parsed.value("--out") else { throw UsageError(message: "missing --out DIRECTORY", subcommand: "record") }
+        guard let out = parsed.value("--out") else {
+            throw UsageError(message: "missing --out DIRECTORY", subcommand: "record")
+        }
         let upstreamValues = parsed.values("--upstream")
-        guard !upstreamValues.isEmpty else { throw UsageError(message: "missing --upstream URL (or mobile=URL and backend=URL)", subcommand: "record") }
+        guard !upstreamValues.isEmpty else {
+            throw UsageError(message: "missing --upstream URL (or mobile=URL and backend=URL)", subcommand: "record")
+        }
         var upstreams: [String: String] = [:]
         for value in upstreamValues {
             if value.hasPrefix("http://") || value.hasPrefix("https://") {
@@ -25,7 +29,8 @@ enum RecordCommand {
             } else if let eq = value.firstIndex(of: "="), value[value.index(after: eq)...].hasPrefix("http") {
                 upstreams[String(value[..<eq])] = String(value[value.index(after: eq)...])
             } else {
-                throw UsageError(message: "--upstream takes URL or NAME=URL (mobile, backend), got '\(value)'", subcommand: "record")
+                throw UsageError(
+                    message: "--upstream takes URL or NAME=URL (mobile, backend), got '\(value)'", subcommand: "record")
             }
         }
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
@@ -69,10 +74,14 @@ enum ProxySession {
         limits.threads = 32
         let server: HTTPServer
         do {
-            server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, host: listen.host, port: listen.port, limits: limits)
+            server = try HTTPServer(
+                handler: AsyncHandlerAdapter { await proxy.forward($0) }, host: listen.host, port: listen.port,
+                limits: limits)
             try server.start()
         } catch {
-            io.err.write("error: cannot listen on \(listen.host):\(listen.port): \(error)\nhelp: pick a free port, or 0 for any\n")
+            io.err.write(
+                "error: cannot listen on \(listen.host):\(listen.port): \(error)\nhelp: pick a free port, or 0 for any\n"
+            )
             return ConformCommand.ExitCode.cannotRun
         }
         let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }
@@ -86,7 +95,10 @@ enum ProxySession {
         let found = violations.withLock { $0 }
         io.out.write("Recorded \(total) exchange\(total == 1 ? "" : "s") into \(out)\n")
         if check {
-            io.out.write(found.isEmpty ? "Flow check: no violations\n" : "Flow check: \(found.count) violation\(found.count == 1 ? "" : "s")\n")
+            io.out.write(
+                found.isEmpty
+                    ? "Flow check: no violations\n"
+                    : "Flow check: \(found.count) violation\(found.count == 1 ? "" : "s")\n")
             for v in found { io.out.write("\(v)\n") }
             return found.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
         }

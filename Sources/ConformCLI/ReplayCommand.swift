@@ -16,31 +16,41 @@ enum ReplayCommand {
             return 0
         }
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
-            throw UsageError(message: "replay takes one recording (a directory under recordings/ or a .jsonl or .har file)", subcommand: "replay")
+            throw UsageError(
+                message: "replay takes one recording (a directory under recordings/ or a .jsonl or .har file)",
+                subcommand: "replay")
         }
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = Duration.seconds(Double(parsed.value("--timeout") ?? "10") ?? 10)
-        let options = TrafficSupport.replayOptions(target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+        let options = TrafficSupport.replayOptions(
+            target, substitutions: substitutions, sequential: parsed.has("--sequential"))
         let connections = Int(parsed.value("--connections") ?? "8") ?? 0
         guard (1...256).contains(connections) else {
-            throw UsageError(message: "--connections takes 1 to 256, got '\(parsed.value("--connections") ?? "")'", subcommand: "replay")
+            throw UsageError(
+                message: "--connections takes 1 to 256, got '\(parsed.value("--connections") ?? "")'",
+                subcommand: "replay")
         }
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)
                 let learned = try await NoiseLearner.learn(
-                    exchanges, first: try target.makeTransport(timeout: timeout), second: try target.makeTransport(timeout: timeout),
+                    exchanges, first: try target.makeTransport(timeout: timeout),
+                    second: try target.makeTransport(timeout: timeout),
                     noise: noise, options: options)
                 try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
-                io.out.write("Learned \(learned.evidence.count) noise rule\(learned.evidence.count == 1 ? "" : "s") from two replays; wrote \(output)\n")
+                io.out.write(
+                    "Learned \(learned.evidence.count) noise rule\(learned.evidence.count == 1 ? "" : "s") from two replays; wrote \(output)\n"
+                )
                 io.out.write("help: review the rules, then replay with --noise \(output)\n")
                 return 0
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let transport: any Transport =
-                if case .http = target { CurlTransport(timeout: timeout, maxConcurrentExchanges: connections) } else { try target.makeTransport(timeout: timeout) }
+                if case .http = target { CurlTransport(timeout: timeout, maxConcurrentExchanges: connections) } else {
+                    try target.makeTransport(timeout: timeout)
+                }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
             let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
@@ -52,14 +62,18 @@ enum ReplayCommand {
             }
             let summary: ReplaySummary
             if recording.lowercased().hasSuffix(".har") {
-                summary = try await replayer.replay(try TrafficSupport.exchanges(recording, io: io), onOutcome: onOutcome)
+                summary = try await replayer.replay(
+                    try TrafficSupport.exchanges(recording, io: io), onOutcome: onOutcome)
             } else {
                 summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
             }
             progress.clear()
-            io.out.write("Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\n")
+            io.out.write(
+                "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\n"
+            )
             io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
-            return summary.failed > 0 && summary.passed == 0 ? ConformCommand.ExitCode.cannotRun : summary.allPassed ? 0 : ConformCommand.ExitCode.mismatch
+            return summary.failed > 0 && summary.passed == 0
+                ? ConformCommand.ExitCode.cannotRun : summary.allPassed ? 0 : ConformCommand.ExitCode.mismatch
         } catch {
             io.err.write("\(error)\n")
             return ConformCommand.ExitCode.cannotRun

@@ -43,11 +43,15 @@ enum RunCommand {
         let loaded = SuiteFiles.load(files, io: io, color: color)
         if loaded.count > 0 {
             io.err.write(loaded.problems)
-            io.err.write("error: \(loaded.count) problem\(loaded.count == 1 ? "" : "s") in the suites; nothing was run\nhelp: run 'conform validate' on them and fix each problem\n")
+            io.err.write(
+                "error: \(loaded.count) problem\(loaded.count == 1 ? "" : "s") in the suites; nothing was run\nhelp: run 'conform validate' on them and fix each problem\n"
+            )
             return ConformCommand.ExitCode.cannotRun
         }
         if loaded.suites.isEmpty {
-            io.err.write("error: no suites found in \(parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " "))\nhelp: pass suite files (*.yaml) or directories holding them\n")
+            io.err.write(
+                "error: no suites found in \(parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " "))\nhelp: pass suite files (*.yaml) or directories holding them\n"
+            )
             return ConformCommand.ExitCode.cannotRun
         }
         let transport: any Transport
@@ -58,11 +62,14 @@ enum RunCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let plan = RunPlan(
-            suites: loaded.suites, overrides: overrides, environment: RunPlan.variables(fromEnvironment: io.environment),
+            suites: loaded.suites, overrides: overrides,
+            environment: RunPlan.variables(fromEnvironment: io.environment),
             targetDefaults: target.variableDefaults, exchangeTimeout: timeout, targetDescription: target.description,
             functions: RunnerFunctions.all
         )
-        var reporters: [any RunReporter] = [ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))]
+        var reporters: [any RunReporter] = [
+            ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
+        ]
         let fileSinks = reports.map { ($0, MemorySink()) }
         for (request, sink) in fileSinks { reporters.append(request.reporter(sink: sink)) }
         let fanout = ReporterFanout(reporters)
@@ -71,7 +78,9 @@ enum RunCommand {
             do {
                 try Data(sink.text.utf8).write(to: URL(fileURLWithPath: io.resolve(request.path)), options: .atomic)
             } catch {
-                io.err.write("error: cannot write the \(request.kind) report to \(request.path): \(error.localizedDescription)\nhelp: check that the directory exists and is writable\n")
+                io.err.write(
+                    "error: cannot write the \(request.kind) report to \(request.path): \(error.localizedDescription)\nhelp: check that the directory exists and is writable\n"
+                )
                 return ConformCommand.ExitCode.cannotRun
             }
         }
@@ -87,13 +96,18 @@ struct ReportRequest {
     static let kinds = ["junit", "json", "html"]
 
     init(parsing spec: String) throws(UsageError) {
-        guard let colon = spec.firstIndex(of: ":"), colon != spec.startIndex, spec.index(after: colon) != spec.endIndex else {
-            throw UsageError(message: "--report takes KIND:FILE (\(Self.kinds.joined(separator: ", "))), got '\(spec)'", subcommand: "run")
+        guard let colon = spec.firstIndex(of: ":"), colon != spec.startIndex, spec.index(after: colon) != spec.endIndex
+        else {
+            throw UsageError(
+                message: "--report takes KIND:FILE (\(Self.kinds.joined(separator: ", "))), got '\(spec)'",
+                subcommand: "run")
         }
         kind = String(spec[..<colon])
         path = String(spec[spec.index(after: colon)...])
         guard Self.kinds.contains(kind) else {
-            throw UsageError(message: "unknown report kind '\(kind)'; use one of: \(Self.kinds.joined(separator: ", "))", subcommand: "run")
+            throw UsageError(
+                message: "unknown report kind '\(kind)'; use one of: \(Self.kinds.joined(separator: ", "))",
+                subcommand: "run")
         }
     }
 

@@ -10,7 +10,8 @@ import Synchronization
 enum ServeCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--host", "--port", "--config", "--fault", "--threads", "--out"], flagNames: ["--help", "--check"],
+            args, valued: ["--host", "--port", "--config", "--fault", "--threads", "--out"],
+            flagNames: ["--help", "--check"],
             subcommand: "serve"
         )
         if parsed.has("--help") {
@@ -23,12 +24,16 @@ enum ServeCommand {
         let host = parsed.value("--host") ?? "127.0.0.1"
         var port: UInt16 = 0
         if let p = parsed.value("--port") {
-            guard let n = UInt16(p) else { throw UsageError(message: "--port takes 0 to 65535, got '\(p)'", subcommand: "serve") }
+            guard let n = UInt16(p) else {
+                throw UsageError(message: "--port takes 0 to 65535, got '\(p)'", subcommand: "serve")
+            }
             port = n
         }
         var limits = HTTPServerLimits.default
         if let t = parsed.value("--threads") {
-            guard let n = Int(t), (1...64).contains(n) else { throw UsageError(message: "--threads takes 1 to 64, got '\(t)'", subcommand: "serve") }
+            guard let n = Int(t), (1...64).contains(n) else {
+                throw UsageError(message: "--threads takes 1 to 64, got '\(t)'", subcommand: "serve")
+            }
             limits.threads = n
         }
         let faults = try Target.faults(parsed.values("--fault"), subcommand: "serve")
@@ -48,18 +53,22 @@ enum ServeCommand {
             return await ProxySession.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: InProcessTransport(reference),
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)", redaction: .default, append: false,
-                listen: (host, port), check: true, banner: "Checking an app against the reference implementation", io: io)
+                listen: (host, port), check: true, banner: "Checking an app against the reference implementation",
+                io: io)
         }
         let server: HTTPServer
         do {
             server = try HTTPServer(handler: reference, host: host, port: port, limits: limits)
             try server.start()
         } catch {
-            io.err.write("error: cannot serve on \(host):\(port): \(error)\nhelp: pick a free port with --port, or 0 for any\n")
+            io.err.write(
+                "error: cannot serve on \(host):\(port): \(error)\nhelp: pick a free port with --port, or 0 for any\n")
             return ConformCommand.ExitCode.cannotRun
         }
         io.out.write("Serving the reference implementation on \(server.baseURL)\n")
-        let apps = configuration.applications.map { "\($0.id) (\($0.userDataMode.rawValue)): applicationCode \($0.applicationCode), API key \($0.apiKey)" }
+        let apps = configuration.applications.map {
+            "\($0.id) (\($0.userDataMode.rawValue)): applicationCode \($0.applicationCode), API key \($0.apiKey)"
+        }
         io.out.write("Applications: " + apps.joined(separator: "; ") + "\n")
         if !faults.isEmpty { io.out.write("Faults: " + faults.map(\.rawValue).joined(separator: ", ") + "\n") }
         io.out.write("Press Ctrl-C to stop.\n")

@@ -15,11 +15,16 @@ enum SuiteFiles {
             let full = io.resolve(path)
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: full, isDirectory: &isDir) else {
-                throw CLIFailure("\(path): error: no such file or directory\nhelp: pass suite files or directories that exist, e.g. 'suites'")
+                throw CLIFailure(
+                    "\(path): error: no such file or directory\nhelp: pass suite files or directories that exist, e.g. 'suites'"
+                )
             }
             if isDir.boolValue {
                 let found = (FileManager.default.enumerator(atPath: full)?.compactMap { $0 as? String } ?? [])
-                    .filter { ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml")) && !$0.split(separator: "/").contains { $0.hasPrefix(".") } }
+                    .filter {
+                        ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml"))
+                            && !$0.split(separator: "/").contains { $0.hasPrefix(".") }
+                    }
                     .sorted()
                 files += found.map { display(full, (path as NSString).appendingPathComponent($0), io: io) }
             } else {
@@ -49,7 +54,8 @@ enum SuiteFiles {
                 var suite = try loader.load(bytes: [UInt8](data), file: file)
                 suite.contentHash = ContentHash.of(data)
                 if let other = seen[suite.id] {
-                    problems += "\(file):1:1: error: suite id '\(suite.id)' is also used by \(other)\nhelp: give every suite a unique 'suite:' id\n"
+                    problems +=
+                        "\(file):1:1: error: suite id '\(suite.id)' is also used by \(other)\nhelp: give every suite a unique 'suite:' id\n"
                     count += 1
                     continue
                 }

@@ -35,9 +35,12 @@ enum Target: CustomStringConvertible {
         } else if text.hasPrefix("exec:"), text.count > 5 {
             self = .exec(String(text.dropFirst(5)))
         } else {
-            throw UsageError(message: "--target takes builtin, an http(s) URL or exec:COMMAND, got '\(text)'", subcommand: subcommand)
+            throw UsageError(
+                message: "--target takes builtin, an http(s) URL or exec:COMMAND, got '\(text)'", subcommand: subcommand
+            )
         }
-        if !parsedFaults.isEmpty, case .builtin = self {} else if !parsedFaults.isEmpty {
+        if !parsedFaults.isEmpty, case .builtin = self {
+        } else if !parsedFaults.isEmpty {
             throw UsageError(message: "faults apply only to the builtin target", subcommand: subcommand)
         }
     }
@@ -45,7 +48,8 @@ enum Target: CustomStringConvertible {
     var description: String {
         switch self {
         case .builtin(let faults):
-            "the embedded reference implementation" + (faults.isEmpty ? "" : " with faults " + faults.map(\.rawValue).joined(separator: ", "))
+            "the embedded reference implementation"
+                + (faults.isEmpty ? "" : " with faults " + faults.map(\.rawValue).joined(separator: ", "))
         case .http(let url): url
         case .exec(let command): "exec:\(command)"
         }
@@ -63,7 +67,8 @@ enum Target: CustomStringConvertible {
 
     func makeTransport(timeout: Duration) throws -> any Transport {
         switch self {
-        case .builtin(let faults): InProcessTransport(ReferenceImplementation(configuration: .default, faults: Set(faults)))
+        case .builtin(let faults):
+            InProcessTransport(ReferenceImplementation(configuration: .default, faults: Set(faults)))
         case .http: CurlTransport(timeout: timeout)
         case .exec(let command): ExecTransport(command: command, timeout: timeout)
         }

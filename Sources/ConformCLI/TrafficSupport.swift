@@ -6,7 +6,9 @@ import Foundation
 /// Shared pieces of the traffic subcommands: option files, targets as replay transports, HTTP listen addresses.
 enum TrafficSupport {
     /// Loads a YAML option file with a loader, rendering its diagnostics on failure.
-    static func loadYAML<T>(_ path: String, io: CommandIO, _ load: ([UInt8], String) throws(YAMLParseFailure) -> T) -> T? {
+    static func loadYAML<T>(_ path: String, io: CommandIO, _ load: ([UInt8], String) throws(YAMLParseFailure) -> T)
+        -> T?
+    {
         guard let data = FileManager.default.contents(atPath: io.resolve(path)) else {
             io.err.write("\(path): error: cannot read the file\nhelp: check that it exists and is readable\n")
             return nil
@@ -24,13 +26,16 @@ enum TrafficSupport {
     static func redaction(_ parsed: Arguments, io: CommandIO) -> RedactionPolicy? {
         if parsed.has("--no-redact") { return .disabled }
         guard let file = parsed.value("--redact") else { return .default }
-        return loadYAML(file, io: io) { (bytes, name) throws(YAMLParseFailure) in try RedactionPolicy.load(bytes, file: name) }
+        return loadYAML(file, io: io) { (bytes, name) throws(YAMLParseFailure) in
+            try RedactionPolicy.load(bytes, file: name)
+        }
     }
 
     /// Noise rules from `--noise FILE`, or the defaults.
     static func noise(_ parsed: Arguments, io: CommandIO) -> NoiseRules? {
         guard let file = parsed.value("--noise") else { return .default }
-        return loadYAML(file, io: io) { (bytes, name) throws(YAMLParseFailure) in try NoiseRules.load(bytes, file: name) }
+        return loadYAML(file, io: io) { (bytes, name) throws(YAMLParseFailure) in try NoiseRules.load(bytes, file: name)
+        }
     }
 
     /// `OLD=NEW` pairs from a repeated option.
@@ -55,7 +60,9 @@ enum TrafficSupport {
     /// `HOST:PORT` into its parts; the host defaults to 127.0.0.1.
     static func listenAddress(_ text: String, subcommand: String) throws(UsageError) -> (host: String, port: UInt16) {
         guard let colon = text.lastIndex(of: ":") else {
-            guard let port = UInt16(text) else { throw UsageError(message: "--listen takes HOST:PORT, got '\(text)'", subcommand: subcommand) }
+            guard let port = UInt16(text) else {
+                throw UsageError(message: "--listen takes HOST:PORT, got '\(text)'", subcommand: subcommand)
+            }
             return ("127.0.0.1", port)
         }
         var host = String(text[..<colon])
@@ -70,7 +77,9 @@ enum TrafficSupport {
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)
         if path.lowercased().hasSuffix(".har") {
-            guard let data = FileManager.default.contents(atPath: full) else { throw CLIFailure("\(path): error: cannot read the file") }
+            guard let data = FileManager.default.contents(atPath: full) else {
+                throw CLIFailure("\(path): error: cannot read the file")
+            }
             return try HAR.import(data, file: path)
         }
         let reader = try RecordingReader(path: full)

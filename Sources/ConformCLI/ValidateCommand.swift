@@ -11,7 +11,9 @@ enum ValidateCommand {
             let loaded = SuiteFiles.load(files, io: io, color: io.color && !parsed.has("--no-color"))
             if loaded.count > 0 {
                 io.err.write(loaded.problems)
-                io.err.write("\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")\n")
+                io.err.write(
+                    "\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")\n"
+                )
                 return ConformCommand.ExitCode.cannotRun
             }
             return 0

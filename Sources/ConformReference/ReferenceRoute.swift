@@ -24,7 +24,9 @@ enum ReferenceRoute: Sendable, Hashable {
 
     /// The route for `path`, or `nil` when no endpoint lives there.
     init?(path: String) {
-        var segments = Substring(path).utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { percentDecode(Substring($0)) }
+        var segments = Substring(path).utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
+            percentDecode(Substring($0))
+        }
         if segments.last == "" { segments.removeLast() }
         switch segments.count {
         case 3 where segments == ["mobile", "1", "appinstance"]: self = .register

@@ -35,7 +35,9 @@ actor EventBoard {
     }
 
     /// The first emission of `name` (from `flow`, if given), waiting up to `timeout` or until no flow can emit it.
-    nonisolated func wait(for name: String, from flow: String?, waiter: String, timeout: Duration) async -> Result<Emitted, Miss> {
+    nonisolated func wait(for name: String, from flow: String?, waiter: String, timeout: Duration) async -> Result<
+        Emitted, Miss
+    > {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {

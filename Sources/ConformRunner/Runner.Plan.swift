@@ -36,7 +36,9 @@ public struct RunPlan: Sendable {
     /// The environment's `CONFORM_VAR_name=value` entries as overrides.
     public static func variables(fromEnvironment env: [String: String]) -> [String: String] {
         var out: [String: String] = [:]
-        for (key, value) in env where key.hasPrefix("CONFORM_VAR_") { out[String(key.dropFirst("CONFORM_VAR_".count))] = value }
+        for (key, value) in env where key.hasPrefix("CONFORM_VAR_") {
+            out[String(key.dropFirst("CONFORM_VAR_".count))] = value
+        }
         return out
     }
 }

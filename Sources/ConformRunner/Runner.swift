@@ -12,7 +12,11 @@ public struct Runner: Sendable {
     public func run(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> RunResult {
         let clock = ContinuousClock()
         let start = clock.now
-        events(.runStarted(RunPlanSummary(suiteCount: plan.suites.count, stepCount: plan.suites.reduce(0) { $0 + $1.stepCount }, target: plan.targetDescription)))
+        events(
+            .runStarted(
+                RunPlanSummary(
+                    suiteCount: plan.suites.count, stepCount: plan.suites.reduce(0) { $0 + $1.stepCount },
+                    target: plan.targetDescription)))
         let limiter = ConcurrencyLimiter(limit: max(1, plan.maxConcurrentSuites))
         var results: [SuiteResult] = []
         await withTaskGroup(of: (Int, SuiteResult).self) { group in
@@ -55,7 +59,8 @@ public struct Runner: Sendable {
             do {
                 scope[variable.name] = try variable.defaultValue.render(in: scope)
             } catch {
-                setupError = "\(suite.file):\(variable.mark): variable '\(variable.name)': \(error.message); \(error.help)"
+                setupError =
+                    "\(suite.file):\(variable.mark): variable '\(variable.name)': \(error.message); \(error.help)"
                 break
             }
         }
@@ -67,7 +72,9 @@ public struct Runner: Sendable {
         await withTaskGroup(of: [StepResult].self) { group in
             for flow in suite.flows {
                 group.addTask {
-                    await runFlow(flow, suite: suite, scope: baseScope, setupError: failedSetup, plan: plan, board: board, events: events)
+                    await runFlow(
+                        flow, suite: suite, scope: baseScope, setupError: failedSetup, plan: plan, board: board,
+                        events: events)
                 }
             }
             for await flowSteps in group { steps += flowSteps }
@@ -113,7 +120,9 @@ public struct Runner: Sendable {
         return results
     }
 
-    func runWait(_ wait: WaitSpec, result: StepResult, flow: String, scope: inout TemplateScope, board: EventBoard) async -> StepResult {
+    func runWait(_ wait: WaitSpec, result: StepResult, flow: String, scope: inout TemplateScope, board: EventBoard)
+        async -> StepResult
+    {
         var result = result
         let clock = ContinuousClock()
         let start = clock.now
@@ -121,7 +130,8 @@ public struct Runner: Sendable {
         switch await board.wait(for: wait.event, from: wait.flow, waiter: flow, timeout: wait.timeout) {
         case .success(let emitted):
             for (key, value) in emitted.values where scope[key] == nil { scope[key] = value }
-            scope[emitted.flow] = .object(JSONObject(emitted.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+            scope[emitted.flow] = .object(
+                JSONObject(emitted.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
             result.verdict = .pass
         case .failure(.timedOut):
             result.verdict = .fail
@@ -135,7 +145,9 @@ public struct Runner: Sendable {
         return result
     }
 
-    func runExchange(_ exchange: Exchange, result: StepResult, scope: inout TemplateScope, plan: RunPlan) async -> StepResult {
+    func runExchange(_ exchange: Exchange, result: StepResult, scope: inout TemplateScope, plan: RunPlan) async
+        -> StepResult
+    {
         var result = result
         let clock = ContinuousClock()
         let start = clock.now
@@ -148,7 +160,8 @@ public struct Runner: Sendable {
                 request = try exchange.request.render(in: scope)
             } catch {
                 result.verdict = .error
-                result.error = "\(result.file):\(exchange.request.mark): cannot build the request: \(error.message); \(error.help)"
+                result.error =
+                    "\(result.file):\(exchange.request.mark): cannot build the request: \(error.message); \(error.help)"
                 return result
             }
             var timed = request
@@ -160,7 +173,9 @@ public struct Runner: Sendable {
                 result.error = nil
                 var failures = exchange.failures(for: response, in: scope)
                 let captured = exchange.capture(from: response)
-                if !captured.missing.isEmpty { failures.append(CheckFailure(severity: .must, mismatches: captured.missing)) }
+                if !captured.missing.isEmpty {
+                    failures.append(CheckFailure(severity: .must, mismatches: captured.missing))
+                }
                 result.failures = failures
                 let severities = Set(failures.map(\.severity))
                 if severities.contains(.must) || severities.contains(.should) {
@@ -179,11 +194,16 @@ public struct Runner: Sendable {
                 result.error = "no response: \(error)"
                 result.verdict = .fail
             }
-            guard let deadline, let eventually = exchange.eventually, result.verdict != .pass, result.verdict != .error else {
+            guard let deadline, let eventually = exchange.eventually, result.verdict != .pass, result.verdict != .error
+            else {
                 return result
             }
             if clock.now + eventually.interval > deadline {
-                if result.verdict != .pass { result.error = (result.error.map { $0 + "; " } ?? "") + "still failing after \(result.attempts) attempts in \(eventually.timeout)" }
+                if result.verdict != .pass {
+                    result.error =
+                        (result.error.map { $0 + "; " } ?? "")
+                        + "still failing after \(result.attempts) attempts in \(eventually.timeout)"
+                }
                 return result
             }
             try? await Task.sleep(for: eventually.interval)
@@ -195,11 +215,13 @@ public struct Runner: Sendable {
         let transport = self.transport
         if transport.enforcesTimeout { return try await transport.send(request) }
         let slot = ContinuationSlot()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+        return try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             slot.set(continuation)
             let timer = Task {
                 try await Task.sleep(for: timeout + .milliseconds(250))
-                slot.resume(with: .failure(TransportError(.timeout, "no response within \(timeout) from \(request.url)")))
+                slot.resume(
+                    with: .failure(TransportError(.timeout, "no response within \(timeout) from \(request.url)")))
             }
             Task {
                 do {

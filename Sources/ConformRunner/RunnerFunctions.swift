@@ -7,13 +7,18 @@ public enum RunnerFunctions {
     public static var all: [String: TemplateFunction] { ["jwt": jwt] }
 
     /// `{{ jwt sub=user secret=jwtSecret kid=jwtKeyId app=jwtAppCode ttl=3600 }}`: an HS256 token as the SDK's JWT supplier gives it.
-    public static let jwt = TemplateFunction(summary: "an HS256 JWT: sub, secret (hex), kid, app (infobip-api-key), ttl seconds (negative: expired)") {
+    public static let jwt = TemplateFunction(
+        summary: "an HS256 JWT: sub, secret (hex), kid, app (infobip-api-key), ttl seconds (negative: expired)"
+    ) {
         _, named throws(TemplateError) in
         guard let sub = named["sub"]?.text else {
-            throw TemplateError(message: "jwt needs sub=<externalUserId>", help: "write {{ jwt sub=user secret=jwtSecret kid=jwtKeyId app=jwtAppCode }}")
+            throw TemplateError(
+                message: "jwt needs sub=<externalUserId>",
+                help: "write {{ jwt sub=user secret=jwtSecret kid=jwtKeyId app=jwtAppCode }}")
         }
         guard let secretHex = named["secret"]?.text, let secret = Hex.decode(secretHex) else {
-            throw TemplateError(message: "jwt needs secret=<hex key>", help: "pass the application profile's JWT secret key in hex")
+            throw TemplateError(
+                message: "jwt needs secret=<hex key>", help: "pass the application profile's JWT secret key in hex")
         }
         let ttl: Int
         switch named["ttl"] {
@@ -29,6 +34,7 @@ public enum RunnerFunctions {
         claims["iat"] = .int(now)
         claims["exp"] = .int(now + ttl)
         claims["jti"] = .string(UUID().uuidString.lowercased())
-        return .string(JWT.signHS256(claims: JSONValue.object(claims).serialized(), keyID: named["kid"]?.text, secret: secret))
+        return .string(
+            JWT.signHS256(claims: JSONValue.object(claims).serialized(), keyID: named["kid"]?.text, secret: secret))
     }
 }

@@ -1,5 +1,4 @@
 import ConformCLI
-
 import Foundation
 
 exit(await ConformCommand.main(CommandLine.arguments))

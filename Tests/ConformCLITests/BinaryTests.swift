@@ -3,13 +3,18 @@ import Testing
 
 /// Runs the built `conform` executable as a user would, for what only a real process shows: exit codes and streams.
 @Suite struct BinaryTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
-    func conform(_ args: [String], environment: [String: String] = [:]) async throws -> (code: Int32, out: String, err: String) {
+    func conform(_ args: [String], environment: [String: String] = [:]) async throws -> (
+        code: Int32, out: String, err: String
+    ) {
         try await offThePool { try Self.runConform(args, environment: environment) }
     }
 
-    static func runConform(_ args: [String], environment: [String: String]) throws -> (code: Int32, out: String, err: String) {
+    static func runConform(_ args: [String], environment: [String: String]) throws -> (
+        code: Int32, out: String, err: String
+    ) {
         let binary = root.appendingPathComponent(".build/debug/conform")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             return (-1, "", "\(binary.path) is missing; build it with 'swift build' before 'swift test --skip-build'")
@@ -29,7 +34,10 @@ import Testing
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
     }
 
     @Test func versionAndUsageExitCodes() async throws {
@@ -58,7 +66,9 @@ import Testing
     }
 
     @Test func anUnreachableTargetCannotRun() async throws {
-        let run = try await conform(["run", "suites/01-registration.yaml", "--target", "http://127.0.0.1:1", "--timeout", "2"])
+        let run = try await conform([
+            "run", "suites/01-registration.yaml", "--target", "http://127.0.0.1:1", "--timeout", "2",
+        ])
         #expect(run.code == 2)
         #expect(run.out.contains("connection refused"))
     }

@@ -5,10 +5,13 @@ import Testing
 
 /// Runs `conform` in process over each case directory: `args`, then expected `stdout`, `stderr` and `exit`.
 @Suite struct CLICaseTests {
-    static let casesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Cases")
+    static let casesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Cases")
 
     static var caseNames: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: casesDirectory.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: casesDirectory.path)) ?? []).filter {
+            !$0.hasPrefix(".")
+        }.sorted()
     }
 
     @Test(arguments: caseNames)

@@ -7,7 +7,8 @@ import Testing
 
 /// The bundled suites through the documented Python adapter, which forwards to the reference served over HTTP.
 @Suite struct ExecTargetTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     @Test func theBundledSuitesConformThroughTheExampleAdapter() async throws {
         let server = try HTTPServer(handler: ReferenceImplementation())

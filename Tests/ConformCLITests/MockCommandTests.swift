@@ -5,7 +5,8 @@ import Testing
 
 /// `conform mock SUITE --until-done` played by `conform run` against it: the two sides of one suite agree.
 @Suite struct MockCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     func io(_ out: MemorySink, _ err: MemorySink) -> CommandIO {
         CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root.path)
@@ -14,7 +15,11 @@ import Testing
     @Test func runConformsToTheMockOfASuiteAndTheMockReportsEveryStepPlayed() async throws {
         let mockOut = MemorySink()
         let mockErr = MemorySink()
-        let mock = Task { await ConformCommand.main(["conform", "mock", "suites/02-login.yaml", "--until-done", "--timeout", "60"], io: io(mockOut, mockErr)) }
+        let mock = Task {
+            await ConformCommand.main(
+                ["conform", "mock", "suites/02-login.yaml", "--until-done", "--timeout", "60"], io: io(mockOut, mockErr)
+            )
+        }
         var url: String?
         for _ in 0..<400 where url == nil {
             try await Task.sleep(for: .milliseconds(25))
@@ -22,7 +27,8 @@ import Testing
         }
         let base = try #require(url, "the mock printed no address: \(mockOut.text)\(mockErr.text)")
         let runOut = MemorySink()
-        let code = await ConformCommand.main(["conform", "run", "suites/02-login.yaml", "--target", base], io: io(runOut, MemorySink()))
+        let code = await ConformCommand.main(
+            ["conform", "run", "suites/02-login.yaml", "--target", base], io: io(runOut, MemorySink()))
         #expect(code == 0, "\(runOut.text)")
         #expect(await mock.value == 0, "\(mockOut.text)")
         #expect(mockOut.text.hasSuffix("Result: the client played every step\n"))
@@ -30,7 +36,11 @@ import Testing
 
     @Test func aClientThatLeavesStepsOutIsReported() async throws {
         let out = MemorySink()
-        let mock = Task { await ConformCommand.main(["conform", "mock", "suites/01-registration.yaml", "--until-done", "--timeout", "2"], io: io(out, MemorySink())) }
+        let mock = Task {
+            await ConformCommand.main(
+                ["conform", "mock", "suites/01-registration.yaml", "--until-done", "--timeout", "2"],
+                io: io(out, MemorySink()))
+        }
         var url: String?
         for _ in 0..<400 where url == nil {
             try await Task.sleep(for: .milliseconds(25))
@@ -38,7 +48,8 @@ import Testing
         }
         let base = try #require(url)
         // A different scenario against this mock: its requests do not follow the registration suite.
-        _ = await ConformCommand.main(["conform", "run", "suites/03-logout.yaml", "--target", base], io: io(MemorySink(), MemorySink()))
+        _ = await ConformCommand.main(
+            ["conform", "run", "suites/03-logout.yaml", "--target", base], io: io(MemorySink(), MemorySink()))
         #expect(await mock.value == 1)
         #expect(out.text.contains("unmatched: "))
         #expect(out.text.contains("not reached: registration › "))

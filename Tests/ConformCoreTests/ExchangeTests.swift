@@ -6,10 +6,18 @@ import Testing
     @Test func requestsRenderURLQueryHeadersAndJSON() throws {
         let scope = TemplateScope(values: ["mobile": "http://m", "reg": "r 1", "code": "app"])
         let spec = RequestSpec(
-            method: .text("POST"), url: .string(try Template(parsing: "{{ mobile }}/mobile/1/appinstance/{{ reg }}/personalize")),
+            method: .text("POST"),
+            url: .string(try Template(parsing: "{{ mobile }}/mobile/1/appinstance/{{ reg }}/personalize")),
             query: [("forceDepersonalize", .literal(.bool(true))), ("keepAsLead", .literal(.text("1")))],
             headers: [("Authorization", .literal(.string(try Template(parsing: "App {{ code }}"))))],
-            body: .json(.object([MatchField(key: "userIdentity", matcher: .object([MatchField(key: "externalUserId", matcher: .literal(.text("u")))], strict: false))], strict: false))
+            body: .json(
+                .object(
+                    [
+                        MatchField(
+                            key: "userIdentity",
+                            matcher: .object(
+                                [MatchField(key: "externalUserId", matcher: .literal(.text("u")))], strict: false))
+                    ], strict: false))
         )
         let request = try spec.render(in: scope)
         #expect(request.url == "http://m/mobile/1/appinstance/r 1/personalize?forceDepersonalize=true&keepAsLead=1")
@@ -19,11 +27,16 @@ import Testing
     }
 
     @Test func responsesAreCheckedAndCaptured() {
-        let response = HTTPResponse.json(200, ["pushRegId": "abc", "instances": [["pushRegId": "abc"]]], headers: ["X-Trace": "t1"])
+        let response = HTTPResponse.json(
+            200, ["pushRegId": "abc", "instances": [["pushRegId": "abc"]]], headers: ["X-Trace": "t1"])
         let exchange = Exchange(
             request: RequestSpec(method: .text("GET"), url: .text("/")),
             checks: [
-                CheckGroup(severity: .must, expectation: ResponseSpec(status: .literal(.int(200)), headers: [("Content-Type", .regex(Template(literal: "json")))], body: .json(.object([MatchField(key: "pushRegId", matcher: .type("string"))], strict: false)))),
+                CheckGroup(
+                    severity: .must,
+                    expectation: ResponseSpec(
+                        status: .literal(.int(200)), headers: [("Content-Type", .regex(Template(literal: "json")))],
+                        body: .json(.object([MatchField(key: "pushRegId", matcher: .type("string"))], strict: false)))),
                 CheckGroup(severity: .assumed, decision: "D1", expectation: ResponseSpec(status: .literal(.int(201)))),
             ],
             captures: [
@@ -33,14 +46,20 @@ import Testing
             ]
         )
         let failures = exchange.failures(for: response, in: TemplateScope())
-        #expect(failures == [CheckFailure(severity: .assumed, decision: "D1", mismatches: [Mismatch(path: "status", expected: "201", actual: "200")])])
+        #expect(
+            failures == [
+                CheckFailure(
+                    severity: .assumed, decision: "D1",
+                    mismatches: [Mismatch(path: "status", expected: "201", actual: "200")])
+            ])
         let captured = exchange.capture(from: response)
         #expect(captured.values == ["reg": "abc", "trace": "t1"])
         #expect(captured.missing.map(\.path) == ["$.nope"])
     }
 
     @Test func invalidJSONBodiesAreMismatchesNotCrashes() {
-        let response = HTTPResponse(status: 200, headerFields: ["Content-Type": "application/json"], body: Data("{\"a\":".utf8))
+        let response = HTTPResponse(
+            status: 200, headerFields: ["Content-Type": "application/json"], body: Data("{\"a\":".utf8))
         let spec = ResponseSpec(body: .json(.object([], strict: false)))
         let m = spec.mismatches(response, in: TemplateScope())
         #expect(m.count == 1)
@@ -56,11 +75,20 @@ import Testing
             headers: [("Authorization", .regex(Template(literal: "^App ")))],
             body: .json(.object([MatchField(key: "isPrimary", matcher: .literal(.bool(true)))], strict: false))
         )
-        let android = HTTPRequest(method: .post, url: "/mobile/1/appinstance/r1?rt=false", headerFields: ["X-HTTP-Method-Override": "PATCH", "Authorization": "App c"], body: Data(#"{"isPrimary":true}"#.utf8))
+        let android = HTTPRequest(
+            method: .post, url: "/mobile/1/appinstance/r1?rt=false",
+            headerFields: ["X-HTTP-Method-Override": "PATCH", "Authorization": "App c"],
+            body: Data(#"{"isPrimary":true}"#.utf8))
         #expect(spec.mismatches(android, in: scope).isEmpty)
         let wrong = HTTPRequest(method: .put, url: "/mobile/1/appinstance/r2", headerFields: [:], body: Data("{}".utf8))
-        #expect(spec.mismatches(wrong, in: scope).map(\.path) == ["method", "path", "query rt", "header Authorization", "$.isPrimary"])
-        let response = try ResponseSpec(status: .literal(.int(201)), body: .json(.object([MatchField(key: "ok", matcher: .literal(.bool(true)))], strict: false))).render(in: scope)
+        #expect(
+            spec.mismatches(wrong, in: scope).map(\.path) == [
+                "method", "path", "query rt", "header Authorization", "$.isPrimary",
+            ])
+        let response = try ResponseSpec(
+            status: .literal(.int(201)),
+            body: .json(.object([MatchField(key: "ok", matcher: .literal(.bool(true)))], strict: false))
+        ).render(in: scope)
         #expect(response.status == 201)
         #expect(response.headerFields["Content-Length"] == "11")
     }

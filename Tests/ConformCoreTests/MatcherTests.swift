@@ -19,20 +19,34 @@ import Testing
         #expect(m.matches(["a": 1, "b": 2], in: scope))
         let strict = MatchSpec.object([MatchField(key: "a", matcher: .literal(.int(1)))], strict: true)
         let mismatches = strict.mismatches(["a": 1, "b": 2], in: scope)
-        #expect(mismatches == [Mismatch(path: "$.b", expected: "(absent)", actual: "2", note: "strict match: member not expected")])
+        #expect(
+            mismatches == [
+                Mismatch(path: "$.b", expected: "(absent)", actual: "2", note: "strict match: member not expected")
+            ])
         #expect(m.mismatches(["a": 1, "b": 2], in: scope, strictObjects: true).count == 1)
     }
 
     @Test func mismatchesAreLocatedByJSONPath() {
-        let m = MatchSpec.object([
-            MatchField(key: "requestError", matcher: .object([
-                MatchField(key: "serviceException", matcher: .object([MatchField(key: "messageId", matcher: .literal(.text("NO_REGISTRATION")))], strict: false))
-            ], strict: false))
-        ], strict: false)
+        let m = MatchSpec.object(
+            [
+                MatchField(
+                    key: "requestError",
+                    matcher: .object(
+                        [
+                            MatchField(
+                                key: "serviceException",
+                                matcher: .object(
+                                    [MatchField(key: "messageId", matcher: .literal(.text("NO_REGISTRATION")))],
+                                    strict: false))
+                        ], strict: false))
+            ], strict: false)
         let actual: JSONValue = ["requestError": ["serviceException": ["messageId": "USER_MERGE_INTERRUPTED"]]]
-        #expect(m.mismatches(actual, in: scope) == [
-            Mismatch(path: "$.requestError.serviceException.messageId", expected: "\"NO_REGISTRATION\"", actual: "\"USER_MERGE_INTERRUPTED\"")
-        ])
+        #expect(
+            m.mismatches(actual, in: scope) == [
+                Mismatch(
+                    path: "$.requestError.serviceException.messageId", expected: "\"NO_REGISTRATION\"",
+                    actual: "\"USER_MERGE_INTERRUPTED\"")
+            ])
         #expect(m.mismatches(["other": 1], in: scope).map(\.actual) == ["(absent)"])
     }
 
@@ -52,8 +66,10 @@ import Testing
     }
 
     static let typeCases: [(String, JSONValue, Bool)] = [
-        ("string", .string("x"), true), ("string", .int(1), false), ("number", .double(1.5), true), ("number", .int(1), true),
-        ("integer", .int(2), true), ("integer", .double(2.5), false), ("boolean", .bool(true), true), ("object", .object(JSONObject()), true),
+        ("string", .string("x"), true), ("string", .int(1), false), ("number", .double(1.5), true),
+        ("number", .int(1), true),
+        ("integer", .int(2), true), ("integer", .double(2.5), false), ("boolean", .bool(true), true),
+        ("object", .object(JSONObject()), true),
         ("array", .array([]), true), ("null", .null, true), ("null", .int(0), false),
     ]
 
@@ -90,7 +106,9 @@ import Testing
     }
 
     @Test func arrayContainsAnyOrderAndLength() {
-        let contains = MatchSpec.contains([.object([MatchField(key: "isPrimary", matcher: .literal(.bool(true)))], strict: false)])
+        let contains = MatchSpec.contains([
+            .object([MatchField(key: "isPrimary", matcher: .literal(.bool(true)))], strict: false)
+        ])
         #expect(contains.matches([["isPrimary": false], ["isPrimary": true]], in: scope))
         #expect(!contains.matches([["isPrimary": false]], in: scope))
         let anyOrder = MatchSpec.anyOrder([.literal(.text("a")), .type("string")])
@@ -109,7 +127,11 @@ import Testing
     }
 
     @Test func literalsRenderButOperatorsDoNot() throws {
-        let m = MatchSpec.object([MatchField(key: "id", matcher: .literal(.string(try Template(parsing: "{{ user }}")))), MatchField(key: "gone", matcher: .absent)], strict: false)
+        let m = MatchSpec.object(
+            [
+                MatchField(key: "id", matcher: .literal(.string(try Template(parsing: "{{ user }}")))),
+                MatchField(key: "gone", matcher: .absent),
+            ], strict: false)
         #expect(try m.render(in: scope) == ["id": "ana"])
         #expect(throws: TemplateError.self) { try MatchSpec.regex(Template(literal: "x")).render(in: scope) }
     }

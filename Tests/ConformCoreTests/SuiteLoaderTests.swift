@@ -20,7 +20,8 @@ import Testing
     }
 
     @Test func loadsAFullSuite() throws {
-        let suite = try load("""
+        let suite = try load(
+            """
             suite: s1
             title: T
             step: 2-login
@@ -67,27 +68,31 @@ import Testing
         } else {
             Issue.record("no JSON body")
         }
-        #expect(suite.flows[1].steps[0].action == .wait(WaitSpec(event: "registrationUpdated", flow: "phone", timeout: .seconds(3))))
+        #expect(
+            suite.flows[1].steps[0].action
+                == .wait(WaitSpec(event: "registrationUpdated", flow: "phone", timeout: .seconds(3))))
         #expect(suite.flows[0].steps[0].mark == SourceMark(line: 10, column: 7))
     }
 
     @Test func unknownKeysSuggestTheClosest() {
-        #expect(problems("""
-            suite: s
-            title: t
-            steps:
-              - name: a
-                reqest: {url: "/"}
-            """) == """
-            suite.yaml:4:5: error: step 'a' has no 'request'
-                4 |   - name: a
-                  |     ^
-            help: add 'request:' with method and url, or make it a 'wait:' step
-            suite.yaml:5:5: error: unknown key 'reqest' in a step
-                5 |     reqest: {url: "/"}
-                  |     ^
-            help: did you mean 'request'?
-            """)
+        #expect(
+            problems(
+                """
+                suite: s
+                title: t
+                steps:
+                  - name: a
+                    reqest: {url: "/"}
+                """) == """
+                    suite.yaml:4:5: error: step 'a' has no 'request'
+                        4 |   - name: a
+                          |     ^
+                    help: add 'request:' with method and url, or make it a 'wait:' step
+                    suite.yaml:5:5: error: unknown key 'reqest' in a step
+                        5 |     reqest: {url: "/"}
+                          |     ^
+                    help: did you mean 'request'?
+                    """)
     }
 
     @Test func reportsEveryProblemInTheFile() {
@@ -105,20 +110,22 @@ import Testing
             """
         let rendered = problems(text)
         let messages = rendered.split(separator: "\n").filter { $0.contains(": error: ") }
-        #expect(messages == [
-            "suite.yaml:3:10: error: unknown profile 'admin'",
-            "suite.yaml:6:20: error: 'regId' is not defined",
-            "suite.yaml:8:15: error: '2xy' is not a status",
-            "suite.yaml:9:18: error: unknown matcher '$regx'",
-            "suite.yaml:9:40: error: unknown type 'strng'",
-            "suite.yaml:10:18: error: 'pushRegId' is not a JSON path",
-        ])
+        #expect(
+            messages == [
+                "suite.yaml:3:10: error: unknown profile 'admin'",
+                "suite.yaml:6:20: error: 'regId' is not defined",
+                "suite.yaml:8:15: error: '2xy' is not a status",
+                "suite.yaml:9:18: error: unknown matcher '$regx'",
+                "suite.yaml:9:40: error: unknown type 'strng'",
+                "suite.yaml:10:18: error: 'pushRegId' is not a JSON path",
+            ])
         #expect(rendered.contains("help: did you mean '$regex'?"))
         #expect(rendered.contains("help: did you mean 'string'?"))
     }
 
     @Test func wrongTypesAndMissingKeys() {
-        let rendered = problems("""
+        let rendered = problems(
+            """
             title: [a]
             steps: {name: x}
             """)

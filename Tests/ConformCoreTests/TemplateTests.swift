@@ -4,7 +4,9 @@ import Testing
 @Suite struct TemplateTests {
     @Test func interpolatesVariablesAndPaths() throws {
         let scope = TemplateScope(values: ["user": "ana", "reg": ["id": "r-1", "list": [10, 20]]])
-        #expect(try scope.renderText(Template(parsing: "u={{user}} id={{ reg.id }} second={{reg.list[1]}}")) == "u=ana id=r-1 second=20")
+        #expect(
+            try scope.renderText(Template(parsing: "u={{user}} id={{ reg.id }} second={{reg.list[1]}}"))
+                == "u=ana id=r-1 second=20")
     }
 
     @Test func aLoneExpressionKeepsItsType() throws {
@@ -25,7 +27,11 @@ import Testing
         let r = try scope.render(Template(parsing: "{{ random 5 5 }}"))
         #expect(r == 5)
         #expect(try scope.renderText(Template(parsing: "{{ timestamp }}")).hasSuffix("Z"))
-        if case .int(let ms) = try scope.render(Template(parsing: "{{ epochMillis }}")) { #expect(ms > 1_700_000_000_000) } else { Issue.record("epochMillis is not an integer") }
+        if case .int(let ms) = try scope.render(Template(parsing: "{{ epochMillis }}")) {
+            #expect(ms > 1_700_000_000_000)
+        } else {
+            Issue.record("epochMillis is not an integer")
+        }
     }
 
     @Test func undefinedNamesSuggestTheClosest() throws {

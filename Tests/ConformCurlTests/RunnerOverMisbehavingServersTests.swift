@@ -8,16 +8,18 @@ import Testing
 @Suite struct RunnerOverMisbehavingServersTests {
     /// One suite per misbehaving server, each a single exchange expecting a JSON answer.
     func suite(_ id: String, base: String) throws -> Suite {
-        try SuiteLoader().load(bytes: Array("""
-            suite: \(id)
-            title: \(id)
-            steps:
-              - name: register
-                request: {method: POST, url: "\(base)/mobile/1/appinstance", json: {pushServiceToken: t}}
-                expect: {status: 200, json: {pushRegId: {$type: string}}}
-              - name: never reached
-                request: {url: "\(base)/x"}
-            """.utf8), file: "\(id).yaml")
+        try SuiteLoader().load(
+            bytes: Array(
+                """
+                suite: \(id)
+                title: \(id)
+                steps:
+                  - name: register
+                    request: {method: POST, url: "\(base)/mobile/1/appinstance", json: {pushServiceToken: t}}
+                    expect: {status: 200, json: {pushRegId: {$type: string}}}
+                  - name: never reached
+                    request: {url: "\(base)/x"}
+                """.utf8), file: "\(id).yaml")
     }
 
     @Test func everyFaultyServerFailsItsOwnStepWithinTheTimeout() async throws {
@@ -37,7 +39,9 @@ import Testing
         let good = try RawServer { connection in
             _ = connection.readRequest()
             let body = #"{"pushRegId":"r1"}"#
-            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            connection.write(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            )
         }
         defer { [hang, reset, garbage, invalidJSON, good].forEach { $0.stop() } }
         let suites = [

@@ -19,7 +19,9 @@ import Testing
         }
         let dirs = (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         for name in ["chromium", "chromium-browser", "google-chrome"] {
-            for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) { return dir + "/" + name }
+            for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
+                return dir + "/" + name
+            }
         }
         return nil
     }
@@ -45,7 +47,9 @@ import Testing
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
         process.waitUntilExit()
         watchdog.cancel()
-        try #require(process.terminationStatus == 0, "chromium \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        try #require(
+            process.terminationStatus == 0,
+            "chromium \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
         return String(decoding: try Data(contentsOf: out), as: UTF8.self)
     }
 
@@ -54,7 +58,9 @@ import Testing
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("conform-html-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         var html = try await renderCertification()
-        if probe { html = html.replacingOccurrences(of: "</body>", with: "<script>\(Self.probeScript)</script>\n</body>") }
+        if probe {
+            html = html.replacingOccurrences(of: "</body>", with: "<script>\(Self.probeScript)</script>\n</body>")
+        }
         let page = work.appendingPathComponent(probe ? "probe.html" : "report.html")
         try Data(html.utf8).write(to: page)
         return (page, work)
@@ -90,14 +96,18 @@ import Testing
         }
         let (page, work) = try await Self.writeReport(probe: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let dom = try await offThePool { try Self.runChromium(chromium, ["--window-size=1280,2000", "--dump-dom"], page: page, work: work) }
+        let dom = try await offThePool {
+            try Self.runChromium(chromium, ["--window-size=1280,2000", "--dump-dom"], page: page, work: work)
+        }
 
         #expect(dom.contains("<table id=\"verdict-matrix\">"))
         #expect(dom.contains("<th scope=\"rowgroup\" rowspan=\"1\" class=\"flow-step\">1-registration</th>"))
-        let start = try #require(dom.range(of: "<pre id=\"conform-probe\">"), "the probe did not run; DOM starts: \(dom.prefix(300))")
+        let start = try #require(
+            dom.range(of: "<pre id=\"conform-probe\">"), "the probe did not run; DOM starts: \(dom.prefix(300))")
         let end = try #require(dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex))
         let json = String(dom[start.upperBound..<end.lowerBound])
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
         let probe = try JSONValue.parse(json)
         func value(_ path: String) -> JSONValue? { JSONPath(parsing: path).flatMap { probe[path: $0] } }
 
@@ -138,7 +148,10 @@ import Testing
         let (page, work) = try await Self.writeReport(probe: false)
         defer { try? FileManager.default.removeItem(at: work) }
         let png = work.appendingPathComponent("report.png")
-        _ = try await offThePool { try Self.runChromium(chromium, ["--window-size=1280,2000", "--screenshot=\(png.path)"], page: page, work: work) }
+        _ = try await offThePool {
+            try Self.runChromium(
+                chromium, ["--window-size=1280,2000", "--screenshot=\(png.path)"], page: page, work: work)
+        }
         let data = try #require(FileManager.default.contents(atPath: png.path), "chromium wrote no screenshot")
         let bytes = [UInt8](data)
         try #require(bytes.count > 33, "the screenshot is too short to be a PNG")

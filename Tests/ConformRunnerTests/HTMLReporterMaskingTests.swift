@@ -22,7 +22,8 @@ import Testing
         #expect(masker.header(name: "X-Api-Key", value: "conform-api-key") == "••••-key")
         #expect(masker.header(name: "x-auth-token", value: "abc") == "••••")
         #expect(masker.header(name: "Cookie", value: "session=abc123; theme=dark") == "session=••••; theme=••••")
-        #expect(masker.header(name: "Set-Cookie", value: "sid=abcdef; Path=/; HttpOnly") == "sid=••••; Path=/; HttpOnly")
+        #expect(
+            masker.header(name: "Set-Cookie", value: "sid=abcdef; Path=/; HttpOnly") == "sid=••••; Path=/; HttpOnly")
     }
 
     @Test func otherHeadersAreShownExceptForTokensInThem() {
@@ -46,7 +47,9 @@ import Testing
 
     @Test func theReportShowsNoSecret() async throws {
         let page = try await renderCertification()
-        for secret in [sampleJWT, "conform-app-code", "conform-api-key-0123456789", "abc123secretvalue", "eyJzdWIiOiJ1c2VyLTEifQ"] {
+        for secret in [
+            sampleJWT, "conform-app-code", "conform-api-key-0123456789", "abc123secretvalue", "eyJzdWIiOiJ1c2VyLTEifQ",
+        ] {
             #expect(!page.contains(secret), "the report shows \(secret)")
         }
         #expect(page.contains("<th scope=\"row\">Authorization</th><td>Bearer ••••</td>"))
@@ -63,16 +66,21 @@ import Testing
 
     func hostileRun() -> RunResult {
         let h = Self.hostile
-        var request = HTTPRequest(method: "POST", url: "/a?q=\(h)", headerFields: [h: h, "Content-Type": "text/plain"], body: Data("</pre>\(h)".utf8))
+        var request = HTTPRequest(
+            method: "POST", url: "/a?q=\(h)", headerFields: [h: h, "Content-Type": "text/plain"],
+            body: Data("</pre>\(h)".utf8))
         request.timeout = nil
-        let response = HTTPResponse(status: 500, headerFields: ["X-Note": h], body: Data([0x3C, 0x73, 0xC3, 0x28, 0xFF]))
-        let failure = CheckFailure(severity: .assumed, decision: h, mismatches: [Mismatch(path: h, expected: h, actual: h, note: h)])
+        let response = HTTPResponse(
+            status: 500, headerFields: ["X-Note": h], body: Data([0x3C, 0x73, 0xC3, 0x28, 0xFF]))
+        let failure = CheckFailure(
+            severity: .assumed, decision: h, mismatches: [Mismatch(path: h, expected: h, actual: h, note: h)])
         let step = StepResult(
             suiteID: h, flow: h, index: 0, name: h + "\u{07}\u{1B}[31m", file: h, mark: .init(line: 3, column: 7),
             spec: SpecReference(section: h, decisions: [h]), verdict: .fail, request: request, response: response,
             failures: [failure], error: h
         )
-        let suite = Suite(id: h, title: h, step: h, spec: SpecReference(section: h), profile: h, flows: [], file: h, contentHash: h)
+        let suite = Suite(
+            id: h, title: h, step: h, spec: SpecReference(section: h), profile: h, flows: [], file: h, contentHash: h)
         return RunResult(suites: [SuiteResult(suite: suite, steps: [step], duration: 0)], duration: 0, target: h)
     }
 
@@ -80,7 +88,9 @@ import Testing
         let page = HTMLReporter(sink: MemorySink(), date: Self.hostile, deterministic: true).render(hostileRun())
         #expect(page.components(separatedBy: "<script").count == 2, "only the page's own script element")
         #expect(!page.contains("<img"))
-        #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&amp;amp;"))
+        #expect(
+            page.contains(
+                "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&amp;amp;"))
         #expect(!page.contains("\u{1B}"))
         #expect(!page.contains("\u{07}"))
         #expect(page.contains("\u{FFFD}\u{FFFD}[31m"))
@@ -110,6 +120,9 @@ import Testing
         var run = hostileRun()
         run.suites[0].steps[0].response?.body = Data("{\"a\":[1,{\"b\":\"<i>\"}]}".utf8)
         let page = HTMLReporter(sink: MemorySink(), date: "d", deterministic: true).render(run)
-        #expect(page.contains("<pre class=\"body\">{\n  &quot;a&quot;: [\n    1,\n    {\n      &quot;b&quot;: &quot;&lt;i&gt;&quot;\n    }\n  ]\n}</pre>"))
+        #expect(
+            page.contains(
+                "<pre class=\"body\">{\n  &quot;a&quot;: [\n    1,\n    {\n      &quot;b&quot;: &quot;&lt;i&gt;&quot;\n    }\n  ]\n}</pre>"
+            ))
     }
 }

@@ -18,9 +18,12 @@ struct CertificationFakeService: HTTPHandler {
             let echoed = (try? JSONValue.parse(request.body)) ?? .null
             return .json(200, ["echo": echoed, "authorization": .string(request.headerFields["Authorization"] ?? "")])
         case (.get, "/binary"):
-            return HTTPResponse(status: 200, headerFields: ["Content-Type": "application/octet-stream"], body: Data([0xFF, 0xFE, 0x00, 0x80]))
+            return HTTPResponse(
+                status: 200, headerFields: ["Content-Type": "application/octet-stream"],
+                body: Data([0xFF, 0xFE, 0x00, 0x80]))
         default:
-            return .json(404, ["requestError": ["serviceException": ["messageId": "NOT_FOUND", "text": "no such path"]]])
+            return .json(
+                404, ["requestError": ["serviceException": ["messageId": "NOT_FOUND", "text": "no such path"]]])
         }
     }
 }
@@ -36,7 +39,8 @@ struct PartlyDownTransport: Transport {
 
 /// A run over three flow steps (given out of flow order) with every verdict, secrets and hostile text.
 func certificationRun() async throws -> RunResult {
-    var hygiene = try suite("""
+    var hygiene = try suite(
+        """
         suite: hygiene
         title: Quotes "double" & 'single' <b>not bold</b>
         step: 8-hygiene
@@ -53,7 +57,8 @@ func certificationRun() async throws -> RunResult {
           - name: after the outage
             request: {url: "/binary"}
         """, file: "suites/08-hygiene.yaml")
-    var login = try suite("""
+    var login = try suite(
+        """
         suite: login-jwt
         title: Personalize with a JWT <script>alert(1)</script>
         step: 2-login
@@ -74,7 +79,8 @@ func certificationRun() async throws -> RunResult {
             request: {method: POST, url: "/mobile/1/appinstance/reg-1/depersonalize"}
             expect: {status: 200}
         """, file: "suites/02-login.yaml")
-    var registration = try suite("""
+    var registration = try suite(
+        """
         suite: registration
         title: Registration yields a pushRegId
         step: 1-registration
@@ -107,7 +113,8 @@ func certificationRun() async throws -> RunResult {
 }
 
 func renderCertification() async throws -> String {
-    HTMLReporter(sink: MemorySink(), date: "2025-06-01 09:30:00 UTC", deterministic: true).render(try await certificationRun())
+    HTMLReporter(sink: MemorySink(), date: "2025-06-01 09:30:00 UTC", deterministic: true).render(
+        try await certificationRun())
 }
 
 @Suite struct HTMLReporterTests {
@@ -122,13 +129,17 @@ func renderCertification() async throws -> String {
 
     @Test func matrixFollowsTheFlowOrderAndLinksToExchanges() async throws {
         let page = try await renderCertification()
-        let rows = ["data-suite=\"registration\"", "data-suite=\"login-jwt\"", "data-suite=\"hygiene\""].map { page.range(of: $0)?.lowerBound }
+        let rows = ["data-suite=\"registration\"", "data-suite=\"login-jwt\"", "data-suite=\"hygiene\""].map {
+            page.range(of: $0)?.lowerBound
+        }
         #expect(rows.allSatisfy { $0 != nil })
         #expect(rows.compactMap { $0 } == rows.compactMap { $0 }.sorted())
         #expect(page.contains("<th scope=\"rowgroup\" rowspan=\"1\" class=\"flow-step\">1-registration</th>"))
         #expect(page.contains("<a href=\"#suite-login-jwt-step1\" aria-label=\"1 failed in login-jwt\">1</a>"))
         #expect(page.contains("id=\"suite-login-jwt-step1\""))
-        #expect(page.contains("<code class=\"hash\" title=\"SHA-256 \(String(repeating: "1c", count: 32))\">1c1c1c1c1c1c</code>"))
+        #expect(
+            page.contains(
+                "<code class=\"hash\" title=\"SHA-256 \(String(repeating: "1c", count: 32))\">1c1c1c1c1c1c</code>"))
         #expect(page.contains("COULD NOT RUN</p>"))
         #expect(page.contains("<dt>Application profiles</dt><dd><code>all</code>, <code>jwt</code></dd>"))
         #expect(page.contains("<dt>Decisions not met</dt><dd><code>D10</code></dd>"))
@@ -148,9 +159,13 @@ func renderCertification() async throws -> String {
     @Test func overallVerdictWords() {
         func page(_ verdicts: [Verdict]) -> String {
             let steps = verdicts.enumerated().map { i, v in
-                StepResult(suiteID: "s", flow: "main", index: i, name: "n", file: "f.yaml", mark: .init(line: 1, column: 1), spec: .init(), verdict: v)
+                StepResult(
+                    suiteID: "s", flow: "main", index: i, name: "n", file: "f.yaml", mark: .init(line: 1, column: 1),
+                    spec: .init(), verdict: v)
             }
-            let run = RunResult(suites: [SuiteResult(suite: Suite(id: "s", title: "t", flows: []), steps: steps, duration: 0)], duration: 0, target: "x")
+            let run = RunResult(
+                suites: [SuiteResult(suite: Suite(id: "s", title: "t", flows: []), steps: steps, duration: 0)],
+                duration: 0, target: "x")
             return HTMLReporter(sink: MemorySink(), date: "d", deterministic: true).render(run)
         }
         #expect(page([.pass, .assumptionNotMet]).contains("✔</span> CONFORMS</p>"))

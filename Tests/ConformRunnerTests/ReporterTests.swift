@@ -6,7 +6,8 @@ import Testing
 @Suite struct ReporterTests {
     /// A run with every verdict: pass, assumption not met, fail (must), skipped.
     func mixedRun() async throws -> RunResult {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: mixed
             title: Every verdict & <escaping>
             step: 2-login
@@ -25,13 +26,15 @@ import Testing
               - name: skipped step
                 request: {url: "/reg/x"}
             """, file: "suites/mixed.yaml")
-        var result = await Runner(transport: InProcessTransport(FakeService())).run(RunPlan(suites: [s], targetDescription: "fake service"))
+        var result = await Runner(transport: InProcessTransport(FakeService())).run(
+            RunPlan(suites: [s], targetDescription: "fake service"))
         result.duration = 0
         return result
     }
 
     @Test func junitGolden() async throws {
-        try expectGolden(JUnitReporter(sink: MemorySink(), deterministic: true).render(try await mixedRun()), "mixed.junit.xml")
+        try expectGolden(
+            JUnitReporter(sink: MemorySink(), deterministic: true).render(try await mixedRun()), "mixed.junit.xml")
     }
 
     @Test func jsonGolden() async throws {

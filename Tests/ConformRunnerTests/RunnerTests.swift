@@ -7,12 +7,17 @@ import Testing
 @Suite struct RunnerTests {
     let transport = InProcessTransport(FakeService())
 
-    func run(_ suites: [Suite], transport: (any Transport)? = nil, timeout: Duration = .seconds(5), overrides: [String: String] = [:]) async -> RunResult {
-        await Runner(transport: transport ?? self.transport).run(RunPlan(suites: suites, overrides: overrides, exchangeTimeout: timeout, targetDescription: "fake"))
+    func run(
+        _ suites: [Suite], transport: (any Transport)? = nil, timeout: Duration = .seconds(5),
+        overrides: [String: String] = [:]
+    ) async -> RunResult {
+        await Runner(transport: transport ?? self.transport).run(
+            RunPlan(suites: suites, overrides: overrides, exchangeTimeout: timeout, targetDescription: "fake"))
     }
 
     @Test func capturesFlowIntoLaterSteps() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: chain
             title: captures chain
             steps:
@@ -31,7 +36,8 @@ import Testing
     }
 
     @Test func severitiesGiveVerdictsAndStopTheFlow() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: sev
             title: severities
             steps:
@@ -54,7 +60,8 @@ import Testing
     }
 
     @Test func assumptionsAloneStillConform() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: a
             title: a
             steps:
@@ -66,7 +73,8 @@ import Testing
     }
 
     @Test func shouldFailuresFailTheRun() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: should
             title: should
             steps:
@@ -81,7 +89,8 @@ import Testing
     }
 
     @Test func eventuallyRetriesUntilTheChecksHold() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: ev
             title: eventually
             steps:
@@ -96,7 +105,8 @@ import Testing
     }
 
     @Test func eventuallyGivesUpAtItsTimeout() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: ev2
             title: eventually fails
             steps:
@@ -112,7 +122,8 @@ import Testing
     }
 
     @Test func flowsWaitForNamedEventsAndSeeTheEmittersCaptures() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: ev3
             title: wait
             flows:
@@ -133,7 +144,8 @@ import Testing
     }
 
     @Test func aWaitEndsAsSoonAsNoFlowCanEmitTheEvent() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: ev4
             title: wait fails fast
             flows:
@@ -145,11 +157,15 @@ import Testing
             """)
         let result = await run([s])
         #expect(result.steps[1].verdict == .fail)
-        #expect(result.steps[1].error == "event 'registrationUpdated' from flow 'phone' will not come: flow 'phone' finished without emitting it")
+        #expect(
+            result.steps[1].error
+                == "event 'registrationUpdated' from flow 'phone' will not come: flow 'phone' finished without emitting it"
+        )
     }
 
     @Test func aWaitForAnEventThatComesTooLateTimesOut() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: ev5
             title: wait times out
             flows:
@@ -168,7 +184,8 @@ import Testing
     }
 
     @Test func aHangingImplementationFailsTheStepWithinItsTimeout() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: hang
             title: hang
             steps:
@@ -184,21 +201,26 @@ import Testing
 
     @Test func anUnreachableTargetCannotRun() async throws {
         let s = try suite("suite: u\ntitle: u\nsteps:\n  - name: x\n    request: {url: \"/reg\"}\n")
-        let result = await run([s], transport: FailingTransport(error: TransportError(.connectionRefused, "http://127.0.0.1:1/reg")))
+        let result = await run(
+            [s], transport: FailingTransport(error: TransportError(.connectionRefused, "http://127.0.0.1:1/reg")))
         #expect(result.steps[0].verdict == .error)
         #expect(result.exitCode == 2)
     }
 
     @Test func invalidJSONFailsTheStepAndTheRunGoesOn() async throws {
-        let bad = try suite("suite: g\ntitle: g\nsteps:\n  - name: x\n    request: {url: \"/garbage\"}\n    expect: {json: {a: 1}}\n")
-        let good = try suite("suite: h\ntitle: h\nsteps:\n  - name: y\n    request: {method: POST, url: \"/reg\"}\n    expect: {status: 200}\n")
+        let bad = try suite(
+            "suite: g\ntitle: g\nsteps:\n  - name: x\n    request: {url: \"/garbage\"}\n    expect: {json: {a: 1}}\n")
+        let good = try suite(
+            "suite: h\ntitle: h\nsteps:\n  - name: y\n    request: {method: POST, url: \"/reg\"}\n    expect: {status: 200}\n"
+        )
         let result = await run([bad, good])
         #expect(result.suites.map(\.verdict) == [.fail, .pass])
         #expect(result.steps[0].failures[0].mismatches[0].note?.hasPrefix("invalid JSON") == true)
     }
 
     @Test func overridesWinOverDefaults() async throws {
-        let s = try suite("""
+        let s = try suite(
+            """
             suite: vars
             title: vars
             vars: {path: "/nope"}

@@ -26,9 +26,11 @@ final class FakeService: HTTPHandler {
             }
             return .json(n >= 3 ? 200 : 503, ["attempt": .int(n)])
         case (_, "/garbage"):
-            return HTTPResponse(status: 200, headerFields: ["Content-Type": "application/json"], body: Data("{not json".utf8))
+            return HTTPResponse(
+                status: 200, headerFields: ["Content-Type": "application/json"], body: Data("{not json".utf8))
         default:
-            return .json(404, ["requestError": ["serviceException": ["messageId": "NOT_FOUND", "text": "no such path"]]])
+            return .json(
+                404, ["requestError": ["serviceException": ["messageId": "NOT_FOUND", "text": "no such path"]]])
         }
     }
 }
@@ -53,13 +55,15 @@ func suite(_ yaml: String, file: String = "test.yaml") throws -> Suite {
 
 /// Compares `text` with the golden file `name` beside this file; `CONFORM_RECORD_GOLDENS=1` rewrites it.
 func expectGolden(_ text: String, _ name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens").appendingPathComponent(name)
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens")
+        .appendingPathComponent(name)
     if ProcessInfo.processInfo.environment["CONFORM_RECORD_GOLDENS"] == "1" {
         try Data(text.utf8).write(to: url)
         return
     }
     guard let golden = FileManager.default.contents(atPath: url.path) else {
-        Issue.record("missing golden \(name); run with CONFORM_RECORD_GOLDENS=1 to create it", sourceLocation: sourceLocation)
+        Issue.record(
+            "missing golden \(name); run with CONFORM_RECORD_GOLDENS=1 to create it", sourceLocation: sourceLocation)
         return
     }
     #expect(text == String(decoding: golden, as: UTF8.self), sourceLocation: sourceLocation)

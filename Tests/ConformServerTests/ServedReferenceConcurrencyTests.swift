@@ -10,10 +10,12 @@ import Testing
     static let app = "App conform-app-code"
 
     func register(_ transport: CurlTransport, _ base: String) async throws -> String {
-        let body = Data(#"{"pushServiceToken":"t-\#(UUID().uuidString)","pushServiceType":"Firebase","os":"Android"}"#.utf8)
-        let response = try await transport.send(HTTPRequest(
-            method: .post, url: "\(base)/mobile/1/appinstance?ri=true",
-            headerFields: ["Authorization": Self.app, "Content-Type": "application/json"], body: body))
+        let body = Data(
+            #"{"pushServiceToken":"t-\#(UUID().uuidString)","pushServiceType":"Firebase","os":"Android"}"#.utf8)
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .post, url: "\(base)/mobile/1/appinstance?ri=true",
+                headerFields: ["Authorization": Self.app, "Content-Type": "application/json"], body: body))
         let json = try JSONValue.parse(response.body)
         return try #require(json["pushRegId"]?.stringValue)
     }
@@ -36,7 +38,9 @@ import Testing
                     var rng = SystemRandomNumberGenerator()
                     for round in 0..<25 {
                         let device = devicesList[(worker + round * 7) % devicesList.count]
-                        let headers: HTTPFields = ["Authorization": Self.app, "pushregistrationid": device, "Content-Type": "application/json"]
+                        let headers: HTTPFields = [
+                            "Authorization": Self.app, "pushregistrationid": device, "Content-Type": "application/json",
+                        ]
                         let request: HTTPRequest
                         switch Int.random(in: 0..<4, using: &rng) {
                         case 0, 1:
@@ -45,14 +49,20 @@ import Testing
                             let primary = Bool.random(using: &rng)
                             request = HTTPRequest(
                                 method: .post,
-                                url: "\(base)/mobile/1/appinstance/\(device)/personalize?forceDepersonalize=\(force)&keepAsLead=false&setDeviceAsPrimary=\(primary)",
-                                headerFields: headers, body: Data(#"{"userIdentity":{"externalUserId":"\#(user)"}}"#.utf8))
+                                url:
+                                    "\(base)/mobile/1/appinstance/\(device)/personalize?forceDepersonalize=\(force)&keepAsLead=false&setDeviceAsPrimary=\(primary)",
+                                headerFields: headers,
+                                body: Data(#"{"userIdentity":{"externalUserId":"\#(user)"}}"#.utf8))
                         case 2:
-                            request = HTTPRequest(method: .post, url: "\(base)/mobile/1/appinstance/\(device)/depersonalize", headerFields: headers)
+                            request = HTTPRequest(
+                                method: .post, url: "\(base)/mobile/1/appinstance/\(device)/depersonalize",
+                                headerFields: headers)
                         default:
                             var patch = headers
                             patch["X-HTTP-Method-Override"] = "PATCH"
-                            request = HTTPRequest(method: .post, url: "\(base)/mobile/1/appinstance/\(device)", headerFields: patch, body: Data(#"{"isPrimary":true}"#.utf8))
+                            request = HTTPRequest(
+                                method: .post, url: "\(base)/mobile/1/appinstance/\(device)", headerFields: patch,
+                                body: Data(#"{"isPrimary":true}"#.utf8))
                         }
                         seen.append(try await transport.send(request).status.code)
                     }

@@ -11,12 +11,17 @@ import Testing
     /// Echoes the request body and a per-request header back.
     struct Echo: HTTPHandler {
         func handle(_ request: HTTPRequest) -> HTTPResponse {
-            HTTPResponse(status: 201, headerFields: ["Content-Type": "application/octet-stream", "X-Echo": request.headerFields["X-Id"] ?? ""], body: request.body)
+            HTTPResponse(
+                status: 201,
+                headerFields: [
+                    "Content-Type": "application/octet-stream", "X-Echo": request.headerFields["X-Id"] ?? "",
+                ], body: request.body)
         }
     }
 
     func temporaryDirectory() -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conform-proxy-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conform-proxy-\(UUID().uuidString)")
+            .path
         return dir
     }
 
@@ -27,7 +32,8 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let writer = try RecordingWriter(directory: dir, redaction: .disabled)
-        let proxy = RecordingProxy(upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(20)), writer: writer)
+        let proxy = RecordingProxy(
+            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(20)), writer: writer)
         var limits = HTTPServerLimits.default
         limits.threads = 32
         let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, limits: limits)
@@ -43,8 +49,12 @@ import Testing
                     for i in 0..<perConnection {
                         let id = "\(worker)-\(i)"
                         // Binary bytes, including invalid UTF-8, of a size that differs per request.
-                        let body = Data((0..<(100 + worker * 37 + i)).map { UInt8(truncatingIfNeeded: $0 * 7 + worker) })
-                        let response = try await client.send(HTTPRequest(method: .post, url: "\(base)/mobile/1/echo?id=\(id)", headerFields: ["X-Id": id], body: body))
+                        let body = Data(
+                            (0..<(100 + worker * 37 + i)).map { UInt8(truncatingIfNeeded: $0 * 7 + worker) })
+                        let response = try await client.send(
+                            HTTPRequest(
+                                method: .post, url: "\(base)/mobile/1/echo?id=\(id)", headerFields: ["X-Id": id],
+                                body: body))
                         #expect(response.status == 201)
                         #expect(response.body == body)
                         #expect(response.headerFields["X-Echo"] == id)
@@ -76,7 +86,8 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let writer = try RecordingWriter(directory: dir, redaction: .disabled)
-        let proxy = RecordingProxy(upstreams: ["*": "http://127.0.0.1:1"], transport: CurlTransport(timeout: .seconds(5)), writer: writer)
+        let proxy = RecordingProxy(
+            upstreams: ["*": "http://127.0.0.1:1"], transport: CurlTransport(timeout: .seconds(5)), writer: writer)
         let response = await proxy.forward(HTTPRequest(method: .get, url: "/people/2/persons"))
         #expect(response.status == 502)
         #expect(String(decoding: response.body, as: UTF8.self).contains("BAD_GATEWAY"))
@@ -87,7 +98,9 @@ import Testing
 
     @Test func routesMobileAndBackendPathsToTheirUpstreams() {
         let writer = try? RecordingWriter(directory: temporaryDirectory(), redaction: .disabled)
-        let proxy = RecordingProxy(upstreams: ["mobile": "http://m", "backend": "http://b"], transport: InProcessTransport(Echo()), writer: writer!)
+        let proxy = RecordingProxy(
+            upstreams: ["mobile": "http://m", "backend": "http://b"], transport: InProcessTransport(Echo()),
+            writer: writer!)
         #expect(proxy.upstreamName(for: "/mobile/1/appinstance") == "mobile")
         #expect(proxy.upstreamName(for: "/push/2/message/single") == "backend")
     }
@@ -96,16 +109,35 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let writer = try RecordingWriter(directory: dir)
-        let proxy = RecordingProxy(upstreams: ["*": "http://reference"], transport: InProcessTransport(ReferenceImplementation()), writer: writer)
-        let register = await proxy.forward(HTTPRequest(method: .post, url: "/mobile/1/appinstance?ri=true", headerFields: ["Authorization": "App conform-app-code", "Content-Type": "application/json"], body: Data(#"{"pushServiceToken":"secret-fcm-token-123","pushServiceType":"Firebase"}"#.utf8)))
+        let proxy = RecordingProxy(
+            upstreams: ["*": "http://reference"], transport: InProcessTransport(ReferenceImplementation()),
+            writer: writer)
+        let register = await proxy.forward(
+            HTTPRequest(
+                method: .post, url: "/mobile/1/appinstance?ri=true",
+                headerFields: ["Authorization": "App conform-app-code", "Content-Type": "application/json"],
+                body: Data(#"{"pushServiceToken":"secret-fcm-token-123","pushServiceType":"Firebase"}"#.utf8)))
         let id = try #require(JSONValue.parse(register.body)["pushRegId"]?.stringValue)
-        _ = await proxy.forward(HTTPRequest(method: .post, url: "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false", headerFields: ["Authorization": "App conform-app-code", "pushregistrationid": id, "Content-Type": "application/json"], body: Data(#"{"userIdentity":{"externalUserId":"u1","emails":[{"address":"ana@example.com"}]}}"#.utf8)))
-        _ = await proxy.forward(HTTPRequest(method: .get, url: "/mobile/1/appinstance/\(id)/user?ri=true", headerFields: ["Authorization": "App conform-app-code", "pushregistrationid": id]))
+        _ = await proxy.forward(
+            HTTPRequest(
+                method: .post,
+                url:
+                    "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
+                headerFields: [
+                    "Authorization": "App conform-app-code", "pushregistrationid": id,
+                    "Content-Type": "application/json",
+                ],
+                body: Data(#"{"userIdentity":{"externalUserId":"u1","emails":[{"address":"ana@example.com"}]}}"#.utf8)))
+        _ = await proxy.forward(
+            HTTPRequest(
+                method: .get, url: "/mobile/1/appinstance/\(id)/user?ri=true",
+                headerFields: ["Authorization": "App conform-app-code", "pushregistrationid": id]))
         writer.close()
         let text = try String(contentsOfFile: dir + "/exchanges.jsonl", encoding: .utf8)
         #expect(!text.contains("ana@example.com"))
         #expect(!text.contains("secret-fcm-token-123"))
-        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation())).replay(recording: dir)
+        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation())).replay(
+            recording: dir)
         #expect(summary.total == 3)
         #expect(summary.allPassed, "\(summary.mismatches)")
     }

@@ -1,5 +1,7 @@
 /// An HTTP method; an open set, so a struct with static members rather than an enum.
-public struct HTTPMethod: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
     public var rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
@@ -21,7 +23,9 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, Codable, Express
 }
 
 /// An HTTP status code with its class (`2xx`, `4xx`, …).
-public struct HTTPStatus: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+public struct HTTPStatus: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByIntegerLiteral,
+    CustomStringConvertible
+{
     public var rawValue: Int
 
     public init(rawValue: Int) { self.rawValue = rawValue }

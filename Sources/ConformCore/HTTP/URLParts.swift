@@ -14,7 +14,9 @@ public struct URLParts: Sendable, Hashable {
             let after = utf8[colon...]
             if after.starts(with: "://".utf8) {
                 let authorityStart = utf8.index(colon, offsetBy: 3)
-                originEnd = utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? utf8.endIndex
+                originEnd =
+                    utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
+                    ?? utf8.endIndex
             }
         }
         origin = String(Substring(utf8[utf8.startIndex..<originEnd]))

@@ -157,7 +157,9 @@ private struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 let slice = bytes[start..<index]
                 index += 1
-                guard let text = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+                guard let text = String(validating: slice, as: UTF8.self) else {
+                    throw error("invalid UTF-8 in a string")
+                }
                 return text
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
@@ -168,7 +170,9 @@ private struct JSONParser {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                guard let text = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
+                guard let text = String(validating: out, as: UTF8.self) else {
+                    throw error("invalid UTF-8 in a string")
+                }
                 return text
             }
             if byte < 0x20 { throw error("unescaped control character in a string") }
@@ -248,7 +252,9 @@ private struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             let digits = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             if digits == index { throw error("invalid number: no digits in the exponent") }

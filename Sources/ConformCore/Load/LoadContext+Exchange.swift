@@ -13,7 +13,10 @@ extension LoadContext {
         guard let pairs = mapping(node, "request") else { return nil }
         checkKeys(pairs, allowed: Self.requestKeys, in: "request")
         let method = value(pairs, "method").flatMap { template($0, "method") } ?? Template(literal: "GET")
-        guard let url = required(pairs, "url", in: node, help: "add 'url: \"{{ mobile }}/mobile/1/appinstance\"'").flatMap({ template($0, "url") }) else { return nil }
+        guard
+            let url = required(pairs, "url", in: node, help: "add 'url: \"{{ mobile }}/mobile/1/appinstance\"'")
+                .flatMap({ template($0, "url") })
+        else { return nil }
         var spec = RequestSpec(method: .string(method), url: .string(url), mark: node.mark)
         if let q = value(pairs, "query") { spec.query = namedMatchers(q, "query") }
         if let h = value(pairs, "headers") { spec.headers = namedMatchers(h, "headers") }
@@ -29,8 +32,12 @@ extension LoadContext {
         if let h = value(pairs, "headers") { spec.headers = namedMatchers(h, "headers") }
         spec.body = body(pairs, in: node)
         if let s = value(pairs, "strict") {
-            if case .bool(let b)? = s.resolvedScalar { spec.strictJSON = b } else {
-                error(s, "strict must be true or false, found \(describe(s))", help: "write 'strict: true' to refuse members the suite does not list")
+            if case .bool(let b)? = s.resolvedScalar {
+                spec.strictJSON = b
+            } else {
+                error(
+                    s, "strict must be true or false, found \(describe(s))",
+                    help: "write 'strict: true' to refuse members the suite does not list")
             }
         }
         return spec
@@ -40,7 +47,9 @@ extension LoadContext {
         let json = value(pairs, "json")
         let raw = value(pairs, "body")
         if json != nil, let raw {
-            error(raw, "'json' and 'body' cannot both be given", help: "use 'json' for a JSON body or 'body' for raw text")
+            error(
+                raw, "'json' and 'body' cannot both be given", help: "use 'json' for a JSON body or 'body' for raw text"
+            )
             return nil
         }
         if let json { return .json(matcher(json)) }
@@ -62,8 +71,12 @@ extension LoadContext {
         switch node.kind {
         case .scalar(let text, _):
             if case .int(let code)? = node.resolvedScalar, (100...599).contains(code) { return .literal(.int(code)) }
-            if text.count == 3, text.hasSuffix("xx"), let c = Int(String(text.first!)), (1...5).contains(c) { return .statusClass(c) }
-            error(node, "'\(text)' is not a status", help: "write a code (200), a class ('4xx'), a list ([200, 204]) or a matcher ({$gte: 400})")
+            if text.count == 3, text.hasSuffix("xx"), let c = Int(String(text.first!)), (1...5).contains(c) {
+                return .statusClass(c)
+            }
+            error(
+                node, "'\(text)' is not a status",
+                help: "write a code (200), a class ('4xx'), a list ([200, 204]) or a matcher ({$gte: 400})")
             return .any
         case .sequence(let items): return .oneOf(items.map { status($0) })
         case .mapping: return matcher(node)
@@ -76,7 +89,9 @@ extension LoadContext {
         case .scalar(let text, let style):
             if style == .plain, text == "$any" { return .any }
             if style == .plain, text == "$absent" { return .absent }
-            if scalarsAsText, node.resolvedScalar != .null { return parseTemplate(text, at: node.mark).map { .literal(.string($0)) } ?? .any }
+            if scalarsAsText, node.resolvedScalar != .null {
+                return parseTemplate(text, at: node.mark).map { .literal(.string($0)) } ?? .any
+            }
             return .literal(templateValue(node))
         case .sequence(let items):
             return .array(items.map { matcher($0, scalarsAsText: scalarsAsText) })
@@ -84,13 +99,18 @@ extension LoadContext {
             let keys = pairs.compactMap(\.key.scalarString)
             let operatorKeys = keys.filter { $0.hasPrefix("$") }
             if operatorKeys.isEmpty {
-                return .object(pairs.compactMap { pair in
-                    guard let key = pair.key.scalarString else { return nil }
-                    return MatchField(key: key, matcher: matcher(pair.value))
-                }, strict: false)
+                return .object(
+                    pairs.compactMap { pair in
+                        guard let key = pair.key.scalarString else { return nil }
+                        return MatchField(key: key, matcher: matcher(pair.value))
+                    }, strict: false)
             }
             if operatorKeys.count != keys.count {
-                error(node, "a matcher mixes operators (\(operatorKeys.joined(separator: ", "))) with plain keys", help: "use either '$' operators or object members in one mapping; wrap members in '$strict' or nest them")
+                error(
+                    node, "a matcher mixes operators (\(operatorKeys.joined(separator: ", "))) with plain keys",
+                    help:
+                        "use either '$' operators or object members in one mapping; wrap members in '$strict' or nest them"
+                )
             }
             let ops = pairs.compactMap { pair -> MatchSpec? in
                 guard let key = pair.key.scalarString, key.hasPrefix("$") else { return nil }
@@ -106,13 +126,18 @@ extension LoadContext {
         case "$regex":
             guard let t = template(node, "$regex") else { return nil }
             if t.isLiteral, (try? RegexCache.regex(t.source)) == nil {
-                error(node, "invalid regular expression '\(t.source)'", help: "check the pattern (ICU syntax); escape '\\' as '\\\\' inside double quotes")
+                error(
+                    node, "invalid regular expression '\(t.source)'",
+                    help: "check the pattern (ICU syntax); escape '\\' as '\\\\' inside double quotes")
             }
             return .regex(t)
         case "$type":
             guard let name = string(node, "$type") else { return nil }
             if !Self.typeNames.contains(name) {
-                error(node, "unknown type '\(name)'", help: closestMatch(to: name, in: Self.typeNames).map { "did you mean '\($0)'?" } ?? "use one of: \(Self.typeNames.joined(separator: ", "))")
+                error(
+                    node, "unknown type '\(name)'",
+                    help: closestMatch(to: name, in: Self.typeNames).map { "did you mean '\($0)'?" }
+                        ?? "use one of: \(Self.typeNames.joined(separator: ", "))")
             }
             return .type(name)
         case "$any", "$absent":
@@ -123,7 +148,11 @@ extension LoadContext {
             return key == "$any" ? .any : .absent
         case "$oneOf", "$contains", "$anyOrder":
             let items: [YAMLNode]
-            if case .sequence(let list) = node.kind { items = list } else if key == "$contains" { items = [node] } else {
+            if case .sequence(let list) = node.kind {
+                items = list
+            } else if key == "$contains" {
+                items = [node]
+            } else {
                 error(node, "\(key) takes a list, found \(describe(node))", help: "write '{\(key): [a, b]}'")
                 return nil
             }
@@ -150,13 +179,18 @@ extension LoadContext {
         case "$not": return .not(matcher(node))
         case "$strict":
             guard case .object(let fields, _) = matcher(node) else {
-                error(node, "$strict takes a mapping of members, found \(describe(node))", help: "write '{$strict: {a: 1}}'")
+                error(
+                    node, "$strict takes a mapping of members, found \(describe(node))",
+                    help: "write '{$strict: {a: 1}}'")
                 return nil
             }
             return .object(fields, strict: true)
         default:
             let suggestion = closestMatch(to: key, in: Self.operators)
-            error(keyNode, "unknown matcher '\(key)'", help: suggestion.map { "did you mean '\($0)'?" } ?? "matchers: \(Self.operators.joined(separator: ", "))")
+            error(
+                keyNode, "unknown matcher '\(key)'",
+                help: suggestion.map { "did you mean '\($0)'?" }
+                    ?? "matchers: \(Self.operators.joined(separator: ", "))")
             return nil
         }
     }
@@ -174,10 +208,11 @@ extension LoadContext {
             }
         case .sequence(let items): return .array(items.map { templateValue($0) })
         case .mapping(let pairs):
-            return .object(pairs.compactMap { pair in
-                guard let key = pair.key.scalarString else { return nil }
-                return TemplateField(key: key, value: templateValue(pair.value))
-            })
+            return .object(
+                pairs.compactMap { pair in
+                    guard let key = pair.key.scalarString else { return nil }
+                    return TemplateField(key: key, value: templateValue(pair.value))
+                })
         }
     }
 }

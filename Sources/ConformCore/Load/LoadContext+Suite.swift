@@ -1,26 +1,37 @@
 import ConformYAML
 
 extension LoadContext {
-    static let suiteKeys = ["suite", "title", "description", "step", "spec", "profile", "tags", "vars", "steps", "flows"]
-    static let stepKeys = ["name", "spec", "severity", "request", "expect", "should", "assume", "capture", "emits", "eventually", "wait"]
+    static let suiteKeys = [
+        "suite", "title", "description", "step", "spec", "profile", "tags", "vars", "steps", "flows",
+    ]
+    static let stepKeys = [
+        "name", "spec", "severity", "request", "expect", "should", "assume", "capture", "emits", "eventually", "wait",
+    ]
     static let profiles = ["all", "jwt", "restricted"]
 
     mutating func suite(_ root: YAMLNode) -> Suite? {
         guard let pairs = mapping(root, "a suite") else { return nil }
         checkKeys(pairs, allowed: Self.suiteKeys, in: "a suite")
-        let id = required(pairs, "suite", in: root, help: "start the file with 'suite: <id>', e.g. 'suite: login-personalize'").flatMap { string($0, "suite") }
-        let title = required(pairs, "title", in: root, help: "add 'title: <one line saying what the suite certifies>'").flatMap { string($0, "title") }
+        let id = required(
+            pairs, "suite", in: root, help: "start the file with 'suite: <id>', e.g. 'suite: login-personalize'"
+        ).flatMap { string($0, "suite") }
+        let title = required(pairs, "title", in: root, help: "add 'title: <one line saying what the suite certifies>'")
+            .flatMap { string($0, "title") }
         let step = value(pairs, "step").flatMap { string($0, "step") } ?? ""
         let spec = value(pairs, "spec").flatMap { specReference($0) } ?? SpecReference()
         var profile = "all"
         if let node = value(pairs, "profile"), let p = string(node, "profile") {
-            if Self.profiles.contains(p) { profile = p } else {
+            if Self.profiles.contains(p) {
+                profile = p
+            } else {
                 error(node, "unknown profile '\(p)'", help: "use one of: \(Self.profiles.joined(separator: ", "))")
             }
         }
         var tags: [String] = []
         if let node = value(pairs, "tags") {
-            if case .sequence(let items) = node.kind { tags = items.compactMap { string($0, "a tag") } } else {
+            if case .sequence(let items) = node.kind {
+                tags = items.compactMap { string($0, "a tag") }
+            } else {
                 error(node, "tags must be a list, found \(describe(node))", help: "write 'tags: [smoke, login]'")
             }
         }
@@ -29,7 +40,9 @@ extension LoadContext {
             for pair in vars {
                 guard let name = pair.key.scalarString else { continue }
                 if !isIdentifier(name) {
-                    error(pair.key, "invalid variable name '\(name)'", help: "use letters, digits and '_', starting with a letter")
+                    error(
+                        pair.key, "invalid variable name '\(name)'",
+                        help: "use letters, digits and '_', starting with a letter")
                 }
                 let v = templateValue(pair.value)
                 declare(name)
@@ -40,7 +53,9 @@ extension LoadContext {
         let stepsNode = value(pairs, "steps")
         let flowsNode = value(pairs, "flows")
         if let stepsNode, flowsNode != nil {
-            error(stepsNode, "a suite has either 'steps' (one flow) or 'flows', not both", help: "move these steps into a flow under 'flows:'")
+            error(
+                stepsNode, "a suite has either 'steps' (one flow) or 'flows', not both",
+                help: "move these steps into a flow under 'flows:'")
         } else if let stepsNode {
             flows = [flow(name: "main", stepsNode)]
         } else if let flowsNode, let flowPairs = mapping(flowsNode, "flows") {
@@ -51,10 +66,14 @@ extension LoadContext {
             }
             if flowPairs.isEmpty { error(flowsNode, "'flows' is empty", help: "add at least one flow with steps") }
         } else if stepsNode == nil, flowsNode == nil {
-            error(root, "the suite has no steps", help: "add 'steps:' with at least one exchange, or 'flows:' with named lists of steps")
+            error(
+                root, "the suite has no steps",
+                help: "add 'steps:' with at least one exchange, or 'flows:' with named lists of steps")
         }
         guard let id, let title else { return nil }
-        return Suite(id: id, title: title, step: step, spec: spec, profile: profile, tags: tags, variables: variables, flows: flows, file: file)
+        return Suite(
+            id: id, title: title, step: step, spec: spec, profile: profile, tags: tags, variables: variables,
+            flows: flows, file: file)
     }
 
     func value(_ pairs: [YAMLNode.Pair], _ key: String) -> YAMLNode? {
@@ -77,7 +96,11 @@ extension LoadContext {
             if case .sequence(let items) = d.kind {
                 for item in items {
                     guard let id = string(item, "a decision id") else { continue }
-                    if !isDecisionID(id) { error(item, "'\(id)' is not a decision id", help: "decision ids look like D1 … D15 (see decisions.md)") }
+                    if !isDecisionID(id) {
+                        error(
+                            item, "'\(id)' is not a decision id",
+                            help: "decision ids look like D1 … D15 (see decisions.md)")
+                    }
                     ref.decisions.append(id)
                 }
             } else {
@@ -89,7 +112,9 @@ extension LoadContext {
 
     mutating func flow(name: String, _ node: YAMLNode) -> Flow {
         guard case .sequence(let items) = node.kind else {
-            error(node, "the steps of flow '\(name)' must be a list, found \(describe(node))", help: "write each step as a list item starting with '- name: …'")
+            error(
+                node, "the steps of flow '\(name)' must be a list, found \(describe(node))",
+                help: "write each step as a list item starting with '- name: …'")
             return Flow(name: name, steps: [])
         }
         if items.isEmpty { error(node, "flow '\(name)' has no steps", help: "add at least one step") }
@@ -104,7 +129,9 @@ extension LoadContext {
         if let waitNode = value(pairs, "wait") {
             for key in ["request", "expect", "should", "assume", "capture", "emits", "eventually"] {
                 if let other = pairs.first(where: { $0.key.scalarString == key }) {
-                    error(other.key, "a wait step cannot have '\(key)'", help: "put the exchange in its own step after the wait")
+                    error(
+                        other.key, "a wait step cannot have '\(key)'",
+                        help: "put the exchange in its own step after the wait")
                 }
             }
             guard let wait = waitSpec(waitNode) else { return nil }
@@ -115,7 +142,9 @@ extension LoadContext {
             return nil
         }
         guard let requestNode = value(pairs, "request") else {
-            error(node, "step '\(name)' has no 'request'", help: "add 'request:' with method and url, or make it a 'wait:' step")
+            error(
+                node, "step '\(name)' has no 'request'",
+                help: "add 'request:' with method and url, or make it a 'wait:' step")
             return nil
         }
         let request = requestSpec(requestNode)
@@ -124,17 +153,30 @@ extension LoadContext {
             switch text {
             case "must": severity = .must
             case "should": severity = .should
-            default: error(s, "severity must be 'must' or 'should', found '\(text)'", help: "for checks resting on a decision, put them under 'assume: {D<n>: …}'")
+            default:
+                error(
+                    s, "severity must be 'must' or 'should', found '\(text)'",
+                    help: "for checks resting on a decision, put them under 'assume: {D<n>: …}'")
             }
         }
         var checks: [CheckGroup] = []
-        if let e = value(pairs, "expect"), let r = responseSpec(e, "expect") { checks.append(CheckGroup(severity: severity, expectation: r)) }
-        if let e = value(pairs, "should"), let r = responseSpec(e, "should") { checks.append(CheckGroup(severity: .should, expectation: r)) }
+        if let e = value(pairs, "expect"), let r = responseSpec(e, "expect") {
+            checks.append(CheckGroup(severity: severity, expectation: r))
+        }
+        if let e = value(pairs, "should"), let r = responseSpec(e, "should") {
+            checks.append(CheckGroup(severity: .should, expectation: r))
+        }
         if let a = value(pairs, "assume"), let groups = mapping(a, "assume") {
             for pair in groups {
                 guard let id = pair.key.scalarString else { continue }
-                if !isDecisionID(id) { error(pair.key, "'\(id)' is not a decision id", help: "key each assumption by the decision it rests on, e.g. 'D1:'") }
-                if let r = responseSpec(pair.value, "assume.\(id)") { checks.append(CheckGroup(severity: .assumed, decision: id, expectation: r)) }
+                if !isDecisionID(id) {
+                    error(
+                        pair.key, "'\(id)' is not a decision id",
+                        help: "key each assumption by the decision it rests on, e.g. 'D1:'")
+                }
+                if let r = responseSpec(pair.value, "assume.\(id)") {
+                    checks.append(CheckGroup(severity: .assumed, decision: id, expectation: r))
+                }
             }
         }
         let captures = value(pairs, "capture").map { captureList($0) } ?? []
@@ -142,7 +184,8 @@ extension LoadContext {
         var eventually: Eventually?
         if let e = value(pairs, "eventually") { eventually = eventuallySpec(e) }
         guard let request else { return nil }
-        let exchange = Exchange(request: request, checks: checks, captures: captures, emits: emits, eventually: eventually)
+        let exchange = Exchange(
+            request: request, checks: checks, captures: captures, emits: emits, eventually: eventually)
         return Step(name: name, action: .exchange(exchange), spec: spec, mark: node.mark)
     }
 
@@ -150,7 +193,10 @@ extension LoadContext {
         if case .scalar = node.kind { return string(node, "wait").map { WaitSpec(event: $0) } }
         guard let pairs = mapping(node, "wait") else { return nil }
         checkKeys(pairs, allowed: ["event", "flow", "timeout"], in: "wait")
-        guard let event = required(pairs, "event", in: node, help: "name the event, e.g. 'event: registrationUpdated'").flatMap({ string($0, "event") }) else { return nil }
+        guard
+            let event = required(pairs, "event", in: node, help: "name the event, e.g. 'event: registrationUpdated'")
+                .flatMap({ string($0, "event") })
+        else { return nil }
         var spec = WaitSpec(event: event)
         spec.flow = value(pairs, "flow").flatMap { string($0, "flow") }
         if let t = value(pairs, "timeout"), let d = duration(t, "timeout") { spec.timeout = d }
@@ -172,11 +218,17 @@ extension LoadContext {
         var out: [Capture] = []
         for pair in pairs {
             guard let name = pair.key.scalarString else { continue }
-            if !isIdentifier(name) { error(pair.key, "invalid capture name '\(name)'", help: "use letters, digits and '_', starting with a letter") }
+            if !isIdentifier(name) {
+                error(
+                    pair.key, "invalid capture name '\(name)'",
+                    help: "use letters, digits and '_', starting with a letter")
+            }
             declare(name)
             if case .scalar(let text, _) = pair.value.kind {
                 guard let path = JSONPath(parsing: text), text.hasPrefix("$") else {
-                    error(pair.value, "'\(text)' is not a JSON path", help: "write a path such as '$.pushRegId' or '$.instances[0].pushRegId', or '{header: Name}'")
+                    error(
+                        pair.value, "'\(text)' is not a JSON path",
+                        help: "write a path such as '$.pushRegId' or '$.instances[0].pushRegId', or '{header: Name}'")
                     continue
                 }
                 out.append(Capture(name: name, source: .json(path), mark: pair.key.mark))
@@ -185,7 +237,9 @@ extension LoadContext {
             guard let spec = mapping(pair.value, "capture '\(name)'") else { continue }
             checkKeys(spec, allowed: ["json", "header", "status"], in: "capture '\(name)'")
             if let j = value(spec, "json"), let text = string(j, "json") {
-                if let path = JSONPath(parsing: text) { out.append(Capture(name: name, source: .json(path), mark: pair.key.mark)) } else {
+                if let path = JSONPath(parsing: text) {
+                    out.append(Capture(name: name, source: .json(path), mark: pair.key.mark))
+                } else {
                     error(j, "'\(text)' is not a JSON path", help: "write a path such as '$.pushRegId'")
                 }
             } else if let h = value(spec, "header"), let text = string(h, "header") {
@@ -193,7 +247,9 @@ extension LoadContext {
             } else if value(spec, "status") != nil {
                 out.append(Capture(name: name, source: .status, mark: pair.key.mark))
             } else {
-                error(pair.value, "capture '\(name)' says nothing to capture", help: "write '{json: $.path}', '{header: Name}' or '{status: true}'")
+                error(
+                    pair.value, "capture '\(name)' says nothing to capture",
+                    help: "write '{json: $.path}', '{header: Name}' or '{status: true}'")
             }
         }
         return out

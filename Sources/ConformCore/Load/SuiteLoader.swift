@@ -16,7 +16,9 @@ public struct SuiteLoader: Sendable {
     public func load(path: String) throws(YAMLParseFailure) -> Suite {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw YAMLParseFailure([
-                YAMLDiagnostic(file: path, mark: SourceMark(line: 1, column: 1), message: "cannot read the file", help: "check that the path exists and is readable")
+                YAMLDiagnostic(
+                    file: path, mark: SourceMark(line: 1, column: 1), message: "cannot read the file",
+                    help: "check that the path exists and is readable")
             ])
         }
         return try load(bytes: [UInt8](data), file: path)
@@ -26,7 +28,9 @@ public struct SuiteLoader: Sendable {
     public func load(bytes: [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
         guard let root = try YAML.parse(bytes, file: file, limits: limits) else {
             throw YAMLParseFailure([
-                YAMLDiagnostic(file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty", help: "a suite starts with 'suite: <id>' and 'title: <text>'")
+                YAMLDiagnostic(
+                    file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty",
+                    help: "a suite starts with 'suite: <id>' and 'title: <text>'")
             ])
         }
         var context = LoadContext(file: file, predefined: predefinedNames)
@@ -77,7 +81,9 @@ struct LoadContext {
             }
             if !allowed.contains(key) {
                 let suggestion = closestMatch(to: key, in: allowed)
-                let help = suggestion.map { "did you mean '\($0)'?" } ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
+                let help =
+                    suggestion.map { "did you mean '\($0)'?" }
+                    ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
                 error(pair.key, "unknown key '\(key)' in \(what)", help: help)
             }
         }
@@ -118,7 +124,9 @@ struct LoadContext {
             }
         default: break
         }
-        error(node, "\(what) must be a duration such as 5s, 200ms or 1m, found \(describe(node))", help: "write e.g. '\(what): 5s'")
+        error(
+            node, "\(what) must be a duration such as 5s, 200ms or 1m, found \(describe(node))",
+            help: "write e.g. '\(what): 5s'")
         return nil
     }
 
@@ -130,7 +138,11 @@ struct LoadContext {
         let known = declared.union(predefined).union(TemplateScope.builtinFunctions.keys).union(["jwt"])
         for (name, mark) in references where !known.contains(name) {
             let suggestion = closestMatch(to: name, in: Array(known)).map { "did you mean '\($0)'? " } ?? ""
-            error(at: mark, "'\(name)' is not defined", help: "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step")
+            error(
+                at: mark, "'\(name)' is not defined",
+                help:
+                    "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step"
+            )
         }
     }
 }

@@ -15,7 +15,9 @@ extension MatchSpec {
         mismatches(actual, in: scope).isEmpty
     }
 
-    private func collect(_ actual: JSONValue?, path: String, scope: TemplateScope, strict: Bool, into out: inout [Mismatch]) {
+    private func collect(
+        _ actual: JSONValue?, path: String, scope: TemplateScope, strict: Bool, into out: inout [Mismatch]
+    ) {
         func fail(_ expected: String, _ note: String? = nil) {
             out.append(Mismatch(path: path, expected: expected, actual: actual.map(show) ?? "(absent)", note: note))
         }
@@ -44,28 +46,38 @@ extension MatchSpec {
         case .object(let fields, let strictHere):
             guard case .object(let object) = actual else { return fail("an object", "got \(actual.typeName)") }
             for field in fields {
-                field.matcher.collect(object[field.key], path: MatchSpec.join(path, key: field.key), scope: scope, strict: strict, into: &out)
+                field.matcher.collect(
+                    object[field.key], path: MatchSpec.join(path, key: field.key), scope: scope, strict: strict,
+                    into: &out)
             }
             if strictHere || strict {
                 let expectedKeys = Set(fields.map(\.key))
                 for key in object.keys where !expectedKeys.contains(key) {
-                    out.append(Mismatch(path: MatchSpec.join(path, key: key), expected: "(absent)", actual: show(object[key]!), note: "strict match: member not expected"))
+                    out.append(
+                        Mismatch(
+                            path: MatchSpec.join(path, key: key), expected: "(absent)", actual: show(object[key]!),
+                            note: "strict match: member not expected"))
                 }
             }
         case .array(let elements):
             guard case .array(let array) = actual else { return fail("an array", "got \(actual.typeName)") }
             if array.count != elements.count {
-                out.append(Mismatch(path: path, expected: "\(elements.count) elements", actual: "\(array.count) elements"))
+                out.append(
+                    Mismatch(path: path, expected: "\(elements.count) elements", actual: "\(array.count) elements"))
             }
             for (i, element) in elements.enumerated() where i < array.count {
                 element.collect(array[i], path: "\(path)[\(i)]", scope: scope, strict: strict, into: &out)
             }
         case .regex(let template):
-            guard case .string(let s) = actual else { return fail("a string matching /\(template.source)/", "got \(actual.typeName)") }
+            guard case .string(let s) = actual else {
+                return fail("a string matching /\(template.source)/", "got \(actual.typeName)")
+            }
             do {
                 let pattern = try scope.renderText(template)
                 let regex = try RegexCache.regex(pattern)
-                if regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil { fail("a string matching /\(pattern)/") }
+                if regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil {
+                    fail("a string matching /\(pattern)/")
+                }
             } catch let error as TemplateError {
                 fail("/\(template.source)/", "cannot render the pattern: \(error.message)")
             } catch {
@@ -86,12 +98,17 @@ extension MatchSpec {
         case .contains(let items):
             guard case .array(let array) = actual else { return fail("an array", "got \(actual.typeName)") }
             for item in items where !array.contains(where: { item.mismatches($0, in: scope).isEmpty }) {
-                out.append(Mismatch(path: path, expected: "an element matching \(item.summary(scope))", actual: show(actual), note: "no element matches"))
+                out.append(
+                    Mismatch(
+                        path: path, expected: "an element matching \(item.summary(scope))", actual: show(actual),
+                        note: "no element matches"))
             }
         case .anyOrder(let items):
             guard case .array(let array) = actual else { return fail("an array", "got \(actual.typeName)") }
             if array.count != items.count || !MatchSpec.perfectMatching(items, array, scope) {
-                fail("these \(items.count) elements in any order: " + items.map { $0.summary(scope) }.joined(separator: ", "))
+                fail(
+                    "these \(items.count) elements in any order: "
+                        + items.map { $0.summary(scope) }.joined(separator: ", "))
             }
         case .length(let inner):
             let count: Int
@@ -150,7 +167,9 @@ extension MatchSpec {
     }
 
     static func join(_ path: String, key: String) -> String {
-        if !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) { return "\(path).\(key)" }
+        if !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) {
+            return "\(path).\(key)"
+        }
         return "\(path)['\(key)']"
     }
 
@@ -158,7 +177,9 @@ extension MatchSpec {
     public func summary(_ scope: TemplateScope) -> String {
         switch self {
         case .literal(let t): (try? t.render(in: scope)).map(show) ?? "\(t)"
-        case .object(let f, let strict): (strict ? "exactly " : "") + "an object with " + (f.isEmpty ? "any members" : f.map(\.key).joined(separator: ", "))
+        case .object(let f, let strict):
+            (strict ? "exactly " : "") + "an object with "
+                + (f.isEmpty ? "any members" : f.map(\.key).joined(separator: ", "))
         case .array(let e): "an array of \(e.count) elements"
         case .regex(let t): "a string matching /\(t.source)/"
         case .type(let n): "a value of type \(n)"

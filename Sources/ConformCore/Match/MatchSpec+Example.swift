@@ -31,7 +31,9 @@ extension MatchSpec {
             if let upper = r.upper { return Self.number(r.upperInclusive ? upper : upper - 1) }
             return .int(0)
         case .length(let inner):
-            guard case .int(let n)? = inner.example(in: scope), (0...1000).contains(n) else { return .array([.string("x")]) }
+            guard case .int(let n)? = inner.example(in: scope), (0...1000).contains(n) else {
+                return .array([.string("x")])
+            }
             return .array(Array(repeating: .string("x"), count: n))
         case .allOf(let all):
             // The first part's example that satisfies every part.
@@ -45,7 +47,9 @@ extension MatchSpec {
         }
     }
 
-    private static func number(_ d: Double) -> JSONValue { d == d.rounded() && abs(d) < 1e15 ? .int(Int(d)) : .double(d) }
+    private static func number(_ d: Double) -> JSONValue {
+        d == d.rounded() && abs(d) < 1e15 ? .int(Int(d)) : .double(d)
+    }
 }
 
 extension JSONValue {
@@ -70,7 +74,9 @@ extension JSONValue {
     /// `other` laid over `self`: objects merge member by member, arrays gain the elements they lack (several
     /// groups each asking for an element), anything else is replaced.
     public func overlaid(with other: JSONValue) -> JSONValue {
-        if case .array(let base) = self, case .array(let top) = other { return .array(base + top.filter { !base.contains($0) }) }
+        if case .array(let base) = self, case .array(let top) = other {
+            return .array(base + top.filter { !base.contains($0) })
+        }
         guard case .object(var base) = self, case .object(let top) = other else { return other }
         for (key, value) in top { base[key] = base[key].map { $0.overlaid(with: value) } ?? value }
         return .object(base)
@@ -100,7 +106,8 @@ extension Exchange {
         // Values the suite captures but does not check are minted here, so later steps can use them.
         for capture in captures {
             guard case .json(let path) = capture.source, json?[path: path] == nil else { continue }
-            json = (json ?? .object(JSONObject())).setting(path.components[...], to: .string(UUID().uuidString.lowercased()))
+            json = (json ?? .object(JSONObject())).setting(
+                path.components[...], to: .string(UUID().uuidString.lowercased()))
         }
         var body = Data()
         if let json {

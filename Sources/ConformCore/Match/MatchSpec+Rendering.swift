@@ -32,7 +32,8 @@ extension MatchSpec {
         switch self {
         case .literal(let t): t.referencedNames
         case .object(let f, _): f.flatMap(\.matcher.referencedNames)
-        case .array(let e), .oneOf(let e), .contains(let e), .anyOrder(let e), .allOf(let e): e.flatMap(\.referencedNames)
+        case .array(let e), .oneOf(let e), .contains(let e), .anyOrder(let e), .allOf(let e):
+            e.flatMap(\.referencedNames)
         case .regex(let t): t.referencedNames
         case .length(let m), .not(let m): m.referencedNames
         default: []

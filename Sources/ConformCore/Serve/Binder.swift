@@ -35,19 +35,26 @@ public struct Binder: Sendable {
         }
         for header in spec.headers {
             let values = request.headerFields.values(for: header.name)
-            out += mismatches(header.value, values.isEmpty ? nil : .string(values.joined(separator: ", ")), at: "header \(header.name)", text: true)
+            out += mismatches(
+                header.value, values.isEmpty ? nil : .string(values.joined(separator: ", ")),
+                at: "header \(header.name)", text: true)
         }
         if case .json(let body)? = spec.body {
             switch Result(catching: { () throws(JSONParseError) in try JSONValue.parse(request.body) }) {
             case .success(let json): out += mismatches(body, json, at: "$", text: false)
-            case .failure(let e): out.append(Mismatch(path: "body", expected: "a JSON body", actual: "\(request.body.count) bytes", note: e.description))
+            case .failure(let e):
+                out.append(
+                    Mismatch(
+                        path: "body", expected: "a JSON body", actual: "\(request.body.count) bytes",
+                        note: e.description))
             }
         }
         return out
     }
 
     /// Matches one value, binding free names in literal templates; `text` compares query and header values as text.
-    public mutating func mismatches(_ spec: MatchSpec, _ actual: JSONValue?, at path: String, text: Bool) -> [Mismatch] {
+    public mutating func mismatches(_ spec: MatchSpec, _ actual: JSONValue?, at path: String, text: Bool) -> [Mismatch]
+    {
         switch spec {
         case .literal(.string(let template)) where !template.isLiteral:
             guard let actual else { return [Mismatch(path: path, expected: template.source, actual: "(absent)")] }
@@ -69,16 +76,24 @@ public struct Binder: Sendable {
         case .object(let fields, let strict):
             guard case .object(let object)? = actual else { return spec.mismatches(actual, at: path, in: scope) }
             var out: [Mismatch] = []
-            for field in fields { out += mismatches(field.matcher, object[field.key], at: MatchSpec.join(path, key: field.key), text: false) }
+            for field in fields {
+                out += mismatches(
+                    field.matcher, object[field.key], at: MatchSpec.join(path, key: field.key), text: false)
+            }
             if strict {
                 let keys = Set(fields.map(\.key))
                 for key in object.keys where !keys.contains(key) {
-                    out.append(Mismatch(path: MatchSpec.join(path, key: key), expected: "(absent)", actual: object[key]!.serialized()))
+                    out.append(
+                        Mismatch(
+                            path: MatchSpec.join(path, key: key), expected: "(absent)",
+                            actual: object[key]!.serialized()))
                 }
             }
             return out
         case .array(let elements):
-            guard case .array(let array)? = actual, array.count == elements.count else { return spec.mismatches(actual, at: path, in: scope) }
+            guard case .array(let array)? = actual, array.count == elements.count else {
+                return spec.mismatches(actual, at: path, in: scope)
+            }
             var out: [Mismatch] = []
             for (i, e) in elements.enumerated() { out += mismatches(e, array[i], at: "\(path)[\(i)]", text: false) }
             return out
@@ -96,7 +111,8 @@ public struct Binder: Sendable {
             switch part {
             case .text(let t): pattern += NSRegularExpression.escapedPattern(for: t)
             case .expression(let e):
-                let isName = e.arguments.isEmpty && e.named.isEmpty && scope.functions[e.head] == nil || scope[e.head] != nil
+                let isName =
+                    e.arguments.isEmpty && e.named.isEmpty && scope.functions[e.head] == nil || scope[e.head] != nil
                 if isName, let value = try? scope.evaluate(e) {
                     pattern += NSRegularExpression.escapedPattern(for: value.text)
                 } else if isName, free.contains(e.head), !groups.contains(e.head) {
@@ -123,7 +139,9 @@ public struct Binder: Sendable {
     static func pathPart(of template: Template) -> Template {
         var parts = template.parts
         // Drop a leading origin expression (`{{ mobile }}`) or scheme://host text.
-        if case .expression? = parts.first, parts.count > 1, case .text(let t) = parts[1], t.hasPrefix("/") { parts.removeFirst() }
+        if case .expression? = parts.first, parts.count > 1, case .text(let t) = parts[1], t.hasPrefix("/") {
+            parts.removeFirst()
+        }
         if case .text(let t)? = parts.first, let r = t.range(of: "://") {
             let afterScheme = t[r.upperBound...]
             let path = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"

@@ -26,7 +26,8 @@ extension RequestSpec {
             url += (url.contains("?") ? "&" : "?") + pairs.joined(separator: "&")
         }
         let (fields, data) = try BodySpec.renderMessage(headers: headers, body: body, in: scope)
-        return HTTPRequest(method: HTTPMethod(try method.renderText(in: scope)), url: url, headerFields: fields, body: data)
+        return HTTPRequest(
+            method: HTTPMethod(try method.renderText(in: scope)), url: url, headerFields: fields, body: data)
     }
 }
 
@@ -67,12 +68,16 @@ extension ResponseSpec {
             switch response.jsonBody {
             case .success(let json): out += spec.mismatches(json, at: "$", in: scope, strictObjects: strictJSON)
             case .failure(let error):
-                out.append(Mismatch(path: "body", expected: "a JSON body", actual: response.bodyPreview, note: error.description))
+                out.append(
+                    Mismatch(
+                        path: "body", expected: "a JSON body", actual: response.bodyPreview, note: error.description))
             }
         case .text(let template)?:
             let expected = (try? template.renderText(in: scope)) ?? template.description
             let actual = String(decoding: response.body, as: UTF8.self)
-            if actual != expected { out.append(Mismatch(path: "body", expected: expected, actual: response.bodyPreview)) }
+            if actual != expected {
+                out.append(Mismatch(path: "body", expected: expected, actual: response.bodyPreview))
+            }
         case nil: break
         }
         return out
@@ -100,13 +105,19 @@ extension Exchange {
                 if let v = response.headerFields[name] {
                     values[capture.name] = .string(v)
                 } else {
-                    missing.append(Mismatch(path: "header \(name)", expected: "a value to capture as '\(capture.name)'", actual: "(absent)"))
+                    missing.append(
+                        Mismatch(
+                            path: "header \(name)", expected: "a value to capture as '\(capture.name)'",
+                            actual: "(absent)"))
                 }
             case .json(let path):
                 if let v = json?[path: path] {
                     values[capture.name] = v
                 } else {
-                    missing.append(Mismatch(path: path.description, expected: "a value to capture as '\(capture.name)'", actual: "(absent)"))
+                    missing.append(
+                        Mismatch(
+                            path: path.description, expected: "a value to capture as '\(capture.name)'",
+                            actual: "(absent)"))
                 }
             }
         }
@@ -123,7 +134,9 @@ extension HTTPResponse {
     /// The body as text for reports, shortened, with non-UTF-8 shown as a byte count.
     public var bodyPreview: String {
         if body.isEmpty { return "(empty body)" }
-        guard let text = String(data: body.prefix(400), encoding: .utf8) else { return "(\(body.count) bytes, not UTF-8)" }
+        guard let text = String(data: body.prefix(400), encoding: .utf8) else {
+            return "(\(body.count) bytes, not UTF-8)"
+        }
         return body.count > 400 ? text + "..." : text
     }
 }

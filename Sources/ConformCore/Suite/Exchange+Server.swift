@@ -9,7 +9,9 @@ extension RequestSpec {
         }
         if let expectedURL = try? url.renderText(in: scope) {
             let expectedPath = URLParts(expectedURL).path
-            if expectedPath != request.path { out.append(Mismatch(path: "path", expected: expectedPath, actual: request.path)) }
+            if expectedPath != request.path {
+                out.append(Mismatch(path: "path", expected: expectedPath, actual: request.path))
+            }
         }
         let items = request.queryItems
         for item in query {
@@ -18,12 +20,17 @@ extension RequestSpec {
         }
         for header in headers {
             let values = request.headerFields.values(for: header.name)
-            out += header.value.mismatches(values.isEmpty ? nil : .string(values.joined(separator: ", ")), at: "header \(header.name)", in: scope)
+            out += header.value.mismatches(
+                values.isEmpty ? nil : .string(values.joined(separator: ", ")), at: "header \(header.name)", in: scope)
         }
         if case .json(let spec)? = body {
             switch Result(catching: { () throws(JSONParseError) in try JSONValue.parse(request.body) }) {
             case .success(let json): out += spec.mismatches(json, in: scope)
-            case .failure(let e): out.append(Mismatch(path: "body", expected: "a JSON body", actual: "\(request.body.count) bytes", note: e.description))
+            case .failure(let e):
+                out.append(
+                    Mismatch(
+                        path: "body", expected: "a JSON body", actual: "\(request.body.count) bytes",
+                        note: e.description))
             }
         }
         return out

@@ -12,7 +12,8 @@ public struct RequestSpec: Sendable, Hashable {
 
     public init(
         method: TemplateValue, url: TemplateValue, query: [(name: String, value: MatchSpec)] = [],
-        headers: [(name: String, value: MatchSpec)] = [], body: BodySpec? = nil, mark: SourceMark = SourceMark(line: 0, column: 0)
+        headers: [(name: String, value: MatchSpec)] = [], body: BodySpec? = nil,
+        mark: SourceMark = SourceMark(line: 0, column: 0)
     ) {
         self.method = method
         self.url = url
@@ -25,7 +26,8 @@ public struct RequestSpec: Sendable, Hashable {
     public static func == (lhs: RequestSpec, rhs: RequestSpec) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.mark == rhs.mark
             && lhs.query.map(\.name) == rhs.query.map(\.name) && lhs.query.map(\.value) == rhs.query.map(\.value)
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -63,7 +65,8 @@ public struct ResponseSpec: Sendable, Hashable {
 
     public static func == (lhs: ResponseSpec, rhs: ResponseSpec) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.strictJSON == rhs.strictJSON && lhs.mark == rhs.mark
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 
     public func hash(into hasher: inout Hasher) {

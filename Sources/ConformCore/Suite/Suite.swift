@@ -22,7 +22,8 @@ public struct Suite: Sendable, Hashable {
 
     public init(
         id: String, title: String, step: String = "", spec: SpecReference = SpecReference(), profile: String = "all",
-        tags: [String] = [], variables: [Variable] = [], flows: [Flow], file: String = "<memory>", contentHash: String = ""
+        tags: [String] = [], variables: [Variable] = [], flows: [Flow], file: String = "<memory>",
+        contentHash: String = ""
     ) {
         self.id = id
         self.title = title
@@ -98,7 +99,10 @@ public struct Step: Sendable, Hashable {
     public var spec: SpecReference
     public var mark: SourceMark
 
-    public init(name: String, action: Action, spec: SpecReference = SpecReference(), mark: SourceMark = SourceMark(line: 0, column: 0)) {
+    public init(
+        name: String, action: Action, spec: SpecReference = SpecReference(),
+        mark: SourceMark = SourceMark(line: 0, column: 0)
+    ) {
         self.name = name
         self.action = action
         self.spec = spec

@@ -21,7 +21,8 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
             if open > rest.startIndex { parts.append(.text(String(Substring(rest[rest.startIndex..<open])))) }
             let innerStart = utf8.index(open, offsetBy: 2)
             guard let close = Template.find(UInt8(ascii: "}"), in: rest[innerStart...]) else {
-                throw TemplateSyntaxError(message: "unterminated '{{' in \"\(text)\"", help: "close the expression with '}}'")
+                throw TemplateSyntaxError(
+                    message: "unterminated '{{' in \"\(text)\"", help: "close the expression with '}}'")
             }
             parts.append(.expression(try TemplateExpression(parsing: String(Substring(rest[innerStart..<close])))))
             rest = rest[utf8.index(close, offsetBy: 2)...]
@@ -81,7 +82,9 @@ public struct TemplateExpression: Sendable, Hashable {
     public init(parsing text: String) throws(TemplateSyntaxError) {
         let tokens = try TemplateExpression.tokenize(text)
         guard let first = tokens.first, case .name(let head) = first.value, first.key == nil else {
-            throw TemplateSyntaxError(message: "empty or invalid expression '{{\(text)}}'", help: "write a variable name, e.g. '{{ user }}', or a generator such as '{{ uuid }}'")
+            throw TemplateSyntaxError(
+                message: "empty or invalid expression '{{\(text)}}'",
+                help: "write a variable name, e.g. '{{ user }}', or a generator such as '{{ uuid }}'")
         }
         self.head = head
         arguments = []
@@ -122,7 +125,8 @@ public struct TemplateExpression: Sendable, Hashable {
             if start == "\"" || start == "'" {
                 let body = chars.dropFirst()
                 guard let end = body.firstIndex(of: start) else {
-                    throw TemplateSyntaxError(message: "unterminated quoted string in '{{\(text)}}'", help: "close the string with \(start)")
+                    throw TemplateSyntaxError(
+                        message: "unterminated quoted string in '{{\(text)}}'", help: "close the string with \(start)")
                 }
                 tokens.append((key, .literal(String(body[..<end]))))
                 chars = body[body.index(after: end)...]
@@ -130,7 +134,11 @@ public struct TemplateExpression: Sendable, Hashable {
                 let end = chars.firstIndex { $0 == " " || $0 == "\t" } ?? chars.endIndex
                 let word = String(chars[..<end])
                 chars = chars[end...]
-                if let f = word.first, f.isNumber || f == "-" { tokens.append((key, .literal(word))) } else { tokens.append((key, .name(word))) }
+                if let f = word.first, f.isNumber || f == "-" {
+                    tokens.append((key, .literal(word)))
+                } else {
+                    tokens.append((key, .name(word)))
+                }
             }
         }
         return tokens

@@ -6,17 +6,22 @@ extension TemplateScope {
         "uuid": TemplateFunction(summary: "a random UUID, lower case") { _, _ in
             .string(UUID().uuidString.lowercased())
         },
-        "digits": TemplateFunction(summary: "N random decimal digits: {{ digits 8 }}") { args, _ throws(TemplateError) in
+        "digits": TemplateFunction(summary: "N random decimal digits: {{ digits 8 }}") {
+            args, _ throws(TemplateError) in
             let count = try intArgument(args, 0, name: "digits", default: 8)
             guard (1...64).contains(count) else {
-                throw TemplateError(message: "digits takes a count from 1 to 64, got \(count)", help: "write {{ digits 8 }}")
+                throw TemplateError(
+                    message: "digits takes a count from 1 to 64, got \(count)", help: "write {{ digits 8 }}")
             }
             return .string(String((0..<count).map { _ in Character(String(Int.random(in: 0...9))) }))
         },
-        "random": TemplateFunction(summary: "a random integer in MIN...MAX: {{ random 1 100 }}") { args, _ throws(TemplateError) in
+        "random": TemplateFunction(summary: "a random integer in MIN...MAX: {{ random 1 100 }}") {
+            args, _ throws(TemplateError) in
             let low = try intArgument(args, 0, name: "random", default: 0)
             let high = try intArgument(args, 1, name: "random", default: 1_000_000)
-            guard low <= high else { throw TemplateError(message: "random needs MIN <= MAX", help: "write {{ random 1 100 }}") }
+            guard low <= high else {
+                throw TemplateError(message: "random needs MIN <= MAX", help: "write {{ random 1 100 }}")
+            }
             return .int(Int.random(in: low...high))
         },
         "timestamp": TemplateFunction(summary: "the current time, ISO 8601 with seconds (UTC)") { _, _ in
@@ -31,11 +36,17 @@ extension TemplateScope {
         "base64": TemplateFunction(summary: "base64 of the argument's text") { args, _ in
             .string(Data((args.first?.text ?? "").utf8).base64EncodedString())
         },
-        "lower": TemplateFunction(summary: "the argument in lower case") { args, _ in .string((args.first?.text ?? "").lowercased()) },
-        "upper": TemplateFunction(summary: "the argument in upper case") { args, _ in .string((args.first?.text ?? "").uppercased()) },
+        "lower": TemplateFunction(summary: "the argument in lower case") { args, _ in
+            .string((args.first?.text ?? "").lowercased())
+        },
+        "upper": TemplateFunction(summary: "the argument in upper case") { args, _ in
+            .string((args.first?.text ?? "").uppercased())
+        },
     ]
 
-    private static func intArgument(_ args: [JSONValue], _ index: Int, name: String, default value: Int) throws(TemplateError) -> Int {
+    private static func intArgument(_ args: [JSONValue], _ index: Int, name: String, default value: Int)
+        throws(TemplateError) -> Int
+    {
         guard args.indices.contains(index) else { return value }
         switch args[index] {
         case .int(let i): return i
@@ -43,7 +54,8 @@ extension TemplateScope {
             if let i = Int(s) { return i }
             fallthrough
         default:
-            throw TemplateError(message: "\(name) takes whole numbers, got '\(args[index].text)'", help: "write {{ \(name) 8 }}")
+            throw TemplateError(
+                message: "\(name) takes whole numbers, got '\(args[index].text)'", help: "write {{ \(name) 8 }}")
         }
     }
 }

@@ -3,11 +3,14 @@ import Foundation
 /// A generator or helper callable from a template: `{{ uuid }}`, `{{ digits 8 }}`, `{{ jwt sub=user }}`.
 public struct TemplateFunction: Sendable {
     public var summary: String
-    public var call: @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) -> JSONValue
+    public var call:
+        @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) -> JSONValue
 
     public init(
         summary: String,
-        call: @escaping @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) -> JSONValue
+        call:
+            @escaping @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) ->
+            JSONValue
     ) {
         self.summary = summary
         self.call = call
@@ -19,7 +22,9 @@ public struct TemplateScope: Sendable {
     public var values: [String: JSONValue]
     public var functions: [String: TemplateFunction]
 
-    public init(values: [String: JSONValue] = [:], functions: [String: TemplateFunction] = TemplateScope.builtinFunctions) {
+    public init(
+        values: [String: JSONValue] = [:], functions: [String: TemplateFunction] = TemplateScope.builtinFunctions
+    ) {
         self.values = values
         self.functions = functions
     }
@@ -60,7 +65,8 @@ public struct TemplateScope: Sendable {
         let suggestion = closestMatch(to: expression.head, in: known).map { "did you mean '\($0)'? " } ?? ""
         throw TemplateError(
             message: "'\(expression.head)' is not defined",
-            help: "\(suggestion)define it under 'vars:', capture it in an earlier step, or pass --var \(expression.head)=VALUE"
+            help:
+                "\(suggestion)define it under 'vars:', capture it in an earlier step, or pass --var \(expression.head)=VALUE"
         )
     }
 
@@ -71,7 +77,8 @@ public struct TemplateScope: Sendable {
             return .string(s)
         case .name(let n):
             if let v = try lookup(n) { return v }
-            throw TemplateError(message: "'\(n)' is not defined", help: "define it under 'vars:' or capture it in an earlier step")
+            throw TemplateError(
+                message: "'\(n)' is not defined", help: "define it under 'vars:' or capture it in an earlier step")
         }
     }
 
@@ -85,7 +92,9 @@ public struct TemplateScope: Sendable {
             throw TemplateError(message: "invalid path '\(path)'", help: "write name.key or name[0]")
         }
         guard let value = base[path: jsonPath] else {
-            throw TemplateError(message: "'\(path)' does not exist in the value of '\(root)'", help: "check the path against the captured value")
+            throw TemplateError(
+                message: "'\(path)' does not exist in the value of '\(root)'",
+                help: "check the path against the captured value")
         }
         return value
     }

@@ -80,7 +80,9 @@ public final class SuiteMock: HTTPHandler {
                 }
             }
             free.append(names)
-            for flowIndex in suite.flows.indices { flows.append(FlowState(suite: index, flow: flowIndex, scope: scope)) }
+            for flowIndex in suite.flows.indices {
+                flows.append(FlowState(suite: index, flow: flowIndex, scope: scope))
+            }
         }
         self.free = free
         self.initial = flows
@@ -127,11 +129,13 @@ public final class SuiteMock: HTTPHandler {
             var binder = Binder(scope: f.scope, free: free[f.suite])
             if binder.mismatches(exchange.request, request).isEmpty {
                 let score = Self.specificity(exchange.request)
-                found.append(Candidate(index: i, exchange: exchange, step: steps[f.next], scope: binder.scope, score: score))
+                found.append(
+                    Candidate(index: i, exchange: exchange, step: steps[f.next], scope: binder.scope, score: score))
             }
         }
         // Stable: among equally specific steps the earlier flow comes first.
-        return found.enumerated().sorted { ($0.element.score, -$0.offset) > ($1.element.score, -$1.offset) }.map(\.element)
+        return found.enumerated().sorted { ($0.element.score, -$0.offset) > ($1.element.score, -$1.offset) }.map(
+            \.element)
     }
 
     /// The pending step with the fewest mismatches, and the mismatches, for the refusal message.
@@ -151,7 +155,8 @@ public final class SuiteMock: HTTPHandler {
     /// Places `history` again from `state`, each request with the response it already got, so that `pending`
     /// then has a step that accepts it; `nil` when no placement does or the search budget runs out.
     private func replan(
-        _ history: ArraySlice<(request: HTTPRequest, response: HTTPResponse)>, from state: State, then pending: HTTPRequest,
+        _ history: ArraySlice<(request: HTTPRequest, response: HTTPResponse)>, from state: State,
+        then pending: HTTPRequest,
         budget: inout Int
     ) -> State? {
         var state = state
@@ -178,22 +183,30 @@ public final class SuiteMock: HTTPHandler {
 
     /// Moves the candidate's flow past its step (captures from `response`, events, history); `false` when the
     /// response lacks a value the step captures, because it was the answer to another step.
-    private func record(_ candidate: Candidate, request: HTTPRequest, response: HTTPResponse, state: inout State) -> Bool {
+    private func record(_ candidate: Candidate, request: HTTPRequest, response: HTTPResponse, state: inout State)
+        -> Bool
+    {
         let i = candidate.index
         let f = state.flows[i]
         let suite = suites[f.suite]
         let flow = suite.flows[f.flow]
         let captured = candidate.exchange.capture(from: response)
-        guard captured.missing.isEmpty, candidate.exchange.failures(for: response, in: candidate.scope).isEmpty else { return false }
+        guard captured.missing.isEmpty, candidate.exchange.failures(for: response, in: candidate.scope).isEmpty else {
+            return false
+        }
         var scope = candidate.scope
         for (key, value) in captured.values { scope[key] = value }
-        if let event = candidate.exchange.emits { state.events[f.suite, default: [:]][event] = (flow.name, scope.values) }
+        if let event = candidate.exchange.emits {
+            state.events[f.suite, default: [:]][event] = (flow.name, scope.values)
+        }
         state.flows[i].scope = scope
         state.flows[i].next += 1
         state.history.append((request, response))
-        state.matched.append(Entry(
-            suiteID: suite.id, flow: flow.name, step: "\(f.next + 1). \(candidate.step.name)",
-            location: "\(suite.file):\(candidate.step.mark)", request: request, status: response.status.code, mismatches: []))
+        state.matched.append(
+            Entry(
+                suiteID: suite.id, flow: flow.name, step: "\(f.next + 1). \(candidate.step.name)",
+                location: "\(suite.file):\(candidate.step.mark)", request: request, status: response.status.code,
+                mismatches: []))
         return true
     }
 
@@ -221,11 +234,13 @@ public final class SuiteMock: HTTPHandler {
             entry = Entry(
                 suiteID: suite.id, flow: suite.flows[f.flow].name, step: "\(f.next + 1). \(step.name)",
                 location: "\(suite.file):\(step.mark)", request: request, status: 404, mismatches: mismatches)
-            let why = mismatches.prefix(3).map { "\($0.path): expected \($0.expected), got \($0.actual)" }.joined(separator: "; ")
+            let why = mismatches.prefix(3).map { "\($0.path): expected \($0.expected), got \($0.actual)" }.joined(
+                separator: "; ")
             text += " Closest: \(suite.id) › \(entry.flow) › \(entry.step) (\(entry.location)): \(why)."
         }
         state.unmatched.append(entry)
-        return .json(404, ["requestError": ["serviceException": ["messageId": "CONFORM_MOCK_NO_MATCH", "text": .string(text)]]])
+        return .json(
+            404, ["requestError": ["serviceException": ["messageId": "CONFORM_MOCK_NO_MATCH", "text": .string(text)]]])
     }
 
     /// Moves every flow past `wait` steps whose event has been emitted, taking the emitter's values.
@@ -240,7 +255,8 @@ public final class SuiteMock: HTTPHandler {
                     let (emitter, values) = state.events[f.suite]?[wait.event], wait.flow == nil || wait.flow == emitter
                 else { continue }
                 for (key, value) in values where state.flows[i].scope[key] == nil { state.flows[i].scope[key] = value }
-                state.flows[i].scope[emitter] = .object(JSONObject(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+                state.flows[i].scope[emitter] = .object(
+                    JSONObject(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
                 state.flows[i].next += 1
                 moved = true
             }
@@ -255,7 +271,10 @@ public final class SuiteMock: HTTPHandler {
                 let suite = suites[f.suite]
                 let flow = suite.flows[f.flow]
                 for (n, step) in flow.steps.enumerated().dropFirst(f.next) {
-                    if case .exchange = step.action { pending.append("\(suite.id) › \(flow.name) › \(n + 1). \(step.name) (\(suite.file):\(step.mark))") }
+                    if case .exchange = step.action {
+                        pending.append(
+                            "\(suite.id) › \(flow.name) › \(n + 1). \(step.name) (\(suite.file):\(step.mark))")
+                    }
                 }
             }
             return Report(matched: state.matched, unmatched: state.unmatched, pending: pending)

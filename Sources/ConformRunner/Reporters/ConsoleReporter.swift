@@ -17,7 +17,10 @@ public struct ConsoleReporter: RunReporter {
     public func handle(_ event: RunEvent) {
         switch event {
         case .runStarted(let plan):
-            sink.write(paint("Conform", .bold) + ": \(count(plan.suiteCount, "suite")), \(count(plan.stepCount, "step")) against \(plan.target)\n\n")
+            sink.write(
+                paint("Conform", .bold)
+                    + ": \(count(plan.suiteCount, "suite")), \(count(plan.stepCount, "step")) against \(plan.target)\n\n"
+            )
         case .suiteFinished(let result): sink.write(render(result))
         case .runFinished(let result): sink.write(summary(result))
         default: break
@@ -45,9 +48,12 @@ public struct ConsoleReporter: RunReporter {
                 if let response = step.response { out += paint(" -> \(response.status.code)", .dim) }
                 out += "\n"
             }
-            if let error = step.error { out += "        " + paint(error, step.verdict == .skipped ? .dim : .red) + "\n" }
+            if let error = step.error {
+                out += "        " + paint(error, step.verdict == .skipped ? .dim : .red) + "\n"
+            }
             for failure in step.failures {
-                let label = failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
+                let label =
+                    failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
                 for m in failure.mismatches {
                     out += "        \(paint(label, failure.severity == .assumed ? .yellow : .red)) \(m.path)\n"
                     out += "            expected: \(paint(m.expected, .green))\n"
@@ -69,7 +75,9 @@ public struct ConsoleReporter: RunReporter {
             "\(c[.error, default: 0]) could not run",
         ]
         let time = String(format: "%.2f", result.duration)
-        var out = "\nSummary: \(count(result.suites.count, "suite")), \(count(result.steps.count, "step")): " + parts.joined(separator: ", ") + " in \(time) s\n"
+        var out =
+            "\nSummary: \(count(result.suites.count, "suite")), \(count(result.steps.count, "step")): "
+            + parts.joined(separator: ", ") + " in \(time) s\n"
         switch result.exitCode {
         case 0: out += paint("Result: CONFORMS", .green, .bold) + "\n"
         case 1: out += paint("Result: DOES NOT CONFORM", .red, .bold) + "\n"

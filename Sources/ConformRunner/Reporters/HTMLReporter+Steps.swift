@@ -8,11 +8,14 @@ extension HTMLReporter {
     func suiteSection(_ entry: Entry, masker: SecretMasker) -> String {
         let result = entry.result
         let suite = result.suite
-        var out = "<section class=\"suite \(Self.cssClass(result.verdict))\" id=\"\(entry.anchor)\" aria-labelledby=\"\(entry.anchor)-title\">\n"
-        out += "<h2 id=\"\(entry.anchor)-title\">\(badge(result.verdict)) <span class=\"suite-id\">\(esc(suite.id))</span> <span class=\"suite-title\">\(esc(suite.title))</span></h2>\n"
+        var out =
+            "<section class=\"suite \(Self.cssClass(result.verdict))\" id=\"\(entry.anchor)\" aria-labelledby=\"\(entry.anchor)-title\">\n"
+        out +=
+            "<h2 id=\"\(entry.anchor)-title\">\(badge(result.verdict)) <span class=\"suite-id\">\(esc(suite.id))</span> <span class=\"suite-title\">\(esc(suite.title))</span></h2>\n"
         out += "<dl class=\"facts suite-facts\">\n"
         out += fact("File", "<code>\(esc(suite.file))</code>")
-        out += fact("Flow step", suite.step.isEmpty ? "<span class=\"muted\">(none)</span>" : "<code>\(esc(suite.step))</code>")
+        out += fact(
+            "Flow step", suite.step.isEmpty ? "<span class=\"muted\">(none)</span>" : "<code>\(esc(suite.step))</code>")
         out += fact("Profile", "<code>\(esc(suite.profile))</code>")
         out += fact("Version (SHA-256)", version(suite.contentHash, short: false))
         if !suite.spec.isEmpty { out += fact("Spec", esc(suite.spec.summary)) }
@@ -27,25 +30,32 @@ extension HTMLReporter {
 
     func stepArticle(_ step: StepResult, anchor: String, masker: SecretMasker) -> String {
         var out = "<article class=\"step \(Self.cssClass(step.verdict))\" id=\"\(anchor)\">\n<details open>\n"
-        out += "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(esc(step.flow)) › \(step.index + 1). \(esc(step.name))</span></h3></summary>\n"
+        out +=
+            "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(esc(step.flow)) › \(step.index + 1). \(esc(step.name))</span></h3></summary>\n"
         out += "<dl class=\"facts step-facts\">\n"
         out += fact("Source", "<code>\(esc(step.file)):\(step.mark)</code>")
         if !step.spec.isEmpty { out += fact("Spec", esc(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
         if !deterministic {
-            out += fact("Duration", step.duration < 1 ? String(format: "%.1f ms", step.duration * 1000) : String(format: "%.2f s", step.duration))
+            out += fact(
+                "Duration",
+                step.duration < 1
+                    ? String(format: "%.1f ms", step.duration * 1000) : String(format: "%.2f s", step.duration))
         }
         out += "</dl>\n"
         if let error = step.error {
             let skipped = step.verdict == .skipped
             let text = skipped && error.hasPrefix("skipped: ") ? String(error.dropFirst(9)) : error
-            out += "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
+            out +=
+                "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
         }
         if !step.failures.isEmpty { out += diff(step.failures, masker: masker) }
         if step.request != nil || step.response != nil {
             out += "<div class=\"exchange\">\n"
             out += step.request.map { request($0, masker: masker) } ?? ""
-            out += step.response.map { response($0, masker: masker) } ?? "<section class=\"response\"><h4>Response</h4><p class=\"muted\">No response.</p></section>\n"
+            out +=
+                step.response.map { response($0, masker: masker) }
+                ?? "<section class=\"response\"><h4>Response</h4><p class=\"muted\">No response.</p></section>\n"
             out += "</div>\n"
         }
         out += "</details>\n</article>\n"
@@ -54,9 +64,11 @@ extension HTMLReporter {
 
     func diff(_ failures: [CheckFailure], masker: SecretMasker) -> String {
         var out = "<table class=\"diff\">\n<caption>Differences</caption>\n"
-        out += "<thead><tr><th scope=\"col\">Path</th><th scope=\"col\">Severity</th><th scope=\"col\">Expected</th><th scope=\"col\">Actual</th></tr></thead>\n<tbody>\n"
+        out +=
+            "<thead><tr><th scope=\"col\">Path</th><th scope=\"col\">Severity</th><th scope=\"col\">Expected</th><th scope=\"col\">Actual</th></tr></thead>\n<tbody>\n"
         for failure in failures {
-            let severity = failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
+            let severity =
+                failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
             let cls = failure.severity == .assumed ? "v-assumed" : "v-fail"
             for m in failure.mismatches {
                 out += "<tr><th scope=\"row\"><code>\(esc(masker.text(m.path)))</code></th>"
@@ -73,7 +85,8 @@ extension HTMLReporter {
 
     func request(_ request: HTTPRequest, masker: SecretMasker) -> String {
         var out = "<section class=\"request\">\n<h4>Request</h4>\n"
-        out += "<p class=\"start-line\"><code><strong>\(esc(request.method.rawValue))</strong> \(esc(masker.text(request.url)))</code></p>\n"
+        out +=
+            "<p class=\"start-line\"><code><strong>\(esc(request.method.rawValue))</strong> \(esc(masker.text(request.url)))</code></p>\n"
         out += headers(request.headerFields, masker: masker)
         out += body(request.body, masker: masker)
         out += "</section>\n"
@@ -82,7 +95,8 @@ extension HTMLReporter {
 
     func response(_ response: HTTPResponse, masker: SecretMasker) -> String {
         var out = "<section class=\"response\">\n<h4>Response</h4>\n"
-        out += "<p class=\"start-line\"><code><strong>\(response.status.code)</strong> \(esc(response.status.reasonPhrase))</code></p>\n"
+        out +=
+            "<p class=\"start-line\"><code><strong>\(response.status.code)</strong> \(esc(response.status.reasonPhrase))</code></p>\n"
         out += headers(response.headerFields, masker: masker)
         out += body(response.body, masker: masker)
         out += "</section>\n"
@@ -93,7 +107,8 @@ extension HTMLReporter {
         guard !fields.isEmpty else { return "<p class=\"muted\">No headers.</p>\n" }
         var out = "<table class=\"headers\"><caption class=\"visually-hidden\">Headers</caption><tbody>\n"
         for field in fields {
-            out += "<tr><th scope=\"row\">\(esc(field.name))</th><td>\(esc(masker.header(name: field.name, value: field.value)))</td></tr>\n"
+            out +=
+                "<tr><th scope=\"row\">\(esc(field.name))</th><td>\(esc(masker.header(name: field.name, value: field.value)))</td></tr>\n"
         }
         out += "</tbody></table>\n"
         return out

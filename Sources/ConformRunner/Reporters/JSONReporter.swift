@@ -23,9 +23,14 @@ public struct JSONReporter: RunReporter {
             "tool": "conform",
             "target": .string(result.target),
             "exitCode": .int(Int(result.exitCode)),
-            "result": .string(result.exitCode == 0 ? "conforms" : result.exitCode == 1 ? "does not conform" : "could not run"),
+            "result": .string(
+                result.exitCode == 0 ? "conforms" : result.exitCode == 1 ? "does not conform" : "could not run"),
             "duration": time(result.duration),
-            "counts": .object(JSONObject([Verdict.pass, .fail, .assumptionNotMet, .skipped, .error].map { ($0.rawValue, .int(counts[$0, default: 0])) })),
+            "counts": .object(
+                JSONObject(
+                    [Verdict.pass, .fail, .assumptionNotMet, .skipped, .error].map {
+                        ($0.rawValue, .int(counts[$0, default: 0]))
+                    })),
             "suites": .array(result.suites.map { suite($0, masker) }),
         ]
     }
@@ -55,24 +60,30 @@ public struct JSONReporter: RunReporter {
         o["duration"] = time(s.duration)
         if let r = s.request {
             o["request"] = [
-                "method": .string(r.method.rawValue), "url": .string(masker.text(r.url)), "headers": headers(r.headerFields, masker),
+                "method": .string(r.method.rawValue), "url": .string(masker.text(r.url)),
+                "headers": headers(r.headerFields, masker),
                 "body": body(r.body, masker),
             ]
         }
         if let r = s.response {
-            o["response"] = ["status": .int(r.status.code), "headers": headers(r.headerFields, masker), "body": body(r.body, masker)]
-        }
-        o["failures"] = .array(s.failures.map { f in
-            [
-                "severity": .string(f.severity.rawValue), "decision": f.decision.map { .string($0) } ?? .null,
-                "mismatches": .array(f.mismatches.map { m in
-                    [
-                        "path": .string(m.path), "expected": .string(masker.text(m.expected)), "actual": .string(masker.text(m.actual)),
-                        "note": m.note.map { .string(masker.text($0)) } ?? .null,
-                    ]
-                }),
+            o["response"] = [
+                "status": .int(r.status.code), "headers": headers(r.headerFields, masker), "body": body(r.body, masker),
             ]
-        })
+        }
+        o["failures"] = .array(
+            s.failures.map { f in
+                [
+                    "severity": .string(f.severity.rawValue), "decision": f.decision.map { .string($0) } ?? .null,
+                    "mismatches": .array(
+                        f.mismatches.map { m in
+                            [
+                                "path": .string(m.path), "expected": .string(masker.text(m.expected)),
+                                "actual": .string(masker.text(m.actual)),
+                                "note": m.note.map { .string(masker.text($0)) } ?? .null,
+                            ]
+                        }),
+                ]
+            })
         return .object(o)
     }
 

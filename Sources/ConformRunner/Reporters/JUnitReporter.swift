@@ -23,30 +23,40 @@ public struct JUnitReporter: RunReporter {
         let errors = steps.filter { $0.verdict == .error }.count
         let skipped = steps.filter { $0.verdict == .skipped }.count
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"conform\" tests=\"\(steps.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(time(result.duration))\">\n"
+        out +=
+            "<testsuites name=\"conform\" tests=\"\(steps.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(time(result.duration))\">\n"
         for suite in result.suites {
             let s = suite.steps
-            out += "  <testsuite name=\"\(xml(suite.suite.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(xml(suite.suite.file))\">\n"
+            out +=
+                "  <testsuite name=\"\(xml(suite.suite.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(xml(suite.suite.file))\">\n"
             out += "    <properties>\n"
             out += "      <property name=\"title\" value=\"\(xml(suite.suite.title))\"/>\n"
             out += "      <property name=\"flowStep\" value=\"\(xml(suite.suite.step))\"/>\n"
             out += "      <property name=\"spec\" value=\"\(xml(suite.suite.spec.summary))\"/>\n"
             out += "    </properties>\n"
             for step in s {
-                out += "    <testcase classname=\"\(xml(suite.suite.id)).\(xml(step.flow))\" name=\"\(step.index + 1). \(xml(step.name))\" file=\"\(xml(step.file))\" line=\"\(step.mark.line)\" time=\"\(time(step.duration))\""
+                out +=
+                    "    <testcase classname=\"\(xml(suite.suite.id)).\(xml(step.flow))\" name=\"\(step.index + 1). \(xml(step.name))\" file=\"\(xml(step.file))\" line=\"\(step.mark.line)\" time=\"\(time(step.duration))\""
                 switch step.verdict {
                 case .pass:
                     out += "/>\n"
                 case .assumptionNotMet:
-                    out += ">\n      <system-out>\(xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
+                    out +=
+                        ">\n      <system-out>\(xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
                 case .skipped:
-                    out += ">\n      <skipped message=\"\(xml(masker.text(step.error ?? "skipped")))\"/>\n    </testcase>\n"
+                    out +=
+                        ">\n      <skipped message=\"\(xml(masker.text(step.error ?? "skipped")))\"/>\n    </testcase>\n"
                 case .fail:
-                    let first = masker.text(step.failures.first?.mismatches.first.map { "\($0.path): expected \($0.expected), got \($0.actual)" } ?? step.error ?? "failed")
+                    let first = masker.text(
+                        step.failures.first?.mismatches.first.map {
+                            "\($0.path): expected \($0.expected), got \($0.actual)"
+                        } ?? step.error ?? "failed")
                     let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
-                    out += ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step, masker)))</failure>\n    </testcase>\n"
+                    out +=
+                        ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step, masker)))</failure>\n    </testcase>\n"
                 default:
-                    out += ">\n      <error message=\"\(xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(xml(details(step, masker)))</error>\n    </testcase>\n"
+                    out +=
+                        ">\n      <error message=\"\(xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(xml(details(step, masker)))</error>\n    </testcase>\n"
                 }
             }
             out += "  </testsuite>\n"
@@ -59,12 +69,15 @@ public struct JUnitReporter: RunReporter {
     func details(_ step: StepResult, _ masker: SecretMasker) -> String {
         var lines: [String] = ["\(step.file):\(step.mark)"]
         if !step.spec.isEmpty { lines.append("spec: \(step.spec.summary)") }
-        if let r = step.request { lines.append("\(r.method) \(r.url)" + (step.response.map { " -> \($0.status.code)" } ?? "")) }
+        if let r = step.request {
+            lines.append("\(r.method) \(r.url)" + (step.response.map { " -> \($0.status.code)" } ?? ""))
+        }
         if let e = step.error { lines.append(e) }
         for f in step.failures {
             for m in f.mismatches {
                 let label = f.severity == .assumed ? "assumed \(f.decision ?? "")" : f.severity.rawValue
-                lines.append("\(label) \(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
+                lines.append(
+                    "\(label) \(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
             }
         }
         return masker.text(lines.joined(separator: "\n"))

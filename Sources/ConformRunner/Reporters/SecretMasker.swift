@@ -13,7 +13,9 @@ public struct SecretMasker: Sendable, Hashable {
     public private(set) var secrets: [String]
 
     public init(secrets: [String] = []) {
-        self.secrets = Set(secrets.filter { $0.count >= Self.minimumLearnedLength }).sorted { ($0.count, $0) > ($1.count, $1) }
+        self.secrets = Set(secrets.filter { $0.count >= Self.minimumLearnedLength }).sorted {
+            ($0.count, $0) > ($1.count, $1)
+        }
     }
 
     /// A masker that knows every secret sent or received in the headers of the run.
@@ -58,7 +60,8 @@ public struct SecretMasker: Sendable, Hashable {
         case .code:
             return Self.hide(value.trimmingCharacters(in: .whitespaces))
         case .cookie:
-            return Self.cookiePairs(value).map { $0.name.isEmpty ? Self.dots : "\($0.name)=\(Self.dots)" }.joined(separator: "; ")
+            return Self.cookiePairs(value).map { $0.name.isEmpty ? Self.dots : "\($0.name)=\(Self.dots)" }.joined(
+                separator: "; ")
         case .setCookie:
             var parts = value.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
             guard !parts.isEmpty else { return value }
@@ -120,7 +123,8 @@ public struct SecretMasker: Sendable, Hashable {
         var i = 0
         var changed = false
         while i < bytes.count {
-            let startsToken = bytes[i] == 0x65 && i + 2 < bytes.count && bytes[i + 1] == 0x79 && bytes[i + 2] == 0x4A
+            let startsToken =
+                bytes[i] == 0x65 && i + 2 < bytes.count && bytes[i + 1] == 0x79 && bytes[i + 2] == 0x4A
                 && (i == 0 || !isB64(bytes[i - 1]))
             if startsToken {
                 var j = i

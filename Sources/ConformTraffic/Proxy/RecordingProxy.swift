@@ -35,8 +35,12 @@ public struct RecordingProxy: Sendable {
 
     /// The upstream name for a request path.
     public func upstreamName(for path: String) -> String {
-        if upstreams["*"] != nil { return path.hasPrefix("/mobile/") ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream }
-        if path.hasPrefix("/mobile/"), upstreams[RecordedExchange.mobileUpstream] != nil { return RecordedExchange.mobileUpstream }
+        if upstreams["*"] != nil {
+            return path.hasPrefix("/mobile/") ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream
+        }
+        if path.hasPrefix("/mobile/"), upstreams[RecordedExchange.mobileUpstream] != nil {
+            return RecordedExchange.mobileUpstream
+        }
         if upstreams[RecordedExchange.backendUpstream] != nil { return RecordedExchange.backendUpstream }
         return upstreams.keys.sorted().first ?? RecordedExchange.mobileUpstream
     }
@@ -47,7 +51,8 @@ public struct RecordingProxy: Sendable {
         let base = upstreams[name] ?? upstreams["*"] ?? ""
         var outgoing = request
         outgoing.url = base + request.target
-        outgoing.headerFields = HTTPFields(request.headerFields.fields.filter { !Self.hopByHop.contains($0.name.lowercased()) })
+        outgoing.headerFields = HTTPFields(
+            request.headerFields.fields.filter { !Self.hopByHop.contains($0.name.lowercased()) })
         let started = Date()
         let clock = ContinuousClock()
         let start = clock.now
@@ -56,16 +61,23 @@ public struct RecordingProxy: Sendable {
             response = try await transport.send(outgoing)
         } catch {
             let envelope: JSONValue = [
-                "requestError": ["serviceException": ["messageId": "BAD_GATEWAY", "text": .string("conform proxy: upstream \(name) (\(base)) gave no response: \(error)")]]
+                "requestError": [
+                    "serviceException": [
+                        "messageId": "BAD_GATEWAY",
+                        "text": .string("conform proxy: upstream \(name) (\(base)) gave no response: \(error)"),
+                    ]
+                ]
             ]
             response = .json(502, envelope)
         }
-        response.headerFields = HTTPFields(response.headerFields.fields.filter { !Self.hopByHop.contains($0.name.lowercased()) })
+        response.headerFields = HTTPFields(
+            response.headerFields.fields.filter { !Self.hopByHop.contains($0.name.lowercased()) })
         response.timing = nil
         let elapsed = clock.now - start
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         do {
-            let written = try writer.append(upstream: name, request: request, response: response, startedAt: started, durationMs: ms)
+            let written = try writer.append(
+                upstream: name, request: request, response: response, startedAt: started, durationMs: ms)
             onExchange(written)
         } catch {
             onError("cannot record exchange \(request.method) \(request.target): \(error)")

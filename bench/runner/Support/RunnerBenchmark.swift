@@ -51,8 +51,10 @@ public enum RunnerBenchmark {
             let curl = CurlTransport(timeout: .seconds(10))
             let clock = ContinuousClock()
             for n in sizes {
-                let suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(bytes: Array(suite(steps: n).utf8), file: "bench.yaml")
-                let plan = RunPlan(suites: [suite], targetDefaults: ["mobile": server.baseURL, "backend": server.baseURL])
+                let suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+                    bytes: Array(suite(steps: n).utf8), file: "bench.yaml")
+                let plan = RunPlan(
+                    suites: [suite], targetDefaults: ["mobile": server.baseURL, "backend": server.baseURL])
                 // Warm up the connection and the code paths.
                 _ = await Runner(transport: curl).run(RunPlan(suites: [suite], targetDefaults: plan.targetDefaults))
                 var viaCurl: [Double] = []
@@ -74,16 +76,24 @@ public enum RunnerBenchmark {
                     for _ in 0..<n { _ = try await curl.send(request) }
                     rawCurl.append(micros(clock.now - start) / Double(n))
                 }
-                print(String(format: "N=%d  runner+curl %.1f us/exchange  runner in-process %.1f us/exchange  curl transport alone %.1f us/exchange  (medians of 3)", n, median(viaCurl), median(inProcess), median(rawCurl)))
+                print(
+                    String(
+                        format:
+                            "N=%d  runner+curl %.1f us/exchange  runner in-process %.1f us/exchange  curl transport alone %.1f us/exchange  (medians of 3)",
+                        n, median(viaCurl), median(inProcess), median(rawCurl)))
             }
             let big = suite(steps: 10000)
             var rates: [Double] = []
             for _ in 0..<3 {
                 let start = clock.now
-                _ = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(bytes: Array(big.utf8), file: "big.yaml")
+                _ = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+                    bytes: Array(big.utf8), file: "big.yaml")
                 rates.append(Double(big.utf8.count) / 1_000_000 / (micros(clock.now - start) / 1e6))
             }
-            print(String(format: "suite load: %.1f MB suite (10000 steps) at %.1f MB/s (median of 3)", Double(big.utf8.count) / 1e6, median(rates)))
+            print(
+                String(
+                    format: "suite load: %.1f MB suite (10000 steps) at %.1f MB/s (median of 3)",
+                    Double(big.utf8.count) / 1e6, median(rates)))
             return 0
         } catch {
             FileHandle.standardError.write(Data("benchmark failed: \(error)\n".utf8))
@@ -101,6 +111,7 @@ public enum RunnerBenchmark {
 extension Step {
     func renderedRequest(baseURL: String) throws -> HTTPRequest {
         guard case .exchange(let e) = action else { throw TransportError(.other, "not an exchange") }
-        return try e.request.render(in: TemplateScope(values: ["mobile": .string(baseURL), "appCode": "conform-app-code"]))
+        return try e.request.render(
+            in: TemplateScope(values: ["mobile": .string(baseURL), "appCode": "conform-app-code"]))
     }
 }

@@ -26,15 +26,13 @@ enum SuiteFiles {
                             && !$0.split(separator: "/").contains { $0.hasPrefix(".") }
                     }
                     .sorted()
-                files += found.map { display(full, (path as NSString).appendingPathComponent($0), io: io) }
+                files += found.map { (path as NSString).appendingPathComponent($0) }
             } else {
                 files.append(path)
             }
         }
         return files
     }
-
-    private static func display(_ full: String, _ relative: String, io: CommandIO) -> String { relative }
 
     /// Loads every file; returns the suites and the rendered diagnostics of the files that failed.
     static func load(_ files: [String], io: CommandIO, color: Bool) -> (suites: [Suite], problems: String, count: Int) {

@@ -220,10 +220,10 @@ public struct Runner: Sendable {
             slot.set(continuation)
             let timer = Task {
                 try await Task.sleep(for: timeout + .milliseconds(250))
-                slot.resume(
-                    with: .failure(TransportError(.timeout, "no response within \(timeout) from \(request.url)")))
+                let error = TransportError(.timeout, "no response within \(timeout) from \(request.url)")
+                if slot.resume(with: .failure(error)) { slot.cancelExchange() }
             }
-            Task {
+            slot.exchange = Task {
                 do {
                     slot.resume(with: .success(try await transport.send(request)))
                 } catch {
@@ -238,6 +238,15 @@ public struct Runner: Sendable {
 /// A continuation resumed exactly once, by whichever of the exchange and its deadline comes first.
 final class ContinuationSlot: Sendable {
     private let state = Mutex<CheckedContinuation<HTTPResponse, any Error>?>(nil)
+    private let work = Mutex<Task<Void, Never>?>(nil)
+
+    /// The task running the exchange, cancelled when the deadline wins.
+    var exchange: Task<Void, Never>? {
+        get { work.withLock { $0 } }
+        set { work.withLock { $0 = newValue } }
+    }
+
+    func cancelExchange() { exchange?.cancel() }
 
     func set(_ continuation: CheckedContinuation<HTTPResponse, any Error>) { state.withLock { $0 = continuation } }
 

@@ -86,9 +86,13 @@ enum CurlExchange {
     /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults.
     static func headerLines(_ fields: HTTPFields, sendsBody: Bool) -> [String] {
         var lines: [String] = []
+        func singleLine(_ text: String) -> String {
+            // A CR or LF would split the header in two: drop them (rare, so check bytes first).
+            text.utf8.contains { $0 == 0x0D || $0 == 0x0A } ? text.filter { $0 != "\r" && $0 != "\n" } : text
+        }
         for field in fields where field.name.lowercased() != "content-length" {
-            let name = field.name.filter { $0 != "\r" && $0 != "\n" }
-            let value = field.value.filter { $0 != "\r" && $0 != "\n" }
+            let name = singleLine(field.name)
+            let value = singleLine(field.value)
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
         lines.append("Expect:")
@@ -130,24 +134,32 @@ final class ResponseSink {
     init(cancelled: CancelFlag) { self.cancelled = cancelled }
 
     func headerLine(_ bytes: UnsafeRawBufferPointer) {
-        var line = Substring(String(decoding: bytes, as: UTF8.self))
-        while let last = line.last, last.isNewline { line = line.dropLast() }
-        if line.isEmpty { return }
-        if line.hasPrefix("HTTP/") {
+        // Works on bytes: header lines arrive once per header per exchange, on the hot path.
+        func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        if end == 0 { return }
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+        func text(_ range: Range<Int>) -> String {
+            var lower = range.lowerBound
+            var upper = range.upperBound
+            while lower < upper, isBlank(line[lower]) { lower += 1 }
+            while upper > lower, isBlank(line[upper - 1]) { upper -= 1 }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: line[lower..<upper]), as: UTF8.self)
+        }
+        if line.starts(with: "HTTP/".utf8) {
             // A new status line starts a new header block (after 100 Continue or another 1xx).
-            let parts = line.split(separator: " ", maxSplits: 2)
+            let parts = text(0..<line.count).split(separator: " ", maxSplits: 2)
             status = parts.count >= 2 ? Int(parts[1]) : nil
             headers = []
             return
         }
-        if let first = line.first, first == " " || first == "\t", !headers.isEmpty {
-            headers[headers.count - 1].value += " " + line.trimmingCharacters(in: .whitespaces)
+        if isBlank(line[0]), !headers.isEmpty {
+            headers[headers.count - 1].value += " " + text(0..<line.count)
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon])
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        headers.append(HTTPFields.Field(name: name, value: value))
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        headers.append(HTTPFields.Field(name: text(0..<colon), value: text((colon + 1)..<line.count)))
     }
 }
 

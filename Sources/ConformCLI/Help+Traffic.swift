@@ -39,6 +39,7 @@ extension Help {
           --append                Add to an existing recording.
           --check                 Also check the traffic against the flow's rules and report violations live.
           --timeout SECONDS       How long an upstream may take (default: 30).
+          --insecure              Accept any TLS certificate from the upstreams.
           -h, --help              Show help information.
 
         """
@@ -59,6 +60,7 @@ extension Help {
           --map OLD=NEW           Replace a value before sending (e.g. a pseudonymised application code by the
                                   target's real one). Repeatable.
           --sequential            Replay in recorded order instead of device flows concurrently.
+          --insecure              Accept any TLS certificate (self-signed staging servers).
           --timeout SECONDS       How long one exchange may take (default: 10).
           --connections N         HTTP connections to an http(s) target (default: 8).
           --quiet                 No progress line.

@@ -60,6 +60,7 @@ enum Help {
           --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
                                   report page, docs/report.md) (repeatable).
           --timeout SECONDS       How long one exchange may take (default: 10).
+          --insecure              Accept any TLS certificate (self-signed staging servers).
           --verbose               List every step, not only those that did not pass.
           --no-color              Never colour the output (NO_COLOR is honoured too).
           -h, --help              Show help information.

@@ -10,7 +10,7 @@ enum RecordCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
             args, valued: ["--listen", "--upstream", "--out", "--redact", "--timeout"],
-            flagNames: ["--help", "--no-redact", "--append", "--check"], subcommand: "record")
+            flagNames: ["--help", "--no-redact", "--append", "--check", "--insecure"], subcommand: "record")
         if parsed.has("--help") {
             io.out.write(Help.record)
             return 0
@@ -35,7 +35,8 @@ enum RecordCommand {
         }
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        let transport = CurlTransport(timeout: .seconds(Int(parsed.value("--timeout") ?? "30") ?? 30))
+        let transport = CurlTransport(
+            timeout: .seconds(Int(parsed.value("--timeout") ?? "30") ?? 30), insecure: parsed.has("--insecure"))
         return await ProxySession.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"), banner: "Recording", io: io)

@@ -10,7 +10,7 @@ enum ReplayCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
             args, valued: ["--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections"],
-            flagNames: ["--help", "--sequential", "--quiet"], subcommand: "replay")
+            flagNames: ["--help", "--sequential", "--insecure", "--quiet"], subcommand: "replay")
         if parsed.has("--help") {
             io.out.write(Help.replay)
             return 0
@@ -48,8 +48,11 @@ enum ReplayCommand {
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let transport: any Transport =
-                if case .http = target { CurlTransport(timeout: timeout, maxConcurrentExchanges: connections) } else {
-                    try target.makeTransport(timeout: timeout)
+                if case .http = target {
+                    CurlTransport(
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections)
+                } else {
+                    try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
                 }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)

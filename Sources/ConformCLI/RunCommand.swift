@@ -7,7 +7,7 @@ enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
             args, valued: ["--target", "--var", "--report", "--timeout", "--fault"],
-            flagNames: ["--help", "--verbose", "--no-color"], subcommand: "run"
+            flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
         )
         if parsed.has("--help") {
             io.out.write(Help.run)
@@ -56,7 +56,7 @@ enum RunCommand {
         }
         let transport: any Transport
         do {
-            transport = try target.makeTransport(timeout: timeout)
+            transport = try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
         } catch {
             io.err.write("error: cannot set up the target \(target.description): \(error)\n")
             return ConformCommand.ExitCode.cannotRun

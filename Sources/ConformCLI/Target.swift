@@ -65,11 +65,12 @@ enum Target: CustomStringConvertible {
         }
     }
 
-    func makeTransport(timeout: Duration) throws -> any Transport {
+    /// The transport for this target; `insecure` skips TLS certificate checks (self-signed test servers).
+    func makeTransport(timeout: Duration, insecure: Bool = false) throws -> any Transport {
         switch self {
         case .builtin(let faults):
             InProcessTransport(ReferenceImplementation(configuration: .default, faults: Set(faults)))
-        case .http: CurlTransport(timeout: timeout)
+        case .http: CurlTransport(timeout: timeout, insecure: insecure)
         case .exec(let command): ExecTransport(command: command, timeout: timeout)
         }
     }

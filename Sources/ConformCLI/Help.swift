@@ -54,7 +54,10 @@ enum Help {
           --target TARGET         builtin (default): the embedded reference implementation, in process.
                                   URL: an HTTP server answering both APIs, e.g. http://127.0.0.1:8080;
                                   the variables 'mobile' and 'backend' default to it.
-                                  exec:CMD: a program speaking the line-JSON adapter protocol (docs/adapters.md).
+                                  exec:CMD: a program speaking the line-JSON adapter protocol (docs/adapters.md);
+                                  it gets origin-form URLs ('mobile' and 'backend' default to empty).
+          --fault NAME            With the builtin target: switch on a named bug of the reference
+                                  (repeatable), to see the suites catch it (docs/suites.md lists them).
           --var NAME=VALUE        Set a suite variable (repeatable). The environment's CONFORM_VAR_NAME also
                                   sets it; --var wins over the environment, which wins over suite defaults.
           --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification

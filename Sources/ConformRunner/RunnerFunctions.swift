@@ -36,5 +36,30 @@ public enum RunnerFunctions {
         claims["jti"] = .string(UUID().uuidString.lowercased())
         return .string(
             JWT.signHS256(claims: JSONValue.object(claims).serialized(), keyID: named["kid"]?.text, secret: secret))
+    } recognize: { token, named in
+        recognizeJWT(token, named)
+    }
+
+    /// Server role: a token this `jwt` call could have made: signed with `secret`, the same `kid`, `app` and
+    /// `sub` (found when not known yet), expired exactly when `ttl` is negative.
+    static func recognizeJWT(_ token: String, _ named: [String: JSONValue?]) -> [String: JSONValue]? {
+        guard case .success(let decoded) = JWT.decode(token),
+            let header = try? JSONValue.parse(decoded.header), let claims = try? JSONValue.parse(decoded.claims)
+        else { return nil }
+        if case .some(.some(let secretHex)) = named["secret"] {
+            guard let secret = Hex.decode(secretHex.text), case .success = JWT.verifyHS256(token: token, secret: secret)
+            else { return nil }
+        }
+        if case .some(.some(let kid)) = named["kid"], header["kid"]?.text != kid.text { return nil }
+        if case .some(.some(let app)) = named["app"], claims["infobip-api-key"]?.text != app.text { return nil }
+        var ttl = 3600
+        if case .some(.some(let value)) = named["ttl"] { ttl = Int(value.text) ?? 3600 }
+        let expired = (claims["exp"]?.numberValue ?? 0) <= Date().timeIntervalSince1970
+        guard expired == (ttl < 0), let sub = claims["sub"] else { return nil }
+        switch named["sub"] {
+        case .some(.some(let expected)): return expected.text == sub.text ? [:] : nil
+        case .some(.none): return ["sub": sub]
+        case .none: return [:]
+        }
     }
 }

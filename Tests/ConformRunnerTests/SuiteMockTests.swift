@@ -172,3 +172,41 @@ import Testing
         #expect(mock.report().complete)
     }
 }
+
+@Suite struct JWTRecognitionTests {
+    static let secret = "636f6e666f726d2d6a77742d7365637265742d6b65792d3031"
+    static let other = "00112233445566778899aabbccddeeff"
+
+    func token(sub: String, secret: String, ttl: Int = 3600) throws -> String {
+        try RunnerFunctions.jwt.call(
+            [], ["sub": .string(sub), "secret": .string(secret), "kid": "k", "app": "a", "ttl": .int(ttl)]
+        ).text
+    }
+
+    func binder() -> Binder {
+        var scope = TemplateScope(values: ["secret": .string(Self.secret)], functions: RunnerFunctions.all)
+        scope.functions.merge(TemplateScope.builtinFunctions) { a, _ in a }
+        return Binder(scope: scope, free: ["user"])
+    }
+
+    @Test func aSignedTokenIsRecognisedByItsKeySubjectAndExpiry() throws {
+        let template = try Template(parsing: "Bearer {{ jwt sub=user secret=secret kid='k' app='a' }}")
+        var b = binder()
+        let ana = b.bind(template, to: "Bearer " + (try token(sub: "ana", secret: Self.secret)))
+        #expect(ana)
+        #expect(b.scope["user"] == "ana")
+        // Once bound, the subject must repeat.
+        let ivo = b.bind(template, to: "Bearer " + (try token(sub: "ivo", secret: Self.secret)))
+        #expect(!ivo)
+        var c = binder()
+        let otherKey = c.bind(template, to: "Bearer " + (try token(sub: "ana", secret: Self.other)))
+        #expect(!otherKey)
+        let expiredForLive = c.bind(template, to: "Bearer " + (try token(sub: "ana", secret: Self.secret, ttl: -60)))
+        #expect(!expiredForLive)
+        let expired = try Template(parsing: "Bearer {{ jwt sub=user secret=secret kid='k' app='a' ttl=-120 }}")
+        let expiredForExpired = c.bind(expired, to: "Bearer " + (try token(sub: "ana", secret: Self.secret, ttl: -60)))
+        #expect(expiredForExpired)
+        let garbage = c.bind(template, to: "Bearer not-a-token")
+        #expect(!garbage)
+    }
+}

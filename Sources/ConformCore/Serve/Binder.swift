@@ -107,16 +107,21 @@ public struct Binder: Sendable {
     public mutating func bind(_ template: Template, to text: String) -> Bool {
         var pattern = "^"
         var groups: [String] = []
+        var calls: [(group: Int, expression: TemplateExpression, recognize: TemplateFunction.Recognizer)] = []
         for part in template.parts {
             switch part {
             case .text(let t): pattern += NSRegularExpression.escapedPattern(for: t)
             case .expression(let e):
-                let isName =
-                    e.arguments.isEmpty && e.named.isEmpty && scope.functions[e.head] == nil || scope[e.head] != nil
+                let function = scope.functions[e.head]
+                let isName = e.arguments.isEmpty && e.named.isEmpty && function == nil || scope[e.head] != nil
                 if isName, let value = try? scope.evaluate(e) {
                     pattern += NSRegularExpression.escapedPattern(for: value.text)
                 } else if isName, free.contains(e.head), !groups.contains(e.head) {
                     groups.append(e.head)
+                    pattern += "(.+?)"
+                } else if !isName, let recognize = function?.recognize {
+                    groups.append("")
+                    calls.append((groups.count, e, recognize))
                     pattern += "(.+?)"
                 } else if !isName {
                     pattern += ".+?"
@@ -129,9 +134,37 @@ public struct Binder: Sendable {
         guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators]),
             let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
         else { return false }
-        for (i, name) in groups.enumerated() {
-            if let range = Range(match.range(at: i + 1), in: text) { scope[name] = .string(String(text[range])) }
+        var bound = scope
+        for (i, name) in groups.enumerated() where !name.isEmpty {
+            if let range = Range(match.range(at: i + 1), in: text) { bound[name] = .string(String(text[range])) }
         }
+        // A call the function can recognise (a signed token) must be one it could have made with these
+        // arguments; arguments naming values not known yet are bound to what the function finds.
+        for call in calls {
+            guard let range = Range(match.range(at: call.group), in: text) else { return false }
+            var named: [String: JSONValue?] = [:]
+            var unknown: [String: String] = [:]
+            for (key, argument) in call.expression.named {
+                switch argument {
+                case .literal(let s): named[key] = Int(s).map(JSONValue.int) ?? .string(s)
+                case .name(let n):
+                    if let value = bound[n] {
+                        named[key] = .some(value)
+                    } else if free.contains(n) {
+                        named[key] = .some(nil)
+                        unknown[key] = n
+                    } else {
+                        return false
+                    }
+                }
+            }
+            guard let found = call.recognize(String(text[range]), named) else { return false }
+            for (key, name) in unknown {
+                guard let value = found[key] else { return false }
+                bound[name] = value
+            }
+        }
+        scope = bound
         return true
     }
 

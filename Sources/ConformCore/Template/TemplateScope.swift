@@ -2,18 +2,27 @@ import Foundation
 
 /// A generator or helper callable from a template: `{{ uuid }}`, `{{ digits 8 }}`, `{{ jwt sub=user }}`.
 public struct TemplateFunction: Sendable {
+    /// Server role: whether `text` is something this call could have produced, given its named arguments
+    /// (`nil` where an argument names a value not known yet); returns values found for those unknown
+    /// arguments, or `nil` when `text` does not fit.
+    public typealias Recognizer = @Sendable (_ text: String, _ named: [String: JSONValue?]) -> [String: JSONValue]?
+
     public var summary: String
     public var call:
         @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) -> JSONValue
+    /// How a server recognises this call's output; without one, a call matches any text.
+    public var recognize: Recognizer?
 
     public init(
         summary: String,
         call:
             @escaping @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) ->
-            JSONValue
+            JSONValue,
+        recognize: Recognizer? = nil
     ) {
         self.summary = summary
         self.call = call
+        self.recognize = recognize
     }
 }
 

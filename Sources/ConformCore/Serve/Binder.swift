@@ -59,7 +59,7 @@ public struct Binder: Sendable {
         case .literal(.string(let template)) where !template.isLiteral:
             guard let actual else { return [Mismatch(path: path, expected: template.source, actual: "(absent)")] }
             if let sole = template.soleExpression, sole.arguments.isEmpty, sole.named.isEmpty, free.contains(sole.head),
-                scope[sole.head] == nil
+                scope[sole.head] == nil, Self.canBind(sole.head, actual, in: scope, free: free)
             {
                 scope[sole.head] = actual
                 return []
@@ -136,7 +136,10 @@ public struct Binder: Sendable {
         else { return false }
         var bound = scope
         for (i, name) in groups.enumerated() where !name.isEmpty {
-            if let range = Range(match.range(at: i + 1), in: text) { bound[name] = .string(String(text[range])) }
+            guard let range = Range(match.range(at: i + 1), in: text) else { continue }
+            let value = JSONValue.string(String(text[range]))
+            guard Self.canBind(name, value, in: bound, free: free) else { return false }
+            bound[name] = value
         }
         // A call the function can recognise (a signed token) must be one it could have made with these
         // arguments; arguments naming values not known yet are bound to what the function finds.
@@ -160,12 +163,18 @@ public struct Binder: Sendable {
             }
             guard let found = call.recognize(String(text[range]), named) else { return false }
             for (key, name) in unknown {
-                guard let value = found[key] else { return false }
+                guard let value = found[key], Self.canBind(name, value, in: bound, free: free) else { return false }
                 bound[name] = value
             }
         }
         scope = bound
         return true
+    }
+
+    /// Whether a free name may take `value`: two client-chosen names (a user and another user, each from its
+    /// own generator) never hold the same value.
+    static func canBind(_ name: String, _ value: JSONValue, in scope: TemplateScope, free: Set<String>) -> Bool {
+        !free.contains { $0 != name && scope[$0] == value }
     }
 
     /// The path of a URL template: whatever follows the origin (`{{ mobile }}` or `http://host`), without the query.

@@ -201,6 +201,13 @@ public final class SuiteMock: HTTPHandler {
         }
         state.flows[i].scope = scope
         state.flows[i].next += 1
+        // Suite variables are the suite's, not one flow's: a value bound here holds in every flow of the suite.
+        for name in free[f.suite] {
+            guard let value = scope[name] else { continue }
+            for j in state.flows.indices where state.flows[j].suite == f.suite && state.flows[j].scope[name] == nil {
+                state.flows[j].scope[name] = value
+            }
+        }
         state.history.append((request, response))
         state.matched.append(
             Entry(

@@ -151,8 +151,18 @@ public struct Runner: Sendable {
         var result = result
         let clock = ContinuousClock()
         let start = clock.now
-        let deadline = exchange.eventually.map { start + $0.timeout }
         defer { result.duration = seconds(clock.now - start) }
+        var window: Duration?
+        if let eventually = exchange.eventually {
+            do {
+                window = try eventually.resolvedTimeout(in: scope)
+            } catch {
+                result.verdict = .error
+                result.error = "\(result.file):\(eventually.mark): \(error.message); \(error.help)"
+                return result
+            }
+        }
+        let deadline = window.map { start + $0 }
         while true {
             result.attempts += 1
             let request: HTTPRequest
@@ -167,18 +177,24 @@ public struct Runner: Sendable {
             var timed = request
             timed.timeout = plan.exchangeTimeout
             result.request = timed
+            var controlMissing: [Mismatch] = []
             do {
                 let response = try await sendWithDeadline(timed, timeout: plan.exchangeTimeout)
                 result.response = response
                 result.error = nil
                 var failures = exchange.failures(for: response, in: scope)
+                if let until = exchange.until { controlMissing = until.mismatches(response, in: scope) }
                 let captured = exchange.capture(from: response)
-                if !captured.missing.isEmpty {
+                if !captured.missing.isEmpty, controlMissing.isEmpty {
                     failures.append(CheckFailure(severity: .must, mismatches: captured.missing))
                 }
                 result.failures = failures
                 let severities = Set(failures.map(\.severity))
                 if severities.contains(.must) || severities.contains(.should) {
+                    result.verdict = .fail
+                    // With a control, the checks hold on every response: one that breaks them ends the step.
+                    if exchange.until != nil { return result }
+                } else if !controlMissing.isEmpty {
                     result.verdict = .fail
                 } else {
                     result.verdict = failures.isEmpty ? .pass : .assumptionNotMet
@@ -194,15 +210,20 @@ public struct Runner: Sendable {
                 result.error = "no response: \(error)"
                 result.verdict = .fail
             }
-            guard let deadline, let eventually = exchange.eventually, result.verdict != .pass, result.verdict != .error
-            else {
+            guard let deadline, let eventually = exchange.eventually, let window, result.verdict == .fail else {
                 return result
             }
             if clock.now + eventually.interval > deadline {
-                if result.verdict != .pass {
+                let tried =
+                    "\(result.attempts) attempt\(result.attempts == 1 ? "" : "s") in \(DurationText.format(window))"
+                if !controlMissing.isEmpty {
+                    result.failures.append(CheckFailure(severity: .must, mismatches: controlMissing))
                     result.error =
                         (result.error.map { $0 + "; " } ?? "")
-                        + "still failing after \(result.attempts) attempts in \(eventually.timeout)"
+                        + "the control ('until') did not arrive after \(tried), so the checks of this step "
+                        + "cannot be judged; the control itself must arrive"
+                } else {
+                    result.error = (result.error.map { $0 + "; " } ?? "") + "still failing after \(tried)"
                 }
                 return result
             }

@@ -136,3 +136,31 @@ import Testing
         #expect(throws: TemplateError.self) { try MatchSpec.regex(Template(literal: "x")).render(in: scope) }
     }
 }
+
+@Suite struct NoValueMatcherTests {
+    let scope = TemplateScope(values: [:])
+
+    @Test func absentNullAndEmptyAreAllNoValue() {
+        for value: JSONValue? in [nil, .null, "", .array([]), .object(JSONObject())] {
+            #expect(MatchSpec.noValue.matches(value, in: scope), "\(String(describing: value))")
+        }
+    }
+
+    @Test func anyValueIsRefusedWithAClearMismatch() {
+        for value: JSONValue in ["ana", 0, .bool(false), ["x"], ["a": 1]] {
+            #expect(!MatchSpec.noValue.matches(value, in: scope))
+        }
+        let m = MatchSpec.object([MatchField(key: "externalUserId", matcher: .noValue)], strict: false)
+        #expect(
+            m.mismatches(["externalUserId": "ana"], in: scope) == [
+                Mismatch(path: "$.externalUserId", expected: "no value (absent, null or empty)", actual: "\"ana\"")
+            ])
+    }
+
+    @Test func noValueIsLeftOutWhenRenderedAndHasNoExample() throws {
+        let m = MatchSpec.object(
+            [MatchField(key: "a", matcher: .noValue), MatchField(key: "b", matcher: .literal(.int(1)))], strict: false)
+        #expect(try m.render(in: scope) == ["b": 1])
+        #expect(m.example(in: scope) == ["b": 1])
+    }
+}

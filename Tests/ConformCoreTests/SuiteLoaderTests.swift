@@ -60,7 +60,8 @@ import Testing
         #expect(e.checks[2].decision == "D1")
         #expect(e.checks[0].expectation.status == .oneOf([.literal(.int(200)), .literal(.int(201))]))
         #expect(e.captures.map(\.name) == ["reg", "trace"])
-        #expect(e.eventually == Eventually(timeout: .seconds(2), interval: .milliseconds(50)))
+        #expect(e.eventually?.timeout == .seconds(2))
+        #expect(e.eventually?.interval == .milliseconds(50))
         #expect(e.emits == "registrationUpdated")
         if case .json(let body)? = e.request.body {
             // `yes` is text under the YAML 1.2 core schema.
@@ -142,5 +143,75 @@ import Testing
     @Test func duplicateKeysAreErrors() {
         let rendered = problems("suite: s\ntitle: t\nsuite: u\nsteps: []\n")
         #expect(rendered.contains("suite.yaml:3:1: error: duplicate key 'suite'"))
+    }
+}
+
+@Suite struct ControlAndWindowLoadingTests {
+    let loader = SuiteLoader(predefinedNames: ["mobile", "backend"])
+
+    func problems(_ text: String) -> String {
+        do {
+            _ = try loader.load(bytes: Array(text.utf8), file: "suite.yaml")
+            return ""
+        } catch {
+            return error.diagnostics.map { $0.rendered(source: text) }.joined(separator: "\n")
+        }
+    }
+
+    func step(_ body: String) -> String {
+        "suite: s\ntitle: t\nsteps:\n  - name: x\n    request: {url: /m}\n" + body
+    }
+
+    @Test func noneIsAMatcherInBothSpellings() throws {
+        let s = try loader.load(
+            bytes: Array(step("    expect: {json: {a: $none, b: {$none: true}}}\n").utf8), file: "suite.yaml")
+        guard case .exchange(let e) = s.flows[0].steps[0].action,
+            case .json(.object(let fields, _))? = e.checks[0].expectation.body
+        else {
+            Issue.record("no JSON expectation")
+            return
+        }
+        #expect(fields.map(\.matcher) == [.noValue, .noValue])
+    }
+
+    @Test func untilNeedsChecksAndGetsTheDefaultWindow() throws {
+        #expect(
+            problems(step("    until: {status: 200}\n")).contains(
+                "suite.yaml:6:12: error: step 'x' has 'until' but nothing to check until then"))
+        let s = try loader.load(
+            bytes: Array(step("    until: {status: 200}\n    expect: {status: 200}\n").utf8), file: "suite.yaml")
+        guard case .exchange(let e) = s.flows[0].steps[0].action else { return }
+        #expect(e.until != nil)
+        #expect(e.eventually?.timeout == .seconds(5))
+    }
+
+    @Test func windowsOutsideTheirRangeAreRefusedAtTheirPosition() {
+        #expect(
+            problems(step("    eventually: {timeout: .inf}\n")).contains(
+                "suite.yaml:6:27: error: timeout must be a duration from 0 to 24h"))
+        #expect(
+            problems(step("    eventually: {timeout: 1e300s}\n")).contains(
+                "suite.yaml:6:27: error: timeout must be a duration from 0 to 24h"))
+        #expect(problems(step("    eventually: {timeout: -5}\n")).contains("timeout must be a duration"))
+        #expect(
+            problems(step("    eventually: {interval: 0ms}\n")).contains(
+                "suite.yaml:6:28: error: interval must be at least 10ms"))
+        #expect(
+            problems(step("    eventually: {timeout: 100ms, interval: 1s}\n")).contains(
+                "timeout 100ms is shorter than the interval 1s"))
+        #expect(problems(step("    eventually: {timeout: \"{{ mobile }}\"}\n")) == "")
+    }
+
+    @Test func durationTextParsesUnitsAndRefusesTheRest() {
+        #expect(DurationText.parse("10s") == .seconds(10))
+        #expect(DurationText.parse("250ms") == .milliseconds(250))
+        #expect(DurationText.parse("1.5") == .milliseconds(1500))
+        #expect(DurationText.parse("2m") == .seconds(120))
+        for bad in ["", "inf", "nan", "-1s", "1e300", "25h", "9223372036854775807s", "soon"] {
+            #expect(DurationText.parse(bad) == nil, "\(bad)")
+        }
+        #expect(DurationText.format(.milliseconds(1500)) == "1.5s")
+        #expect(DurationText.format(.seconds(10)) == "10s")
+        #expect(DurationText.format(.milliseconds(200)) == "200ms")
     }
 }

@@ -4,7 +4,8 @@ extension LoadContext {
     static let requestKeys = ["method", "url", "query", "headers", "json", "body"]
     static let responseKeys = ["status", "headers", "json", "body", "strict"]
     static let operators = [
-        "$eq", "$regex", "$type", "$any", "$absent", "$oneOf", "$gt", "$gte", "$lt", "$lte", "$contains", "$anyOrder",
+        "$eq", "$regex", "$type", "$any", "$absent", "$none", "$oneOf", "$gt", "$gte", "$lt", "$lte", "$contains",
+        "$anyOrder",
         "$length", "$not", "$strict",
     ]
     static let typeNames = ["string", "number", "integer", "boolean", "object", "array", "null"]
@@ -89,6 +90,7 @@ extension LoadContext {
         case .scalar(let text, let style):
             if style == .plain, text == "$any" { return .any }
             if style == .plain, text == "$absent" { return .absent }
+            if style == .plain, text == "$none" { return .noValue }
             if scalarsAsText, node.resolvedScalar != .null {
                 return parseTemplate(text, at: node.mark).map { .literal(.string($0)) } ?? .any
             }
@@ -140,12 +142,12 @@ extension LoadContext {
                         ?? "use one of: \(Self.typeNames.joined(separator: ", "))")
             }
             return .type(name)
-        case "$any", "$absent":
+        case "$any", "$absent", "$none":
             guard node.resolvedScalar == .bool(true) else {
                 error(node, "\(key) takes 'true'", help: "write '{\(key): true}' or the shorthand '\(key)'")
                 return nil
             }
-            return key == "$any" ? .any : .absent
+            return key == "$any" ? .any : key == "$absent" ? .absent : .noValue
         case "$oneOf", "$contains", "$anyOrder":
             let items: [YAMLNode]
             if case .sequence(let list) = node.kind {

@@ -5,7 +5,8 @@ extension LoadContext {
         "suite", "title", "description", "step", "spec", "profile", "tags", "vars", "steps", "flows",
     ]
     static let stepKeys = [
-        "name", "spec", "severity", "request", "expect", "should", "assume", "capture", "emits", "eventually", "wait",
+        "name", "spec", "severity", "request", "expect", "should", "assume", "until", "capture", "emits", "eventually",
+        "wait",
     ]
     static let profiles = ["all", "jwt", "restricted"]
 
@@ -127,7 +128,7 @@ extension LoadContext {
         let name = value(pairs, "name").flatMap { string($0, "name") }
         let spec = value(pairs, "spec").flatMap { specReference($0) } ?? SpecReference()
         if let waitNode = value(pairs, "wait") {
-            for key in ["request", "expect", "should", "assume", "capture", "emits", "eventually"] {
+            for key in ["request", "expect", "should", "assume", "until", "capture", "emits", "eventually"] {
                 if let other = pairs.first(where: { $0.key.scalarString == key }) {
                     error(
                         other.key, "a wait step cannot have '\(key)'",
@@ -183,9 +184,20 @@ extension LoadContext {
         let emits = value(pairs, "emits").flatMap { string($0, "emits") }
         var eventually: Eventually?
         if let e = value(pairs, "eventually") { eventually = eventuallySpec(e) }
+        var until: ResponseSpec?
+        if let u = value(pairs, "until") {
+            until = responseSpec(u, "until")
+            // A control is waited for: without a window of its own it gets the default one.
+            if eventually == nil { eventually = Eventually(mark: u.mark) }
+            if checks.isEmpty {
+                error(
+                    u, "step '\(name)' has 'until' but nothing to check until then",
+                    help: "add 'expect:' with what must hold on every response until the control arrives")
+            }
+        }
         guard let request else { return nil }
         let exchange = Exchange(
-            request: request, checks: checks, captures: captures, emits: emits, eventually: eventually)
+            request: request, checks: checks, captures: captures, emits: emits, eventually: eventually, until: until)
         return Step(name: name, action: .exchange(exchange), spec: spec, mark: node.mark)
     }
 
@@ -204,12 +216,30 @@ extension LoadContext {
     }
 
     mutating func eventuallySpec(_ node: YAMLNode) -> Eventually? {
-        if node.resolvedScalar == .bool(true) { return Eventually() }
+        if node.resolvedScalar == .bool(true) { return Eventually(mark: node.mark) }
         guard let pairs = mapping(node, "eventually") else { return nil }
         checkKeys(pairs, allowed: ["timeout", "interval"], in: "eventually")
-        var e = Eventually()
-        if let t = value(pairs, "timeout"), let d = duration(t, "timeout") { e.timeout = d }
-        if let i = value(pairs, "interval"), let d = duration(i, "interval") { e.interval = d }
+        var e = Eventually(mark: node.mark)
+        if let i = value(pairs, "interval"), let d = duration(i, "interval") {
+            if d < .milliseconds(10) {
+                error(i, "interval must be at least 10ms", help: "write e.g. 'interval: 200ms'")
+            }
+            e.interval = d
+        }
+        if let t = value(pairs, "timeout") {
+            if case .string(let text)? = t.resolvedScalar, text.contains("{{") {
+                e.window = template(t, "timeout")
+            } else if let d = duration(t, "timeout") {
+                if d < e.interval {
+                    error(
+                        t,
+                        "timeout \(DurationText.format(d)) is shorter than the interval "
+                            + "\(DurationText.format(e.interval))",
+                        help: "give a timeout of at least one interval, e.g. 'timeout: 5s'")
+                }
+                e.timeout = d
+            }
+        }
         return e
     }
 

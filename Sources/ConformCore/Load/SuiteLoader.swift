@@ -112,20 +112,17 @@ struct LoadContext {
     }
 
     mutating func duration(_ node: YAMLNode, _ what: String) -> Duration? {
+        var parsed: Duration?
         switch node.resolvedScalar {
-        case .int(let i)?: return .seconds(i)
-        case .double(let d)?: return .milliseconds(Int(d * 1000))
-        case .string(let s)?:
-            let units: [(String, Int)] = [("ms", 1), ("s", 1000), ("m", 60_000)]
-            for (suffix, factor) in units where s.hasSuffix(suffix) {
-                if let n = Double(s.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), n >= 0 {
-                    return .milliseconds(Int(n * Double(factor)))
-                }
-            }
+        case .int(let i)?: parsed = DurationText.seconds(Double(i))
+        case .double(let d)?: parsed = DurationText.seconds(d)
+        case .string(let s)?: parsed = DurationText.parse(s)
         default: break
         }
+        if let parsed { return parsed }
         error(
-            node, "\(what) must be a duration such as 5s, 200ms or 1m, found \(describe(node))",
+            node,
+            "\(what) must be a duration from 0 to 24h such as 5s, 200ms or 1m, found \(describe(node))",
             help: "write e.g. '\(what): 5s'")
         return nil
     }

@@ -25,6 +25,10 @@ extension MatchSpec {
             if actual != nil { fail("(absent)") }
             return
         }
+        if case .noValue = self {
+            if let actual, !MatchSpec.isNoValue(actual) { fail("no value (absent, null or empty)") }
+            return
+        }
         if case .not(let inner) = self {
             if inner.mismatches(actual, at: path, in: scope).isEmpty { fail("not \(inner.summary(scope))") }
             return
@@ -34,7 +38,7 @@ extension MatchSpec {
             return
         }
         switch self {
-        case .absent, .not: return
+        case .absent, .noValue, .not: return
         case .any: return
         case .literal(let template):
             do {
@@ -124,6 +128,17 @@ extension MatchSpec {
         }
     }
 
+    /// `null`, `""`, `[]` and `{}`: the renderings of "no value" that D19 makes equal to leaving a member out.
+    static func isNoValue(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null: true
+        case .string(let s): s.isEmpty
+        case .array(let a): a.isEmpty
+        case .object(let o): o.isEmpty
+        default: false
+        }
+    }
+
     /// Integers and doubles compare by value; objects and arrays structurally.
     static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
@@ -185,6 +200,7 @@ extension MatchSpec {
         case .type(let n): "a value of type \(n)"
         case .any: "any value"
         case .absent: "(absent)"
+        case .noValue: "no value (absent, null or empty)"
         case .oneOf(let a): "one of " + a.map { $0.summary(scope) }.joined(separator: ", ")
         case .range(let r): r.description
         case .contains(let i): "an array containing " + i.map { $0.summary(scope) }.joined(separator: ", ")

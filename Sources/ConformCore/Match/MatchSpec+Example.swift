@@ -43,7 +43,7 @@ extension MatchSpec {
         case .not(let inner):
             let candidates: [JSONValue] = [.object(JSONObject()), .array([]), "", 0, .bool(false), .null]
             return candidates.first { !inner.matches($0, in: scope) }
-        case .absent, .regex: return nil
+        case .absent, .noValue, .regex: return nil
         }
     }
 
@@ -85,14 +85,15 @@ extension JSONValue {
 
 extension Exchange {
     /// Server role: a response that satisfies this exchange's checks, built from examples of each group
-    /// (`expect`, then `should`, then the assumed decisions, each laid over the one before).
+    /// (`expect`, then `should`, then the assumed decisions, then the `until` control, each laid over the one
+    /// before: the response the client waits for).
     public func exampleResponse(in scope: TemplateScope) -> HTTPResponse {
         var status = 200
         var fields = HTTPFields()
         var json: JSONValue?
         var text: String?
-        for group in checks.sorted(by: { $0.severity > $1.severity }) {
-            let spec = group.expectation
+        let specs = checks.sorted(by: { $0.severity > $1.severity }).map(\.expectation) + (until.map { [$0] } ?? [])
+        for spec in specs {
             if let s = spec.status, case .int(let code)? = s.example(in: scope) { status = code }
             for header in spec.headers {
                 if let value = header.value.example(in: scope) { fields[header.name] = value.text }

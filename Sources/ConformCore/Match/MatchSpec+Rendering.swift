@@ -7,6 +7,7 @@ extension MatchSpec {
             var out = JSONObject()
             for field in fields {
                 if case .absent = field.matcher { continue }
+                if case .noValue = field.matcher { continue }
                 out[field.key] = try field.matcher.render(in: scope)
             }
             return .object(out)

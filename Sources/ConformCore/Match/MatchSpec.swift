@@ -14,6 +14,8 @@ public indirect enum MatchSpec: Sendable, Hashable {
     case any
     /// The member must not be present.
     case absent
+    /// No value: absent, `null`, or empty (`""`, `[]`, `{}`); how an optional member says "nothing" (D19).
+    case noValue
     /// Any of the alternatives.
     case oneOf([MatchSpec])
     /// A number within the bounds.
@@ -41,6 +43,7 @@ public indirect enum MatchSpec: Sendable, Hashable {
         case .type: "$type"
         case .any: "$any"
         case .absent: "$absent"
+        case .noValue: "$none"
         case .oneOf: "$oneOf"
         case .range: "$range"
         case .contains: "$contains"

@@ -133,11 +133,16 @@ public struct Exchange: Sendable, Hashable {
     /// The named event emitted when this exchange passes, e.g. `registrationUpdated`.
     public var emits: String?
     public var eventually: Eventually?
+    /// A control: the exchange repeats until this holds, and every check group must hold on every response seen
+    /// until then. It is how a suite asserts that something did *not* happen: only once a later positive control
+    /// has arrived did the thing checked against have its chance.
+    public var until: ResponseSpec?
 
     public init(
         request: RequestSpec, checks: [CheckGroup] = [], captures: [Capture] = [], emits: String? = nil,
-        eventually: Eventually? = nil
+        eventually: Eventually? = nil, until: ResponseSpec? = nil
     ) {
+        self.until = until
         self.request = request
         self.checks = checks
         self.captures = captures
@@ -146,14 +151,36 @@ public struct Exchange: Sendable, Hashable {
     }
 }
 
-/// Repeat the exchange until its checks pass or the timeout elapses.
+/// Repeat the exchange until its checks pass (or, with an `until` control, until the control holds) or the
+/// window closes.
 public struct Eventually: Sendable, Hashable {
     public var timeout: Duration
     public var interval: Duration
+    /// A templated window (`"{{ asyncWindow }}"`), rendered and parsed when the step runs; replaces `timeout`.
+    public var window: Template?
+    public var mark: SourceMark
 
-    public init(timeout: Duration = .seconds(5), interval: Duration = .milliseconds(200)) {
+    public init(
+        timeout: Duration = .seconds(5), interval: Duration = .milliseconds(200), window: Template? = nil,
+        mark: SourceMark = SourceMark(line: 0, column: 0)
+    ) {
         self.timeout = timeout
         self.interval = interval
+        self.window = window
+        self.mark = mark
+    }
+
+    /// The window for this run: `timeout`, or the rendered `window` template.
+    public func resolvedTimeout(in scope: TemplateScope) throws(TemplateError) -> Duration {
+        guard let window else { return timeout }
+        let text = try scope.renderText(window)
+        guard let d = DurationText.parse(text), d >= interval else {
+            throw TemplateError(
+                message: "the eventually window '\(window.source)' is '\(text)', not a duration from "
+                    + "\(DurationText.format(interval)) to 24h",
+                help: "give the variable a duration such as 10s or 500ms (--var NAME=10s)")
+        }
+        return d
     }
 }
 

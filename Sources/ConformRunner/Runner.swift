@@ -163,6 +163,8 @@ public struct Runner: Sendable {
             }
         }
         let deadline = window.map { start + $0 }
+        // With a control, an assumption broken on any response counts, not only on the last one.
+        var assumedSeen: [CheckFailure] = []
         while true {
             result.attempts += 1
             let request: HTTPRequest
@@ -183,7 +185,16 @@ public struct Runner: Sendable {
                 result.response = response
                 result.error = nil
                 var failures = exchange.failures(for: response, in: scope)
-                if let until = exchange.until { controlMissing = until.mismatches(response, in: scope) }
+                if let until = exchange.until {
+                    controlMissing = until.mismatches(response, in: scope)
+                    for failure in failures where failure.severity == .assumed {
+                        if !assumedSeen.contains(where: { $0.decision == failure.decision }) {
+                            assumedSeen.append(failure)
+                        }
+                    }
+                    let decided = Set(failures.compactMap(\.decision))
+                    failures += assumedSeen.filter { !decided.contains($0.decision ?? "") }
+                }
                 let captured = exchange.capture(from: response)
                 if !captured.missing.isEmpty, controlMissing.isEmpty {
                     failures.append(CheckFailure(severity: .must, mismatches: captured.missing))
@@ -210,7 +221,10 @@ public struct Runner: Sendable {
                 result.error = "no response: \(error)"
                 result.verdict = .fail
             }
-            guard let deadline, let eventually = exchange.eventually, let window, result.verdict == .fail else {
+            // A control ends the repetition as soon as it arrives; otherwise the step repeats until everything holds.
+            let settled = exchange.until != nil ? controlMissing.isEmpty : result.verdict == .pass
+            guard let deadline, let eventually = exchange.eventually, let window, !settled, result.verdict != .error
+            else {
                 return result
             }
             if clock.now + eventually.interval > deadline {

@@ -164,3 +164,17 @@ import Testing
         #expect(m.example(in: scope) == ["b": 1])
     }
 }
+
+@Suite struct OneOfAbsentTests {
+    @Test func anAlternativeThatAcceptsAbsenceAcceptsAnAbsentMember() {
+        let scope = TemplateScope(values: [:])
+        let m = MatchSpec.object(
+            [MatchField(key: "isPrimary", matcher: .oneOf([.literal(.bool(false)), .noValue]))], strict: false)
+        #expect(m.matches(["isPrimary": false], in: scope))
+        #expect(m.matches(["isPrimary": .null], in: scope))
+        #expect(m.matches(.object(JSONObject()), in: scope))
+        #expect(!m.matches(["isPrimary": true], in: scope))
+        let strict = MatchSpec.object([MatchField(key: "a", matcher: .oneOf([.literal(.int(1))]))], strict: false)
+        #expect(!strict.matches(.object(JSONObject()), in: scope))
+    }
+}

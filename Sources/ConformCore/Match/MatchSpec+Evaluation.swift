@@ -33,6 +33,12 @@ extension MatchSpec {
             if inner.mismatches(actual, at: path, in: scope).isEmpty { fail("not \(inner.summary(scope))") }
             return
         }
+        // An alternative may accept an absent member (`{$oneOf: [false, $none]}`).
+        if actual == nil, case .oneOf(let alternatives) = self,
+            alternatives.contains(where: { $0.mismatches(nil, at: path, in: scope).isEmpty })
+        {
+            return
+        }
         guard let actual else {
             fail(summary(scope))
             return

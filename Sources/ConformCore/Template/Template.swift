@@ -64,6 +64,15 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The first word of every expression: a variable's name, or the function a call names (`digits` in
+    /// `{{ digits 3 }}`).
+    public var expressionHeads: [String] {
+        parts.compactMap { part -> String? in
+            guard case .expression(let e) = part else { return nil }
+            return String(e.head.prefix { $0 != "." && $0 != "[" })
+        }
+    }
+
     public var description: String { source }
 }
 

@@ -72,7 +72,9 @@ public final class SuiteMock: HTTPHandler {
                     continue
                 }
                 // A default that calls a generator (or is empty) is the client's choice: bind it to what comes.
-                let calls = variable.defaultValue.referencedNames.contains { allFunctions[$0] != nil }
+                var heads = variable.defaultValue.referencedNames
+                if case .string(let t) = variable.defaultValue { heads += t.expressionHeads }
+                let calls = heads.contains { allFunctions[$0] != nil }
                 if calls || variable.defaultValue.description.isEmpty {
                     names.insert(variable.name)
                 } else if let value = try? variable.defaultValue.render(in: scope) {

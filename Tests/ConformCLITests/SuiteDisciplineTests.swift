@@ -1,0 +1,141 @@
+import ConformCore
+import Foundation
+import Testing
+
+/// Rules every bundled suite keeps so it passes every conforming implementation, not just the reference
+/// (decisions D16–D19): checked on the loaded suites, so a new step that breaks one fails here with its location.
+@Suite struct SuiteDisciplineTests {
+    struct Located {
+        var suite: Suite
+        var step: Step
+        var exchange: Exchange
+        var location: String { "\(suite.file):\(step.mark.line) '\(step.name)'" }
+    }
+
+    static func exchanges() throws -> [Located] {
+        try SuitesBundle.load().flatMap { suite in
+            suite.flows.flatMap(\.steps).compactMap { step in
+                guard case .exchange(let e) = step.action else { return nil }
+                return Located(suite: suite, step: step, exchange: e)
+            }
+        }
+    }
+
+    static func uses(_ m: MatchSpec, _ test: (MatchSpec) -> Bool) -> Bool {
+        if test(m) { return true }
+        switch m {
+        case .object(let fields, _): return fields.contains { uses($0.matcher, test) }
+        case .array(let e), .oneOf(let e), .contains(let e), .anyOrder(let e), .allOf(let e):
+            return e.contains { uses($0, test) }
+        case .length(let inner), .not(let inner): return uses(inner, test)
+        default: return false
+        }
+    }
+
+    static func jsonMatchers(_ e: Exchange) -> [MatchSpec] {
+        e.checks.compactMap { group in
+            if case .json(let m)? = group.expectation.body { return m }
+            return nil
+        }
+    }
+
+    static func source(_ v: TemplateValue) -> String {
+        if case .string(let t) = v { return t.source }
+        return ""
+    }
+
+    static func isMessageSync(_ e: Exchange) -> Bool { source(e.request.url).hasSuffix("/mobile/5/messages") }
+
+    @Test func everyAssumptionAlsoRefusesAServerError() throws {
+        for x in try Self.exchanges() where x.exchange.checks.contains(where: { $0.severity == .assumed }) {
+            let musts = x.exchange.checks.filter { $0.severity == .must }.compactMap(\.expectation.status)
+            let scope = TemplateScope(values: [:])
+            #expect(
+                musts.contains { !$0.matches(.int(500), in: scope) && !$0.matches(.int(503), in: scope) },
+                "\(x.location): a step with 'assume' must also 'expect' a status below 500")
+        }
+    }
+
+    @Test func absenceOnMessageSyncIsJudgedOnlyAfterAControl() throws {
+        for x in try Self.exchanges() where Self.isMessageSync(x.exchange) {
+            let negative = Self.jsonMatchers(x.exchange).contains {
+                Self.uses($0) {
+                    if case .not = $0 { return true }
+                    return false
+                }
+            }
+            if negative {
+                #expect(x.exchange.until != nil, "\(x.location): 'did not receive' needs an 'until' control")
+            }
+        }
+    }
+
+    @Test func deliveryIsObservedEventually() throws {
+        for x in try Self.exchanges() where Self.isMessageSync(x.exchange) {
+            let positive = Self.jsonMatchers(x.exchange).contains {
+                Self.uses($0) {
+                    if case .contains = $0 { return true }
+                    return false
+                }
+            }
+            if positive || x.exchange.until != nil {
+                #expect(
+                    x.exchange.eventually?.window?.source == "{{ asyncWindow }}",
+                    "\(x.location): message sync is eventual (D18); add eventually: {timeout: \"{{ asyncWindow }}\"}")
+            }
+        }
+    }
+
+    @Test func peopleReadsAfterWritesAreEventual() throws {
+        for x in try Self.exchanges() {
+            let url = Self.source(x.exchange.request.url)
+            let isBackendRead =
+                Self.source(x.exchange.request.method) == "GET"
+                && (url.contains("/people/2/persons") || url.contains("/people/2/contactInformation/push/"))
+            // A read that expects a person or registration to be found reflects earlier writes.
+            let scope = TemplateScope(values: [:])
+            let expectsFound = x.exchange.checks.contains { group in
+                group.severity == .must
+                    && group.expectation.status.map {
+                        $0.matches(.int(200), in: scope) && !$0.matches(.int(404), in: scope)
+                    }
+                        == true
+            }
+            if isBackendRead && expectsFound {
+                #expect(
+                    x.exchange.eventually?.window?.source == "{{ asyncWindow }}",
+                    "\(x.location): People API reads are eventually consistent (D18)")
+            }
+        }
+    }
+
+    @Test func noValueIsNeverSpelledAbsent() throws {
+        for x in try Self.exchanges() {
+            for m in Self.jsonMatchers(x.exchange)
+                + (x.exchange.until.flatMap {
+                    if case .json(let m)? = $0.body { return [m] }
+                    return nil
+                } ?? [])
+            {
+                let absent = Self.uses(m) {
+                    if case .absent = $0 { return true }
+                    return false
+                }
+                #expect(!absent, "\(x.location): use $none (absent, null or empty are the same, D19)")
+            }
+        }
+    }
+
+    @Test func everyWindowDefaultsToTenSecondsAndCanBeOverridden() throws {
+        for suite in try SuitesBundle.load() {
+            let windows = suite.flows.flatMap(\.steps).compactMap { step -> Eventually? in
+                if case .exchange(let e) = step.action { return e.eventually }
+                return nil
+            }
+            guard !windows.isEmpty else { continue }
+            #expect(windows.allSatisfy { $0.window?.source == "{{ asyncWindow }}" }, "\(suite.file)")
+            let declared = suite.variables.first { $0.name == "asyncWindow" }
+            #expect(declared?.defaultValue == .string(Template(literal: "10s")), "\(suite.file): asyncWindow: 10s")
+        }
+    }
+}

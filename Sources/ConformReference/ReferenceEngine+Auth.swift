@@ -51,7 +51,7 @@ extension ReferenceEngine {
             {
                 return (app, .bearer(token: auth.value, claims: claims))
             }
-            throw .unauthorized("The JWT does not name a known application in its 'infobip-api-key' claim.")
+            throw .jwtRefused("The JWT does not name a known application in its 'infobip-api-key' claim.")
         case "bearer":
             throw .unauthorized("Bearer tokens are accepted only on personalize, repersonalize and user calls.")
         default:
@@ -69,7 +69,7 @@ extension ReferenceEngine {
         switch credential {
         case .applicationCode:
             if app.userDataMode == .jwt && !has(.jwtModeAcceptsAppCode) {
-                throw .unauthorized("This application requires 'Authorization: Bearer <JWT>' for user data.")
+                throw .jwtRefused("This application requires 'Authorization: Bearer <JWT>' for user data.")
             }
         case .bearer(let token, let claims):
             if has(.jwtNotVerified) { return }
@@ -82,24 +82,24 @@ extension ReferenceEngine {
     ) throws(ReferenceError) {
         guard case .success(let decoded) = JWT.decode(token), let claims,
             let header = try? JSONValue.parse(decoded.header)
-        else { throw .unauthorized("The JWT is malformed.") }
+        else { throw .jwtRefused("The JWT is malformed.") }
         guard let kid = header["kid"]?.stringValue, let hex = app.jwtKeys[kid], let secret = Hex.decode(hex) else {
-            throw .unauthorized("The JWT 'kid' does not name a key of this application.")
+            throw .jwtRefused("The JWT 'kid' does not name a key of this application.")
         }
         switch JWT.verifyHS256(token: token, secret: secret) {
         case .success: break
-        case .failure(let failure): throw .unauthorized("The JWT was refused: \(failure).")
+        case .failure(let failure): throw .jwtRefused("The JWT was refused: \(failure).")
         }
-        guard let exp = claims["exp"]?.numberValue else { throw .unauthorized("The JWT has no 'exp' claim.") }
-        guard exp > now().timeIntervalSince1970 else { throw .unauthorized("The JWT is expired.") }
+        guard let exp = claims["exp"]?.numberValue else { throw .jwtRefused("The JWT has no 'exp' claim.") }
+        guard exp > now().timeIntervalSince1970 else { throw .jwtRefused("The JWT is expired.") }
         guard claims["infobip-api-key"]?.stringValue == app.applicationCode else {
-            throw .unauthorized("The JWT 'infobip-api-key' claim is not this application's code.")
+            throw .jwtRefused("The JWT 'infobip-api-key' claim is not this application's code.")
         }
         guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
-            throw .unauthorized("The JWT has no 'sub' claim.")
+            throw .jwtRefused("The JWT has no 'sub' claim.")
         }
         if let subject, sub != subject, !has(.jwtSubjectNotChecked) {
-            throw .unauthorized("The JWT 'sub' does not match the externalUserId.")
+            throw .jwtRefused("The JWT 'sub' does not match the externalUserId.")
         }
     }
 

@@ -21,8 +21,10 @@ extension ReferenceEngine {
         var pending = installation.pending
         if !has(.syncResendsKnownMessages) { pending.removeAll { delivered.contains($0.messageId) } }
         state.installations[caller]?.pending = pending
-        let payloads = pending.filter { has(.syncResendsKnownMessages) || !held.contains($0.messageId) }.map {
-            platform == "APNS" ? Self.apnsPayload($0) : Self.gcmPayload($0)
+        // Variant asyncDelivery: a push is handed out only once it has arrived.
+        let arrived = has(.asyncDelivery) ? pending.filter { $0.visibleAt <= nowMillis } : pending
+        let payloads = arrived.filter { has(.syncResendsKnownMessages) || !held.contains($0.messageId) }.map {
+            platform == "APNS" ? Self.apnsPayload($0, explicitNulls: has(.explicitNulls)) : Self.gcmPayload($0)
         }
         return .json(200, ["payloads": .array(payloads)])
     }
@@ -57,10 +59,16 @@ extension ReferenceEngine {
         return Set(array.compactMap(\.stringValue))
     }
 
-    /// An APNs-like payload (§11.1).
-    static func apnsPayload(_ m: QueuedMessage) -> JSONValue {
+    /// An APNs-like payload (§11.1); with `explicitNulls` a missing title and custom payload are `null`.
+    ///
+    /// GCM payloads never get explicit nulls: an FCM data map carries only strings.
+    static func apnsPayload(_ m: QueuedMessage, explicitNulls: Bool = false) -> JSONValue {
         var alert = JSONObject()
-        if let title = m.title { alert["title"] = .string(title) }
+        if let title = m.title {
+            alert["title"] = .string(title)
+        } else if explicitNulls {
+            alert["title"] = .null
+        }
         alert["body"] = .string(m.text ?? "")
         var internalData = JSONObject([("sendDateTime", .int(m.sendDateTime)), ("bulkId", .string(m.bulkId))])
         var o = JSONObject([("messageId", .string(m.messageId))])
@@ -71,7 +79,11 @@ extension ReferenceEngine {
             o["aps"] = ["alert": .object(alert), "sound": .string(m.sound ?? "default"), "badge": 0]
         }
         o["internalData"] = .object(internalData)
-        if let custom = m.customPayload { o["customPayload"] = .object(custom) }
+        if let custom = m.customPayload {
+            o["customPayload"] = .object(custom)
+        } else if explicitNulls {
+            o["customPayload"] = .null
+        }
         return .object(o)
     }
 

@@ -10,7 +10,7 @@ extension ReferenceEngine {
     {
         let app = try backendApplication(request, requireAppCode: true)
         let installation = try installation(id, app: app, state: &state, unknown: Self.registrationNotFound)
-        return .json(200, ReferenceRendering.pushInstance(installation))
+        return .json(200, ReferenceRendering.pushInstance(installation, explicitNulls: has(.explicitNulls)))
     }
 
     /// B2: `PATCH /people/2/contactInformation/push/{pushRegId}`: `isPrimary`, `systemData.registrationEnabled`, `additionalData`.
@@ -40,7 +40,10 @@ extension ReferenceEngine {
             }
             state.setPrimary(id, flag, exclusive: !has(.primaryNotExclusive))
         }
-        return .json(200, ReferenceRendering.pushInstance(state.installations[id] ?? installation))
+        return .json(
+            200,
+            ReferenceRendering.pushInstance(
+                state.installations[id] ?? installation, explicitNulls: has(.explicitNulls)))
     }
 
     /// B3: `POST /people/2/contactInformation/push/{pushRegId}/personalize` with `{identity, attributes}`.
@@ -66,7 +69,7 @@ extension ReferenceEngine {
         let personId = try personalize(id, identity: identity, attributes: attributes, options: options, state: &state)
         guard let person = state.persons[personId] else { throw Self.registrationNotFound(id) }
         let push = returnPush ? person.installations.compactMap { state.installations[$0] } : nil
-        return .json(200, ReferenceRendering.backendPerson(person, push: push))
+        return .json(200, ReferenceRendering.backendPerson(person, push: push, explicitNulls: has(.explicitNulls)))
     }
 
     /// B4: `POST /people/2/contactInformation/push/{pushRegId}/depersonalize`: 200 with no content.
@@ -95,7 +98,7 @@ extension ReferenceEngine {
         }
         guard let person else { throw .service(404, "NOT_FOUND", "No person with \(type) '\(identifier)'.") }
         let push = person.installations.compactMap { state.installations[$0] }
-        return .json(200, ReferenceRendering.backendPerson(person, push: push))
+        return .json(200, ReferenceRendering.backendPerson(person, push: push, explicitNulls: has(.explicitNulls)))
     }
 
     /// Reads the backend `identity` (`externalId`, `email`, `phoneNumber`); `"null"` in any case means null (§4.1).

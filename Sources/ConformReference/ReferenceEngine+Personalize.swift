@@ -155,16 +155,20 @@ extension ReferenceEngine {
     }
 
     /// Moves installation `id` to a fresh anonymous person (D5); repeating it is harmless.
-    func depersonalize(_ id: String, state: inout ReferenceState) {
+    ///
+    /// Returns whether anything changed (false when the device is already alone with an anonymous person).
+    @discardableResult
+    func depersonalize(_ id: String, state: inout ReferenceState) -> Bool {
         guard !has(.depersonalizeNoop), let installation = state.installations[id],
             let current = state.persons[installation.personId]
-        else { return }
-        if current.isAnonymous && current.installations == [id] { return }
+        else { return false }
+        if current.isAnonymous && current.installations == [id] { return false }
         let fresh = state.newAnonymousPerson(applicationId: installation.applicationId)
         if has(.depersonalizeKeepsIdentity) {
             state.persons[fresh]?.staleExternalUserId = current.externalUserId ?? current.staleExternalUserId
         }
         state.move(id, to: fresh)
+        return true
     }
 
     /// Applies standard attributes, tags and custom attributes (null deletes) to a person.

@@ -29,7 +29,8 @@ extension ReferenceEngine {
     func pushSingle(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
         let app = try backendApplication(request, requireAppCode: false)
         let body = try objectBody(request, invalid: { .service(400, "BAD_REQUEST", $0) })
-        return .json(200, ["bulks": [try sendV2(body, app: app, state: &state)]])
+        let sent = try sendV2(body, app: app, state: &state)
+        return .json(pushStatus(reachedAnyDevice: !sent.noDestination), ["bulks": [sent.bulk]])
     }
 
     /// B7: `POST /push/2/message/multi` with `{"messages":[…]}`; one bulk per message.
@@ -40,18 +41,22 @@ extension ReferenceEngine {
             throw .service(400, "BAD_REQUEST", "'messages' must be a non-empty array.")
         }
         var bulks: [JSONValue] = []
+        var noDestination = true
         for (index, message) in messages.enumerated() {
             guard let object = message.objectValue else {
                 throw .service(400, "BAD_REQUEST", "messages[\(index)] must be an object.")
             }
-            bulks.append(try sendV2(object, app: app, state: &state))
+            let sent = try sendV2(object, app: app, state: &state)
+            bulks.append(sent.bulk)
+            noDestination = noDestination && sent.noDestination
         }
-        return .json(200, ["bulks": .array(bulks)])
+        return .json(pushStatus(reachedAnyDevice: !noDestination), ["bulks": .array(bulks)])
     }
 
+    /// Sends one v2 message; `noDestination` tells that it was accepted and reached no device (D7, D17).
     private func sendV2(
         _ message: JSONObject, app: ReferenceConfiguration.Application, state: inout ReferenceState
-    ) throws(ReferenceError) -> JSONValue {
+    ) throws(ReferenceError) -> (bulk: JSONValue, noDestination: Bool) {
         guard let to = message["to"], let filter = to.objectValue else {
             throw .service(400, "BAD_REQUEST", "'to' is required and must be an object.")
         }
@@ -61,7 +66,9 @@ extension ReferenceEngine {
             ["to": to, "status": status, "messageCount": .int(count), "bulkId": .string(bulkId)]
         }
         let from = message["from"]?.stringValue ?? ""
-        guard from == app.applicationCode || from == app.id else { return bulk(PushStatus.noApplication, 0) }
+        guard from == app.applicationCode || from == app.id else {
+            return (bulk(PushStatus.noApplication, 0), false)
+        }
         let options = message["notificationOptions"]
         let content = QueuedMessage(
             messageId: "", title: message["title"]?.stringValue ?? options?["title"]?.stringValue,
@@ -69,19 +76,17 @@ extension ReferenceEngine {
             silent: message["silent"]?.boolValue ?? false, customPayload: message["customPayload"]?.objectValue,
             sendDateTime: nowMillis, bulkId: bulkId)
         guard content.text != nil || content.title != nil || content.customPayload != nil else {
-            return bulk(PushStatus.noContent, 0)
+            return (bulk(PushStatus.noContent, 0), false)
         }
         let devices: [String]
         do {
             devices = try resolve(filter, app: app, onlyPrimary: onlyPrimary, state: state)
         } catch {
-            return bulk(PushStatus.invalidQuery, 0)
+            return (bulk(PushStatus.invalidQuery, 0), false)
         }
         _ = enqueue(content, to: devices, state: &state)
-        let status =
-            devices.isEmpty && !has(.noDestinationReportedAccepted)
-            ? PushStatus.noDestination : PushStatus.pendingAccepted
-        return bulk(status, devices.count)
+        let status = devices.isEmpty ? noDestinationStatusV2 : PushStatus.pendingAccepted
+        return (bulk(status, devices.count), devices.isEmpty)
     }
 
     /// B8: `POST /push/3/messages`; one `messages[]` entry per device reached, or one UNDELIVERABLE entry per empty destination.
@@ -129,6 +134,7 @@ extension ReferenceEngine {
         if !violations.isEmpty { throw .e400("Bad request", violations: violations) }
         let bulkId = state.ids.next("bulk")
         var entries: [JSONValue] = []
+        var reachedAnyDevice = false
         for plan in plans {
             var content = plan.content
             content.bulkId = bulkId
@@ -140,20 +146,26 @@ extension ReferenceEngine {
                     throw .e400("Bad request", violations: [("destinations", error.message)])
                 }
                 if devices.isEmpty {
-                    let status =
-                        has(.noDestinationReportedAccepted) ? PushStatus.pendingEnroute : PushStatus.noDestination
-                    entries.append(v3Entry(state.ids.next("message"), status, target.label))
+                    entries.append(v3Entry(state.ids.next("message"), noDestinationStatusV3, target.label))
                 }
+                reachedAnyDevice = reachedAnyDevice || !devices.isEmpty
                 for (device, messageId) in zip(devices, enqueue(content, to: devices, state: &state)) {
                     entries.append(v3Entry(messageId, PushStatus.pendingEnroute, device))
                 }
             }
         }
-        return .json(200, ["bulkId": .string(bulkId), "messages": .array(entries)])
+        return .json(
+            pushStatus(reachedAnyDevice: reachedAnyDevice), ["bulkId": .string(bulkId), "messages": .array(entries)])
     }
 
     private func v3Entry(_ messageId: String, _ status: JSONValue, _ destination: String) -> JSONValue {
-        ["messageId": .string(messageId), "status": status, "destination": .string(destination), "details": [:]]
+        var status = status
+        // The v3 status may carry `action` (§11.6); the reference leaves it out.
+        if has(.explicitNulls), case .object(var object) = status {
+            object["action"] = .null
+            status = .object(object)
+        }
+        return ["messageId": .string(messageId), "status": status, "destination": .string(destination), "details": [:]]
     }
 
     /// A v3 destination as a v2-style filter plus its primary-only flag.
@@ -201,6 +213,12 @@ extension ReferenceEngine {
         devices.map { device in
             var copy = content
             copy.messageId = state.ids.next("message")
+            if has(.asyncDelivery), let last = state.installations[device]?.lastVisibleAt {
+                // Never before an earlier push to the same device.
+                let delay = Int.random(in: ReferenceVariant.deliveryDelayMilliseconds, using: &state.random)
+                copy.visibleAt = max(nowMillis + delay, last)
+                state.installations[device]?.lastVisibleAt = copy.visibleAt
+            }
             state.installations[device]?.pending.append(copy)
             // Bound memory under load: a device that never syncs keeps only its newest pushes.
             if let count = state.installations[device]?.pending.count, count > Self.maxPendingPerInstallation {

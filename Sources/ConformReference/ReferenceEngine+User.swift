@@ -32,7 +32,7 @@ extension ReferenceEngine {
         let identity = try mobileIdentity(body["userIdentity"])
         // D9: the token's sub must be the externalUserId being personalized; JWT mode requires one.
         if app.userDataMode == .jwt && identity.externalUserId == nil && !has(.jwtNotVerified) {
-            throw .unauthorized("In JWT mode personalize needs userIdentity.externalUserId matching the JWT 'sub'.")
+            throw .jwtRefused("In JWT mode personalize needs userIdentity.externalUserId matching the JWT 'sub'.")
         }
         try authorizeUserData(app, credential, subject: identity.externalUserId)
         try checkNotRestricted(app)
@@ -42,7 +42,7 @@ extension ReferenceEngine {
             installation.pushRegId, identity: identity, attributes: attributes, options: options, state: &state)
         guard let person = state.persons[personId] else { throw .noRegistration(id) }
         // The personalize response carries the user without `instances` (§10 item 5 leaves it open).
-        return .json(200, ReferenceRendering.user(person, instances: nil))
+        return .json(200, ReferenceRendering.user(person, instances: nil, explicitNulls: has(.explicitNulls)))
     }
 
     /// M6: `POST /mobile/1/appinstance/{id}/depersonalize`, own or another device of the same person (D5).
@@ -51,7 +51,7 @@ extension ReferenceEngine {
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         let installation = try mobileTarget(id, app: app, request: request, state: &state)
-        depersonalize(installation.pushRegId, state: &state)
+        guard depersonalize(installation.pushRegId, state: &state) else { return repeatedDepersonalizeResponse() }
         return .empty(200)
     }
 
@@ -63,7 +63,10 @@ extension ReferenceEngine {
         let person = try userTarget(id, app: app, request: request, state: &state)
         try authorizeUserData(app, credential, subject: person.externalUserId)
         let instances = person.installations.compactMap { state.installations[$0] }
-        return .json(200, ReferenceRendering.user(person, instances: instances, showStale: true))
+        return .json(
+            200,
+            ReferenceRendering.user(
+                person, instances: instances, showStale: true, explicitNulls: has(.explicitNulls)))
     }
 
     /// M8: `PATCH /mobile/1/appinstance/{id}/user` with a delta; `null` deletes.
@@ -82,7 +85,7 @@ extension ReferenceEngine {
             }
             if wanted != person.externalUserId {
                 if app.userDataMode == .jwt && !has(.jwtNotVerified) {
-                    throw .unauthorized("In JWT mode the externalUserId changes only through personalize.")
+                    throw .jwtRefused("In JWT mode the externalUserId changes only through personalize.")
                 }
                 if let wanted, let owner = state.person(applicationId: app.id, externalUserId: wanted),
                     owner.id != person.id
@@ -104,7 +107,7 @@ extension ReferenceEngine {
         if let newEmails { person.emails = newEmails }
         try applyUserAttributes(body, to: &person)
         state.persons[person.id] = person
-        return .json(200, ReferenceRendering.user(person, instances: nil))
+        return .json(200, ReferenceRendering.user(person, instances: nil, explicitNulls: has(.explicitNulls)))
     }
 
     /// M9: `POST /mobile/1/appinstance/{id}/user/events/session`.

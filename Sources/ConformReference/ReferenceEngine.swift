@@ -5,20 +5,23 @@ import Foundation
 struct ReferenceEngine: Sendable {
     let configuration: ReferenceConfiguration
     let faults: Set<ReferenceFault>
+    let variants: Set<ReferenceVariant>
     let now: @Sendable () -> Date
 
     func has(_ fault: ReferenceFault) -> Bool { faults.contains(fault) }
+    func has(_ variant: ReferenceVariant) -> Bool { variants.contains(variant) }
 
     func handle(_ request: HTTPRequest, state: inout ReferenceState) -> HTTPResponse {
         do {
             return try dispatch(request, state: &state)
         } catch {
-            return errorResponse(error)
+            return errorResponse(error, mobile: ReferenceRoute(path: request.path)?.isMobile ?? true)
         }
     }
 
-    /// Renders an error, honouring the D15 faults.
-    func errorResponse(_ error: ReferenceError) -> HTTPResponse {
+    /// Renders an error of the mobile or backend API, honouring the `otherAssumedAnswers` variant and the D15 faults.
+    func errorResponse(_ error: ReferenceError, mobile: Bool) -> HTTPResponse {
+        let error = has(.otherAssumedAnswers) ? otherAssumedAnswer(to: error, mobile: mobile) : error
         var response = error.response
         if has(.errorWithoutContentLength) { response.headerFields.remove("Content-Length") }
         if has(.errorAsPlainText) { response.headerFields["Content-Type"] = "text/plain" }

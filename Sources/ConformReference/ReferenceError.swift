@@ -5,6 +5,13 @@ struct ReferenceError: Error, Sendable {
     var status: HTTPStatus
     var body: JSONValue
     var headers: HTTPFields = [:]
+    /// Whether this is a D9 refusal (user-data authorization in a JWT profile) rather than a D11 credential one.
+    var refusesUserDataAuthorization = false
+
+    /// `requestError.serviceException.messageId`, when the body is the standard envelope.
+    var messageId: String? { body["requestError"]?["serviceException"]?["messageId"]?.stringValue }
+    /// `requestError.serviceException.text`, when the body is the standard envelope.
+    var text: String? { body["requestError"]?["serviceException"]?["text"]?.stringValue }
 
     /// The standard Infobip envelope `{"requestError":{"serviceException":{"messageId","text"}}}` (§7.1).
     static func service(_ status: HTTPStatus, _ messageId: String, _ text: String) -> ReferenceError {
@@ -37,6 +44,12 @@ struct ReferenceError: Error, Sendable {
     }
     static func requestFormat(_ why: String) -> ReferenceError { .service(400, "REQUEST_FORMAT_INVALID", why) }
     static func unauthorized(_ why: String) -> ReferenceError { .service(401, "UNAUTHORIZED", why) }
+    /// D9: a user-data call of a JWT profile without a valid token.
+    static func jwtRefused(_ why: String) -> ReferenceError {
+        var error = ReferenceError.unauthorized(why)
+        error.refusesUserDataAuthorization = true
+        return error
+    }
     static func forbidden(_ why: String) -> ReferenceError { .service(403, "FORBIDDEN", why) }
     static let userDataRestricted = ReferenceError.service(
         403, "USER_DATA_RESTRICTED", "User data changes from the mobile SDK are disabled for this application profile.")

@@ -11,6 +11,8 @@ struct QueuedMessage: Sendable, Hashable {
     var customPayload: JSONObject?
     var sendDateTime: Int
     var bulkId: String
+    /// Epoch milliseconds from which message sync may hand it out (variant `asyncDelivery`; 0 means at once).
+    var visibleAt = 0
 }
 
 /// A device registration (pushRegId) of one application.
@@ -26,6 +28,8 @@ struct Installation: Sendable, Hashable {
     var customAttributes = JSONObject()
     /// Pushes not yet reported delivered, oldest first.
     var pending: [QueuedMessage] = []
+    /// The latest `visibleAt` given to a push for this device, so deliveries keep their send order.
+    var lastVisibleAt = 0
     var sessionReports = 0
     var customEvents = 0
 }
@@ -57,8 +61,13 @@ struct ReferenceState: Sendable {
     /// `applicationId + "\u{0}" + externalUserId` → person id.
     var personByExternalId: [String: String] = [:]
     var ids: IdentifierSource
+    /// Draws delivery delays (variant `asyncDelivery`); seeded like `ids`, so a seeded run is reproducible.
+    var random: SeededRandom
 
-    init(seed: String?) { ids = IdentifierSource(seed: seed) }
+    init(seed: String?) {
+        ids = IdentifierSource(seed: seed)
+        random = SeededRandom(seed: seed)
+    }
 
     static func externalKey(_ applicationId: String, _ externalUserId: String) -> String {
         applicationId + "\u{0}" + externalUserId
@@ -139,17 +148,48 @@ struct ReferenceState: Sendable {
 struct IdentifierSource: Sendable {
     private let seed: [UInt8]
     private var counter = 0
+    /// Whether ids are opaque tokens instead of UUIDs (variant `opaqueIds`).
+    var opaque = false
 
     init(seed: String?) {
         self.seed = seed.map { Array($0.utf8) } ?? RandomBytes.generate(count: 16)
     }
 
-    /// A fresh UUID-shaped identifier; `kind` keeps ids of different kinds apart.
+    /// A fresh identifier; `kind` keeps ids of different kinds apart.
+    ///
+    /// UUID-shaped by default. Opaque registrations are 32 letters and digits in mixed case; other opaque ids
+    /// are 40 lower-case hex digits.
     mutating func next(_ kind: String) -> String {
         counter += 1
         var bytes = SHA256.hash(seed + Array("\u{0}\(kind)\u{0}\(counter)".utf8))
+        if opaque {
+            if kind != "registration" { return String(Hex.encode(bytes).prefix(40)) }
+            let digits = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            var token = bytes.map { digits[Int($0) % digits.count] }
+            token[0] = digits[36 + Int(bytes[0]) % 26]  // starts with an upper-case letter
+            token[1] = digits[10 + Int(bytes[1]) % 26]  // then a lower-case one
+            return String(token)
+        }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         return Hex.uuidString(Array(bytes.prefix(16)))
+    }
+}
+
+/// A small SplitMix64 generator: reproducible from a seed, random without one.
+struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: String?) {
+        let bytes = seed.map { SHA256.hash(Array("random\u{0}\($0)".utf8)) } ?? RandomBytes.generate(count: 8)
+        state = bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -25,6 +25,9 @@ struct Harness {
         reference = ReferenceImplementation(configuration: configuration, faults: faults)
     }
 
+    /// Drives an implementation made elsewhere (with variants, or a test clock).
+    init(_ reference: ReferenceImplementation) { self.reference = reference }
+
     func send(_ method: HTTPMethod, _ url: String, headers: HTTPFields = [:], body: String? = nil) -> HTTPResponse {
         var fields = headers
         if body != nil { fields["Content-Type"] = "application/json" }

@@ -1,0 +1,77 @@
+import ConformCore
+import Foundation
+
+/// Applies the variants that change a finished response rather than the protocol logic: extra members,
+/// chunking, `Connection: close` and header case.
+struct VariantResponseShaper: Sendable {
+    let variants: Set<ReferenceVariant>
+
+    /// Members whose objects are user data: adding a member there would change what the user stored.
+    /// `to` is the echo of the request's push filter.
+    static let userDataKeys: Set<String> = ["customAttributes", "customPayload", "additionalData", "to"]
+
+    /// The extra members of the `extraMembers` variant: a string everywhere, an object where values are not all strings.
+    static let extraString: (key: String, value: JSONValue) = ("vendorTrace", "conform-variant-7f3a")
+    static let extraObject: (key: String, value: JSONValue) = (
+        "vendorExtensions", ["region": "conform-1", "retryable": false, "hops": 2]
+    )
+
+    func shape(_ response: HTTPResponse, now: Date) -> HTTPResponse {
+        var response = response
+        if variants.contains(.extraMembers) { addExtraMembers(to: &response) }
+        if variants.contains(.chunked), (200..<300).contains(response.status.code), response.status.code != 204 {
+            // Errors keep Content-Length (D15); a 204 has neither header nor body.
+            response.headerFields.remove("Content-Length")
+            response.headerFields["Transfer-Encoding"] = "chunked"
+        }
+        if variants.contains(.connectionClose) { response.headerFields["Connection"] = "close" }
+        if variants.contains(.headerCase) {
+            var fields = response.headerFields.fields.reversed().map {
+                HTTPFields.Field(name: $0.name.lowercased(), value: $0.value)
+            }
+            fields.append(HTTPFields.Field(name: "date", value: Self.httpDate(now)))
+            response.headerFields = HTTPFields(fields)
+        }
+        return response
+    }
+
+    private func addExtraMembers(to response: inout HTTPResponse) {
+        guard !response.body.isEmpty, let value = try? JSONValue.parse(response.body) else { return }
+        response.body = Data(Self.addingExtraMembers(value, key: nil).serialized().utf8)
+        if response.headerFields.contains("Content-Length") {
+            response.headerFields["Content-Length"] = String(response.body.count)
+        }
+    }
+
+    /// `value` with the extra members added to every object at every level, except inside user-data maps.
+    ///
+    /// An object whose members are all strings (a GCM payload, an FCM data map) gets only the string member.
+    static func addingExtraMembers(_ value: JSONValue, key: String?) -> JSONValue {
+        switch value {
+        case .object(let object):
+            if let key, userDataKeys.contains(key) { return value }
+            var out = JSONObject()
+            for (k, v) in object { out[k] = addingExtraMembers(v, key: k) }
+            out[extraString.key] = extraString.value
+            let flat = !object.isEmpty && object.allSatisfy { $0.value.stringValue != nil }
+            if !flat { out[extraObject.key] = extraObject.value }
+            return .object(out)
+        case .array(let items):
+            return .array(items.map { addingExtraMembers($0, key: key) })
+        default:
+            return value
+        }
+    }
+
+    /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let c = calendar.dateComponents([.weekday, .day, .month, .year, .hour, .minute, .second], from: date)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int?) -> String { n.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(days[((c.weekday ?? 1) - 1) % 7]), \(two(c.day)) \(months[((c.month ?? 1) - 1) % 12]) "
+            + "\(c.year ?? 1970) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
+    }
+}

@@ -1,0 +1,70 @@
+/// A behaviour a *correct* production backend may legitimately have, so a suite can prove it passes every
+/// conforming implementation and not only this one (an open set).
+///
+/// Variants compose with each other and with ``ReferenceFault``s: a fault still flips its behaviour under a variant.
+public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    public init(from decoder: Decoder) throws { self.init(rawValue: try String(from: decoder)) }
+    public func encode(to encoder: Encoder) throws { try rawValue.encode(to: encoder) }
+
+    /// One line telling what the variant changes, or `nil` for a name this build does not know.
+    public var summary: String? { Self.summaries[rawValue] }
+
+    // Timing (D18).
+    /// A push is accepted at once but reaches message sync (M14) only 200–800 ms later, in send order per device.
+    public static let asyncDelivery = ReferenceVariant(rawValue: "asyncDelivery")
+    /// Backend People reads (B1 GET, B5) show the state as it was about 300 ms earlier.
+    public static let eventualPeople = ReferenceVariant(rawValue: "eventualPeople")
+    /// Every response, success or error, arrives 150 ms late.
+    public static let latency = ReferenceVariant(rawValue: "latency")
+
+    // JSON shape (D19).
+    /// Optional members the reference leaves out are sent as `null` (scalars, objects) or `[]` (lists).
+    public static let explicitNulls = ReferenceVariant(rawValue: "explicitNulls")
+    /// Every protocol object of every JSON response carries unknown extra members (never inside user-data maps).
+    public static let extraMembers = ReferenceVariant(rawValue: "extraMembers")
+
+    // Answers where the sources are silent (decisions marked assumed).
+    /// Other statuses, messageIds and texts wherever `decisions.md` marks the reference's answer as assumed.
+    public static let otherAssumedAnswers = ReferenceVariant(rawValue: "otherAssumedAnswers")
+    /// pushRegIds, messageIds and bulkIds that are not UUIDs.
+    public static let opaqueIds = ReferenceVariant(rawValue: "opaqueIds")
+
+    // Wire format.
+    /// Success responses use `Transfer-Encoding: chunked` instead of `Content-Length` (errors keep it, D15).
+    public static let chunked = ReferenceVariant(rawValue: "chunked")
+    /// Response header names are lower-case, in another order, with a `date` header.
+    public static let headerCase = ReferenceVariant(rawValue: "headerCase")
+    /// Every response carries `Connection: close` and the server closes the connection after it.
+    public static let connectionClose = ReferenceVariant(rawValue: "connectionClose")
+
+    /// Every variant this build knows, in a stable order.
+    public static let allCases: [ReferenceVariant] = [
+        .asyncDelivery, .eventualPeople, .explicitNulls, .extraMembers, .otherAssumedAnswers, .chunked, .headerCase,
+        .latency, .opaqueIds, .connectionClose,
+    ]
+
+    /// How late every response is under ``latency``.
+    public static let responseLatency: Duration = .milliseconds(150)
+    /// The range, in milliseconds, from which ``asyncDelivery`` draws each push's delay.
+    public static let deliveryDelayMilliseconds: ClosedRange<Int> = 200...800
+    /// How far backend People reads lag behind writes under ``eventualPeople`` (at least this, at most 50 ms more).
+    public static let peopleReadLag: Duration = .milliseconds(300)
+
+    private static let summaries: [String: String] = [
+        "asyncDelivery": "a push reaches message sync 200–800 ms after it is accepted, in send order per device (D18)",
+        "eventualPeople": "backend People reads (B1 GET, B5) show the state of about 300 ms earlier (D18)",
+        "explicitNulls": "optional members are sent as null or [] instead of being left out (D19)",
+        "extraMembers": "protocol objects carry unknown extra members (not inside user-data maps)",
+        "otherAssumedAnswers":
+            "other statuses, messageIds and texts where decisions are assumed (D1, D2, D5, D7–D11, D16, D17)",
+        "chunked": "success responses are chunked, without Content-Length (errors keep it, D15)",
+        "headerCase": "response header names are lower-case and in another order",
+        "latency": "every response arrives 150 ms late",
+        "opaqueIds": "pushRegIds, messageIds and bulkIds are opaque tokens, not UUIDs",
+        "connectionClose": "every response carries Connection: close and the connection is closed",
+    ]
+}

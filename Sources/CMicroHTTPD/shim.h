@@ -41,3 +41,15 @@ static inline uint16_t conform_mhd_bound_port(struct MHD_Daemon *daemon) {
 static inline int conform_mhd_format_log(char *buffer, size_t size, const char *format, va_list args) {
   return vsnprintf(buffer, size, format, args);
 }
+
+/* A response of unknown length, sent with chunked transfer encoding to HTTP/1.1 clients. MHD_SIZE_UNKNOWN and
+   MHD_CONTENT_READER_END_OF_STREAM are cast macros Swift cannot import. */
+static inline struct MHD_Response *conform_mhd_create_chunked_response(
+    size_t block_size, MHD_ContentReaderCallback reader, void *reader_cls, MHD_ContentReaderFreeCallback free_cls) {
+  return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, block_size, reader, reader_cls, free_cls);
+}
+
+/* What a content reader returns when the body is complete. */
+static inline ssize_t conform_mhd_end_of_stream(void) {
+  return MHD_CONTENT_READER_END_OF_STREAM;
+}

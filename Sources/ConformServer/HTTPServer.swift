@@ -8,6 +8,9 @@ import Synchronization
 #endif
 
 /// Serves any ``HTTPHandler`` over HTTP/1.1 on libmicrohttpd: epoll, a small thread pool, keep-alive and limits.
+///
+/// A response with `Transfer-Encoding: chunked` and no `Content-Length` is sent chunked; one with
+/// `Connection: close` closes the connection after it.
 public final class HTTPServer: Sendable {
     /// Receives the server library's own diagnostics (malformed requests, resource limits) instead of stderr.
     public typealias LogHandler = @Sendable (String) -> Void
@@ -81,7 +84,11 @@ public final class HTTPServer: Sendable {
     }
 
     private func launch() throws -> RunningDaemon {
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        // libmicrohttpd runs a thread per connection only with poll(), and then without a pool.
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue
+            | (limits.threadPerConnection
+                ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue)
         if case .v6 = address { flags |= MHD_USE_IPv6.rawValue }
         let hasLog = context.log != nil
         if hasLog { flags |= MHD_USE_ERROR_LOG.rawValue }
@@ -95,7 +102,7 @@ public final class HTTPServer: Sendable {
                 conformServerCompleted, cls,
                 conformServerURILog, cls,
                 conformServerLog, cls,
-                UInt32(limits.threads), limits.maxHeaderBytes,
+                UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.maxHeaderBytes,
                 UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections))
         }
         guard let daemon else {

@@ -8,18 +8,22 @@ public struct HTTPServerLimits: Sendable, Hashable {
     public var connectionTimeoutSeconds: Int
     /// How many connections may be open at once; further clients are refused.
     public var maxConnections: Int
-    /// Worker threads serving connections (epoll in each).
+    /// Worker threads serving connections (epoll in each); ignored with ``threadPerConnection``.
     public var threads: Int
+    /// Serve each connection on its own thread instead of a pool, so a handler that blocks (a slow or delayed
+    /// implementation) holds up only its own client; at most ``maxConnections`` threads.
+    public var threadPerConnection: Bool
 
     public init(
         maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 64 * 1024, connectionTimeoutSeconds: Int = 30,
-        maxConnections: Int = 1024, threads: Int = 4
+        maxConnections: Int = 1024, threads: Int = 4, threadPerConnection: Bool = false
     ) {
         self.maxBodyBytes = maxBodyBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.maxConnections = maxConnections
         self.threads = threads
+        self.threadPerConnection = threadPerConnection
     }
 
     /// 8 MB bodies, 64 KB of headers, 30 s idle timeout, 1024 connections, 4 threads.

@@ -37,7 +37,7 @@ enum Help {
         case "validate": "conform validate SUITES..."
         case "mock": "conform mock SUITE.yaml [--port N] [--var NAME=VALUE]... [--until-done] [--timeout SECONDS]"
         case "serve":
-            "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--check [--out DIR]]"
+            "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--variant NAME]... [--check [--out DIR]]"
         default: "conform \(subcommand) [options]"
         }
     }
@@ -58,6 +58,9 @@ enum Help {
                                   it gets origin-form URLs ('mobile' and 'backend' default to empty).
           --fault NAME            With the builtin target: switch on a named bug of the reference
                                   (repeatable), to see the suites catch it (docs/suites.md lists them).
+          --variant NAME          With the builtin target: switch on a behaviour a correct backend may have
+                                  (repeatable; 'all' for every one), to see the suites still pass
+                                  (docs/reference.md lists them).
           --var NAME=VALUE        Set a suite variable (repeatable). The environment's CONFORM_VAR_NAME also
                                   sets it; --var wins over the environment, which wins over suite defaults.
           --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
@@ -85,7 +88,10 @@ enum Help {
           --config FILE           Applications from a YAML or JSON file (docs/reference.md); default: the three
                                   built-in applications (all, jwt, restricted).
           --fault NAME            Inject a named fault (repeatable), to see how suites catch it.
-          --threads N             Worker threads (default: the server's default).
+          --variant NAME          Switch on a conforming variant (repeatable; 'all' for every one), e.g. chunked,
+                                  latency or otherAssumedAnswers (docs/reference.md lists them).
+          --threads N             Worker threads (default: the server's default; with the latency variant, a
+                                  thread per connection).
           --check                 Play the server side for an app under test: answer with the reference, record
                                   the traffic (redacted) and report flow violations live and at the end.
           --out DIRECTORY         With --check: where the recording goes (default: recordings/serve-check-TIME).

@@ -6,7 +6,7 @@ import Foundation
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--var", "--report", "--timeout", "--fault"],
+            args, valued: ["--target", "--var", "--report", "--timeout", "--fault", "--variant"],
             flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
         )
         if parsed.has("--help") {
@@ -30,7 +30,9 @@ enum RunCommand {
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }
-        let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: parsed.values("--fault"))
+        let target = try Target(
+            parsing: parsed.value("--target") ?? "builtin", faults: parsed.values("--fault"),
+            variants: parsed.values("--variant"))
         let color = io.color && !parsed.has("--no-color")
 
         let files: [String]

@@ -10,7 +10,7 @@ import Synchronization
 enum ServeCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--host", "--port", "--config", "--fault", "--threads", "--out"],
+            args, valued: ["--host", "--port", "--config", "--fault", "--variant", "--threads", "--out"],
             flagNames: ["--help", "--check"],
             subcommand: "serve"
         )
@@ -29,14 +29,19 @@ enum ServeCommand {
             }
             port = n
         }
+        let faults = try Target.faults(parsed.values("--fault"), subcommand: "serve")
+        let variants = try Target.variants(parsed.values("--variant"), subcommand: "serve")
         var limits = HTTPServerLimits.default
+        // Under latency every request holds its server thread for the delay: a thread per connection keeps
+        // concurrent clients from waiting for each other.
+        limits.threadPerConnection = variants.contains(.latency)
         if let t = parsed.value("--threads") {
             guard let n = Int(t), (1...64).contains(n) else {
                 throw UsageError(message: "--threads takes 1 to 64, got '\(t)'", subcommand: "serve")
             }
             limits.threads = n
+            limits.threadPerConnection = false
         }
-        let faults = try Target.faults(parsed.values("--fault"), subcommand: "serve")
         var configuration = ReferenceConfiguration.default
         if let path = parsed.value("--config") {
             do {
@@ -47,11 +52,12 @@ enum ServeCommand {
                 return ConformCommand.ExitCode.cannotRun
             }
         }
-        let reference = ReferenceImplementation(configuration: configuration, faults: Set(faults))
+        let reference = ReferenceImplementation(
+            configuration: configuration, faults: Set(faults), variants: Set(variants))
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             return await ProxySession.run(
-                upstreams: ["*": "http://reference.conform.invalid"], transport: InProcessTransport(reference),
+                upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)", redaction: .default, append: false,
                 listen: (host, port), check: true, banner: "Checking an app against the reference implementation",
                 io: io)
@@ -71,6 +77,9 @@ enum ServeCommand {
         }
         io.out.write("Applications: " + apps.joined(separator: "; ") + "\n")
         if !faults.isEmpty { io.out.write("Faults: " + faults.map(\.rawValue).joined(separator: ", ") + "\n") }
+        if !variants.isEmpty {
+            io.out.write("Variants: " + variants.map(\.rawValue).joined(separator: ", ") + "\n")
+        }
         io.out.write("Press Ctrl-C to stop.\n")
         await waitForTermination()
         server.stop()

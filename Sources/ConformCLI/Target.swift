@@ -5,7 +5,7 @@ import ConformRunner
 
 /// The implementation under test, as named on the command line.
 enum Target: CustomStringConvertible {
-    case builtin(faults: [ReferenceFault])
+    case builtin(faults: [ReferenceFault], variants: [ReferenceVariant] = [])
     case http(String)
     case exec(String)
 
@@ -26,10 +26,32 @@ enum Target: CustomStringConvertible {
         return parsed
     }
 
-    init(parsing text: String, faults: [String], subcommand: String = "run") throws(UsageError) {
+    /// Looks up `--variant` names among the reference implementation's variants; `all` stands for every one.
+    static func variants(_ names: [String], subcommand: String) throws(UsageError) -> [ReferenceVariant] {
+        var parsed: [ReferenceVariant] = []
+        for name in names {
+            let found: [ReferenceVariant]
+            if name == "all" {
+                found = ReferenceVariant.allCases
+            } else if let variant = ReferenceVariant.allCases.first(where: { $0.rawValue == name }) {
+                found = [variant]
+            } else {
+                let known = (["all"] + ReferenceVariant.allCases.map(\.rawValue).sorted()).joined(separator: ", ")
+                throw UsageError(
+                    message: "unknown variant '\(name)'; known variants: \(known)", subcommand: subcommand)
+            }
+            for variant in found where !parsed.contains(variant) { parsed.append(variant) }
+        }
+        return parsed
+    }
+
+    init(parsing text: String, faults: [String], variants: [String] = [], subcommand: String = "run")
+        throws(UsageError)
+    {
         let parsedFaults = try Target.faults(faults, subcommand: subcommand)
+        let parsedVariants = try Target.variants(variants, subcommand: subcommand)
         if text == "builtin" {
-            self = .builtin(faults: parsedFaults)
+            self = .builtin(faults: parsedFaults, variants: parsedVariants)
         } else if text.hasPrefix("http://") || text.hasPrefix("https://") {
             self = .http(text.hasSuffix("/") ? String(text.dropLast()) : text)
         } else if text.hasPrefix("exec:"), text.count > 5 {
@@ -43,13 +65,21 @@ enum Target: CustomStringConvertible {
         } else if !parsedFaults.isEmpty {
             throw UsageError(message: "faults apply only to the builtin target", subcommand: subcommand)
         }
+        if !parsedVariants.isEmpty, case .builtin = self {
+        } else if !parsedVariants.isEmpty {
+            throw UsageError(message: "variants apply only to the builtin target", subcommand: subcommand)
+        }
     }
 
     var description: String {
         switch self {
-        case .builtin(let faults):
+        case .builtin(let faults, let variants):
             "the embedded reference implementation"
                 + (faults.isEmpty ? "" : " with faults " + faults.map(\.rawValue).joined(separator: ", "))
+                + (variants.isEmpty
+                    ? ""
+                    : (faults.isEmpty ? " with" : " and") + " variants "
+                        + variants.map(\.rawValue).joined(separator: ", "))
         case .http(let url): url
         case .exec(let command): "exec:\(command)"
         }
@@ -66,10 +96,12 @@ enum Target: CustomStringConvertible {
     }
 
     /// The transport for this target; `insecure` skips TLS certificate checks (self-signed test servers).
+    ///
+    /// The builtin reference is its own transport, so its latency variant waits without blocking a thread.
     func makeTransport(timeout: Duration, insecure: Bool = false) throws -> any Transport {
         switch self {
-        case .builtin(let faults):
-            InProcessTransport(ReferenceImplementation(configuration: .default, faults: Set(faults)))
+        case .builtin(let faults, let variants):
+            ReferenceImplementation(configuration: .default, faults: Set(faults), variants: Set(variants))
         case .http: CurlTransport(timeout: timeout, insecure: insecure)
         case .exec(let command): ExecTransport(command: command, timeout: timeout)
         }

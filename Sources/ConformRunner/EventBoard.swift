@@ -9,7 +9,8 @@ actor EventBoard {
 
     /// Why a wait ended without its event.
     enum Miss: Error, Sendable, Equatable {
-        case timedOut
+        /// No other flow of the suite started or finished an exchange for the whole window: the suite is stuck.
+        case stalled
         /// The flow that was to emit it (or, with none named, every other flow) finished without emitting it.
         case finishedWithout
     }
@@ -17,8 +18,18 @@ actor EventBoard {
     private var emitted: [String: [Emitted]] = [:]
     private var finished: Set<String> = []
     private let flows: Set<String>
+    /// When each flow last started or finished an exchange.
+    private var lastProgress: [String: ContinuousClock.Instant] = [:]
 
     init(flows: [String]) { self.flows = Set(flows) }
+
+    /// Records that `flow` started or finished an exchange (every attempt of an `eventually` step counts).
+    func progress(_ flow: String) { lastProgress[flow] = ContinuousClock.now }
+
+    /// The latest progress of any flow but `waiter`.
+    private func latestProgress(besides waiter: String) -> ContinuousClock.Instant? {
+        lastProgress.filter { $0.key != waiter }.values.max()
+    }
 
     func emit(_ name: String, flow: String, values: [String: JSONValue]) {
         emitted[name, default: []].append(Emitted(flow: flow, values: values))
@@ -34,15 +45,21 @@ actor EventBoard {
         return nil
     }
 
-    /// The first emission of `name` (from `flow`, if given), waiting up to `timeout` or until no flow can emit it.
-    nonisolated func wait(for name: String, from flow: String?, waiter: String, timeout: Duration) async -> Result<
+    /// The first emission of `name` (from `flow`, if given).
+    ///
+    /// The wait measures progress, not the clock: it fails when the event cannot come any more (the emitter, or
+    /// every other flow, finished without it) or when no other flow of the suite has started or finished an
+    /// exchange for `window` (the emitter may itself be waiting on a third flow, so any flow's progress counts).
+    /// A slow implementation that keeps answering is waited for; a stuck one is not.
+    nonisolated func wait(for name: String, from flow: String?, waiter: String, window: Duration) async -> Result<
         Emitted, Miss
     > {
         let clock = ContinuousClock()
-        let deadline = clock.now + timeout
+        let start = clock.now
         while true {
             if let outcome = await find(name, from: flow, waiter: waiter) { return outcome }
-            if clock.now >= deadline { return .failure(.timedOut) }
+            let last = max(start, await latestProgress(besides: waiter) ?? start)
+            if clock.now - last >= window { return .failure(.stalled) }
             try? await Task.sleep(for: .milliseconds(5))
         }
     }

@@ -104,7 +104,9 @@ public struct Runner: Sendable {
                 case .wait(let wait):
                     result = await runWait(wait, result: result, flow: flow.name, scope: &scope, board: board)
                 case .exchange(let exchange):
-                    result = await runExchange(exchange, result: result, scope: &scope, plan: plan)
+                    let name = flow.name
+                    result = await runExchange(
+                        exchange, result: result, scope: &scope, plan: plan, progress: { await board.progress(name) })
                     if result.verdict == .pass || result.verdict == .assumptionNotMet, let name = exchange.emits {
                         await board.emit(name, flow: flow.name, values: scope.values)
                     }
@@ -127,15 +129,17 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let source = wait.flow.map { " from flow '\($0)'" } ?? ""
-        switch await board.wait(for: wait.event, from: wait.flow, waiter: flow, timeout: wait.timeout) {
+        switch await board.wait(for: wait.event, from: wait.flow, waiter: flow, window: wait.timeout) {
         case .success(let emitted):
             for (key, value) in emitted.values where scope[key] == nil { scope[key] = value }
             scope[emitted.flow] = .object(
                 JSONObject(emitted.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
             result.verdict = .pass
-        case .failure(.timedOut):
+        case .failure(.stalled):
             result.verdict = .fail
-            result.error = "event '\(wait.event)'\(source) did not come within \(wait.timeout)"
+            result.error =
+                "event '\(wait.event)'\(source) did not come: no other flow started or finished an exchange for "
+                + "\(DurationText.format(wait.timeout)) (the wait's window; raise it with 'timeout:' on the wait)"
         case .failure(.finishedWithout):
             result.verdict = .fail
             let who = wait.flow.map { "flow '\($0)' finished" } ?? "every other flow finished"
@@ -145,9 +149,10 @@ public struct Runner: Sendable {
         return result
     }
 
-    func runExchange(_ exchange: Exchange, result: StepResult, scope: inout TemplateScope, plan: RunPlan) async
-        -> StepResult
-    {
+    func runExchange(
+        _ exchange: Exchange, result: StepResult, scope: inout TemplateScope, plan: RunPlan,
+        progress: @Sendable () async -> Void = {}
+    ) async -> StepResult {
         var result = result
         let clock = ContinuousClock()
         let start = clock.now
@@ -180,6 +185,7 @@ public struct Runner: Sendable {
             timed.timeout = plan.exchangeTimeout
             result.request = timed
             var controlMissing: [Mismatch] = []
+            await progress()
             do {
                 let response = try await sendWithDeadline(timed, timeout: plan.exchangeTimeout)
                 result.response = response
@@ -221,6 +227,7 @@ public struct Runner: Sendable {
                 result.error = "no response: \(error)"
                 result.verdict = .fail
             }
+            await progress()
             // A control ends the repetition as soon as it arrives; otherwise the step repeats until everything holds.
             let settled = exchange.until != nil ? controlMissing.isEmpty : result.verdict == .pass
             guard let deadline, let eventually = exchange.eventually, let window, !settled, result.verdict != .error

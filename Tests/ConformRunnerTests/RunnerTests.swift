@@ -163,24 +163,50 @@ import Testing
         )
     }
 
-    @Test func aWaitForAnEventThatComesTooLateTimesOut() async throws {
+    /// A transport that answers through `FakeService` after `delay`, and never for `/hang`.
+    struct Slow: Transport {
+        let delay: Duration
+        let service = FakeService()
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            if request.path == "/hang" { try await Task.sleep(for: .seconds(3600)) }
+            try await Task.sleep(for: delay)
+            return service.handle(request)
+        }
+    }
+
+    @Test func aWaitOutlastsItsWindowWhileTheEmitterMakesProgress() async throws {
+        // The emitter needs 12 × 250 ms = 3 s, twice the 1.5 s window, but never pauses that long.
+        let steps = (1...12).map { "      - name: step \($0)\n        request: {method: POST, url: \"/reg\"}\n" }
+        let s = try suite(
+            "suite: slow\ntitle: slow emitter\nflows:\n  emitter:\n" + steps.joined()
+                + "      - name: last\n        request: {method: POST, url: \"/reg\"}\n        emits: ready\n"
+                + "  waiter:\n    - wait: {event: ready, timeout: 1500ms}\n")
+        let result = await run([s], transport: Slow(delay: .milliseconds(250)))
+        #expect(result.steps.last?.verdict == .pass, "\(result.steps.last?.error ?? "")")
+        #expect((result.steps.last?.duration ?? 0) > 1.5)
+    }
+
+    @Test func aWaitOnAStuckSuiteFailsAndSaysWhy() async throws {
         let s = try suite(
             """
-            suite: ev5
-            title: wait times out
+            suite: stuck
+            title: the emitter hangs
             flows:
-              slow:
-                - name: slow
-                  request: {url: "/nope"}
-                  expect: {status: 200}
-                  eventually: {timeout: 2s, interval: 50ms}
-                  emits: registrationUpdated
+              emitter:
+                - name: hangs
+                  request: {url: "/hang"}
+                  emits: ready
               waiter:
-                - wait: {event: registrationUpdated, timeout: 50ms}
+                - wait: {event: ready, timeout: 200ms}
             """)
-        let result = await run([s])
-        #expect(result.steps[1].verdict == .fail)
-        #expect(result.steps[1].error == "event 'registrationUpdated' did not come within 0.05 seconds")
+        let result = await run([s], transport: Slow(delay: .zero), timeout: .seconds(3))
+        let wait = result.steps[1]
+        #expect(wait.verdict == .fail)
+        #expect(
+            wait.error
+                == "event 'ready' did not come: no other flow started or finished an exchange for 200ms "
+                + "(the wait's window; raise it with 'timeout:' on the wait)")
+        #expect(wait.duration < 2.5)
     }
 
     @Test func aHangingImplementationFailsTheStepWithinItsTimeout() async throws {

@@ -20,12 +20,17 @@ struct FaultsMatrix: Sendable {
     var clean: RunResult
     var rows: [Row]
 
-    /// Runs every suite against the clean reference and against each fault, all runs at once.
-    static func compute(_ suites: [Suite], faults: [ReferenceFault] = ReferenceFault.allCases) async -> FaultsMatrix {
+    /// Runs every suite against the clean reference and against each fault, all runs at once, with `variants`
+    /// of the reference switched on in every run.
+    static func compute(
+        _ suites: [Suite], faults: [ReferenceFault] = ReferenceFault.allCases, variants: Set<ReferenceVariant> = []
+    ) async -> FaultsMatrix {
         let results = await withTaskGroup(of: (Int, RunResult).self) { group in
             let runs: [Set<ReferenceFault>] = [[]] + faults.map { [$0] }
             for (index, faultSet) in runs.enumerated() {
-                group.addTask { (index, await SuitesBundle.runInProcess(suites, faults: faultSet)) }
+                group.addTask {
+                    (index, await SuitesBundle.runInProcess(suites, faults: faultSet, variants: variants))
+                }
             }
             var collected: [(Int, RunResult)] = []
             for await item in group { collected.append(item) }

@@ -50,12 +50,15 @@ enum SuitesBundle {
             exchangeTimeout: .seconds(10), targetDescription: target, functions: RunnerFunctions.all)
     }
 
-    /// Runs `suites` against the embedded reference with `faults` switched on.
-    static func runInProcess(_ suites: [Suite], faults: Set<ReferenceFault>) async -> RunResult {
-        let reference = ReferenceImplementation(configuration: .default, faults: faults)
-        let target =
-            faults.isEmpty ? "reference" : "reference with " + faults.map(\.rawValue).sorted().joined(separator: ", ")
-        return await Runner(transport: InProcessTransport(reference)).run(plan(suites, target: target))
+    /// Runs `suites` against the embedded reference with `faults` and `variants` switched on (in process; the
+    /// reference is its own transport, so the latency variant suspends instead of blocking a thread).
+    static func runInProcess(
+        _ suites: [Suite], faults: Set<ReferenceFault>, variants: Set<ReferenceVariant> = []
+    ) async -> RunResult {
+        let reference = ReferenceImplementation(configuration: .default, faults: faults, variants: variants)
+        let switched = faults.map(\.rawValue).sorted() + variants.map { "variant " + $0.rawValue }.sorted()
+        let target = switched.isEmpty ? "reference" : "reference with " + switched.joined(separator: ", ")
+        return await Runner(transport: reference).run(plan(suites, target: target))
     }
 
     /// One line per step that did not pass, for test failure messages.

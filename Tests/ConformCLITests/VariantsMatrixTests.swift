@@ -1,0 +1,104 @@
+import ConformCore
+import ConformCurl
+import ConformReference
+import ConformRunner
+import ConformServer
+import Foundation
+import Testing
+
+/// Computes the variant matrix once for every test that needs it.
+actor VariantsMatrixCache {
+    static let shared = VariantsMatrixCache()
+    private var task: Task<VariantsMatrix, any Error>?
+
+    func matrix() async throws -> VariantsMatrix {
+        if let task { return try await task.value }
+        let started = Task {
+            let suites = try SuitesBundle.load()
+            return await VariantsMatrix.compute(suites, base: try await FaultsMatrixCache.shared.matrix())
+        }
+        task = started
+        return try await started.value
+    }
+}
+
+/// The second duty of a certification kit: pass every correct implementation. The variants are behaviours a
+/// production backend may have within the protocol and `decisions.md`.
+@Suite("Variant matrix")
+struct VariantsMatrixTests {
+    static let docsPath = SuitesBundle.root.appendingPathComponent("docs/suites.md")
+    static let begin = "<!-- variant-matrix:begin -->\n"
+    static let end = "<!-- variant-matrix:end -->"
+
+    @Test func everySuiteConformsUnderEveryVariantAndAllAtOnce() async throws {
+        for row in try await VariantsMatrixCache.shared.matrix().rows {
+            #expect(
+                row.clean.exitCode == 0,
+                "under \(row.name): \(SuitesBundle.problems(in: row.clean))")
+            // Only assumed checks may differ, and only where a variant answers an assumed decision differently.
+            let unmet = row.clean.steps.filter { $0.verdict == .assumptionNotMet }
+            #expect(
+                unmet.allSatisfy { $0.failures.allSatisfy { $0.severity == .assumed } },
+                "under \(row.name)")
+            if !row.variants.contains(.otherAssumedAnswers) {
+                #expect(unmet.isEmpty, "under \(row.name): \(SuitesBundle.problems(in: row.clean))")
+            }
+        }
+    }
+
+    @Test func everyFaultIsCaughtAsBeforeUnderEveryVariant() async throws {
+        let matrix = try await VariantsMatrixCache.shared.matrix()
+        for row in matrix.rows {
+            let differences = matrix.differences(row)
+            #expect(differences.isEmpty, "under \(row.name): \(differences.joined(separator: "; "))")
+        }
+    }
+
+    @Test func docsShowTheCurrentMatrix() async throws {
+        let table = try await VariantsMatrixCache.shared.matrix().markdown()
+        let text = try String(contentsOf: Self.docsPath, encoding: .utf8)
+        guard let start = text.range(of: Self.begin),
+            let stop = text.range(of: Self.end, range: start.upperBound..<text.endIndex)
+        else {
+            Issue.record("docs/suites.md has no '\(Self.begin.dropLast())' … '\(Self.end)' section")
+            return
+        }
+        let current = String(text[start.upperBound..<stop.lowerBound])
+        if ProcessInfo.processInfo.environment["CONFORM_RECORD_GOLDENS"] == "1" {
+            let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: table)
+            try updated.write(to: Self.docsPath, atomically: true, encoding: .utf8)
+        } else {
+            #expect(
+                current == table,
+                "docs/suites.md is out of date; run with CONFORM_RECORD_GOLDENS=1 to rewrite its variant matrix")
+        }
+    }
+
+    /// Against the synchronous reference, waiting for asynchronous effects costs nothing.
+    @Test func theSynchronousReferenceIsNotSlowedDownByWindows() async throws {
+        let clean = try await FaultsMatrixCache.shared.matrix().clean
+        #expect(clean.exitCode == 0)
+        let repeated = clean.steps.filter { $0.attempts > 1 }.map { "\($0.suiteID) › \($0.name)" }
+        #expect(repeated.isEmpty, "steps that had to repeat against the synchronous reference: \(repeated)")
+    }
+
+    /// Over HTTP, where chunking, header case and closed connections really happen on the wire.
+    @Test(arguments: [
+        [ReferenceVariant.chunked], [.headerCase], [.connectionClose], [.latency], ReferenceVariant.allCases,
+    ])
+    func suitesConformOverHTTPUnder(_ variants: [ReferenceVariant]) async throws {
+        let reference = ReferenceImplementation(configuration: .default, variants: Set(variants))
+        var limits = HTTPServerLimits.default
+        limits.threads = 32
+        let server = try HTTPServer(handler: reference, limits: limits)
+        try server.start()
+        defer { server.stop() }
+        let base = server.baseURL
+        let plan = SuitesBundle.plan(
+            try SuitesBundle.load(), variables: ["mobile": base, "backend": base], target: base)
+        let result = await Runner(transport: CurlTransport(timeout: .seconds(10))).run(plan)
+        let name = variants.map(\.rawValue).joined(separator: ", ")
+        #expect(result.exitCode == 0, "under \(name): \(SuitesBundle.problems(in: result))")
+        #expect(result.steps.count > 100)
+    }
+}

@@ -19,10 +19,6 @@ actor FaultsMatrixCache {
 
 @Suite("Fault matrix")
 struct FaultsMatrixTests {
-    static let docsPath = SuitesBundle.root.appendingPathComponent("docs/suites.md")
-    static let begin = "<!-- fault-matrix:begin -->\n"
-    static let end = "<!-- fault-matrix:end -->"
-
     @Test func everyBundledSuiteLoads() throws {
         let suites = try SuitesBundle.load()
         #expect(Set(suites.map(\.step)).count == 8, "every flow step has a suite")
@@ -57,22 +53,6 @@ struct FaultsMatrixTests {
     ]
 
     @Test func docsShowTheCurrentMatrix() async throws {
-        let table = try await FaultsMatrixCache.shared.matrix().markdown()
-        let text = try String(contentsOf: Self.docsPath, encoding: .utf8)
-        guard let start = text.range(of: Self.begin),
-            let stop = text.range(of: Self.end, range: start.upperBound..<text.endIndex)
-        else {
-            Issue.record("docs/suites.md has no '\(Self.begin.dropLast())' … '\(Self.end)' section")
-            return
-        }
-        let current = String(text[start.upperBound..<stop.lowerBound])
-        if ProcessInfo.processInfo.environment["CONFORM_RECORD_GOLDENS"] == "1" {
-            let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: table)
-            try updated.write(to: Self.docsPath, atomically: true, encoding: .utf8)
-        } else {
-            #expect(
-                current == table,
-                "docs/suites.md is out of date; run with CONFORM_RECORD_GOLDENS=1 to rewrite its matrix")
-        }
+        try DocsSection(name: "fault-matrix").check(try await FaultsMatrixCache.shared.matrix().markdown())
     }
 }

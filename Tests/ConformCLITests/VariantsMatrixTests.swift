@@ -26,10 +26,6 @@ actor VariantsMatrixCache {
 /// production backend may have within the protocol and `decisions.md`.
 @Suite("Variant matrix")
 struct VariantsMatrixTests {
-    static let docsPath = SuitesBundle.root.appendingPathComponent("docs/suites.md")
-    static let begin = "<!-- variant-matrix:begin -->\n"
-    static let end = "<!-- variant-matrix:end -->"
-
     @Test func everySuiteConformsUnderEveryVariantAndAllAtOnce() async throws {
         for row in try await VariantsMatrixCache.shared.matrix().rows {
             #expect(
@@ -55,23 +51,7 @@ struct VariantsMatrixTests {
     }
 
     @Test func docsShowTheCurrentMatrix() async throws {
-        let table = try await VariantsMatrixCache.shared.matrix().markdown()
-        let text = try String(contentsOf: Self.docsPath, encoding: .utf8)
-        guard let start = text.range(of: Self.begin),
-            let stop = text.range(of: Self.end, range: start.upperBound..<text.endIndex)
-        else {
-            Issue.record("docs/suites.md has no '\(Self.begin.dropLast())' … '\(Self.end)' section")
-            return
-        }
-        let current = String(text[start.upperBound..<stop.lowerBound])
-        if ProcessInfo.processInfo.environment["CONFORM_RECORD_GOLDENS"] == "1" {
-            let updated = text.replacingCharacters(in: start.upperBound..<stop.lowerBound, with: table)
-            try updated.write(to: Self.docsPath, atomically: true, encoding: .utf8)
-        } else {
-            #expect(
-                current == table,
-                "docs/suites.md is out of date; run with CONFORM_RECORD_GOLDENS=1 to rewrite its variant matrix")
-        }
+        try DocsSection(name: "variant-matrix").check(try await VariantsMatrixCache.shared.matrix().markdown())
     }
 
     /// Against the synchronous reference, waiting for asynchronous effects costs nothing.

@@ -229,7 +229,8 @@ public struct Runner: Sendable {
             }
             await progress()
             // A control ends the repetition as soon as it arrives; otherwise the step repeats until everything holds.
-            let settled = exchange.until != nil ? controlMissing.isEmpty : result.verdict == .pass
+            let settled =
+                exchange.until != nil ? result.response != nil && controlMissing.isEmpty : result.verdict == .pass
             guard let deadline, let eventually = exchange.eventually, let window, !settled, result.verdict != .error
             else {
                 return result

@@ -128,3 +128,34 @@ final class ScheduledMailbox: HTTPHandler {
         #expect(exchange.failures(for: response, in: TemplateScope(values: [:])).isEmpty)
     }
 }
+
+/// Fails the first `failures` exchanges at the transport, then answers through `handler`.
+final class DroppingTransport: Transport {
+    let handler: any HTTPHandler
+    let remaining: Mutex<Int>
+
+    init(_ handler: any HTTPHandler, failures: Int) {
+        self.handler = handler
+        self.remaining = Mutex(failures)
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let drop = remaining.withLock { n -> Bool in
+            defer { n -= 1 }
+            return n > 0
+        }
+        if drop { throw TransportError(.timeout, "dropped") }
+        return handler.handle(request)
+    }
+}
+
+@Suite struct ControlRetryTests {
+    @Test func aLostResponseIsRetriedUntilTheControlArrives() async throws {
+        let s = try ControlTests().controlSuite()
+        let transport = DroppingTransport(ScheduledMailbox(["control": 1]), failures: 2)
+        let result = await Runner(transport: transport).run(
+            RunPlan(suites: [s], exchangeTimeout: .seconds(5), targetDescription: "dropping"))
+        #expect(result.steps[0].verdict == .pass, "\(result.steps[0].error ?? "")")
+        #expect(result.steps[0].attempts == 3)
+    }
+}

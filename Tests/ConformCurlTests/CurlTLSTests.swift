@@ -10,11 +10,14 @@ import Testing
 
     /// Starts the server and returns it with its port, read from its first output line.
     func startServer() throws -> (Process, UInt16) {
+        let input = Pipe()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", Self.script]
         let out = Pipe()
         process.standardOutput = out
+        // The server also exits when this pipe closes: when the test stops it, or when the test process dies.
+        process.standardInput = input
         process.standardError = FileHandle.nullDevice
         try process.run()
         var line = Data()
@@ -27,7 +30,10 @@ import Testing
 
     @Test func httpsWorksAndAnUntrustedCertificateIsRefusedUnlessInsecure() async throws {
         let (server, port) = try await Task.detached { try self.startServer() }.value
-        defer { server.terminate() }
+        defer {
+            server.terminate()
+            try? (server.standardInput as? Pipe)?.fileHandleForWriting.close()
+        }
         let url = "https://127.0.0.1:\(port)/status"
         let insecure = try await CurlTransport(timeout: .seconds(20), insecure: true).send(
             HTTPRequest(method: .get, url: url))

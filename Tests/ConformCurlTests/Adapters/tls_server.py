@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """HTTPS test server: makes a self-signed certificate with the openssl command, serves one JSON document,
-and prints its port on the first line of standard output."""
-import http.server, os, ssl, subprocess, sys, tempfile
+and prints its port on the first line of standard output. It exits when its standard input closes, so it
+never outlives the test process, even one that is killed."""
+import http.server, os, signal, ssl, subprocess, sys, tempfile, threading
+
+# A parent that ignores SIGTERM (as `conform serve` does while it runs) passes that on; take the default back.
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 work = tempfile.mkdtemp()
 cert, key = os.path.join(work, "cert.pem"), os.path.join(work, "key.pem")
@@ -26,6 +30,14 @@ context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(cert, key)
 server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
+
+
+def exit_when_parent_goes():
+    sys.stdin.read()
+    os._exit(0)
+
+
+threading.Thread(target=exit_when_parent_goes, daemon=True).start()
 try:
     server.serve_forever()
 except KeyboardInterrupt:

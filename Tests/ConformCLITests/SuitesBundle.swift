@@ -1,6 +1,8 @@
 import ConformCore
+import ConformCurl
 import ConformReference
 import ConformRunner
+import ConformServer
 import Foundation
 
 /// The suites shipped in `suites/`, loaded once from the repository this file lives in.
@@ -59,6 +61,16 @@ enum SuitesBundle {
         let switched = faults.map(\.rawValue).sorted() + variants.map { "variant " + $0.rawValue }.sorted()
         let target = switched.isEmpty ? "reference" : "reference with " + switched.joined(separator: ", ")
         return await Runner(transport: reference).run(plan(suites, target: target))
+    }
+
+    /// Serves `handler` on 127.0.0.1 (any free port) and runs every bundled suite against it through curl.
+    static func runServed(_ handler: any HTTPHandler, limits: HTTPServerLimits = .default) async throws -> RunResult {
+        let server = try HTTPServer(handler: handler, limits: limits)
+        try server.start()
+        defer { server.stop() }
+        let base = server.baseURL
+        let plan = plan(try load(), variables: ["mobile": base, "backend": base], target: base)
+        return await Runner(transport: CurlTransport(timeout: .seconds(10))).run(plan)
     }
 
     /// One line per step that did not pass, for test failure messages.

@@ -70,13 +70,7 @@ struct VariantsMatrixTests {
         let reference = ReferenceImplementation(configuration: .default, variants: Set(variants))
         var limits = HTTPServerLimits.default
         limits.threads = 32
-        let server = try HTTPServer(handler: reference, limits: limits)
-        try server.start()
-        defer { server.stop() }
-        let base = server.baseURL
-        let plan = SuitesBundle.plan(
-            try SuitesBundle.load(), variables: ["mobile": base, "backend": base], target: base)
-        let result = await Runner(transport: CurlTransport(timeout: .seconds(10))).run(plan)
+        let result = try await SuitesBundle.runServed(reference, limits: limits)
         let name = variants.map(\.rawValue).joined(separator: ", ")
         #expect(result.exitCode == 0, "under \(name): \(SuitesBundle.problems(in: result))")
         #expect(result.steps.count > 100)

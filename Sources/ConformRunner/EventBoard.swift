@@ -9,7 +9,8 @@ actor EventBoard {
 
     /// Why a wait ended without its event.
     enum Miss: Error, Sendable, Equatable {
-        /// No other flow of the suite started or finished an exchange for the whole window: the suite is stuck.
+        /// No other flow of the suite had an exchange under way, started one or finished one for the whole window:
+        /// the suite is stuck.
         case stalled
         /// The flow that was to emit it (or, with none named, every other flow) finished without emitting it.
         case finishedWithout
@@ -20,15 +21,27 @@ actor EventBoard {
     private let flows: Set<String>
     /// When each flow last started or finished an exchange.
     private var lastProgress: [String: ContinuousClock.Instant] = [:]
+    /// Exchanges under way, per flow: each is bounded by its own deadline, so while one runs the suite is not stuck.
+    private var underWay: [String: Int] = [:]
 
     init(flows: [String]) { self.flows = Set(flows) }
 
-    /// Records that `flow` started or finished an exchange (every attempt of an `eventually` step counts).
-    func progress(_ flow: String) { lastProgress[flow] = ContinuousClock.now }
+    /// Records that `flow` started an exchange (every attempt of an `eventually` step counts).
+    func started(_ flow: String) {
+        lastProgress[flow] = ContinuousClock.now
+        underWay[flow, default: 0] += 1
+    }
 
-    /// The latest progress of any flow but `waiter`.
+    /// Records that an exchange `flow` started has ended, with a response or without one.
+    func ended(_ flow: String) {
+        lastProgress[flow] = ContinuousClock.now
+        underWay[flow] = max(0, (underWay[flow] ?? 0) - 1)
+    }
+
+    /// The latest progress of any flow but `waiter`, or `now` while one of them has an exchange under way.
     private func latestProgress(besides waiter: String) -> ContinuousClock.Instant? {
-        lastProgress.filter { $0.key != waiter }.values.max()
+        if underWay.contains(where: { $0.key != waiter && $0.value > 0 }) { return ContinuousClock.now }
+        return lastProgress.filter { $0.key != waiter }.values.max()
     }
 
     func emit(_ name: String, flow: String, values: [String: JSONValue]) {
@@ -48,9 +61,10 @@ actor EventBoard {
     /// The first emission of `name` (from `flow`, if given).
     ///
     /// The wait measures progress, not the clock: it fails when the event cannot come any more (the emitter, or
-    /// every other flow, finished without it) or when no other flow of the suite has started or finished an
-    /// exchange for `window` (the emitter may itself be waiting on a third flow, so any flow's progress counts).
-    /// A slow implementation that keeps answering is waited for; a stuck one is not.
+    /// every other flow, finished without it) or when no other flow of the suite has had an exchange under way,
+    /// started one or finished one for `window` (the emitter may itself be waiting on a third flow, so any flow's
+    /// progress counts). An exchange under way ends by its own deadline, so a slow implementation that keeps
+    /// answering is waited for, however slow; a stuck one is not.
     nonisolated func wait(for name: String, from flow: String?, waiter: String, window: Duration) async -> Result<
         Emitted, Miss
     > {

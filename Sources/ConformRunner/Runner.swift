@@ -106,7 +106,10 @@ public struct Runner: Sendable {
                 case .exchange(let exchange):
                     let name = flow.name
                     result = await runExchange(
-                        exchange, result: result, scope: &scope, plan: plan, progress: { await board.progress(name) })
+                        exchange, result: result, scope: &scope, plan: plan,
+                        progress: { started in
+                            if started { await board.started(name) } else { await board.ended(name) }
+                        })
                     if result.verdict == .pass || result.verdict == .assumptionNotMet, let name = exchange.emits {
                         await board.emit(name, flow: flow.name, values: scope.values)
                     }
@@ -138,8 +141,8 @@ public struct Runner: Sendable {
         case .failure(.stalled):
             result.verdict = .fail
             result.error =
-                "event '\(wait.event)'\(source) did not come: no other flow started or finished an exchange for "
-                + "\(DurationText.format(wait.timeout)) (the wait's window; raise it with 'timeout:' on the wait)"
+                "event '\(wait.event)'\(source) did not come: no other flow had an exchange under way, started or "
+                + "finished one for \(DurationText.format(wait.timeout)) (the wait's window; raise it with 'timeout:' on the wait)"
         case .failure(.finishedWithout):
             result.verdict = .fail
             let who = wait.flow.map { "flow '\($0)' finished" } ?? "every other flow finished"
@@ -151,7 +154,7 @@ public struct Runner: Sendable {
 
     func runExchange(
         _ exchange: Exchange, result: StepResult, scope: inout TemplateScope, plan: RunPlan,
-        progress: @Sendable () async -> Void = {}
+        progress: @Sendable (_ started: Bool) async -> Void = { _ in }
     ) async -> StepResult {
         var result = result
         let clock = ContinuousClock()
@@ -185,9 +188,17 @@ public struct Runner: Sendable {
             timed.timeout = plan.exchangeTimeout
             result.request = timed
             var controlMissing: [Mismatch] = []
-            await progress()
+            let attemptStart = clock.now
+            await progress(true)
+            let sent: Result<HTTPResponse, any Error>
             do {
-                let response = try await sendWithDeadline(timed, timeout: plan.exchangeTimeout)
+                sent = .success(try await sendWithDeadline(timed, timeout: plan.exchangeTimeout))
+            } catch {
+                sent = .failure(error)
+            }
+            await progress(false)
+            switch sent {
+            case .success(let response):
                 result.response = response
                 result.error = nil
                 var failures = exchange.failures(for: response, in: scope)
@@ -217,17 +228,16 @@ public struct Runner: Sendable {
                     result.verdict = failures.isEmpty ? .pass : .assumptionNotMet
                     for (key, value) in captured.values { scope[key] = value }
                 }
-            } catch let error as TransportError {
+            case .failure(let error as TransportError):
                 result.response = nil
                 result.failures = []
                 result.error = "no response: \(error)"
                 result.verdict = error.kind == .connectionRefused || error.kind == .unreachable ? .error : .fail
-            } catch {
+            case .failure(let error):
                 result.response = nil
                 result.error = "no response: \(error)"
                 result.verdict = .fail
             }
-            await progress()
             // A control ends the repetition as soon as it arrives; otherwise the step repeats until everything holds.
             let settled =
                 exchange.until != nil ? result.response != nil && controlMissing.isEmpty : result.verdict == .pass
@@ -235,7 +245,9 @@ public struct Runner: Sendable {
             else {
                 return result
             }
-            if clock.now + eventually.interval > deadline {
+            // The window closes only with an attempt begun after it ends, so an exchange slowed down by the
+            // transport or the machine cannot make the step miss an effect that arrived in time.
+            if attemptStart >= deadline {
                 let tried =
                     "\(result.attempts) attempt\(result.attempts == 1 ? "" : "s") in \(DurationText.format(window))"
                 if !controlMissing.isEmpty {
@@ -249,7 +261,7 @@ public struct Runner: Sendable {
                 }
                 return result
             }
-            try? await Task.sleep(for: eventually.interval)
+            try? await Task.sleep(for: min(eventually.interval, max(.zero, deadline - clock.now)))
         }
     }
 

@@ -1,3 +1,4 @@
+import ConformCore
 import Dispatch
 import Foundation
 import Synchronization
@@ -17,6 +18,8 @@ private func makePipe(_ ends: inout [Int32]) -> Bool {
 }
 
 /// A running adapter program: `/bin/sh -c COMMAND` in its own process group, with pipes on stdin, stdout and stderr.
+///
+/// Several exchanges may be under way at once: each reply line goes to the exchange whose `id` it carries.
 final class AdapterProcess: Sendable {
     /// Why an exchange with the adapter produced no reply line.
     struct Failure: Error, Sendable {
@@ -29,19 +32,27 @@ final class AdapterProcess: Sendable {
     private let errorTail = Mutex<[UInt8]>([])
     /// Guards the input descriptor: held while writing, set once it is closed, so the number is never reused under a writer.
     private let inputClosed = Mutex<Bool>(false)
+    /// Told the concurrency an adapter declares on a `{"hello":{"concurrency":N}}` line, or what is wrong with it.
+    private let onDeclaration: @Sendable (Result<Int, Failure>) -> Void
     private static let tailLimit = 2048
     private static let lineLimit = 64 * 1024 * 1024
+    /// The largest concurrency an adapter may declare.
+    static let concurrencyLimit = 256
 
     private struct State {
-        var lines: [String] = []
-        var waiter: (token: Int, continuation: CheckedContinuation<String, any Error>)?
-        var nextToken = 0
+        /// Exchanges waiting for their reply, by request id.
+        var waiting: [Int: CheckedContinuation<String, any Error>] = [:]
         var exitDescription: String?
         var killed = false
+        /// Why Conform stopped the adapter, told to the exchanges still under way.
+        var stopReason: String?
     }
 
     /// Starts the adapter; throws when the shell cannot be spawned.
-    static func launch(command: String, environment: [String: String]?) throws(Failure) -> AdapterProcess {
+    static func launch(
+        command: String, environment: [String: String]?,
+        onDeclaration: @escaping @Sendable (Result<Int, Failure>) -> Void = { _ in }
+    ) throws(Failure) -> AdapterProcess {
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         var stderrPipe: [Int32] = [-1, -1]
@@ -86,34 +97,29 @@ final class AdapterProcess: Sendable {
             for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(fd) }
             throw Failure(message: "cannot start /bin/sh -c \(command): \(String(cString: strerror(result)))")
         }
-        let process = AdapterProcess(pid: pid, input: stdinPipe[1])
+        let process = AdapterProcess(pid: pid, input: stdinPipe[1], onDeclaration: onDeclaration)
         process.startReaders(output: stdoutPipe[0], errors: stderrPipe[0])
         return process
     }
 
-    private init(pid: pid_t, input: Int32) {
+    private init(pid: pid_t, input: Int32, onDeclaration: @escaping @Sendable (Result<Int, Failure>) -> Void) {
         self.pid = pid
         self.input = input
+        self.onDeclaration = onDeclaration
     }
 
-    /// Writes one line and waits for the next line the adapter prints, failing on exit or after `timeout`.
-    func exchange(_ line: String, timeout: Duration) async throws -> String {
-        let token = state.withLock { state in
-            state.nextToken += 1
-            return state.nextToken
-        }
+    /// Writes one request line and waits for the reply carrying `id`, failing on exit or after `timeout`.
+    func exchange(_ line: String, id: Int, timeout: Duration) async throws -> String {
         let input = self.input
         let bytes = Array((line + "\n").utf8)
-        let reply = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<String, any Error>) in
-            let ready: Result<String, any Error>? = state.withLock { state in
-                if !state.lines.isEmpty { return .success(state.lines.removeFirst()) }
-                if let exit = state.exitDescription { return .failure(Failure(message: exit)) }
-                state.waiter = (token, continuation)
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            let ended: Failure? = state.withLock { state in
+                if let exit = state.exitDescription { return Failure(message: state.stopReason ?? exit) }
+                state.waiting[id] = continuation
                 return nil
             }
-            if let ready {
-                continuation.resume(with: ready)
+            if let ended {
+                continuation.resume(throwing: ended)
                 return
             }
             let writer = Thread { [self] in
@@ -125,10 +131,9 @@ final class AdapterProcess: Sendable {
             let (seconds, attoseconds) = timeout.components
             let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
-                fail(token: token, Failure(message: "no reply within \(timeout)"))
+                fail(id: id, Failure(message: "no reply within \(timeout)"))
             }
         }
-        return reply
     }
 
     /// The last lines the adapter wrote to stderr.
@@ -137,10 +142,12 @@ final class AdapterProcess: Sendable {
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Kills the adapter's whole process group; its reader thread then reaps it and closes the pipes.
-    func terminate() {
+    /// Kills the adapter's whole process group; its reader thread then reaps it and closes the pipes. Exchanges
+    /// still under way fail with `reason` when one is given.
+    func terminate(reason: String? = nil) {
         let first = state.withLock { state in
             defer { state.killed = true }
+            if !state.killed { state.stopReason = reason }
             return !state.killed
         }
         guard first else { return }
@@ -150,35 +157,55 @@ final class AdapterProcess: Sendable {
 
     deinit { terminate() }
 
-    private func fail(token: Int, _ failure: Failure) {
-        let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
-            guard let waiter = state.waiter, waiter.token == token else { return nil }
-            state.waiter = nil
-            return waiter.continuation
-        }
+    private func fail(id: Int, _ failure: Failure) {
+        let waiter = state.withLock { $0.waiting.removeValue(forKey: id) }
         waiter?.resume(throwing: failure)
     }
 
-    private func deliver(_ line: String) {
-        let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
-            guard let waiter = state.waiter else {
-                state.lines.append(line)
-                return nil
-            }
-            state.waiter = nil
-            return waiter.continuation
+    /// Hands a line to the exchange it answers. A line that answers no exchange under way goes to the only one
+    /// under way, which reports what is wrong with it; with several under way no reply can be trusted any more, so
+    /// the adapter is stopped.
+    private func route(_ line: String) {
+        let parsed = try? JSONValue.parse(line)
+        if let parsed, parsed["id"] == nil, let hello = parsed["hello"] {
+            onDeclaration(Self.declaredConcurrency(hello, line: line))
+            return
         }
-        waiter?.resume(returning: line)
+        let id = parsed?["id"]?.numberValue.flatMap { Int(exactly: $0) }
+        let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
+            if let id, let waiter = state.waiting.removeValue(forKey: id) { return waiter }
+            guard state.waiting.count == 1, let only = state.waiting.first else { return nil }
+            state.waiting[only.key] = nil
+            return only.value
+        }
+        if let waiter {
+            waiter.resume(returning: line)
+        } else {
+            terminate(reason: "wrote a line that answers no request under way: \(ExecTransport.Wire.excerpt(line))")
+        }
+    }
+
+    /// The concurrency a `hello` line declares: an integer from 1 to ``concurrencyLimit``.
+    static func declaredConcurrency(_ hello: JSONValue, line: String) -> Result<Int, Failure> {
+        guard let number = hello["concurrency"]?.numberValue, let value = Int(exactly: number),
+            (1...concurrencyLimit).contains(value)
+        else {
+            return .failure(
+                Failure(
+                    message: "declared \(ExecTransport.Wire.excerpt(line)), but \"concurrency\" must be an integer "
+                        + "from 1 to \(concurrencyLimit)"))
+        }
+        return .success(value)
     }
 
     private func exited(_ description: String) {
-        let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
+        let (waiters, message) = state.withLock { state in
             state.exitDescription = description
-            let waiter = state.waiter
-            state.waiter = nil
-            return waiter?.continuation
+            let waiters = Array(state.waiting.values)
+            state.waiting.removeAll()
+            return (waiters, state.stopReason ?? description)
         }
-        waiter?.resume(throwing: Failure(message: description))
+        for waiter in waiters { waiter.resume(throwing: Failure(message: message)) }
     }
 
     private func startReaders(output: Int32, errors: Int32) {
@@ -206,7 +233,7 @@ final class AdapterProcess: Sendable {
                 var start = 0
                 for index in 0..<count where buffer[index] == 0x0A {
                     pending.append(contentsOf: buffer[start..<index])
-                    deliver(String(decoding: pending, as: UTF8.self))
+                    route(String(decoding: pending, as: UTF8.self))
                     pending.removeAll(keepingCapacity: true)
                     start = index + 1
                 }

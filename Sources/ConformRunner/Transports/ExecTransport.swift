@@ -4,9 +4,11 @@ import Synchronization
 
 /// Drives an implementation through an adapter program that speaks one JSON object per line on stdin and stdout.
 ///
-/// The program (`/bin/sh -c command`) starts on the first exchange and stays running; exchanges go one at a time.
-/// When it exits, prints something that is not a reply, or misses the timeout, the exchange fails with
-/// ``TransportError/Kind/adapter`` and a fresh copy of the program is started for the next exchange.
+/// The program (`/bin/sh -c command`) starts on the first exchange and stays running. Exchanges go one at a time
+/// unless the program declares, with a `{"hello":{"concurrency":N}}` line, that it takes `N` at once; more than
+/// that are never handed to it, the rest queue in arrival order (time in the queue does not count against an
+/// exchange's timeout). When it exits, prints something that is not a reply, or misses the timeout, the exchange
+/// fails with ``TransportError/Kind/adapter`` and a fresh copy of the program is started for the next exchange.
 /// The wire format is described in `docs/adapters.md`.
 public final class ExecTransport: Transport {
     /// The shell command that starts the adapter.
@@ -17,6 +19,8 @@ public final class ExecTransport: Transport {
     public let defaultTimeout: Duration
     private let gate = ExchangeGate()
     private let state = Mutex<(process: AdapterProcess?, nextID: Int)>((nil, 0))
+    /// Why the running adapter's declaration was refused; the next exchange fails with it and restarts the adapter.
+    private let refusedDeclaration = Mutex<String?>(nil)
 
     /// Creates a transport; nothing is started until the first exchange.
     public init(command: String, environment: [String: String]? = nil, timeout: Duration = .seconds(30)) {
@@ -29,6 +33,9 @@ public final class ExecTransport: Transport {
 
     /// Every exchange ends by `request.timeout` (or the transport's default) on its own.
     public var enforcesTimeout: Bool { true }
+
+    /// How many exchanges the adapter takes at once: 1 until it declares more.
+    public var concurrency: Int { get async { await gate.limit } }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         await gate.enter()
@@ -43,24 +50,37 @@ public final class ExecTransport: Transport {
     }
 
     private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let (existing, id) = state.withLock { state in
+        let gate = self.gate
+        let launched = state.withLock { state -> Result<(AdapterProcess, Int), AdapterProcess.Failure> in
             state.nextID += 1
-            return (state.process, state.nextID)
-        }
-        let process: AdapterProcess
-        if let existing {
-            process = existing
-        } else {
-            do {
-                process = try AdapterProcess.launch(command: command, environment: environment)
+            if let process = state.process { return .success((process, state.nextID)) }
+            do throws(AdapterProcess.Failure) {
+                // Launched under the lock, so exchanges that start together share one adapter.
+                let process = try AdapterProcess.launch(command: command, environment: environment) {
+                    [weak self] declared in
+                    switch declared {
+                    case .success(let limit): Task { await gate.setLimit(limit) }
+                    case .failure(let failure): self?.refusedDeclaration.withLock { $0 = failure.message }
+                    }
+                }
+                state.process = process
+                return .success((process, state.nextID))
             } catch {
-                throw TransportError(.adapter, "\(request.method) \(request.url): \(error.message)")
+                return .failure(error)
             }
-            state.withLock { $0.process = process }
+        }
+        let (process, id): (AdapterProcess, Int)
+        switch launched {
+        case .success(let started): (process, id) = started
+        case .failure(let error): throw TransportError(.adapter, "\(request.method) \(request.url): \(error.message)")
+        }
+        if let problem = refusedDeclaration.withLock({ $0.take() }) {
+            throw restart(process, request, "the adapter \(problem)")
         }
         let line: String
         do {
-            line = try await process.exchange(Wire.encode(request, id: id), timeout: request.timeout ?? defaultTimeout)
+            line = try await process.exchange(
+                Wire.encode(request, id: id), id: id, timeout: request.timeout ?? defaultTimeout)
         } catch let failure as AdapterProcess.Failure {
             throw restart(process, request, "the adapter \(failure.message)")
         }
@@ -76,7 +96,7 @@ public final class ExecTransport: Transport {
 
     /// Stops a misbehaving adapter so the next exchange starts a fresh one, and describes what happened.
     private func restart(_ process: AdapterProcess, _ request: HTTPRequest, _ problem: String) -> TransportError {
-        process.terminate()
+        process.terminate(reason: "was restarted because another exchange failed: \(problem)")
         state.withLock { state in
             if state.process === process { state.process = nil }
         }
@@ -89,23 +109,33 @@ public final class ExecTransport: Transport {
     }
 }
 
-/// Lets one exchange at a time through, in arrival order.
+/// Lets at most `limit` exchanges through at once, in arrival order.
 actor ExchangeGate {
-    private var busy = false
+    private(set) var limit = 1
+    private var inside = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     func enter() async {
-        if !busy {
-            busy = true
+        if inside < limit {
+            inside += 1
             return
         }
         await withCheckedContinuation { waiting.append($0) }
     }
 
     func leave() {
-        if waiting.isEmpty {
-            busy = false
+        if !waiting.isEmpty, inside <= limit {
+            waiting.removeFirst().resume()
         } else {
+            inside -= 1
+        }
+    }
+
+    /// Raises or lowers the limit; a raise lets queued exchanges in at once, a lowering takes effect as they leave.
+    func setLimit(_ newLimit: Int) {
+        limit = max(1, newLimit)
+        while inside < limit, !waiting.isEmpty {
+            inside += 1
             waiting.removeFirst().resume()
         }
     }

@@ -65,7 +65,11 @@ enum Help {
                                   sets it; --var wins over the environment, which wins over suite defaults.
           --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
                                   report page, docs/report.md) (repeatable).
-          --timeout SECONDS       How long one exchange may take (default: 10).
+          --timeout SECONDS       How long one exchange may take (default: 10). Time an exchange spends queued
+                                  for an exec adapter does not count.
+          --jobs N                How many suites run at once, 1 to 1000 (default: all). The flows of a suite
+                                  always run together; an exec adapter gets as many exchanges at once as it
+                                  declares (docs/adapters.md), the rest queue.
           --insecure              Accept any TLS certificate (self-signed staging servers).
           --verbose               List every step, not only those that did not pass.
           --no-color              Never colour the output (NO_COLOR is honoured too).

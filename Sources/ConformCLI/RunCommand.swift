@@ -6,7 +6,7 @@ import Foundation
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--var", "--report", "--timeout", "--fault", "--variant"],
+            args, valued: ["--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant"],
             flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
         )
         if parsed.has("--help") {
@@ -26,6 +26,14 @@ enum RunCommand {
                 throw UsageError(message: "--timeout takes a positive number of seconds, got '\(t)'", subcommand: "run")
             }
             timeout = .milliseconds(Int(seconds * 1000))
+        }
+        var jobs = Int.max
+        if let text = parsed.value("--jobs") {
+            guard let value = Int(text), (1...1000).contains(value) else {
+                throw UsageError(
+                    message: "--jobs takes a whole number of suites from 1 to 1000, got '\(text)'", subcommand: "run")
+            }
+            jobs = value
         }
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
@@ -66,7 +74,8 @@ enum RunCommand {
         let plan = RunPlan(
             suites: loaded.suites, overrides: overrides,
             environment: RunPlan.variables(fromEnvironment: io.environment),
-            targetDefaults: target.variableDefaults, exchangeTimeout: timeout, targetDescription: target.description,
+            targetDefaults: target.variableDefaults, exchangeTimeout: timeout, maxConcurrentSuites: jobs,
+            targetDescription: target.description,
             functions: RunnerFunctions.all
         )
         var reporters: [any RunReporter] = [

@@ -11,7 +11,7 @@ public struct RunPlan: Sendable {
     public var targetDefaults: [String: String]
     /// How long one exchange may take.
     public var exchangeTimeout: Duration
-    /// How many suites run at once; the flows of one suite always run together.
+    /// How many suites run at once (all by default); the flows of one suite always run together.
     public var maxConcurrentSuites: Int
     /// A description of the implementation under test, for reports.
     public var targetDescription: String
@@ -20,7 +20,8 @@ public struct RunPlan: Sendable {
 
     public init(
         suites: [Suite], overrides: [String: String] = [:], environment: [String: String] = [:],
-        targetDefaults: [String: String] = [:], exchangeTimeout: Duration = .seconds(10), maxConcurrentSuites: Int = 16,
+        targetDefaults: [String: String] = [:], exchangeTimeout: Duration = .seconds(10),
+        maxConcurrentSuites: Int = .max,
         targetDescription: String = "", functions: [String: TemplateFunction] = [:]
     ) {
         self.suites = suites

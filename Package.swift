@@ -71,7 +71,7 @@ let package = Package(
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformRunner", "ConformReference", "ConformServer", "ConformCurl",
             ],
-            exclude: ["Cases"]
+            exclude: ["Cases", "Adapters"]
         ),
     ]
 )

@@ -5,16 +5,17 @@ import ConformServer
 import Foundation
 import Testing
 
-/// The bundled suites through the documented Python adapter, which forwards to the reference served over HTTP.
+/// The bundled suites through the documented Python adapters (serial and concurrent), which forwards to the reference served over HTTP.
 @Suite struct ExecTargetTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    @Test func theBundledSuitesConformThroughTheExampleAdapter() async throws {
+    @Test(arguments: ["http_forward.py", "http_forward_concurrent.py"])
+    func theBundledSuitesConformThroughTheExampleAdapter(_ example: String) async throws {
         let server = try HTTPServer(handler: ReferenceImplementation())
         try server.start()
         defer { server.stop() }
-        let adapter = Self.root.appendingPathComponent("examples/adapters/http_forward.py").path
+        let adapter = Self.root.appendingPathComponent("examples/adapters/\(example)").path
         let out = MemorySink()
         let err = MemorySink()
         let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root.path)

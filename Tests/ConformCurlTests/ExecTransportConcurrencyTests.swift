@@ -70,6 +70,20 @@ struct ExecTransportConcurrencyTests {
         #expect(await transport.concurrency == 1)
     }
 
+    @Test func anAdapterThatStartsSlowlyGetsTheStartupAllowanceOnce() async throws {
+        let command = "sleep 2; exec python3 -u '\(Self.script)'"
+        let patient = ExecTransport(command: command, timeout: .seconds(1), startupTimeout: .seconds(30))
+        _ = try await patient.send(HTTPRequest(method: .get, url: "/sleep/1/first"))
+        let hurried = ExecTransport(command: command, timeout: .seconds(1), startupTimeout: .zero)
+        await #expect(throws: TransportError.self) {
+            _ = try await hurried.send(HTTPRequest(method: .get, url: "/sleep/1/first"))
+        }
+        // Once the adapter has spoken, the plain timeout applies.
+        await #expect(throws: TransportError.self) {
+            _ = try await patient.send(HTTPRequest(method: .get, url: "/sleep/3000/slow"))
+        }
+    }
+
     @Test func aReplyForNoRequestStopsTheAdapterAndFailsEveryExchangeUnderWay() async throws {
         let transport = adapter(hello: #"{"hello":{"concurrency":2}}"#)
         _ = try await transport.send(HTTPRequest(method: .get, url: "/sleep/1/first"))

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Conform exec adapter: forwards each request to an HTTP implementation with urllib."""
+"""Conform exec adapter: forwards each request to an HTTP implementation with urllib, one at a time."""
 import base64, json, os, sys, urllib.error, urllib.request
 
 BASE = os.environ.get("IMPL_BASE_URL", "http://127.0.0.1:8080")
 
-for line in sys.stdin:
-    req = json.loads(line)
+
+def forward(req):
+    """Sends one request line's request to the implementation and returns the reply object."""
     url = req["url"]
     if url.startswith("/"):
         url = BASE + url
@@ -26,5 +27,10 @@ for line in sys.stdin:
             reply["bodyBase64"] = base64.b64encode(data).decode()
     except Exception as exc:  # no response at all: report it, keep running
         reply = {"id": req["id"], "error": f"{type(exc).__name__}: {exc}"}
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
+    return reply
+
+
+if __name__ == "__main__":
+    for line in sys.stdin:
+        sys.stdout.write(json.dumps(forward(json.loads(line))) + "\n")
+        sys.stdout.flush()

@@ -46,7 +46,12 @@ final class AdapterProcess: Sendable {
         var killed = false
         /// Why Conform stopped the adapter, told to the exchanges still under way.
         var stopReason: String?
+        /// Whether the adapter has printed a line yet (until then it may still be starting).
+        var spoken = false
     }
+
+    /// Whether the adapter has printed a line on stdout yet.
+    var hasSpoken: Bool { state.withLock { $0.spoken } }
 
     /// Starts the adapter; throws when the shell cannot be spawned.
     static func launch(
@@ -166,6 +171,7 @@ final class AdapterProcess: Sendable {
     /// under way, which reports what is wrong with it; with several under way no reply can be trusted any more, so
     /// the adapter is stopped.
     private func route(_ line: String) {
+        state.withLock { $0.spoken = true }
         let parsed = try? JSONValue.parse(line)
         if let parsed, parsed["id"] == nil, let hello = parsed["hello"] {
             onDeclaration(Self.declaredConcurrency(hello, line: line))

@@ -17,16 +17,23 @@ public final class ExecTransport: Transport {
     public let environment: [String: String]?
     /// How long an exchange may take when the request sets no timeout.
     public let defaultTimeout: Duration
+    /// Extra time an exchange gets while the adapter has printed nothing yet: the program may still be starting
+    /// (an interpreter loading, an emulator booting).
+    public let startupTimeout: Duration
     private let gate = ExchangeGate()
     private let state = Mutex<(process: AdapterProcess?, nextID: Int)>((nil, 0))
     /// Why the running adapter's declaration was refused; the next exchange fails with it and restarts the adapter.
     private let refusedDeclaration = Mutex<String?>(nil)
 
     /// Creates a transport; nothing is started until the first exchange.
-    public init(command: String, environment: [String: String]? = nil, timeout: Duration = .seconds(30)) {
+    public init(
+        command: String, environment: [String: String]? = nil, timeout: Duration = .seconds(30),
+        startupTimeout: Duration = .seconds(60)
+    ) {
         self.command = command
         self.environment = environment
         self.defaultTimeout = timeout
+        self.startupTimeout = startupTimeout
     }
 
     deinit { state.withLock { $0.process?.terminate() } }
@@ -80,7 +87,8 @@ public final class ExecTransport: Transport {
         let line: String
         do {
             line = try await process.exchange(
-                Wire.encode(request, id: id), id: id, timeout: request.timeout ?? defaultTimeout)
+                Wire.encode(request, id: id), id: id,
+                timeout: (request.timeout ?? defaultTimeout) + (process.hasSpoken ? .zero : startupTimeout))
         } catch let failure as AdapterProcess.Failure {
             throw restart(process, request, "the adapter \(failure.message)")
         }

@@ -1,0 +1,73 @@
+import ConformCore
+import ConformReference
+import ConformRunner
+import ConformServer
+import Foundation
+import Testing
+
+/// The ways an implementation or a machine can be slow that must never change a verdict.
+enum SlowCondition: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// An SDK driven on an emulator: an adapter that takes one request at a time and adds 0.3 s to each.
+    case serialDevice
+    /// A device farm: an adapter that takes 8 requests at once and adds 0 to 500 ms at random, answering out of order.
+    case jitteryDevice
+    /// A shared CI runner: two processes burn the CPU while the embedded reference is tested in process.
+    case busyMachine
+
+    var testDescription: String { rawValue }
+
+    static let adapter = SuitesBundle.root.appendingPathComponent("Tests/ConformCLITests/Adapters/slow_forward.py").path
+
+    /// Runs `suites` against the reference with `faults`, slowed down this way.
+    func run(_ suites: [Suite], faults: Set<ReferenceFault> = []) async throws -> RunResult {
+        let reference = ReferenceImplementation(configuration: .default, faults: faults)
+        let name = "\(rawValue)\(faults.isEmpty ? "" : " with " + faults.map(\.rawValue).sorted().joined(separator: ","))"
+        switch self {
+        case .serialDevice, .jitteryDevice:
+            let server = try HTTPServer(handler: reference)
+            try server.start()
+            defer { server.stop() }
+            let environment =
+                self == .serialDevice
+                ? ["SLOW_DELAY": "0.3"] : ["SLOW_JITTER": "0.5", "SLOW_CONCURRENCY": "8"]
+            let transport = ExecTransport(
+                command: "exec python3 -u '\(Self.adapter)'",
+                environment: environment.merging(["IMPL_BASE_URL": server.baseURL]) { $1 }, timeout: .seconds(10))
+            // An adapter decides where requests go: it gets origin-form URLs, as `conform run --target exec:…` does.
+            let plan = SuitesBundle.plan(suites, variables: ["mobile": "", "backend": ""], target: name)
+            return await Runner(transport: transport).run(plan)
+        case .busyMachine:
+            let burners = try (0..<2).map { _ in try CPUBurner() }
+            defer { for burner in burners { burner.stop() } }
+            return await Runner(transport: reference).run(SuitesBundle.plan(suites, target: name))
+        }
+    }
+}
+
+/// A process that keeps one core busy until stopped, or until the test process that started it goes away
+/// (its stdin closes), or after five minutes at most.
+final class CPUBurner: Sendable {
+    private let process: Process
+    private let input: Pipe
+
+    init() throws {
+        process = Process()
+        input = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import os, sys, threading, time\n"
+                + "threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()\n"
+                + "end = time.monotonic() + 300\n"
+                + "while time.monotonic() < end: pass\n",
+        ]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+}

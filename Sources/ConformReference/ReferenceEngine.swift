@@ -23,7 +23,11 @@ struct ReferenceEngine: Sendable {
     func errorResponse(_ error: ReferenceError, mobile: Bool) -> HTTPResponse {
         let error = has(.otherAssumedAnswers) ? otherAssumedAnswer(to: error, mobile: mobile) : error
         var response = error.response
-        if has(.errorWithoutContentLength) { response.headerFields.remove("Content-Length") }
+        if has(.errorWithoutContentLength) {
+            // Sent chunked, so the header is missing on the wire too: a server adds it to any other response.
+            response.headerFields.remove("Content-Length")
+            response.headerFields["Transfer-Encoding"] = "chunked"
+        }
         if has(.errorAsPlainText) { response.headerFields["Content-Type"] = "text/plain" }
         return response
     }

@@ -21,7 +21,8 @@ enum SlowCondition: String, CaseIterable, Sendable, CustomTestStringConvertible 
     /// Runs `suites` against the reference with `faults`, slowed down this way.
     func run(_ suites: [Suite], faults: Set<ReferenceFault> = []) async throws -> RunResult {
         let reference = ReferenceImplementation(configuration: .default, faults: faults)
-        let name = "\(rawValue)\(faults.isEmpty ? "" : " with " + faults.map(\.rawValue).sorted().joined(separator: ","))"
+        let name =
+            "\(rawValue)\(faults.isEmpty ? "" : " with " + faults.map(\.rawValue).sorted().joined(separator: ","))"
         switch self {
         case .serialDevice, .jitteryDevice:
             let server = try HTTPServer(handler: reference)

@@ -11,7 +11,8 @@ import Testing
     static let t0 = Date(timeIntervalSince1970: 1_767_600_000)
 
     static func sampleExchange(_ seq: Int) -> RecordedExchange {
-        exchange(seq: seq, url: "http://mobile.conform.invalid/mobile/1/appinstance", responseBody: #"{"pushRegId":"d"}"#)
+        exchange(
+            seq: seq, url: "http://mobile.conform.invalid/mobile/1/appinstance", responseBody: #"{"pushRegId":"d"}"#)
     }
 
     @Test func eventsKeepTheirPlaceAmongExchanges() throws {
@@ -30,7 +31,8 @@ import Testing
         let line = try String(contentsOfFile: dir + "/exchanges.jsonl", encoding: .utf8).split(separator: "\n")[1]
         #expect(
             line
-                == #"{"seq":2,"event":"login","at":"2026-01-05T08:00:00.000Z","pushRegId":"d","externalUserId":"cust-ana"}"#)
+                == #"{"seq":2,"event":"login","at":"2026-01-05T08:00:00.000Z","pushRegId":"d","externalUserId":"cust-ana"}"#
+        )
 
         let reader = try RecordingReader(path: dir)
         var records: [TraceRecord] = []
@@ -63,7 +65,8 @@ import Testing
     }
 
     @Test func aBrokenEventInAHARNamesItsPath() {
-        let har = Data(#"{"log":{"entries":[],"_conformEvents":[{"seq":1,"event":"logut","at":"2026-01-05T08:00:00Z"}]}}"#.utf8)
+        let har = Data(
+            #"{"log":{"entries":[],"_conformEvents":[{"seq":1,"event":"logut","at":"2026-01-05T08:00:00Z"}]}}"#.utf8)
         #expect(throws: HARError.self) { try HAR.importTrace(har, file: "app.har") }
         do {
             _ = try HAR.importTrace(har, file: "app.har")
@@ -145,12 +148,15 @@ import Testing
         let proxy = RecordingProxy(
             upstreams: ["*": "http://reference.conform.invalid"], transport: upstream, writer: writer,
             onEvent: { event in seen.withLock { $0.append(event) } })
-        func post(_ path: String, _ body: String, reg: String? = nil, method: HTTPMethod = .post) async -> HTTPResponse {
+        func post(_ path: String, _ body: String, reg: String? = nil, method: HTTPMethod = .post) async -> HTTPResponse
+        {
             var headers: HTTPFields = ["Authorization": "App conform-app-code", "Content-Type": "application/json"]
             if let reg { headers["pushregistrationid"] = reg }
-            return await proxy.forward(HTTPRequest(method: method, url: path, headerFields: headers, body: Data(body.utf8)))
+            return await proxy.forward(
+                HTTPRequest(method: method, url: path, headerFields: headers, body: Data(body.utf8)))
         }
-        let registered = await post("/mobile/1/appinstance?ri=true", #"{"pushServiceToken":"t","pushServiceType":"Firebase"}"#)
+        let registered = await post(
+            "/mobile/1/appinstance?ri=true", #"{"pushServiceToken":"t","pushServiceType":"Firebase"}"#)
         let id = try JSONValue.parse(registered.body)["pushRegId"]?.stringValue ?? "?"
         _ = await post(
             "/mobile/1/appinstance/\(id)/personalize?forceDepersonalize=false&keepAsLead=false&setDeviceAsPrimary=false",
@@ -166,7 +172,8 @@ import Testing
         #expect(refused.status.code == 400)
         #expect(
             try JSONValue.parse(refused.body)["requestError"]?["serviceException"]?["text"]?.stringValue
-                == "conform: $[1].event: unknown event 'dance'; expected one of login, logout, sessionExpired, appUpdated")
+                == "conform: $[1].event: unknown event 'dance'; expected one of login, logout, sessionExpired, appUpdated"
+        )
         #expect(await post(RecordingProxy.eventsPath, "", method: .get).status.code == 405)
         #expect(await post(RecordingProxy.eventsPath, "not json").status.code == 400)
         writer.close()

@@ -35,7 +35,8 @@ import Testing
         #expect(v.first?.seq == 4)
         #expect(v.first?.step == .logout)
         #expect(v.first?.endpoint == "M8")
-        #expect(v.first?.message == "M8 updates the user 'ana' after logout (event 3) before the device was depersonalized")
+        #expect(
+            v.first?.message == "M8 updates the user 'ana' after logout (event 3) before the device was depersonalized")
         // The same traffic without the event: the rule stays silent.
         #expect(FlowChecker.check(s.withoutEvents()).violations == [])
     }
@@ -97,7 +98,9 @@ import Testing
         t.event(.sessionExpired, device: other)
         #expect(t.check().violations == [])
         #expect(
-            t.check().notes == ["after sessionExpired (event 3) on device \(other): no depersonalize before the trace ended"])
+            t.check().notes == [
+                "after sessionExpired (event 3) on device \(other): no depersonalize before the trace ended"
+            ])
     }
 
     @Test func loginOfAnotherUserNeedsForce() async throws {

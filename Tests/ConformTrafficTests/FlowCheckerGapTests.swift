@@ -25,7 +25,9 @@ import Testing
     @Test func aUserCallBeforeTheRegistrationResponseCompleted() async throws {
         let v = FlowChecker.check(try await Self.overlapping(offset: 100))
         #expect(v.map(\.rule) == [.registrationFirst])
-        #expect(v.first?.message.hasSuffix("started 400 ms before the response of the registration that issued it completed") == true)
+        #expect(
+            v.first?.message.hasSuffix(
+                "started 400 ms before the response of the registration that issued it completed") == true)
         #expect(FlowChecker.check(try await Self.overlapping(offset: 600)) == [])
         #expect(FlowChecker.check(try await Self.overlapping(offset: 500)) == [], "right at completion is after it")
     }
@@ -55,12 +57,17 @@ import Testing
             let a = try await s.register()
             let b = try await s.register()
             try await s.personalize(
-                a, identity: #"{"externalUserId":"ana","phones":[{"number":"447700900123"}],"emails":[{"address":"ana@example.org"}]}"#)
+                a,
+                identity:
+                    #"{"externalUserId":"ana","phones":[{"number":"447700900123"}],"emails":[{"address":"ana@example.org"}]}"#
+            )
             try await s.personalize(b, user: "ivo")
             try await s.personalize(b, identity: identity)
             let v = s.check().violations
             #expect(v.map(\.rule) == [.userSwitch])
-            #expect(v.first?.message.hasPrefix("personalize to 'ana' (by its phone or email) on a device personalized to 'ivo'") == true)
+            #expect(
+                v.first?.message.hasPrefix(
+                    "personalize to 'ana' (by its phone or email) on a device personalized to 'ivo'") == true)
         }
         // A phone the trace never saw owned by anyone proves nothing.
         var s = ReferenceSession()

@@ -39,7 +39,8 @@ struct TraceBuilder {
         exchanges.append(
             RecordedExchange(
                 seq: exchanges.count + 1, flow: FlowKey.derive(request: request, response: resp),
-                upstream: url.hasPrefix("/mobile") ? "mobile" : "backend", startedAt: Date(timeIntervalSince1970: clock == 0 ? 0 : clock + Double(exchanges.count)),
+                upstream: url.hasPrefix("/mobile") ? "mobile" : "backend",
+                startedAt: Date(timeIntervalSince1970: clock == 0 ? 0 : clock + Double(exchanges.count)),
                 durationMs: 1, request: request, response: resp))
     }
 

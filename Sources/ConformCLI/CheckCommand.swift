@@ -1,11 +1,12 @@
 import ConformTraffic
 import Foundation
 
-/// `conform check RECORDING_OR_HAR…`: the client side of an integration against the flow's rules.
+/// `conform check RECORDING_OR_HAR… [--events FILE]`: the client side of an integration against the flow's rules.
 enum CheckCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--restricted", "--jwt", "--disable"], flagNames: ["--help"], subcommand: "check")
+            args, valued: ["--restricted", "--restricted-access", "--jwt", "--disable", "--events"],
+            flagNames: ["--help"], subcommand: "check")
         if parsed.has("--help") {
             io.out.write(Help.check)
             return 0
@@ -17,21 +18,34 @@ enum CheckCommand {
         if !parsed.values("--restricted").isEmpty {
             configuration.restrictedApplicationCodes = Set(parsed.values("--restricted"))
         }
+        configuration.accessRestrictedApplicationCodes = Set(parsed.values("--restricted-access"))
         if !parsed.values("--jwt").isEmpty { configuration.jwtApplicationCodes = Set(parsed.values("--jwt")) }
         configuration.disabledRules = Set(parsed.values("--disable"))
+        let known = Set(FlowRule.all.map(\.id))
+        if let unknown = configuration.disabledRules.first(where: { !known.contains($0) }) {
+            throw UsageError(
+                message:
+                    "--disable takes a rule id (\(FlowRule.all.map(\.id).joined(separator: ", "))), got '\(unknown)'",
+                subcommand: "check")
+        }
         var total = 0
         for path in parsed.positionals {
             do {
-                let violations: [FlowViolation]
-                if path.lowercased().hasSuffix(".har") {
-                    violations = FlowChecker.check(
-                        try TrafficSupport.exchanges(path, io: io), configuration: configuration)
-                } else {
-                    violations = try await FlowChecker.check(
-                        recording: RecordingSequence(path: io.resolve(path)), configuration: configuration)
+                var events: [AppEvent] = []
+                if let file = parsed.value("--events") {
+                    events = try AppEventsFile.load(path: io.resolve(file), displayName: file)
                 }
-                for v in violations { io.out.write("\(path): \(v)\n") }
-                total += violations.count
+                let result: (violations: [FlowViolation], notes: [String])
+                if path.lowercased().hasSuffix(".har") {
+                    result = FlowChecker.check(
+                        try TrafficSupport.harTrace(path, io: io), events: events, configuration: configuration)
+                } else {
+                    result = try await FlowChecker.check(
+                        recording: TraceSequence(path: io.resolve(path)), events: events, configuration: configuration)
+                }
+                for v in result.violations { io.out.write("\(path): \(v)\n") }
+                for note in result.notes { io.out.write("\(path): note: \(note)\n") }
+                total += result.violations.count
             } catch {
                 io.err.write("\(error)\n")
                 return ConformCommand.ExitCode.cannotRun

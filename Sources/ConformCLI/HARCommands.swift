@@ -18,12 +18,24 @@ enum HARCommands {
         }
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
-            let exchanges = try TrafficSupport.exchanges(file, io: io)
+            let records = try TrafficSupport.trace(file, io: io)
             let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
-            for e in exchanges { try writer.write(e) }
+            var count = 0
+            for record in records {
+                switch record {
+                case .exchange(let e):
+                    try writer.write(e)
+                    count += 1
+                case .event(let e):
+                    try writer.append(event: e)
+                }
+            }
             writer.close()
+            let events = records.count - count
             io.out.write(
-                "Imported \(exchanges.count) exchange\(exchanges.count == 1 ? "" : "s") from \(file) into \(out)\n")
+                "Imported \(count) exchange\(count == 1 ? "" : "s")"
+                    + (events == 0 ? "" : " and \(events) app event\(events == 1 ? "" : "s")")
+                    + " from \(file) into \(out)\n")
             return 0
         } catch {
             io.err.write("\(error)\n")
@@ -41,7 +53,10 @@ enum HARCommands {
             throw UsageError(message: "export takes one recording", subcommand: "export")
         }
         do {
-            let data = try HAR.export(try TrafficSupport.exchanges(recording, io: io))
+            let records = try TrafficSupport.trace(recording, io: io)
+            let data = HAR.export(
+                records.compactMap { if case .exchange(let e) = $0 { e } else { nil } },
+                events: records.compactMap { if case .event(let e) = $0 { e } else { nil } })
             if let out = parsed.value("--out") {
                 try data.write(to: URL(fileURLWithPath: io.resolve(out)), options: .atomic)
             } else {

@@ -42,6 +42,10 @@ extension Help {
           --insecure              Accept any TLS certificate from the upstreams.
           -h, --help              Show help information.
 
+        The app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
+        POST /_conform/events on the proxy: they are recorded among the exchanges and never forwarded
+        (docs/recordings.md, App events).
+
         """
 
     static let replay = """
@@ -89,15 +93,24 @@ extension Help {
     static let check = """
         OVERVIEW: Check an app's recorded traffic against the flow's rules (client-side conformance).
 
-        USAGE: conform check RECORDING_OR_HAR... [--restricted APPCODE]... [--jwt APPCODE]...
+        USAGE: conform check RECORDING_OR_HAR... [--events FILE] [--restricted APPCODE]... [--jwt APPCODE]...
 
         OPTIONS:
-          --restricted APPCODE    An application code in restricted mode (default: the reference's).
+          --events FILE           App events written by the app's test harness (JSON lines: event, at,
+                                  pushRegId, externalUserId), placed among the exchanges by time.
+          --restricted APPCODE    An application code that restricts personal-data updates from the app
+                                  (default: the reference's).
+          --restricted-access APPCODE
+                                  An application code that also restricts reading the user (M7) from the app.
           --jwt APPCODE           An application code in JWT mode (default: the reference's).
           --disable RULE          Skip a rule by id (repeatable).
           -h, --help              Show help information.
 
-        Every violation names the exchange, the flow step it breaks, and how to fix it. Exit 0 when none.
+        Every violation names the exchange (or app event), the flow step it breaks (as the suites name them:
+        1-registration … 8-hygiene), and how to fix it. App events recorded by 'record' or 'serve --check', or
+        kept in a HAR's log._conformEvents, are used as well; the rules about logout, session expiry, login and
+        app update stay silent without events. A note lists what events asked for and the trace did not show
+        yet. Exit 0 when there is no violation.
 
         """
 

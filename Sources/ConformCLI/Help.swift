@@ -102,6 +102,9 @@ enum Help {
           -h, --help              Show help information.
 
         Runs until interrupted (Ctrl-C or SIGTERM). Point 'conform run --target URL' at the printed address.
+        With --check, the app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
+        POST /_conform/events on the same address; they are recorded among the exchanges, never answered by
+        the reference (docs/recordings.md, App events).
 
         """
 

@@ -58,19 +58,27 @@ enum ProxySession {
         }
         let checker = Mutex(FlowChecker())
         let violations = Mutex<[FlowViolation]>([])
-        let count = Mutex(0)
+        let count = Mutex((exchanges: 0, events: 0))
+        @Sendable func checked(_ record: TraceRecord) {
+            guard check else { return }
+            let found = checker.withLock { $0.check(record) }
+            if !found.isEmpty {
+                violations.withLock { $0 += found }
+                for v in found { io.err.write("violation: \(v)\n") }
+            }
+        }
         let proxy = RecordingProxy(
             upstreams: upstreams, transport: transport, writer: writer,
             onExchange: { exchange in
-                count.withLock { $0 += 1 }
-                guard check else { return }
-                let found = checker.withLock { $0.check(exchange) }
-                if !found.isEmpty {
-                    violations.withLock { $0 += found }
-                    for v in found { io.err.write("violation: \(v)\n") }
-                }
+                count.withLock { $0.exchanges += 1 }
+                checked(.exchange(exchange))
             },
-            onError: { io.err.write("error: \($0)\n") })
+            onError: { io.err.write("error: \($0)\n") },
+            onEvent: { event in
+                count.withLock { $0.events += 1 }
+                io.out.write("App event \(event.seq): \(event.kind)\n")
+                checked(.event(event))
+            })
         var limits = HTTPServerLimits.default
         limits.threads = 32
         let server: HTTPServer
@@ -88,19 +96,23 @@ enum ProxySession {
         let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }
         io.out.write("\(banner) on \(server.baseURL) (forwarding to \(targets.joined(separator: ", "))) into \(out)\n")
         io.out.write("Point the app's base URL at \(server.baseURL). Press Ctrl-C to stop.\n")
+        io.out.write("App events: POST \(server.baseURL)\(RecordingProxy.eventsPath) (never forwarded).\n")
         await ServeCommand.waitForTermination()
         server.stop()
         writer.sync()
         writer.close()
         let total = count.withLock { $0 }
         let found = violations.withLock { $0 }
-        io.out.write("Recorded \(total) exchange\(total == 1 ? "" : "s") into \(out)\n")
+        let events = total.events == 0 ? "" : " and \(total.events) app event\(total.events == 1 ? "" : "s")"
+        io.out.write("Recorded \(total.exchanges) exchange\(total.exchanges == 1 ? "" : "s")\(events) into \(out)\n")
         if check {
             io.out.write(
                 found.isEmpty
                     ? "Flow check: no violations\n"
                     : "Flow check: \(found.count) violation\(found.count == 1 ? "" : "s")\n")
             for v in found { io.out.write("\(v)\n") }
+            let notes = checker.withLock { $0.notes + $0.openObligations() }
+            for note in notes { io.out.write("note: \(note)\n") }
             return found.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
         }
         return 0

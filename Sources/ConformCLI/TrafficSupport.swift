@@ -73,6 +73,32 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
+    /// A HAR file's exchanges and app events; without events the exchanges are put in start order (the causal order,
+    /// whatever order the tool listed them in).
+    static func harTrace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
+        guard let data = FileManager.default.contents(atPath: io.resolve(path)) else {
+            throw CLIFailure("\(path): error: cannot read the file")
+        }
+        let records = try HAR.importTrace(data, file: path)
+        guard !records.contains(where: { if case .event = $0 { true } else { false } }) else { return records }
+        let exchanges = records.compactMap { if case .exchange(let e) = $0 { e } else { nil } }
+        return FlowChecker.inStartOrder(exchanges).map(TraceRecord.exchange)
+    }
+
+    /// Reads a recording directory or `.jsonl` file, or a HAR file, with its app events, in trace order.
+    static func trace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
+        if path.lowercased().hasSuffix(".har") {
+            guard let data = FileManager.default.contents(atPath: io.resolve(path)) else {
+                throw CLIFailure("\(path): error: cannot read the file")
+            }
+            return try HAR.importTrace(data, file: path)
+        }
+        let reader = try RecordingReader(path: io.resolve(path))
+        var out: [TraceRecord] = []
+        while let record = try reader.nextRecord() { out.append(record) }
+        return out
+    }
+
     /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)

@@ -71,17 +71,26 @@ import Testing
         let id = try await client.register(token: "fcm-check-token")
         #expect(try await client.personalize(id, user: "cust-ana", email: nil).status == 200)
         _ = try await client.personalize(id, user: "cust-ivo", email: nil)
+        // The harness reports a logout on the reserved path; the app then reads the user without depersonalizing.
+        let posted = try await client.send(
+            .post, "/_conform/events", id: nil, body: #"{"event":"logout","pushRegId":"\#(id)"}"#)
+        #expect(posted.status.code == 200)
+        _ = try await client.getUser(id)
         let result = try await offThePool { try child.interrupt() }
         #expect(result.code == 1, "serve --check printed:\n\(result.out)\(result.err)")
-        #expect(result.out.contains("Recorded 4 exchanges"))
-        #expect(result.out.contains("Flow check: 2 violations"))
+        #expect(result.out.contains("Recorded 5 exchanges and 1 app event"))
+        #expect(result.out.contains("App event 5: logout"))
+        #expect(result.out.contains("Flow check: 3 violations"))
+        #expect(result.out.contains("exchange 6 (M7, step 3-logout, flow \(id)): error[logout-depersonalize]"))
         #expect(
             result.out.contains(
-                "exchange 1 (M4, step 1, flow 0f8fad5b-d9cb-469f-a165-70867728950e): error[registration-first]"))
-        #expect(result.out.contains("exchange 4 (M4, step 2, flow \(id)): error[user-switch]"))
+                "exchange 1 (M4, step 1-registration, flow 0f8fad5b-d9cb-469f-a165-70867728950e): error[registration-first]"
+            ))
+        #expect(result.out.contains("exchange 4 (M4, step 2-login, flow \(id)): error[user-switch]"))
         #expect(result.err.contains("violation: exchange 1 (M4"), "violations are reported live on stderr")
         let written = try String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)
-        #expect(written.split(separator: "\n").count == 4)
+        #expect(written.split(separator: "\n").count == 6)
+        #expect(written.contains(#""seq":5,"event":"logout""#))
     }
 
     // MARK: replay

@@ -10,6 +10,8 @@ struct TraceBuilder {
     var dialect: Dialect
     var appCode = "conform-app-code"
     var exchanges: [RecordedExchange] = []
+    /// Start time of the first exchange (each later one a second after); 0 leaves times unknown.
+    var clock: Double = 0
 
     init(_ dialect: Dialect, appCode: String = "conform-app-code") {
         self.dialect = dialect
@@ -37,7 +39,8 @@ struct TraceBuilder {
         exchanges.append(
             RecordedExchange(
                 seq: exchanges.count + 1, flow: FlowKey.derive(request: request, response: resp),
-                upstream: url.hasPrefix("/mobile") ? "mobile" : "backend", startedAt: Date(timeIntervalSince1970: 0),
+                upstream: url.hasPrefix("/mobile") ? "mobile" : "backend",
+                startedAt: Date(timeIntervalSince1970: clock == 0 ? 0 : clock + Double(exchanges.count)),
                 durationMs: 1, request: request, response: resp))
     }
 
@@ -93,9 +96,10 @@ struct TraceBuilder {
             body: #"{"from":"\#(appCode)","to":{"externalUserId":"\#(user)"},"text":"Hi"}"#, response: #"{"bulks":[]}"#)
     }
 
-    static func jwt(sub: String) -> String {
+    static func jwt(sub: String, appCode: String = "conform-jwt-app-code", exp: Int = 4_102_444_800) -> String {
         let header = Base64URLText.encode(Array(#"{"alg":"HS256","typ":"JWT","kid":"conform-kid"}"#.utf8))
-        let claims = Base64URLText.encode(Array(#"{"sub":"\#(sub)","infobip-api-key":"conform-jwt-app-code"}"#.utf8))
+        let claims = Base64URLText.encode(
+            Array(#"{"sub":"\#(sub)","infobip-api-key":"\#(appCode)","exp":\#(exp)}"#.utf8))
         return "Bearer \(header).\(claims).c2ln"
     }
 
@@ -155,7 +159,7 @@ struct TraceBuilder {
         let v = b.violations()
         #expect(v.map(\.rule) == [.registrationFirst])
         #expect(v.first?.seq == 1)
-        #expect(v.first?.step == 1)
+        #expect(v.first?.step == .registration)
         #expect(v.first?.endpoint == "M4")
     }
 
@@ -168,7 +172,7 @@ struct TraceBuilder {
         let v = b.violations()
         #expect(v.map(\.rule) == [.userSwitch])
         #expect(v.first?.seq == 3)
-        #expect(v.first?.step == 2)
+        #expect(v.first?.step == .login)
         #expect(v.first?.description.contains("'u2' on a device personalized to 'u1'") == true)
     }
 
@@ -187,7 +191,7 @@ struct TraceBuilder {
         b.patchUser("r-1")
         let v = b.violations()
         #expect(v.map(\.rule) == [.restrictedPersonalData, .restrictedPersonalData])
-        #expect(v.map(\.step) == [2, 7])
+        #expect(v.map(\.step) == [.backendOnly, .backendOnly])
         #expect(v.map(\.endpoint) == ["M4", "M8"])
     }
 
@@ -219,7 +223,7 @@ struct TraceBuilder {
         b.add(.post, "/push/3/messages", body: "{}")
         let v = b.violations()
         #expect(v.map(\.rule) == [.backendCredentials, .backendCredentials, .backendCredentials])
-        #expect(v.map(\.step) == [2, 8, 8])
+        #expect(v.map(\.step) == [.hygiene, .hygiene, .hygiene])
     }
 
     @Test func learnedApplicationCodesCountToo() {
@@ -248,7 +252,7 @@ struct TraceBuilder {
             auth: "App conform-app-code", reg: "dev-1", body: #"{"userIdentity":{"phones":[],"externalUserId":""}}"#)
         b.add(
             .post, "/people/2/contactInformation/push/dev-1/personalize", auth: "App conform-api-key",
-            body: #"{"attributes":{}}"#)
+            body: #"{"attributes":{}}"#, extra: ["AppCode": "conform-app-code"])
         let v = b.violations()
         #expect(v.map(\.rule) == [.personalizeIdentity, .personalizeIdentity])
         #expect(v.map(\.endpoint) == ["M4", "B3"])

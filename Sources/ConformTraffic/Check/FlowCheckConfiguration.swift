@@ -4,6 +4,8 @@ import ConformCrypto
 public struct FlowCheckConfiguration: Sendable {
     /// Application codes of applications in restricted mode (personal data only from the backend).
     public var restrictedApplicationCodes: Set<String>
+    /// Application codes whose profile also restricts *access* to personal data (no M7 from the app, D8).
+    public var accessRestrictedApplicationCodes: Set<String> = []
     /// Application codes of applications in JWT mode.
     public var jwtApplicationCodes: Set<String>
     /// Application codes known up front; codes seen as `App <code>` on mobile calls are learned as well.

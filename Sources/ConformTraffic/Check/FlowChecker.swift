@@ -1,25 +1,36 @@
 import ConformCore
 import Foundation
 
-/// Checks a client's traffic against the flow's rules, one exchange at a time, keeping only per-device state.
+/// Checks a client's traffic against the flow's rules, one exchange (or app event) at a time, keeping only
+/// per-device and per-person state.
 public struct FlowChecker: Sendable {
     public let configuration: FlowCheckConfiguration
 
-    private struct Device: Sendable {
-        var applicationCode: String?
-        var externalUserId: String?
-    }
+    /// pushRegId → when the response that issued it completed (`distantPast` for ids registered before the trace).
+    var issued: [String: Date]
+    /// The earliest completed registration, for calls that name no pushRegId.
+    var firstIssued: Date?
+    var devices: [String: Device] = [:]
+    var applicationCodes: Set<String>
+    /// Phones and emails (`phone:…`, `email:…`) → the externalUserId of the person the trace showed owning them.
+    var owners: [String: String] = [:]
+    /// Persons whose installations a listing (M7 `instances`, B5 `contactInformation.push`) showed.
+    var persons: [String: Person] = [:]
+    /// An `appUpdated` that waits for the next registration.
+    var pendingUpdate: AppEvent?
+    /// Events seen so far (numbers events of an events file that carry no `seq`).
+    var eventCount = 0
+    /// Things the checker could not judge (an event naming no device in a trace of several).
+    public internal(set) var notes: [String] = []
 
-    private var issued: Set<String>
-    private var devices: [String: Device] = [:]
-    private var applicationCodes: Set<String>
-    private var anyRegistration = false
+    /// Most phones, emails and persons remembered; beyond that nothing new is learned (rules stay silent).
+    static let memoryLimit = 200_000
 
     public init(configuration: FlowCheckConfiguration = .reference) {
         self.configuration = configuration
-        self.issued = configuration.registeredBefore
+        self.issued = Dictionary(uniqueKeysWithValues: configuration.registeredBefore.map { ($0, Date.distantPast) })
+        self.firstIssued = configuration.registeredBefore.isEmpty ? nil : .distantPast
         self.applicationCodes = configuration.applicationCodes
-        self.anyRegistration = !configuration.registeredBefore.isEmpty
     }
 
     /// Checks every exchange of a sequence (e.g. a HAR import) and returns the violations in order.
@@ -30,132 +41,179 @@ public struct FlowChecker: Sendable {
         return exchanges.flatMap { checker.check($0) }
     }
 
-    /// Streams a recording through the checker without loading it.
+    /// Checks exchanges and events in trace order, with events of an events file placed by time.
     public static func check(
-        recording: RecordingSequence, configuration: FlowCheckConfiguration = .reference,
-        onViolation: (FlowViolation) -> Void = { _ in }
-    ) async throws -> [FlowViolation] {
+        _ records: some Sequence<TraceRecord>, events: [AppEvent] = [],
+        configuration: FlowCheckConfiguration = .reference
+    ) -> (violations: [FlowViolation], notes: [String]) {
         var checker = FlowChecker(configuration: configuration)
+        var merger = AppEventMerger(events)
+        var found: [FlowViolation] = []
+        for record in records {
+            if case .exchange(let exchange) = record {
+                for event in merger.due(before: exchange) { found += checker.check(event) }
+            }
+            found += checker.check(record)
+        }
+        for event in merger.rest() { found += checker.check(event) }
+        return (found, checker.notes + checker.openObligations())
+    }
+
+    /// Streams a recording (exchanges and recorded app events) through the checker without loading it; events of
+    /// an events file are placed by time.
+    public static func check(
+        recording: TraceSequence, events: [AppEvent] = [], configuration: FlowCheckConfiguration = .reference,
+        onViolation: (FlowViolation) -> Void = { _ in }
+    ) async throws -> (violations: [FlowViolation], notes: [String]) {
+        var checker = FlowChecker(configuration: configuration)
+        var merger = AppEventMerger(events)
         var all: [FlowViolation] = []
-        for try await exchange in recording {
-            for violation in checker.check(exchange) {
+        func take(_ found: [FlowViolation]) {
+            for violation in found {
                 onViolation(violation)
                 all.append(violation)
             }
         }
-        return all
+        for try await record in recording {
+            if case .exchange(let exchange) = record {
+                for event in merger.due(before: exchange) { take(checker.check(event)) }
+            }
+            take(checker.check(record))
+        }
+        for event in merger.rest() { take(checker.check(event)) }
+        return (all, checker.notes + checker.openObligations())
     }
 
-    /// Checks one exchange against the state built from the earlier ones, then updates that state.
+    /// Streams a recording's exchanges through the checker (recorded app events are skipped).
+    public static func check(
+        recording: RecordingSequence, configuration: FlowCheckConfiguration = .reference,
+        onViolation: (FlowViolation) -> Void = { _ in }
+    ) async throws -> [FlowViolation] {
+        try await check(recording: TraceSequence(path: recording.path), configuration: configuration) {
+            onViolation($0)
+        }.violations
+    }
+
+    /// Exchanges ordered by start time (stable), the causal order of a HAR whose entries are listed otherwise.
+    public static func inStartOrder(_ exchanges: [RecordedExchange]) -> [RecordedExchange] {
+        exchanges.enumerated().sorted { a, b in
+            a.element.startedAt != b.element.startedAt ? a.element.startedAt < b.element.startedAt : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// Checks one exchange or app event.
+    public mutating func check(_ record: TraceRecord) -> [FlowViolation] {
+        switch record {
+        case .exchange(let exchange): check(exchange)
+        case .event(let event): check(event)
+        }
+    }
+
+    /// Checks one exchange against the state built from the earlier records, then updates that state.
     public mutating func check(_ exchange: RecordedExchange) -> [FlowViolation] {
-        let request = exchange.request
-        guard let endpoint = FlowEndpoint.classify(request) else { return [] }
-        var found: [FlowViolation] = []
-        func report(_ rule: FlowRule, _ message: String, step: Int? = nil) {
-            guard !configuration.disabledRules.contains(rule.id) else { return }
-            found.append(
-                FlowViolation(
-                    rule: rule, seq: exchange.seq, flow: exchange.flow, endpoint: endpoint.id,
-                    step: step ?? endpoint.step, message: message, help: rule.help))
-        }
-        let auth = Authorization(request.headerFields["Authorization"])
-        let header = request.headerFields["pushregistrationid"].flatMap { $0.isEmpty ? nil : $0 }
-        let own = header ?? endpoint.pathRegistrationId
-
+        guard let endpoint = FlowEndpoint.classify(exchange.request) else { return [] }
+        var findings = Findings(exchange: exchange, endpoint: endpoint, disabled: configuration.disabledRules)
+        let call = Call(exchange, endpoint)
         if endpoint.isMobile {
-            // Only a code the server accepted is an application code; a refused one may be a misplaced API key.
-            if case .app(let code) = auth, exchange.response.status.isSuccess { applicationCodes.insert(code) }
-            if let own, case .app(let code) = auth { devices[own, default: Device()].applicationCode = code }
-
-            if endpoint.isUserCall {
-                if let id = own {
-                    if !issued.contains(id) {
-                        report(
-                            .registrationFirst,
-                            "\(endpoint.id) for pushRegId '\(id)' before any registration issued it", step: 1)
-                    }
-                } else if !anyRegistration {
-                    report(.registrationFirst, "\(endpoint.id) sent before any registration", step: 1)
-                }
-            }
-            if endpoint.id != "M1", endpoint.id != "M12", header == nil,
-                endpoint.pathRegistrationId.map(issued.contains) ?? anyRegistration
-            {
-                report(.registrationHeader, "\(endpoint.id) after registration without the pushregistrationid header")
-            }
-            let applicationCode = own.flatMap { devices[$0]?.applicationCode } ?? auth.applicationCode
-            if endpoint.sendsPersonalData, let code = applicationCode,
-                configuration.restrictedApplicationCodes.contains(code)
-            {
-                report(.restrictedPersonalData, "\(endpoint.id) sent by the app of restricted application '\(code)'")
-            }
-            if endpoint.id == "M4" || endpoint.id == "M5" {
-                checkIdentity(request.body, key: "userIdentity", report: { report(.personalizeIdentity, $0) })
-            }
-            if endpoint.needsJWT, let code = applicationCode, configuration.jwtApplicationCodes.contains(code) {
-                checkJWT(endpoint, auth: auth, request: request, device: own, code: code) { report(.jwtSubject, $0) }
-            }
+            checkMobile(call, &findings)
         } else if endpoint.isBackend {
-            switch auth {
-            case .missing:
-                report(.backendCredentials, "\(endpoint.id) without an Authorization header")
-            case .app(let key) where applicationCodes.contains(key):
-                report(
-                    .backendCredentials,
-                    "\(endpoint.id) authorized with the application code '\(key)' instead of an API key")
-            default:
-                break
-            }
-            if endpoint.id == "B3" {
-                checkIdentity(request.body, key: "identity", report: { report(.personalizeIdentity, $0) })
+            checkBackend(call, &findings)
+        }
+        let obligation = checkObligations(call, &findings)
+        if !obligation { checkUserSwitch(call, &findings) }
+        checkPrimaryPush(call, &findings)
+        update(call)
+        return findings.found
+    }
+
+    private mutating func checkMobile(_ call: Call, _ findings: inout Findings) {
+        let endpoint = call.endpoint
+        let auth = call.auth
+        // Only a code the server accepted is an application code; a refused one may be a misplaced API key.
+        if case .app(let code) = auth, call.succeeded { applicationCodes.insert(code) }
+        if let own = call.own, case .app(let code) = auth { devices[own, default: Device()].applicationCode = code }
+
+        if endpoint.isUserCall { checkRegistrationFirst(call, &findings) }
+        if endpoint.id != "M1", endpoint.id != "M12", call.header == nil,
+            endpoint.pathRegistrationId.map({ issued[$0] != nil }) ?? (firstIssued != nil)
+        {
+            findings.report(
+                .registrationHeader, "\(endpoint.id) after registration without the pushregistrationid header")
+        }
+        let applicationCode = call.own.flatMap { devices[$0]?.applicationCode } ?? auth.applicationCode
+        if let code = applicationCode {
+            let accessRestricted = configuration.accessRestrictedApplicationCodes.contains(code)
+            if endpoint.sendsPersonalData, accessRestricted || configuration.restrictedApplicationCodes.contains(code) {
+                findings.report(
+                    .restrictedPersonalData, "\(endpoint.id) sent by the app of restricted application '\(code)'")
+            } else if endpoint.id == "M7", accessRestricted {
+                findings.report(
+                    .restrictedPersonalData,
+                    "M7 reads the user from the app of application '\(code)', which restricts access to personal data")
             }
         }
+        if endpoint.id == "M4" || endpoint.id == "M5" {
+            checkIdentity(call.exchange.request.body, key: "userIdentity") {
+                findings.report(.personalizeIdentity, $0)
+            }
+        }
+        checkAuthorizationScheme(call, applicationCode: applicationCode, &findings)
+    }
 
-        if endpoint.id == "M4" || endpoint.id == "B3", let target = endpoint.pathRegistrationId {
-            let identity = Self.externalUserId(request.body, backend: endpoint.id == "B3")
-            let current = devices[target]?.externalUserId
-            if let identity, let current, identity != current, !queryFlag(request, "forceDepersonalize") {
-                report(
-                    .userSwitch,
-                    "personalize to '\(identity)' on a device personalized to '\(current)' without forceDepersonalize=true and no depersonalize in between"
+    private func checkRegistrationFirst(_ call: Call, _ findings: inout Findings) {
+        let id = call.endpoint.id
+        if let own = call.own {
+            guard let done = issued[own] else {
+                findings.report(
+                    .registrationFirst, "\(id) for pushRegId '\(own)' before any registration issued it")
+                return
+            }
+            if let early = Self.millisecondsEarly(call.exchange, before: done) {
+                findings.report(
+                    .registrationFirst,
+                    "\(id) for pushRegId '\(own)' started \(early) ms before the response of the registration that issued it completed"
                 )
             }
+        } else if let first = firstIssued {
+            if let early = Self.millisecondsEarly(call.exchange, before: first) {
+                findings.report(
+                    .registrationFirst, "\(id) started \(early) ms before the first registration's response completed")
+            }
+        } else {
+            findings.report(.registrationFirst, "\(id) sent before any registration")
         }
-        update(endpoint, exchange: exchange)
-        return found
     }
 
-    private mutating func update(_ endpoint: FlowEndpoint, exchange: RecordedExchange) {
-        guard exchange.response.status.isSuccess else { return }
-        switch endpoint.id {
-        case "M1":
-            if let id = try? JSONValue.parse(exchange.response.body)["pushRegId"]?.stringValue {
-                issued.insert(id)
-                anyRegistration = true
-                if case .app(let code) = Authorization(exchange.request.headerFields["Authorization"]) {
-                    devices[id, default: Device()].applicationCode = code
-                }
-            }
-        case "M4", "B3":
-            if let target = endpoint.pathRegistrationId,
-                let identity = Self.externalUserId(exchange.request.body, backend: endpoint.id == "B3")
-            {
-                devices[target, default: Device()].externalUserId = identity
-            }
-        case "M6", "B4":
-            if let target = endpoint.pathRegistrationId { devices[target]?.externalUserId = nil }
-        case "M11":
-            if let target = endpoint.pathRegistrationId { devices[target] = nil }
+    /// How many whole milliseconds an exchange started before `time`, when both are real clock readings and the
+    /// gap is larger than the millisecond the timestamps are truncated to; `nil` otherwise.
+    static func millisecondsEarly(_ exchange: RecordedExchange, before time: Date) -> Int? {
+        let start = exchange.startedAt.timeIntervalSince1970
+        let end = time.timeIntervalSince1970
+        guard start > 86_400, end > 86_400 else { return nil }
+        let gap = (end - start) * 1000
+        guard gap > 1, gap < 1e12 else { return nil }
+        return Int(gap.rounded(.down))
+    }
+
+    private func checkBackend(_ call: Call, _ findings: inout Findings) {
+        let id = call.endpoint.id
+        switch call.auth {
+        case .missing:
+            findings.report(.backendCredentials, "\(id) without an Authorization header")
+        case .app(let key) where applicationCodes.contains(key):
+            findings.report(
+                .backendCredentials, "\(id) authorized with the application code '\(key)' instead of an API key")
         default:
             break
         }
-    }
-
-    private static func externalUserId(_ body: Data, backend: Bool) -> String? {
-        guard let json = try? JSONValue.parse(body) else { return nil }
-        let value = backend ? json["identity"]?["externalId"] : json["userIdentity"]?["externalUserId"]
-        guard let id = value?.stringValue, !id.isEmpty, !(backend && id.lowercased() == "null") else { return nil }
-        return id
+        if ["B1", "B2", "B3", "B4"].contains(id),
+            (call.exchange.request.headerFields["AppCode"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
+        {
+            findings.report(.backendCredentials, "\(id) (People push registration) without the AppCode header")
+        }
+        if id == "B3" {
+            checkIdentity(call.exchange.request.body, key: "identity") { findings.report(.personalizeIdentity, $0) }
+        }
     }
 
     private func checkIdentity(_ body: Data, key: String, report: (String) -> Void) {
@@ -176,36 +234,20 @@ public struct FlowChecker: Sendable {
         }
         if !nonEmpty { report("personalize with an empty `\(key)`") }
     }
+}
 
-    private func checkJWT(
-        _ endpoint: FlowEndpoint, auth: Authorization, request: HTTPRequest, device: String?, code: String,
-        report: (String) -> Void
-    ) {
-        guard case .bearer(let token) = auth else {
-            report("\(endpoint.id) of JWT application '\(code)' without `Authorization: Bearer <JWT>`")
-            return
-        }
-        guard let claims = JWTClaims(token: token) else {
-            report("\(endpoint.id) carries a Bearer value that is not a decodable JWT")
-            return
-        }
-        if let verify = configuration.verifyJWTSignature, !verify(token, code) {
-            report("\(endpoint.id) carries a JWT whose signature does not verify with the key of '\(code)'")
-        }
-        let expected: String?
-        if endpoint.id == "M4" || endpoint.id == "M5" {
-            expected = Self.externalUserId(request.body, backend: false)
-        } else {
-            expected =
-                (try? JSONValue.parse(request.body))?["externalUserId"]?.stringValue
-                ?? device.flatMap { devices[$0]?.externalUserId }
-        }
-        guard let subject = claims.subject else {
-            report("\(endpoint.id) carries a JWT without a `sub` claim")
-            return
-        }
-        if let expected, subject != expected {
-            report("\(endpoint.id) carries a JWT for sub '\(subject)' but the externalUserId is '\(expected)'")
-        }
+/// The violations found in one exchange, without the disabled rules.
+struct Findings {
+    let exchange: RecordedExchange
+    let endpoint: FlowEndpoint
+    let disabled: Set<String>
+    var found: [FlowViolation] = []
+
+    mutating func report(_ rule: FlowRule, _ message: String) {
+        guard !disabled.contains(rule.id) else { return }
+        found.append(
+            FlowViolation(
+                rule: rule, seq: exchange.seq, flow: exchange.flow, endpoint: endpoint.id, step: rule.step,
+                message: message, help: rule.help))
     }
 }

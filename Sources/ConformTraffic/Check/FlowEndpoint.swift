@@ -1,11 +1,9 @@
 import ConformCore
 
-/// Which endpoint of the personalization flow a request is (`M1`…`M16`, `B1`…`B8`) and which flow step it serves.
+/// Which endpoint of the personalization flow a request is (`M1`…`M16`, `B1`…`B8`).
 public struct FlowEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The endpoint id of the API reference, e.g. `M4` for mobile personalize.
     public var id: String
-    /// The step of the flow (1 registration … 8 send push) this endpoint belongs to.
-    public var step: Int
     /// The pushRegId in the path, if the path names one.
     public var pathRegistrationId: String?
 
@@ -26,34 +24,34 @@ public struct FlowEndpoint: Sendable, Hashable, CustomStringConvertible {
     public static func classify(_ request: HTTPRequest) -> FlowEndpoint? {
         let method = request.effectiveMethod
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map { percentDecode($0) }
-        func make(_ id: String, _ step: Int, _ reg: String? = nil) -> FlowEndpoint {
-            FlowEndpoint(id: id, step: step, pathRegistrationId: reg)
+        func make(_ id: String, _ reg: String? = nil) -> FlowEndpoint {
+            FlowEndpoint(id: id, pathRegistrationId: reg)
         }
         if parts.first == "mobile" {
             if parts.count >= 3, parts[1] == "1", parts[2] == "appinstance" {
-                if parts.count == 3 { return method == .post ? make("M1", 1) : nil }
+                if parts.count == 3 { return method == .post ? make("M1") : nil }
                 let id = parts[3]
                 switch (method, Array(parts.dropFirst(4))) {
-                case (.patch, []): return make("M2", 5, id)
-                case (.get, []): return make("M3", 6, id)
-                case (.delete, []): return make("M11", 1, id)
-                case (.post, ["personalize"]): return make("M4", 2, id)
-                case (.post, ["repersonalize"]): return make("M5", 2, id)
-                case (.post, ["depersonalize"]): return make("M6", 3, id)
-                case (.get, ["user"]): return make("M7", 6, id)
-                case (.patch, ["user"]): return make("M8", 7, id)
-                case (.post, ["user", "events", "session"]): return make("M9", 4, id)
-                case (.post, ["user", "events", "custom"]): return make("M10", 4, id)
+                case (.patch, []): return make("M2", id)
+                case (.get, []): return make("M3", id)
+                case (.delete, []): return make("M11", id)
+                case (.post, ["personalize"]): return make("M4", id)
+                case (.post, ["repersonalize"]): return make("M5", id)
+                case (.post, ["depersonalize"]): return make("M6", id)
+                case (.get, ["user"]): return make("M7", id)
+                case (.patch, ["user"]): return make("M8", id)
+                case (.post, ["user", "events", "session"]): return make("M9", id)
+                case (.post, ["user", "events", "custom"]): return make("M10", id)
                 default: return nil
                 }
             }
             switch (method, parts) {
-            case (.get, ["mobile", "1", "baseurl"]): return make("M12", 1)
-            case (.post, ["mobile", "5", "messages"]): return make("M14", 8)
-            case (.post, ["mobile", "1", "messages", "deliveryreport"]): return make("M15", 8)
-            case (.post, ["mobile", "2", "messages", "seen"]): return make("M16", 8)
+            case (.get, ["mobile", "1", "baseurl"]): return make("M12")
+            case (.post, ["mobile", "5", "messages"]): return make("M14")
+            case (.post, ["mobile", "1", "messages", "deliveryreport"]): return make("M15")
+            case (.post, ["mobile", "2", "messages", "seen"]): return make("M16")
             default:
-                if parts.count >= 3, parts[1] == "1", parts[2] == "user" { return make("M13", 8) }
+                if parts.count >= 3, parts[1] == "1", parts[2] == "user" { return make("M13") }
                 return nil
             }
         }
@@ -61,22 +59,22 @@ public struct FlowEndpoint: Sendable, Hashable, CustomStringConvertible {
             if parts.count >= 5, parts[2] == "contactInformation", parts[3] == "push" {
                 let id = parts[4]
                 switch (method, Array(parts.dropFirst(5))) {
-                case (.get, []): return make("B1", 6, id)
-                case (.patch, []): return make("B2", 5, id)
-                case (.post, ["personalize"]): return make("B3", 2, id)
-                case (.post, ["depersonalize"]): return make("B4", 3, id)
-                default: return make("B?", 6, id)
+                case (.get, []): return make("B1", id)
+                case (.patch, []): return make("B2", id)
+                case (.post, ["personalize"]): return make("B3", id)
+                case (.post, ["depersonalize"]): return make("B4", id)
+                default: return make("B?", id)
                 }
             }
-            if parts.count >= 3, parts[2] == "persons" { return make("B5", method == .patch ? 7 : 6) }
-            return make("B?", 6)
+            if parts.count >= 3, parts[2] == "persons" { return make("B5") }
+            return make("B?")
         }
         if parts.first == "push" {
             switch parts {
-            case ["push", "2", "message", "single"]: return make("B6", 8)
-            case ["push", "2", "message", "multi"]: return make("B7", 8)
-            case ["push", "3", "messages"]: return make("B8", 8)
-            default: return make("B?", 8)
+            case ["push", "2", "message", "single"]: return make("B6")
+            case ["push", "2", "message", "multi"]: return make("B7")
+            case ["push", "3", "messages"]: return make("B8")
+            default: return make("B?")
             }
         }
         return nil

@@ -2,12 +2,18 @@ import ConformCore
 import Foundation
 
 extension HAR {
-    /// Writes exchanges as a HAR 1.2 document (pretty JSON) that devtools, Charles and mitmproxy can open.
-    public static func export(_ exchanges: [RecordedExchange], creator: String = "conform", version: String = "1")
-        -> Data
-    {
+    /// Writes exchanges as a HAR 1.2 document (pretty JSON) that devtools, Charles and mitmproxy can open; app events
+    /// go to the custom `log._conformEvents` array, numbered among the entries' `_conform.seq`.
+    public static func export(
+        _ exchanges: [RecordedExchange], events: [AppEvent] = [], creator: String = "conform", version: String = "1"
+    ) -> Data {
         var text = "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": "
         text += (["name": .string(creator), "version": .string(version)] as JSONValue).serialized()
+        if !events.isEmpty {
+            text += ",\n    \"\(eventsKey)\": ["
+            text += events.map { "\n      " + $0.json.serialized() }.joined(separator: ",")
+            text += "\n    ]"
+        }
         text += ",\n    \"entries\": ["
         for (i, exchange) in exchanges.enumerated() {
             text += i == 0 ? "\n      " : ",\n      "

@@ -90,7 +90,7 @@ public enum HAR {
             }
             started = date
         }
-        let duration = max(entry["time"]?.numberValue ?? 0, 0)
+        let duration = entryDuration(entry)
         let conform = entry[extensionKey]
         let seq: Int
         if case .int(let s)? = conform?["seq"] { seq = s } else { seq = index + 1 }

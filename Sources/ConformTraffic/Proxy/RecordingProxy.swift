@@ -14,6 +14,8 @@ public struct RecordingProxy: Sendable {
     public let onExchange: @Sendable (RecordedExchange) -> Void
     /// Called when a write fails; the client still gets its answer.
     public let onError: @Sendable (String) -> Void
+    /// Called after an app event posted to ``eventsPath`` is written.
+    public let onEvent: @Sendable (AppEvent) -> Void
 
     /// Headers that belong to one connection and are never forwarded.
     static let hopByHop: Set<String> = [
@@ -24,13 +26,15 @@ public struct RecordingProxy: Sendable {
     public init(
         upstreams: [String: String], transport: any Transport, writer: RecordingWriter,
         onExchange: @escaping @Sendable (RecordedExchange) -> Void = { _ in },
-        onError: @escaping @Sendable (String) -> Void = { _ in }
+        onError: @escaping @Sendable (String) -> Void = { _ in },
+        onEvent: @escaping @Sendable (AppEvent) -> Void = { _ in }
     ) {
         self.upstreams = upstreams.mapValues { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.transport = transport
         self.writer = writer
         self.onExchange = onExchange
         self.onError = onError
+        self.onEvent = onEvent
     }
 
     /// The upstream name for a request path.
@@ -47,6 +51,7 @@ public struct RecordingProxy: Sendable {
 
     /// Forwards `request` (origin-form, as a server received it), records the exchange and returns the response.
     public func forward(_ request: HTTPRequest) async -> HTTPResponse {
+        if Self.isEventsRequest(request) { return receiveEvents(request) }
         let name = upstreamName(for: request.path)
         let base = upstreams[name] ?? upstreams["*"] ?? ""
         var outgoing = request

@@ -33,8 +33,16 @@ public final class RecordingReader {
         }
     }
 
-    /// The next exchange, or `nil` at the end (or at a torn last line, see ``truncatedTail``).
+    /// The next exchange, or `nil` at the end (or at a torn last line, see ``truncatedTail``); app events are skipped.
     public func next() throws(RecordingError) -> RecordedExchange? {
+        while let record = try nextRecord() {
+            if case .exchange(let exchange) = record { return exchange }
+        }
+        return nil
+    }
+
+    /// The next exchange or app event, in file order, or `nil` at the end.
+    public func nextRecord() throws(RecordingError) -> TraceRecord? {
         while true {
             let line: LineReader.Line?
             do {
@@ -55,7 +63,7 @@ public final class RecordingReader {
             lineNumber += 1
             if line.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             do {
-                return try RecordedExchange(jsonLine: line.bytes)
+                return try TraceRecord(jsonLine: line.bytes)
             } catch {
                 if !line.terminated {
                     truncatedTail = RecordingError(
@@ -68,7 +76,9 @@ public final class RecordingReader {
                 throw RecordingError(
                     file: file, line: lineNumber, column: error.column,
                     message: "invalid exchange\(location): \(error.message)",
-                    help: "each line must be one JSON exchange as written by the recorder; fix or delete this line")
+                    help:
+                        "each line must be one JSON exchange or app event as written by the recorder; fix or delete this line"
+                )
             }
         }
     }

@@ -46,7 +46,7 @@ public final class RecordingWriter: Sendable {
                     help: "choose a new output directory, delete this one, or append to it explicitly")
             }
             let reader = try RecordingReader(path: file)
-            while let exchange = try reader.next() { nextSeq = max(nextSeq, exchange.seq + 1) }
+            while let record = try reader.nextRecord() { nextSeq = max(nextSeq, record.seq + 1) }
         }
         let metaFile = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
         if !FileManager.default.fileExists(atPath: metaFile) {
@@ -101,6 +101,20 @@ public final class RecordingWriter: Sendable {
             state.nextSeq = max(state.nextSeq, written.seq + 1)
         }
         return written
+    }
+
+    /// Appends an app event between the exchanges, numbered in the same sequence; its externalUserId is redacted as
+    /// free text is (user patterns), so it matches the exchanges' bodies.
+    @discardableResult
+    public func append(event: AppEvent) throws(RecordingError) -> AppEvent {
+        var event = event
+        if let redactor, let user = event.externalUserId { event.externalUserId = redactor.redact(text: user) }
+        return try state.withLock { (state) throws(RecordingError) -> AppEvent in
+            if event.seq <= 0 { event.seq = state.nextSeq }
+            try write(event.jsonLine(), fd: state.fd)
+            state.nextSeq = max(state.nextSeq, event.seq + 1)
+            return event
+        }
     }
 
     /// Flushes the file to stable storage.

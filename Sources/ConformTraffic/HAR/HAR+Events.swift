@@ -1,0 +1,53 @@
+import ConformCore
+import Foundation
+
+extension HAR {
+    /// Conform's app events in a HAR: `log._conformEvents`, each `{seq, event, at, pushRegId?, externalUserId?}`.
+    static let eventsKey = "_conformEvents"
+
+    /// Reads a HAR file's entries and Conform's app events (`log._conformEvents`), in one trace ordered by `seq`.
+    public static func importTrace(_ data: Data, file: String = "<har>") throws(HARError) -> [TraceRecord] {
+        let exchanges = try HAR.import(data, file: file)
+        guard data.range(of: Data(eventsKey.utf8)) != nil, let root = try? JSONValue.parse(data),
+            let list = root["log"]?[eventsKey]?.arrayValue
+        else { return exchanges.map(TraceRecord.exchange) }
+        var events: [AppEvent] = []
+        for (i, item) in list.enumerated() {
+            do {
+                events.append(try AppEvent(json: item))
+            } catch {
+                let path = (error.path ?? "$").replacingOccurrences(of: "$", with: "$.log.\(eventsKey)[\(i)]")
+                throw HARError(
+                    file: file, path: path, message: error.message,
+                    help: "each app event is {\"seq\": N, \"event\": \"logout\", \"at\": \"…Z\"} (docs/recordings.md)")
+            }
+        }
+        // Events go before the entry that follows them in Conform's numbering; ties keep the event first.
+        let records = exchanges.map(TraceRecord.exchange)
+        let sortedEvents = events.enumerated().sorted { ($0.element.seq, $0.offset) < ($1.element.seq, $1.offset) }
+        var merged: [TraceRecord] = []
+        merged.reserveCapacity(records.count + events.count)
+        var e = 0
+        for record in records {
+            while e < sortedEvents.count, sortedEvents[e].element.seq <= record.seq {
+                merged.append(.event(sortedEvents[e].element))
+                e += 1
+            }
+            merged.append(record)
+        }
+        merged += sortedEvents[e...].map { .event($0.element) }
+        return merged
+    }
+
+    /// An entry's duration: `time`, else the sum of its non-negative `timings` (HAR uses -1 for "not applicable";
+    /// `ssl` is already part of `connect`).
+    static func entryDuration(_ entry: JSONValue) -> Double {
+        if let time = entry["time"]?.numberValue, time.isFinite { return min(max(time, 0), 1e10) }
+        guard case .object(let timings)? = entry["timings"] else { return 0 }
+        let total = timings.reduce(0.0) { sum, pair in
+            guard pair.key != "ssl", let ms = pair.value.numberValue, ms.isFinite, ms > 0 else { return sum }
+            return sum + ms
+        }
+        return min(total, 1e10)
+    }
+}

@@ -81,7 +81,8 @@ let package = Package(
             exclude: ["Cases"]
         ),
         .testTarget(name: "ConformTestingTests", dependencies: ["ConformTesting", "ConformCLI"]),
-        // Plays an SDK: its own URLSession transport, certified against `conform serve` (the built binary).
-        .testTarget(name: "ConformTestingExamples", dependencies: ["ConformTesting"]),
+        // Plays an SDK: its own URLSession transport, certified against `conform serve` (the built binary); the
+        // server library only checks what the transport does on the wire.
+        .testTarget(name: "ConformTestingExamples", dependencies: ["ConformTesting", "ConformServer"]),
     ]
 )

@@ -12,12 +12,18 @@ import Foundation
 /// - no cookies, no cache, no stored credentials: an ephemeral configuration with all three off;
 /// - no redirects followed: the delegate refuses them, so a 3xx reaches the suites as it was sent;
 /// - header fields appended one by one in order (`addValue`), so repeated fields are all sent;
-/// - the body sent whenever the request has one, whatever the method.
+/// - the body sent whenever the request has one; `URLSession` refuses one on GET, so that throws instead of sending
+///   the request without it (no bundled suite sends one).
 ///
-/// `URLSession` still adds fields of its own (`User-Agent`, `Accept`, `Accept-Encoding`, …; `Content-Type` when a
-/// body has none); the suites do not judge fields they did not send. Response fields come back as a dictionary, so
-/// their order, raw spelling and repeats are lost; the suites look fields up by name only.
+/// `URLSession` still adds fields of its own (``addedFieldNames``); the suites do not judge fields they did not
+/// send. It asks for compressed responses and hands back the decompressed body. Response fields come back as a
+/// dictionary, so their order, raw spelling and repeats are lost; the suites look fields up by name only.
 struct URLSessionTransport: Transport {
+    /// The request fields `URLSession` sends on its own (lower case), besides the ones the suites give.
+    static let addedFieldNames: Set<String> = [
+        "host", "user-agent", "accept", "accept-encoding", "accept-language", "content-length", "connection",
+    ]
+
     let session: URLSession
 
     init(timeout: Duration = .seconds(10)) {
@@ -35,6 +41,9 @@ struct URLSessionTransport: Transport {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let url = URL(string: request.url) else {
             throw TransportError(.other, "'\(request.url)' is not a URL URLSession accepts")
+        }
+        if request.method == .get, !request.body.isEmpty {
+            throw TransportError(.other, "URLSession cannot send a body with GET; this transport cannot run this step")
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue

@@ -16,7 +16,9 @@ enum SuiteFiles {
                 )
             }
             if isDir.boolValue {
-                files += LoadedSuites.suiteFiles(inDirectory: full).map { (path as NSString).appendingPathComponent($0) }
+                files += LoadedSuites.suiteFiles(inDirectory: full).map {
+                    (path as NSString).appendingPathComponent($0)
+                }
             } else {
                 files.append(path)
             }

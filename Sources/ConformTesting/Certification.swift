@@ -44,7 +44,8 @@ public enum Certification {
         if loaded.suites.isEmpty {
             return CertificationResult(
                 outcome: .couldNotRun,
-                summary: "error: no suites found in \(suites)\nhelp: pass suite files (*.yaml) or directories holding them\n",
+                summary:
+                    "error: no suites found in \(suites)\nhelp: pass suite files (*.yaml) or directories holding them\n",
                 run: nil)
         }
         let plan = RunPlan(

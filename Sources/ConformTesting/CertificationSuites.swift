@@ -56,8 +56,9 @@ public struct CertificationSuites: Sendable, Hashable, CustomStringConvertible {
                 }
                 chosen.append(file)
             }
-            return chosen.map {
-                ("suites/" + $0, FileManager.default.contents(atPath: Self.bundledDirectory.appendingPathComponent($0).path))
+            return chosen.map { file in
+                let url = Self.bundledDirectory.appendingPathComponent(file)
+                return ("suites/" + file, FileManager.default.contents(atPath: url.path))
             }
         case .files(let urls):
             var out: [(name: String, contents: Data?)] = []

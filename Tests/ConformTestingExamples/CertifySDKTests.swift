@@ -39,7 +39,8 @@ import Testing
         let server = try await ServedReference()
         defer { server.stop() }
         let broken = DroppingForceDepersonalize(wrapping: URLSessionTransport())
-        let result = await Certification.run(.transport(broken, baseURL: server.baseURL), suites: .bundled(["02-login"]))
+        let result = await Certification.run(
+            .transport(broken, baseURL: server.baseURL), suites: .bundled(["02-login"]))
         #expect(result.outcome == .doesNotConform, "\(result.summary)")
         #expect(result.summary.contains("✘ phone › 8. the other user logs in with forceDepersonalize=true\n"))
         #expect(result.summary.contains("--> suites/02-login.yaml:94:7"))

@@ -25,7 +25,8 @@ final class ServedReference: Sendable {
         // A bound on start-up (30 s), polled without holding a thread: not a timing assertion.
         for _ in 0..<600 {
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-            if let range = text.range(of: #"Serving [^\n]* on (http://127\.0\.0\.1:[0-9]+)"#, options: .regularExpression),
+            if let range = text.range(
+                of: #"Serving [^\n]* on (http://127\.0\.0\.1:[0-9]+)"#, options: .regularExpression),
                 let url = text[range].range(of: #"http://[0-9.:]+"#, options: .regularExpression)
             {
                 baseURL = String(text[range][url])

@@ -52,7 +52,9 @@ import Testing
                 ],
                 body: Data(body.utf8)))
         #expect(received["method"]?.stringValue == "POST")
-        #expect(received["target"]?.stringValue == "/mobile/1/appinstance/a%2Fb/personalize?forceDepersonalize=true&keepAsLead=false")
+        #expect(
+            received["target"]?.stringValue
+                == "/mobile/1/appinstance/a%2Fb/personalize?forceDepersonalize=true&keepAsLead=false")
         #expect(received["body"]?.stringValue == body)
         let sent = fields(received)
         for (name, value) in [
@@ -99,7 +101,8 @@ import Testing
     /// Records what URLSession adds on its own, so the documentation can say it.
     @Test func fieldsURLSessionAddsAreOnlyThese() async throws {
         let (_, received) = try await echo(
-            HTTPRequest(method: .post, url: "/x", headerFields: ["Content-Type": "application/json"], body: Data("{}".utf8)))
+            HTTPRequest(
+                method: .post, url: "/x", headerFields: ["Content-Type": "application/json"], body: Data("{}".utf8)))
         let added = Set(fields(received).map(\.0)).subtracting(["content-type"])
         #expect(added.isSubset(of: URLSessionTransport.addedFieldNames), "URLSession added \(added.sorted())")
     }

@@ -47,14 +47,17 @@ import Testing
         let result = await Certification.run(
             .reference(variants: [.opaqueIds, .extraMembers]), suites: .bundled(["02-login", "08-error-envelopes"]))
         #expect(result.conforms, "\(result.summary)")
-        #expect(result.summary.contains("against the embedded reference implementation with variants extraMembers, opaqueIds"))
+        #expect(
+            result.summary.contains(
+                "against the embedded reference implementation with variants extraMembers, opaqueIds"))
     }
 
     @Test func anUnknownBundledSuiteCannotRun() async {
         let result = await Certification.run(.reference(), suites: .bundled(["99-nothing"]))
         #expect(result.outcome == .couldNotRun)
         #expect(result.run == nil)
-        #expect(result.summary.hasPrefix("error: no bundled suite named '99-nothing'\nhelp: use one of: 01-registration, "))
+        #expect(
+            result.summary.hasPrefix("error: no bundled suite named '99-nothing'\nhelp: use one of: 01-registration, "))
     }
 
     @Test func aBrokenSuiteFileCannotRunAndNamesItsLine() async throws {
@@ -82,7 +85,8 @@ import Testing
 
         let nowhere = scratch.url.appendingPathComponent("missing/conform.xml")
         let failed = await Certification.run(
-            .reference(), suites: .bundled(["01-registration"]), options: CertificationOptions(reports: [.junit(nowhere)]))
+            .reference(), suites: .bundled(["01-registration"]),
+            options: CertificationOptions(reports: [.junit(nowhere)]))
         #expect(failed.outcome == .couldNotRun)
         #expect(failed.summary.contains("error: cannot write the junit report to \(nowhere.path)"))
     }

@@ -32,8 +32,9 @@ public struct CertificationResult: Sendable, CustomStringConvertible {
     /// Whether the implementation conforms: the condition to `#expect` or `XCTAssert`.
     public var conforms: Bool { outcome == .conforms }
 
-    /// The summary, so `"\(result)"` is the report.
-    public var description: String { summary }
+    /// The outcome in words (`does not conform`); short, because a failed `#expect(result.conforms, …)` shows it
+    /// beside the expression before the message, which is where the ``summary`` belongs.
+    public var description: String { outcome.rawValue }
 
     /// A result with `outcome`, the report text and the run behind it.
     public init(outcome: Outcome, summary: String, run: RunResult?) {

@@ -19,20 +19,18 @@ import Testing
     ///
     /// `#expect(result.conforms, "\(result.summary)")` fails with this message (ids vary from run to run):
     ///
-    ///     ✘ login  Login personalizes: from anonymous, idempotently, refused for another user without force, …
-    ///         ✘ phone › 8. the other user logs in with forceDepersonalize=true
-    ///             --> suites/02-login.yaml:94:7  spec: flow step 2; API M4 [D4]
-    ///             POST http://127.0.0.1:PORT/mobile/1/appinstance/ID/personalize?forceDepersonalize=true&… -> 400
-    ///             must status
-    ///                 expected: 200
-    ///                 actual:   400
-    ///             must $.externalUserId
-    ///                 expected: "conform-user-…"
-    ///                 actual:   (absent)
-    ///         - phone › 9. the phone now belongs to the new person only
-    ///         ✘ tablet › 4. wait for phoneMoved
-    ///             --> suites/02-login.yaml:145:7  spec: flow step 2; API M4, M7 [D2, D3, D4, D18]
-    ///             event 'phoneMoved' from flow 'phone' will not come: flow 'phone' finished without emitting it
+    ///     Expectation failed: (result → does not conform).conforms → false
+    ///     ↳ Conform: 1 suite, 14 steps against http://127.0.0.1:PORT
+    ///
+    ///       ✘ login  Login personalizes: from anonymous, idempotently, refused for another user without force, …
+    ///           ✘ phone › 8. the other user logs in with forceDepersonalize=true
+    ///               --> suites/02-login.yaml:94:7  spec: flow step 2; API M4 [D4]
+    ///               POST http://127.0.0.1:PORT/mobile/1/appinstance/ID/personalize?forceDepersonalize=true&… -> 400
+    ///               must status
+    ///                   expected: 200
+    ///                   actual:   400
+    ///           …
+    ///       Result: DOES NOT CONFORM
     ///
     /// The request line is the one the suite asked for; the broken transport changed it on the way out.
     @Test func aClientThatDropsForceDepersonalizeDoesNotConform() async throws {

@@ -24,6 +24,7 @@ import Testing
             .reference(faults: [.ignoreForceDepersonalize]), suites: .bundled(["02-login"]))
         #expect(!result.conforms)
         #expect(result.outcome == .doesNotConform)
+        #expect("\(result)" == "does not conform")
         let out = MemorySink()
         let io = CommandIO(
             out: out, err: MemorySink(), color: false, environment: [:], currentDirectory: Self.root.path)

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformReference
+import Foundation
 
 /// The implementation a certification runs against: a ``Transport`` and the base URLs its requests go to.
 ///
@@ -33,10 +34,11 @@ public struct CertificationTarget: Sendable {
     /// The embedded reference implementation, in process, with deliberate `faults` and conforming `variants`.
     ///
     /// Use it to see the suites pass (no faults), catch a bug (a fault), or pass another correct backend (a
-    /// variant); `conform run --fault NAME --variant NAME` runs the same.
+    /// variant); `conform run --fault NAME --variant NAME` runs the same. `clock` is the reference's "now" (JWT
+    /// expiry, send times, asynchronous delivery); the system clock when `nil`.
     public static func reference(
         configuration: ReferenceConfiguration = .default, faults: Set<ReferenceFault> = [],
-        variants: Set<ReferenceVariant> = []
+        variants: Set<ReferenceVariant> = [], clock: (@Sendable () -> Date)? = nil
     ) -> CertificationTarget {
         let switched =
             (faults.isEmpty ? "" : " with faults " + faults.map(\.rawValue).sorted().joined(separator: ", "))
@@ -45,7 +47,8 @@ public struct CertificationTarget: Sendable {
                 : (faults.isEmpty ? " with" : " and") + " variants "
                     + variants.map(\.rawValue).sorted().joined(separator: ", "))
         return CertificationTarget(
-            transport: ReferenceImplementation(configuration: configuration, faults: faults, variants: variants),
+            transport: ReferenceImplementation(
+                configuration: configuration, faults: faults, variants: variants, clock: clock ?? { Date() }),
             mobile: referenceMobileURL, backend: referenceBackendURL,
             description: "the embedded reference implementation" + switched)
     }

@@ -53,6 +53,15 @@ import Testing
                 "against the embedded reference implementation with variants extraMembers, opaqueIds"))
     }
 
+    @Test func theReferenceRunsOnTheGivenClock() async {
+        // An hour behind, the reference still takes the suite's expired token (exp two minutes ago) as valid.
+        let result = await Certification.run(
+            .reference(clock: { Date(timeIntervalSinceNow: -3600) }), suites: .bundled(["07-jwt-profile"]))
+        #expect(result.outcome == .doesNotConform, "\(result.summary)")
+        #expect(result.summary.contains("✘ expired › 2. personalize with an expired JWT is refused\n"))
+        #expect(result.run?.steps.filter { $0.verdict == .fail }.count == 2, "\(result.summary)")
+    }
+
     @Test func anUnknownBundledSuiteCannotRun() async {
         let result = await Certification.run(.reference(), suites: .bundled(["99-nothing"]))
         #expect(result.outcome == .couldNotRun)

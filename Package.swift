@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "ConformCore", targets: ["ConformCore"]),
         .library(name: "ConformRunner", targets: ["ConformRunner"]),
         .library(name: "ConformReference", targets: ["ConformReference"]),
+        // Certification from an SDK's own tests; it brings the modules its API names (Transport, results, faults).
+        .library(
+            name: "ConformTesting", targets: ["ConformTesting", "ConformCore", "ConformRunner", "ConformReference"]),
     ],
     targets: [
         // C libraries from Debian, each behind one door.
@@ -34,6 +37,10 @@ let package = Package(
                 "ConformTraffic", "ConformYAML", "ConformCrypto",
             ]
         ),
+        // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
+        .target(
+            name: "ConformTesting", dependencies: ["ConformCore", "ConformRunner", "ConformReference"],
+            exclude: ["Suites/README.md"], resources: [.process("Suites")]),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
         .executableTarget(
             name: "conform-bench-http", dependencies: ["ConformServer", "ConformCurl", "ConformCore"],
@@ -73,5 +80,9 @@ let package = Package(
             ],
             exclude: ["Cases", "Adapters"]
         ),
+        .testTarget(name: "ConformTestingTests", dependencies: ["ConformTesting", "ConformCLI"]),
+        // Plays an SDK: its own URLSession transport, certified against `conform serve` (the built binary); the
+        // server library only checks what the transport does on the wire.
+        .testTarget(name: "ConformTestingExamples", dependencies: ["ConformTesting", "ConformServer"]),
     ]
 )

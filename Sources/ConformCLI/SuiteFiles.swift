@@ -1,13 +1,9 @@
 import ConformCore
 import ConformRunner
-import ConformYAML
 import Foundation
 
 /// Finds suite files and loads them, rendering problems compiler-style.
 enum SuiteFiles {
-    /// Names every suite may use without declaring them: the base URLs the target supplies.
-    static let predefinedNames: Set<String> = ["mobile", "backend"]
-
     /// Expands files and directories (recursively, `*.yaml` and `*.yml`, sorted) into file paths.
     static func expand(_ paths: [String], io: CommandIO) throws(CLIFailure) -> [String] {
         var files: [String] = []
@@ -20,13 +16,9 @@ enum SuiteFiles {
                 )
             }
             if isDir.boolValue {
-                let found = (FileManager.default.enumerator(atPath: full)?.compactMap { $0 as? String } ?? [])
-                    .filter {
-                        ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml"))
-                            && !$0.split(separator: "/").contains { $0.hasPrefix(".") }
-                    }
-                    .sorted()
-                files += found.map { (path as NSString).appendingPathComponent($0) }
+                files += LoadedSuites.suiteFiles(inDirectory: full).map {
+                    (path as NSString).appendingPathComponent($0)
+                }
             } else {
                 files.append(path)
             }
@@ -36,36 +28,9 @@ enum SuiteFiles {
 
     /// Loads every file; returns the suites and the rendered diagnostics of the files that failed.
     static func load(_ files: [String], io: CommandIO, color: Bool) -> (suites: [Suite], problems: String, count: Int) {
-        let loader = SuiteLoader(predefinedNames: predefinedNames)
-        var suites: [Suite] = []
-        var problems = ""
-        var count = 0
-        var seen: [String: String] = [:]
-        for file in files {
-            let data = FileManager.default.contents(atPath: io.resolve(file))
-            guard let data else {
-                problems += "\(file): error: cannot read the file\nhelp: check that it exists and is readable\n"
-                count += 1
-                continue
-            }
-            do {
-                var suite = try loader.load(bytes: [UInt8](data), file: file)
-                suite.contentHash = ContentHash.of(data)
-                if let other = seen[suite.id] {
-                    problems +=
-                        "\(file):1:1: error: suite id '\(suite.id)' is also used by \(other)\nhelp: give every suite a unique 'suite:' id\n"
-                    count += 1
-                    continue
-                }
-                seen[suite.id] = file
-                suites.append(suite)
-            } catch {
-                let source = String(decoding: data, as: UTF8.self)
-                for d in error.diagnostics { problems += d.rendered(source: source, color: color) + "\n" }
-                count += error.diagnostics.count
-            }
-        }
-        return (suites, problems, count)
+        let loaded = LoadedSuites(
+            files: files.map { ($0, FileManager.default.contents(atPath: io.resolve($0))) }, color: color)
+        return (loaded.suites, loaded.problems, loaded.problemCount)
     }
 }
 

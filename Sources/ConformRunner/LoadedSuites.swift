@@ -1,0 +1,63 @@
+import ConformCore
+import ConformCrypto
+import Foundation
+
+/// Suite files loaded together for one run: each parsed and versioned by its SHA-256, suite ids unique, and the
+/// problems of every file rendered compiler-style (`file:line:col: error: …`, the source line, a `help:` line).
+public struct LoadedSuites: Sendable {
+    /// Names every suite may use without declaring them: the base URLs the target supplies.
+    public static let predefinedNames: Set<String> = ["mobile", "backend"]
+
+    /// The suites that loaded, in the order of the files.
+    public var suites: [Suite]
+    /// The rendered diagnostics of the files that did not load, one problem after another.
+    public var problems: String
+    /// How many problems `problems` holds; the run must not start unless it is zero.
+    public var problemCount: Int
+
+    /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable).
+    public init(files: [(name: String, contents: Data?)], color: Bool = false) {
+        let loader = SuiteLoader(predefinedNames: Self.predefinedNames)
+        suites = []
+        problems = ""
+        problemCount = 0
+        var seen: [String: String] = [:]
+        for (file, data) in files {
+            guard let data else {
+                problems += "\(file): error: cannot read the file\nhelp: check that it exists and is readable\n"
+                problemCount += 1
+                continue
+            }
+            do {
+                var suite = try loader.load(bytes: [UInt8](data), file: file)
+                suite.contentHash = Self.contentHash(of: data)
+                if let other = seen[suite.id] {
+                    problems +=
+                        "\(file):1:1: error: suite id '\(suite.id)' is also used by \(other)\nhelp: give every suite a unique 'suite:' id\n"
+                    problemCount += 1
+                    continue
+                }
+                seen[suite.id] = file
+                suites.append(suite)
+            } catch {
+                let source = String(decoding: data, as: UTF8.self)
+                for d in error.diagnostics { problems += d.rendered(source: source, color: color) + "\n" }
+                problemCount += error.diagnostics.count
+            }
+        }
+    }
+
+    /// The SHA-256 of a suite file, hex: the suite version reports show.
+    public static func contentHash(of data: Data) -> String { Hex.encode(SHA256.hash(data)) }
+
+    /// The suite files (`*.yaml`, `*.yml`) under `directory`, recursively, skipping hidden entries: paths relative
+    /// to `directory`, sorted, so file names give the run order.
+    public static func suiteFiles(inDirectory directory: String) -> [String] {
+        (FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? [])
+            .filter {
+                ($0.hasSuffix(".yaml") || $0.hasSuffix(".yml"))
+                    && !$0.split(separator: "/").contains { $0.hasPrefix(".") }
+            }
+            .sorted()
+    }
+}

@@ -1,0 +1,93 @@
+import ConformCore
+import ConformRunner
+import Foundation
+
+/// Certifies an implementation from a test: runs conformance suites against it through a ``Transport`` and says
+/// whether it conforms, with the console report as the failure message.
+///
+/// ```swift
+/// let result = await Certification.run(.transport(MySDKTransport(), baseURL: "http://127.0.0.1:8080"))
+/// #expect(result.conforms, "\(result.summary)")        // Swift Testing
+/// XCTAssertTrue(result.conforms, result.summary)       // XCTest
+/// ```
+///
+/// The library depends on neither test framework: it returns a value, prints nothing and writes only the
+/// report files it is asked for.
+public enum Certification {
+    /// Runs `suites` against `target` and returns whether it conforms, does not conform, or could not be run.
+    ///
+    /// - Parameters:
+    ///   - target: the implementation under test: any ``Transport`` with its base URLs, or the embedded reference.
+    ///   - suites: the bundled suites (the default), some of them, or suite files and directories of your own.
+    ///   - variables: suite variables (`appCode`, `apiKey`, `mobile`, `backend`, …; see `suites/README.md`); they
+    ///     win over the target's base URLs and the suites' defaults, as `conform run --var NAME=VALUE` does.
+    ///   - options: the exchange timeout, report files to write, and how much the summary shows.
+    public static func run(
+        _ target: CertificationTarget, suites: CertificationSuites = .bundled, variables: [String: String] = [:],
+        options: CertificationOptions = CertificationOptions()
+    ) async -> CertificationResult {
+        let loaded: LoadedSuites
+        do {
+            loaded = LoadedSuites(files: try suites.files())
+        } catch {
+            return CertificationResult(outcome: .couldNotRun, summary: error.message + "\n", run: nil)
+        }
+        if loaded.problemCount > 0 {
+            let plural = loaded.problemCount == 1 ? "" : "s"
+            return CertificationResult(
+                outcome: .couldNotRun,
+                summary: loaded.problems
+                    + "error: \(loaded.problemCount) problem\(plural) in the suites; nothing was run\n"
+                    + "help: fix each problem ('conform validate' on the files shows the same)\n",
+                run: nil)
+        }
+        if loaded.suites.isEmpty {
+            return CertificationResult(
+                outcome: .couldNotRun,
+                summary:
+                    "error: no suites found in \(suites)\nhelp: pass suite files (*.yaml) or directories holding them\n",
+                run: nil)
+        }
+        let plan = RunPlan(
+            suites: loaded.suites, overrides: variables,
+            targetDefaults: ["mobile": target.mobile, "backend": target.backend],
+            exchangeTimeout: options.exchangeTimeout, targetDescription: target.description,
+            functions: RunnerFunctions.all)
+        let console = MemorySink()
+        var reporters: [any RunReporter] = [ConsoleReporter(sink: console, color: false, verbose: options.verbose)]
+        let fileSinks = options.reports.map { ($0, MemorySink()) }
+        for (report, sink) in fileSinks { reporters.append(report.reporter(sink: sink)) }
+        let fanout = ReporterFanout(reporters)
+        let run = await Runner(transport: target.transport).run(plan) { fanout.handle($0) }
+        var summary = console.text
+        var outcome = CertificationResult.Outcome(exitCode: run.exitCode)
+        for (report, sink) in fileSinks {
+            do {
+                try Data(sink.text.utf8).write(to: report.file, options: .atomic)
+            } catch {
+                summary +=
+                    "error: cannot write the \(report.kind.rawValue) report to \(report.file.path): \(error.localizedDescription)\n"
+                    + "help: check that the directory exists and is writable\n"
+                outcome = .couldNotRun
+            }
+        }
+        return CertificationResult(outcome: outcome, summary: summary, run: run)
+    }
+}
+
+/// How a certification runs beyond its target, suites and variables.
+public struct CertificationOptions: Sendable {
+    /// How long one exchange may take before its step fails (`conform run --timeout`).
+    public var exchangeTimeout: Duration
+    /// Report files to write when the run ends: JUnit XML, JSON, the HTML certification page.
+    public var reports: [CertificationReport]
+    /// Whether the summary lists every step, not only those that did not pass (`conform run --verbose`).
+    public var verbose: Bool
+
+    /// Options with a 10-second exchange timeout, no report files and a summary of the steps that did not pass.
+    public init(exchangeTimeout: Duration = .seconds(10), reports: [CertificationReport] = [], verbose: Bool = false) {
+        self.exchangeTimeout = exchangeTimeout
+        self.reports = reports
+        self.verbose = verbose
+    }
+}

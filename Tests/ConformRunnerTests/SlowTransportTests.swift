@@ -34,7 +34,7 @@ import Testing
 
     @Test func anEffectThatAppearsWithinTheWindowIsSeenHoweverSlowTheExchanges() async throws {
         // Attempts start at 0 and 0.8 s and see nothing; the effect appears at 1 s, when the window closes. The step
-        // still passes: the window closes only with an attempt begun after it.
+        // still passes: the window closes only with an attempt begun after it (the third, on an idle machine).
         let s = try suite(
             """
             suite: late
@@ -47,8 +47,9 @@ import Testing
             """)
         let transport = LateEffect(latency: .milliseconds(600), readyAfter: .seconds(1))
         let result = await Runner(transport: transport).run(RunPlan(suites: [s], targetDescription: "late"))
+        // Whatever the machine's speed, the last attempt begins after the window and sees the effect.
         #expect(result.steps[0].verdict == .pass, "\(result.steps[0].error ?? "")")
-        #expect(result.steps[0].attempts == 3)
+        #expect(result.steps[0].attempts >= 2)
     }
 
     @Test func anEffectThatNeverAppearsStillFailsAfterTheWindow() async throws {

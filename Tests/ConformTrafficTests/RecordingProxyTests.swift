@@ -33,13 +33,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let writer = try RecordingWriter(directory: dir, redaction: .disabled)
         let proxy = RecordingProxy(
-            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(20)), writer: writer)
+            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(60)), writer: writer)
         var limits = HTTPServerLimits.default
         limits.threads = 32
         let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, limits: limits)
         try server.start()
         defer { server.stop() }
-        let client = CurlTransport(timeout: .seconds(20))
+        // Generous bounds: they catch a hang, not a slow machine.
+        let client = CurlTransport(timeout: .seconds(60))
         let base = server.baseURL
         let perConnection = 8
         let sent = try await withThrowingTaskGroup(of: [String: Data].self) { group in

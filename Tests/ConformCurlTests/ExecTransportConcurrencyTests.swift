@@ -9,10 +9,10 @@ struct ExecTransportConcurrencyTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Adapters/concurrent_adapter.py").path
 
-    func adapter(hello: String) -> ExecTransport {
+    func adapter(hello: String, received: String = "") -> ExecTransport {
         ExecTransport(
-            command: "exec python3 -u '\(Self.script)'", environment: ["CONFORM_TEST_HELLO": hello],
-            timeout: .seconds(30))
+            command: "exec python3 -u '\(Self.script)'",
+            environment: ["CONFORM_TEST_HELLO": hello, "CONFORM_TEST_RECEIVED": received], timeout: .seconds(60))
     }
 
     /// Sends `count` requests at once; each reply body as JSON, in request order.
@@ -85,10 +85,16 @@ struct ExecTransportConcurrencyTests {
     }
 
     @Test func aReplyForNoRequestStopsTheAdapterAndFailsEveryExchangeUnderWay() async throws {
-        let transport = adapter(hello: #"{"hello":{"concurrency":2}}"#)
+        let received = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: received) }
+        let transport = adapter(hello: #"{"hello":{"concurrency":2}}"#, received: received.path)
         _ = try await transport.send(HTTPRequest(method: .get, url: "/sleep/1/first"))
-        let slow = Task { try await transport.send(HTTPRequest(method: .get, url: "/sleep/5000/slow")) }
-        try await Task.sleep(for: .milliseconds(200))
+        let slow = Task { try await transport.send(HTTPRequest(method: .get, url: "/sleep/30000/slow")) }
+        // The stray reply must come while the slow request is under way: wait until the adapter has it.
+        for _ in 0..<1200 {
+            if let text = try? String(contentsOf: received, encoding: .utf8), text.contains("slow") { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
         let stray = await Result(catching: { try await transport.send(HTTPRequest(method: .get, url: "/stray")) })
         let slowResult = await Result(catching: { try await slow.value })
         for result in [stray, slowResult] {

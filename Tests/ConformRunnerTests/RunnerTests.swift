@@ -193,7 +193,7 @@ import Testing
             title: each flow waits for the other
             flows:
               first:
-                - wait: {event: fromSecond, timeout: 5s}
+                - wait: {event: fromSecond, timeout: 60s}
                 - name: never sent
                   request: {url: "/reg"}
                   emits: fromFirst

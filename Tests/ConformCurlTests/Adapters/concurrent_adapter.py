@@ -2,7 +2,8 @@
 
 CONFORM_TEST_HELLO is printed as the first line (nothing when empty). A request for /sleep/MS/N is answered
 after MS milliseconds on a thread of its own; the reply says how many requests were under way at most.
-/stray answers with an id no request has.
+/stray answers with an id no request has. With CONFORM_TEST_RECEIVED set, each request's last path segment is
+appended to that file as it arrives.
 """
 import json
 import os
@@ -38,8 +39,12 @@ def answer(request):
 hello = os.environ.get("CONFORM_TEST_HELLO", "")
 if hello:
     reply(json.loads(hello))
+received = os.environ.get("CONFORM_TEST_RECEIVED", "")
 for line in sys.stdin:
     request = json.loads(line)
+    if received:
+        with open(received, "a") as log:
+            log.write(request["url"].split("/")[-1] + "\n")
     with lock:
         under_way += 1
         most = max(most, under_way)

@@ -1,0 +1,61 @@
+import ConformCore
+import ConformRunner
+import Foundation
+import Testing
+
+/// The JUnit report validates against `junit-10.xsd`, the schema Jenkins' xUnit plugin reads JUnit with.
+@Suite struct JUnitSchemaTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    /// Fetched by `scripts/setup` from pytest 8.3.4's source distribution on PyPI, pinned by hash.
+    static let schema = root.appendingPathComponent(".build/fixtures/junit-10.xsd")
+
+    /// Runs `xmllint --noout --schema junit-10.xsd` on `document`; returns its exit code and output.
+    func validate(_ document: String) async throws -> (code: Int32, output: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("report.xml")
+        try Data(document.utf8).write(to: file)
+        let log = directory.appendingPathComponent("xmllint.log")
+        try Data().write(to: log)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
+        process.arguments = ["--noout", "--schema", Self.schema.path, file.path]
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        let code = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try handle.close()
+        return (code, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    @Test func aRunWithEveryVerdictValidates() async throws {
+        #expect(
+            FileManager.default.fileExists(atPath: Self.schema.path),
+            "junit-10.xsd is missing: run scripts/setup, which fetches it")
+        let report = JUnitReporter(sink: MemorySink()).render(try await certificationRun())
+        let (code, output) = try await validate(report)
+        #expect(code == 0, "xmllint: \(output)")
+        // The step's location is still there, in the text of what did not pass.
+        #expect(report.contains("<failure message="))
+        #expect(report.contains(">suites/02-login.yaml:9:5"))
+    }
+
+    @Test func theValidatorRefusesWhatTheSchemaForbids() async throws {
+        // A testcase with a `file` attribute, as older reports had: the check must be able to fail.
+        let report = JUnitReporter(sink: MemorySink()).render(try await certificationRun())
+            .replacingOccurrences(of: "<testcase ", with: "<testcase file=\"x.yaml\" ")
+        let (code, output) = try await validate(report)
+        #expect(code != 0)
+        #expect(output.contains("file"), "xmllint: \(output)")
+    }
+}

@@ -1,11 +1,11 @@
 import ConformTraffic
 import Foundation
 
-/// `conform check RECORDING_OR_HAR… [--events FILE]`: the client side of an integration against the flow's rules.
+/// `conform check RECORDING_OR_HAR… [--events FILE] [--report KIND:FILE]…`: the client side of an integration against the flow's rules.
 enum CheckCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--restricted", "--restricted-access", "--jwt", "--disable", "--events"],
+            args, valued: ["--restricted", "--restricted-access", "--jwt", "--disable", "--events", "--report"],
             flagNames: ["--help"], subcommand: "check")
         if parsed.has("--help") {
             io.out.write(Help.check)
@@ -28,6 +28,11 @@ enum CheckCommand {
                     "--disable takes a rule id (\(FlowRule.all.map(\.id).joined(separator: ", "))), got '\(unknown)'",
                 subcommand: "check")
         }
+        let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
+            try ReportRequest(parsing: spec, subcommand: "check")
+        }
+        let started = ContinuousClock.now
+        var traces: [FlowCheckReport.Trace] = []
         var total = 0
         for path in parsed.positionals {
             do {
@@ -46,10 +51,18 @@ enum CheckCommand {
                 for v in result.violations { io.out.write("\(path): \(v)\n") }
                 for note in result.notes { io.out.write("\(path): note: \(note)\n") }
                 total += result.violations.count
+                traces.append(FlowCheckReport.Trace(path: path, violations: result.violations, notes: result.notes))
             } catch {
                 io.err.write("\(error)\n")
                 return ConformCommand.ExitCode.cannotRun
             }
+        }
+        if !reports.isEmpty {
+            let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let result = FlowCheckReport.result(traces, rules: rules, duration: seconds)
+            if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
         }
         io.out.write(
             total == 0

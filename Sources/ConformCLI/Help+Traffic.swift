@@ -104,6 +104,8 @@ extension Help {
                                   An application code that also restricts reading the user (M7) from the app.
           --jwt APPCODE           An application code in JWT mode (default: the reference's).
           --disable RULE          Skip a rule by id (repeatable).
+          --report KIND:FILE      Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                                  test case per trace and rule, grouped by flow step.
           -h, --help              Show help information.
 
         Every violation names the exchange (or app event), the flow step it breaks (as the suites name them:

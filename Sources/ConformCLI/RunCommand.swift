@@ -85,48 +85,7 @@ enum RunCommand {
         for (request, sink) in fileSinks { reporters.append(request.reporter(sink: sink)) }
         let fanout = ReporterFanout(reporters)
         let result = await Runner(transport: transport).run(plan) { fanout.handle($0) }
-        for (request, sink) in fileSinks {
-            do {
-                try Data(sink.text.utf8).write(to: URL(fileURLWithPath: io.resolve(request.path)), options: .atomic)
-            } catch {
-                io.err.write(
-                    "error: cannot write the \(request.kind) report to \(request.path): \(error.localizedDescription)\nhelp: check that the directory exists and is writable\n"
-                )
-                return ConformCommand.ExitCode.cannotRun
-            }
-        }
+        if !ReportRequest.save(fileSinks, io: io) { return ConformCommand.ExitCode.cannotRun }
         return result.exitCode
-    }
-}
-
-/// A `--report KIND:FILE` request.
-struct ReportRequest {
-    var kind: String
-    var path: String
-
-    static let kinds = ["junit", "json", "html"]
-
-    init(parsing spec: String) throws(UsageError) {
-        guard let colon = spec.firstIndex(of: ":"), colon != spec.startIndex, spec.index(after: colon) != spec.endIndex
-        else {
-            throw UsageError(
-                message: "--report takes KIND:FILE (\(Self.kinds.joined(separator: ", "))), got '\(spec)'",
-                subcommand: "run")
-        }
-        kind = String(spec[..<colon])
-        path = String(spec[spec.index(after: colon)...])
-        guard Self.kinds.contains(kind) else {
-            throw UsageError(
-                message: "unknown report kind '\(kind)'; use one of: \(Self.kinds.joined(separator: ", "))",
-                subcommand: "run")
-        }
-    }
-
-    func reporter(sink: any TextSink) -> any RunReporter {
-        switch kind {
-        case "junit": JUnitReporter(sink: sink)
-        case "html": HTMLReporter(sink: sink)
-        default: JSONReporter(sink: sink)
-        }
     }
 }

@@ -1,0 +1,55 @@
+import ConformCLI
+import ConformCore
+import ConformRunner
+import Foundation
+import Testing
+
+/// `conform check --report` writes the same JUnit, JSON and HTML reports as `conform run`, one test case per trace
+/// and rule.
+@Suite struct CheckReportTests {
+    static let root = SuitesBundle.root
+    static let trace = "Tests/ConformCLITests/Cases/traffic-check-violations/trace.jsonl"
+
+    @Test func aViolatingTraceGivesReportsThatSayWhichRuleBrokeWhere() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let junit = directory.appendingPathComponent("check.xml")
+        let json = directory.appendingPathComponent("check.json")
+        let html = directory.appendingPathComponent("check.html")
+        let out = MemorySink()
+        let io = CommandIO(out: out, err: MemorySink(), color: false, environment: [:], currentDirectory: Self.root.path)
+        let code = await ConformCommand.main(
+            [
+                "conform", "check", Self.trace, "--report", "junit:\(junit.path)", "--report", "json:\(json.path)",
+                "--report", "html:\(html.path)",
+            ], io: io)
+        #expect(code == 1)
+        let report = try JSONValue.parse(Data(contentsOf: json))
+        let steps = (report["suites"]?.arrayValue ?? []).flatMap { $0["steps"]?.arrayValue ?? [] }
+        let failed = steps.filter { $0["verdict"]?.stringValue == "fail" }
+        #expect(failed.contains { $0["name"]?.stringValue?.hasPrefix("registration-first:") == true })
+        #expect(steps.contains { $0["verdict"]?.stringValue == "pass" }, "rules the trace keeps pass")
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("<testsuite name=\"check-1-registration\""))
+        #expect(xml.contains("exchange 3 (M4), flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86"))
+        let page = try String(contentsOf: html, encoding: .utf8)
+        #expect(page.contains("registration-first"))
+    }
+
+    @Test func aConformingTraceReportsEveryRulePassed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = directory.appendingPathComponent("check.json")
+        let io = CommandIO(
+            out: MemorySink(), err: MemorySink(), color: false, environment: [:], currentDirectory: Self.root.path)
+        let code = await ConformCommand.main(
+            ["conform", "check", "recordings/personalization-flow", "--report", "json:\(json.path)"], io: io)
+        #expect(code == 0)
+        let report = try JSONValue.parse(Data(contentsOf: json))
+        let steps = (report["suites"]?.arrayValue ?? []).flatMap { $0["steps"]?.arrayValue ?? [] }
+        #expect(!steps.isEmpty)
+        #expect(steps.allSatisfy { $0["verdict"]?.stringValue == "pass" })
+    }
+}

@@ -18,7 +18,8 @@ import Testing
         let json = directory.appendingPathComponent("check.json")
         let html = directory.appendingPathComponent("check.html")
         let out = MemorySink()
-        let io = CommandIO(out: out, err: MemorySink(), color: false, environment: [:], currentDirectory: Self.root.path)
+        let io = CommandIO(
+            out: out, err: MemorySink(), color: false, environment: [:], currentDirectory: Self.root.path)
         let code = await ConformCommand.main(
             [
                 "conform", "check", Self.trace, "--report", "junit:\(junit.path)", "--report", "json:\(json.path)",

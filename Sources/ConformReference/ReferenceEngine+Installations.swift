@@ -54,7 +54,7 @@ extension ReferenceEngine {
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         _ = try mobileTarget(id, app: app, request: request, state: &state)
-        state.remove(id)
+        if !has(.deleteInstallationNoop) { state.remove(id) }
         return .empty(200)
     }
 
@@ -66,7 +66,7 @@ extension ReferenceEngine {
             if !origin.isEmpty { origin } else if let host = request.headerFields["Host"], !host.isEmpty {
                 "http://\(host)"
             } else { configuration.baseURL }
-        return .json(200, ["baseUrl": .string(base)])
+        return .json(200, ["baseUrl": .string(has(.baseURLNotServed) ? base + "/moved" : base)])
     }
 
     /// Applies a (partial) installation body: flags, custom attributes (null deletes) and any other field.

@@ -80,6 +80,8 @@ extension ReferenceEngine {
         case "pushRegistrationId": values = [installation.pushRegId]
         case "email": values = person.emails
         case "phoneNumber": values = person.phones
+        case configuration.tagKey where has(.tagsReadFromInstallation):
+            values = [installation.customAttributes[key]?.text].compactMap { $0 }
         case configuration.tagKey: values = person.tags
         case "platform", "os": values = [installation.fields["os"]?.text].compactMap { $0 }
         case "cloudType":

@@ -50,7 +50,12 @@ extension ReferenceEngine {
         -> HTTPResponse
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
-        let installation = try mobileTarget(id, app: app, request: request, state: &state)
+        var installation = try mobileTarget(id, app: app, request: request, state: &state)
+        if has(.otherDepersonalizeActsOnCaller), let caller = request.headerFields["pushregistrationid"],
+            let own = state.installations[caller]
+        {
+            installation = own
+        }
         guard depersonalize(installation.pushRegId, state: &state) else { return repeatedDepersonalizeResponse() }
         return .empty(200)
     }
@@ -77,20 +82,24 @@ extension ReferenceEngine {
         var person = try userTarget(id, app: app, request: request, state: &state)
         try authorizeUserData(app, credential, subject: person.externalUserId)
         try checkNotRestricted(app)
-        let body = try objectBody(request)
+        var body = try objectBody(request)
+        if has(.patchUserNullsIgnored) { body = Self.withoutNulls(body) }
         if let value = body["externalUserId"] {
             let wanted = value.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             guard value.isNull || value.stringValue != nil else {
                 throw .service(400, "USER_IDENTITY_INVALID", "'externalUserId' must be a string.")
             }
             if wanted != person.externalUserId {
-                if app.userDataMode == .jwt && !has(.jwtNotVerified) {
+                if app.userDataMode == .jwt && !has(.jwtNotVerified) && !has(.jwtExternalUserIdChangeAllowed) {
                     throw .jwtRefused("In JWT mode the externalUserId changes only through personalize.")
                 }
                 if let wanted, let owner = state.person(applicationId: app.id, externalUserId: wanted),
                     owner.id != person.id
                 {
-                    throw .mergeInterrupted("externalUserId '\(wanted)' belongs to another person.")
+                    guard has(.mergeConflictsIgnored) else {
+                        throw .mergeInterrupted("externalUserId '\(wanted)' belongs to another person.")
+                    }
+                    body["externalUserId"] = nil  // the fault: the change is dropped and 200 answered
                 }
             }
         }
@@ -143,6 +152,19 @@ extension ReferenceEngine {
         }
         state.installations[installation.pushRegId]?.customEvents += events.count
         return .empty(200)
+    }
+
+    /// `body` without its `null` members, also inside `customAttributes` (the `patchUserNullsIgnored` fault).
+    static func withoutNulls(_ body: JSONObject) -> JSONObject {
+        var out = JSONObject()
+        for (key, value) in body where !value.isNull {
+            if key == "customAttributes", let object = value.objectValue {
+                out[key] = .object(withoutNulls(object))
+            } else {
+                out[key] = value
+            }
+        }
+        return out
     }
 
     private func userTarget(

@@ -34,7 +34,10 @@ extension ReferenceEngine {
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         var installation = try mobileTarget(id, app: app, request: request, state: &state)
-        let body = try objectBody(request)
+        var body = try objectBody(request)
+        if has(.systemDataPatchIgnored) {
+            for key in body.keys where !ReferenceRendering.managedInstallationKeys.contains(key) { body[key] = nil }
+        }
         try apply(body, to: &installation)
         state.installations[id] = installation
         if let primary = body["isPrimary"], !primary.isNull {

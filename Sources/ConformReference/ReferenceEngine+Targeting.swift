@@ -13,7 +13,9 @@ extension ReferenceEngine {
         for person in persons {
             var reached: [String] = []
             for id in person.installations {
-                guard let installation = state.installations[id], installation.regEnabled else { continue }
+                guard let installation = state.installations[id],
+                    installation.regEnabled || has(.disabledRegistrationReached)
+                else { continue }
                 if onlyPrimary && !installation.isPrimary && !has(.targetOnlyPrimaryIgnored) { continue }
                 if try matches(filter, installation, person) { reached.append(id) }
             }

@@ -67,6 +67,8 @@ extension ReferenceEngine {
         let (app, credential) = try mobileApplication(request, allowBearer: true, installationId: id, state: state)
         let person = try userTarget(id, app: app, request: request, state: &state)
         try authorizeUserData(app, credential, subject: person.externalUserId)
+        // D8: the updates-restricted profile still lets the app read the user.
+        if app.userDataMode == .restricted && has(.restrictedRefusesRead) { throw .userDataRestricted }
         let instances = person.installations.compactMap { state.installations[$0] }
         return .json(
             200,
@@ -126,14 +128,32 @@ extension ReferenceEngine {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         let installation = try mobileTarget(id, app: app, request: request, state: &state)
         let body = try objectBody(request)
-        if let starts = body["sessionStarts"], starts.arrayValue == nil, !starts.isNull {
-            throw .requestFormat("'sessionStarts' must be an array.")
+        if let starts = body["sessionStarts"], !starts.isNull {
+            guard let array = starts.arrayValue else { throw .requestFormat("'sessionStarts' must be an array.") }
+            for (index, start) in array.enumerated() {
+                try checkSessionTime(start.stringValue, name: "sessionStarts[\(index)]")
+            }
         }
-        if let bounds = body["sessionBounds"], bounds.objectValue == nil, !bounds.isNull {
-            throw .requestFormat("'sessionBounds' must be an object.")
+        if let bounds = body["sessionBounds"], !bounds.isNull {
+            guard let object = bounds.objectValue else { throw .requestFormat("'sessionBounds' must be an object.") }
+            for (start, end) in object {
+                try checkSessionTime(start, name: "a sessionBounds key")
+                try checkSessionTime(end.stringValue, name: "sessionBounds['\(start)']")
+            }
         }
         state.installations[installation.pushRegId]?.sessionReports += 1
         return .empty(200)
+    }
+
+    /// A session time in either dialect (§3.7): `yyyy-MM-dd'T'HH:mm:ss`, optional fraction, then `Z`, `+0100`
+    /// (Android) or `+01:00` (iOS).
+    private func checkSessionTime(_ text: String?, name: String) throws(ReferenceError) {
+        let colonOnly = has(.sessionTimestampColonOnly)
+        guard let text, SessionTime.isValid(text, allowCompactOffset: !colonOnly) else {
+            throw .requestFormat(
+                "\(name) must be a time like 2026-01-05T10:00:00+01:00 or 2026-01-05T10:00:00+0100, not \(text.map { "'\($0)'" } ?? "a non-string")."
+            )
+        }
     }
 
     /// M10: `POST /mobile/1/appinstance/{id}/user/events/custom?validate=`.

@@ -25,6 +25,11 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// M11 answers 200 and keeps the registration.
     public static let deleteInstallationNoop = ReferenceFault(rawValue: "deleteInstallationNoop")
 
+    /// M2 keeps the system data reported at registration: later app and SDK versions and push tokens are dropped.
+    public static let systemDataPatchIgnored = ReferenceFault(rawValue: "systemDataPatchIgnored")
+    /// M9 accepts only `+01:00` offsets and refuses Android's `+0100` session times.
+    public static let sessionTimestampColonOnly = ReferenceFault(rawValue: "sessionTimestampColonOnly")
+
     // Personalize.
     /// `forceDepersonalize=true` acts like `false`.
     public static let ignoreForceDepersonalize = ReferenceFault(rawValue: "ignoreForceDepersonalize")
@@ -70,6 +75,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     // Push and message sync.
     /// `targetOnlyPrimaryDevices=true` still reaches every device.
     public static let targetOnlyPrimaryIgnored = ReferenceFault(rawValue: "targetOnlyPrimaryIgnored")
+    /// A registration disabled with `regEnabled=false` is still reached by pushes.
+    public static let disabledRegistrationReached = ReferenceFault(rawValue: "disabledRegistrationReached")
     /// A push filter on tags looks at installation custom attributes instead of the person's tags.
     public static let tagsReadFromInstallation = ReferenceFault(rawValue: "tagsReadFromInstallation")
     /// A push to a person reaches only the first of its devices.
@@ -93,6 +100,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     // Authorization.
     /// The restricted profile lets the mobile SDK personalize and patch the user (D8 broken).
     public static let restrictedNotEnforced = ReferenceFault(rawValue: "restrictedNotEnforced")
+    /// The updates-restricted profile also refuses the app's GET user (D8: only access-restricted ones may).
+    public static let restrictedRefusesRead = ReferenceFault(rawValue: "restrictedRefusesRead")
     /// Any Bearer token is accepted in JWT mode: signature, key id and expiry are not checked (D9 broken).
     public static let jwtNotVerified = ReferenceFault(rawValue: "jwtNotVerified")
     /// A valid JWT for one externalUserId opens another user's data (D9 `sub` check missing).
@@ -131,6 +140,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         .pushMultiSendsOnlyFirst, .v3TargetOnlyPrimaryIgnored, .v3ErrorsInStandardEnvelope, .keepAsLeadIgnored,
         .patchUserNullsIgnored, .mergeConflictsIgnored, .otherDepersonalizeActsOnCaller, .backendAttributesIgnored,
         .tagsReadFromInstallation, .jwtApiKeyClaimNotChecked, .jwtKidNotChecked, .jwtExternalUserIdChangeAllowed,
+        .systemDataPatchIgnored, .sessionTimestampColonOnly, .disabledRegistrationReached,
+        .restrictedRefusesRead,
     ]
 
     private static let summaries: [String: String] = [
@@ -168,6 +179,10 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         "jwtApiKeyClaimNotChecked": "a JWT's infobip-api-key claim is not compared with the application code (D9)",
         "jwtKidNotChecked": "a JWT with an unknown kid is verified with the profile's key anyway (D9)",
         "jwtExternalUserIdChangeAllowed": "in JWT mode PATCH user may change the externalUserId",
+        "systemDataPatchIgnored": "M2 drops system data changes (app and SDK versions, push token)",
+        "sessionTimestampColonOnly": "M9 refuses Android's +0100 session times",
+        "disabledRegistrationReached": "a registration with regEnabled=false is still reached (D12)",
+        "restrictedRefusesRead": "the updates-restricted profile refuses the app's GET user (D8)",
         "keepAsLeadIgnored": "keepAsLead=true still promotes the person to CUSTOMER",
         "patchUserNullsIgnored": "explicit nulls in PATCH user do not delete",
         "mergeConflictsIgnored":

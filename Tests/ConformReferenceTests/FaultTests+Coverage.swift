@@ -118,6 +118,30 @@ let coverageFaultProbes: [ReferenceFault: FaultProbe] = [
             body: ["externalUserId": .string(freshUser())])
         return patch.status == 401
     },
+    .systemDataPatchIgnored: { h in
+        let id = h.register()
+        h.mobile(.patch, "/mobile/1/appinstance/\(id)", caller: id, body: ["appVersion": "9.9.9"])
+        return h.mobile(.get, "/mobile/1/appinstance/\(id)", caller: id).json["appVersion"] == "9.9.9"
+    },
+    .sessionTimestampColonOnly: { h in
+        let id = h.register()
+        let body: JSONValue = [
+            "sessionStarts": ["2026-01-05T10:00:00+0100"],
+            "sessionBounds": ["2026-01-04T09:00:00+0100": "2026-01-04T09:05:12+0100"],
+        ]
+        return h.mobile(.post, "/mobile/1/appinstance/\(id)/user/events/session", caller: id, body: body).status == 200
+    },
+    .disabledRegistrationReached: { h in
+        let id = h.register()
+        h.mobile(.patch, "/mobile/1/appinstance/\(id)", caller: id, body: ["regEnabled": false])
+        h.push(to: ["pushRegistrationId": .string(id)])
+        return h.syncedIds(id).isEmpty
+    },
+    .restrictedRefusesRead: { h in
+        let code = "conform-restricted-app-code"
+        let id = h.register(code: code)
+        return h.user(id, code: code).status == 200
+    },
     .keepAsLeadIgnored: { h in
         h.personalize(h.register(), freshUser(), keepAsLead: true).json["type"] == "LEAD"
     },

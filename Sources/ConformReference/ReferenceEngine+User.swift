@@ -1,9 +1,10 @@
 import ConformCore
 
 extension ReferenceEngine {
-    /// Refuses user-data changes from the mobile SDK on a restricted profile (D8).
+    /// Refuses user-data changes from the mobile SDK on a restricted profile, of updates or of access (D8).
     func checkNotRestricted(_ app: ReferenceConfiguration.Application) throws(ReferenceError) {
-        if app.userDataMode == .restricted && !has(.restrictedNotEnforced) { throw .userDataRestricted }
+        let restricted = app.userDataMode == .restricted || app.userDataMode == .restrictedAccess
+        if restricted && !has(.restrictedNotEnforced) { throw .userDataRestricted }
     }
 
     /// M4: `POST /mobile/1/appinstance/{id}/personalize?forceDepersonalize=&keepAsLead=&setDeviceAsPrimary=`.
@@ -67,8 +68,9 @@ extension ReferenceEngine {
         let (app, credential) = try mobileApplication(request, allowBearer: true, installationId: id, state: state)
         let person = try userTarget(id, app: app, request: request, state: &state)
         try authorizeUserData(app, credential, subject: person.externalUserId)
-        // D8: the updates-restricted profile still lets the app read the user.
+        // D8: the updates-restricted profile still lets the app read the user, the access-restricted one does not.
         if app.userDataMode == .restricted && has(.restrictedRefusesRead) { throw .userDataRestricted }
+        if app.userDataMode == .restrictedAccess && !has(.restrictedAccessReadAllowed) { throw .userDataRestricted }
         let instances = person.installations.compactMap { state.installations[$0] }
         return .json(
             200,

@@ -102,6 +102,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let restrictedNotEnforced = ReferenceFault(rawValue: "restrictedNotEnforced")
     /// The updates-restricted profile also refuses the app's GET user (D8: only access-restricted ones may).
     public static let restrictedRefusesRead = ReferenceFault(rawValue: "restrictedRefusesRead")
+    /// The access-restricted profile lets the app read the user with GET user (D8 broken).
+    public static let restrictedAccessReadAllowed = ReferenceFault(rawValue: "restrictedAccessReadAllowed")
     /// Any Bearer token is accepted in JWT mode: signature, key id and expiry are not checked (D9 broken).
     public static let jwtNotVerified = ReferenceFault(rawValue: "jwtNotVerified")
     /// A valid JWT for one externalUserId opens another user's data (D9 `sub` check missing).
@@ -141,7 +143,7 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         .patchUserNullsIgnored, .mergeConflictsIgnored, .otherDepersonalizeActsOnCaller, .backendAttributesIgnored,
         .tagsReadFromInstallation, .jwtApiKeyClaimNotChecked, .jwtKidNotChecked, .jwtExternalUserIdChangeAllowed,
         .systemDataPatchIgnored, .sessionTimestampColonOnly, .disabledRegistrationReached,
-        .restrictedRefusesRead,
+        .restrictedRefusesRead, .restrictedAccessReadAllowed,
     ]
 
     private static let summaries: [String: String] = [
@@ -183,6 +185,7 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         "sessionTimestampColonOnly": "M9 refuses Android's +0100 session times",
         "disabledRegistrationReached": "a registration with regEnabled=false is still reached (D12)",
         "restrictedRefusesRead": "the updates-restricted profile refuses the app's GET user (D8)",
+        "restrictedAccessReadAllowed": "the access-restricted profile lets the app read the user (D8)",
         "keepAsLeadIgnored": "keepAsLead=true still promotes the person to CUSTOMER",
         "patchUserNullsIgnored": "explicit nulls in PATCH user do not delete",
         "mergeConflictsIgnored":

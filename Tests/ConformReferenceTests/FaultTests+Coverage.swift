@@ -142,6 +142,11 @@ let coverageFaultProbes: [ReferenceFault: FaultProbe] = [
         let id = h.register(code: code)
         return h.user(id, code: code).status == 200
     },
+    .restrictedAccessReadAllowed: { h in
+        let code = "conform-restricted-access-app-code"
+        let id = h.register(code: code)
+        return h.user(id, code: code).messageId == "USER_DATA_RESTRICTED"
+    },
     .keepAsLeadIgnored: { h in
         h.personalize(h.register(), freshUser(), keepAsLead: true).json["type"] == "LEAD"
     },

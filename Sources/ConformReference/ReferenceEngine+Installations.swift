@@ -61,14 +61,11 @@ extension ReferenceEngine {
         return .empty(200)
     }
 
-    /// M12: `GET /mobile/1/baseurl` answers the origin the request came to, else the configured base URL.
+    /// M12: `GET /mobile/1/baseurl` answers the origin the request came to, else the configured base URL (the same
+    /// URL the `newBaseURL` variant announces).
     func baseURL(_ request: HTTPRequest) throws(ReferenceError) -> HTTPResponse {
         _ = try mobileApplication(request, allowBearer: false)
-        let origin = URLParts(request.url).origin
-        let base =
-            if !origin.isEmpty { origin } else if let host = request.headerFields["Host"], !host.isEmpty {
-                "http://\(host)"
-            } else { configuration.baseURL }
+        let base = origin(of: request)
         return .json(200, ["baseUrl": .string(has(.baseURLNotServed) ? base + "/moved" : base)])
     }
 

@@ -22,6 +22,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
 
     /// M12 answers a `baseUrl` under which the mobile API is not served.
     public static let baseURLNotServed = ReferenceFault(rawValue: "baseURLNotServed")
+    /// Mobile responses announce a `New-Base-URL` that is not an absolute URL (a bare path), which SDKs cannot use.
+    public static let newBaseURLNotAbsolute = ReferenceFault(rawValue: "newBaseURLNotAbsolute")
     /// M11 answers 200 and keeps the registration.
     public static let deleteInstallationNoop = ReferenceFault(rawValue: "deleteInstallationNoop")
 
@@ -143,7 +145,7 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         .patchUserNullsIgnored, .mergeConflictsIgnored, .otherDepersonalizeActsOnCaller, .backendAttributesIgnored,
         .tagsReadFromInstallation, .jwtApiKeyClaimNotChecked, .jwtKidNotChecked, .jwtExternalUserIdChangeAllowed,
         .systemDataPatchIgnored, .sessionTimestampColonOnly, .disabledRegistrationReached,
-        .restrictedRefusesRead, .restrictedAccessReadAllowed,
+        .restrictedRefusesRead, .restrictedAccessReadAllowed, .newBaseURLNotAbsolute,
     ]
 
     private static let summaries: [String: String] = [
@@ -186,6 +188,7 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         "disabledRegistrationReached": "a registration with regEnabled=false is still reached (D12)",
         "restrictedRefusesRead": "the updates-restricted profile refuses the app's GET user (D8)",
         "restrictedAccessReadAllowed": "the access-restricted profile lets the app read the user (D8)",
+        "newBaseURLNotAbsolute": "mobile responses announce a New-Base-URL that is a bare path",
         "keepAsLeadIgnored": "keepAsLead=true still promotes the person to CUSTOMER",
         "patchUserNullsIgnored": "explicit nulls in PATCH user do not delete",
         "mergeConflictsIgnored":

@@ -13,6 +13,11 @@ let coverageFaultProbes: [ReferenceFault: FaultProbe] = [
             .get, base + "/mobile/1/appinstance/\(id)", headers: ["Authorization": "App \(appCode)"])
         return response.status == 200 && response.json["pushRegId"]?.stringValue == id
     },
+    .newBaseURLNotAbsolute: { h in
+        let id = h.register()
+        let announced = h.mobile(.get, "/mobile/1/appinstance/\(id)", caller: id).headerFields["New-Base-URL"]
+        return announced.map { $0.hasPrefix("http://") || $0.hasPrefix("https://") } ?? true
+    },
     .deleteInstallationNoop: { h in
         let id = h.register()
         let deleted = h.mobile(.delete, "/mobile/1/appinstance/\(id)", caller: id).status == 200

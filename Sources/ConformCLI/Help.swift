@@ -89,8 +89,8 @@ enum Help {
         OPTIONS:
           --host ADDRESS          The address to listen on (default: 127.0.0.1).
           --port N                The port (default: 0, any free port; the bound address is printed).
-          --config FILE           Applications from a YAML or JSON file (docs/reference.md); default: the three
-                                  built-in applications (all, jwt, restricted).
+          --config FILE           Applications from a YAML or JSON file (docs/reference.md); default: the four
+                                  built-in applications (all, jwt, restricted, restricted-access).
           --fault NAME            Inject a named fault (repeatable), to see how suites catch it.
           --variant NAME          Switch on a conforming variant (repeatable; 'all' for every one), e.g. chunked,
                                   latency or otherAssumedAnswers (docs/reference.md lists them).

@@ -14,7 +14,7 @@ extension ReferenceConfiguration {
     ///   - id: default
     ///     applicationCode: conform-app-code
     ///     apiKey: conform-api-key
-    ///     userDataMode: all   # all | jwt | restricted
+    ///     userDataMode: all   # all | jwt | restricted | restricted-access
     ///     jwtKeys: {conform-kid: 636f6e…}   # hex secrets by kid; required for jwt
     /// ```
     public static func load(contentsOf url: URL) throws(YAMLParseFailure) -> ReferenceConfiguration {
@@ -161,7 +161,9 @@ struct ConfigurationDecoder {
         let mode = ReferenceConfiguration.UserDataMode(
             rawValue: string(object["userDataMode"], "\(path).userDataMode") ?? "all")
         if !ReferenceConfiguration.UserDataMode.known.contains(mode) {
-            problem("\(path).userDataMode", "unknown userDataMode '\(mode)'", help: "use all, jwt or restricted")
+            problem(
+                "\(path).userDataMode", "unknown userDataMode '\(mode)'",
+                help: "use all, jwt, restricted or restricted-access")
         }
         var keys: [String: String] = [:]
         if let raw = object["jwtKeys"], !raw.isNull {

@@ -13,9 +13,11 @@ public struct ReferenceConfiguration: Sendable, Hashable, Codable {
         public static let jwt = UserDataMode(rawValue: "jwt")
         /// Personal data only from the backend: mobile personalize, repersonalize and PATCH user are refused (D8).
         public static let restricted = UserDataMode(rawValue: "restricted")
+        /// Personal data neither changed nor read from the app: as ``restricted``, and GET user is refused too (D8).
+        public static let restrictedAccess = UserDataMode(rawValue: "restricted-access")
 
         /// The modes this implementation understands.
-        public static let known: [UserDataMode] = [.all, .jwt, .restricted]
+        public static let known: [UserDataMode] = [.all, .jwt, .restricted, .restrictedAccess]
         public var description: String { rawValue }
 
         public init(from decoder: Decoder) throws { self.init(rawValue: try String(from: decoder)) }
@@ -64,7 +66,7 @@ public struct ReferenceConfiguration: Sendable, Hashable, Codable {
         self.seed = seed
     }
 
-    /// The three applications every part of Conform agrees on: `default` (all), `jwt` and `restricted`.
+    /// The applications every part of Conform agrees on: `default` (all), `jwt`, `restricted` and `restricted-access`.
     public static let `default` = ReferenceConfiguration(applications: [
         Application(id: "default", applicationCode: "conform-app-code", apiKey: "conform-api-key", userDataMode: .all),
         Application(
@@ -73,6 +75,9 @@ public struct ReferenceConfiguration: Sendable, Hashable, Codable {
         Application(
             id: "restricted", applicationCode: "conform-restricted-app-code", apiKey: "conform-restricted-api-key",
             userDataMode: .restricted),
+        Application(
+            id: "restricted-access", applicationCode: "conform-restricted-access-app-code",
+            apiKey: "conform-restricted-access-api-key", userDataMode: .restrictedAccess),
     ])
 
     /// The application whose mobile application code is `code`.

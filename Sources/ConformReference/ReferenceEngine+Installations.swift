@@ -34,7 +34,10 @@ extension ReferenceEngine {
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         var installation = try mobileTarget(id, app: app, request: request, state: &state)
-        let body = try objectBody(request)
+        var body = try objectBody(request)
+        if has(.systemDataPatchIgnored) {
+            for key in body.keys where !ReferenceRendering.managedInstallationKeys.contains(key) { body[key] = nil }
+        }
         try apply(body, to: &installation)
         state.installations[id] = installation
         if let primary = body["isPrimary"], !primary.isNull {
@@ -54,19 +57,16 @@ extension ReferenceEngine {
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         _ = try mobileTarget(id, app: app, request: request, state: &state)
-        state.remove(id)
+        if !has(.deleteInstallationNoop) { state.remove(id) }
         return .empty(200)
     }
 
-    /// M12: `GET /mobile/1/baseurl` answers the origin the request came to, else the configured base URL.
+    /// M12: `GET /mobile/1/baseurl` answers the origin the request came to, else the configured base URL (the same
+    /// URL the `newBaseURL` variant announces).
     func baseURL(_ request: HTTPRequest) throws(ReferenceError) -> HTTPResponse {
         _ = try mobileApplication(request, allowBearer: false)
-        let origin = URLParts(request.url).origin
-        let base =
-            if !origin.isEmpty { origin } else if let host = request.headerFields["Host"], !host.isEmpty {
-                "http://\(host)"
-            } else { configuration.baseURL }
-        return .json(200, ["baseUrl": .string(base)])
+        let base = origin(of: request)
+        return .json(200, ["baseUrl": .string(has(.baseURLNotServed) ? base + "/moved" : base)])
     }
 
     /// Applies a (partial) installation body: flags, custom attributes (null deletes) and any other field.

@@ -32,7 +32,9 @@ extension ReferenceEngine {
     /// M15: `POST /mobile/1/messages/deliveryreport` with `{"dlrIds":[…]}` marks pushes delivered.
     func deliveryReport(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
-        let ids = try idList(try objectBody(request)["dlrIds"], name: "dlrIds")
+        let key = has(.deliveryReportWrongKey) ? "drIDs" : "dlrIds"
+        let ids = try idList(try objectBody(request)[key], name: key)
+        if has(.deliveryReportWrongKey) && ids.isEmpty { throw .requestFormat("'drIDs' must not be empty.") }
         guard !ids.isEmpty else { return .empty(200) }
         for key in state.installations.keys where state.installations[key]?.applicationId == app.id {
             state.installations[key]?.pending.removeAll { ids.contains($0.messageId) }
@@ -42,13 +44,26 @@ extension ReferenceEngine {
 
     /// M16: `POST /mobile/2/messages/seen` with `{"messages":[{"messageId","timestampDelta"}]}`.
     func seenReport(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
-        _ = try mobileApplication(request, allowBearer: false, state: state)
+        let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         let body = try objectBody(request)
         guard let messages = body["messages"]?.arrayValue else { throw .requestFormat("'messages' must be an array.") }
-        for (index, message) in messages.enumerated() where message["messageId"]?.stringValue == nil {
-            throw .requestFormat("messages[\(index)].messageId must be a string.")
+        for (index, message) in messages.enumerated() {
+            guard let id = message["messageId"]?.stringValue else {
+                throw .requestFormat("messages[\(index)].messageId must be a string.")
+            }
+            if has(.seenAfterDeliveryRefused) && !isPending(id, app: app, state: state) {
+                throw .requestFormat("messages[\(index)].messageId '\(id)' is not a pending message.")
+            }
         }
         return .empty(200)
+    }
+
+    /// Whether a push with `messageId` still waits on an installation of `app` (for the `seenAfterDeliveryRefused` fault).
+    private func isPending(_ messageId: String, app: ReferenceConfiguration.Application, state: ReferenceState) -> Bool
+    {
+        state.installations.values.contains { installation in
+            installation.applicationId == app.id && installation.pending.contains { $0.messageId == messageId }
+        }
     }
 
     private func idList(_ value: JSONValue?, name: String) throws(ReferenceError) -> Set<String> {

@@ -62,7 +62,7 @@ extension ReferenceEngine {
         let returnPush = try queryBool(request, "returnPush")
         let body = try objectBody(request)
         let identity = try backendIdentity(body["identity"])
-        var attributes = body["attributes"]?.objectValue ?? JSONObject()
+        var attributes = has(.backendAttributesIgnored) ? JSONObject() : body["attributes"]?.objectValue ?? JSONObject()
         if let birthday = attributes["birthday"]?.stringValue, birthday.count > 10 {
             attributes["birthday"] = .string(String(birthday.prefix(10)))  // date-time on the backend, date on mobile
         }

@@ -95,7 +95,7 @@ extension ReferenceEngine {
             owner = state.person(applicationId: app, externalUserId: ext)
         } else {
             let candidates = state.persons(applicationId: app, emails: identity.emails, phones: identity.phones)
-            if candidates.count > 1 {
+            if candidates.count > 1 && !has(.mergeConflictsIgnored) {
                 throw .service(
                     400, "AMBIGUOUS_PERSONALIZE_CANDIDATES",
                     "The identity matches \(candidates.count) different persons.")
@@ -146,7 +146,7 @@ extension ReferenceEngine {
         for email in identity.emails where !person.emails.contains(email) { person.emails.append(email) }
         for phone in identity.phones where !person.phones.contains(phone) { person.phones.append(phone) }
         try applyUserAttributes(attributes, to: &person)
-        if !options.keepAsLead { person.type = "CUSTOMER" }
+        if !options.keepAsLead || has(.keepAsLeadIgnored) { person.type = "CUSTOMER" }
         state.persons[target] = person
         if options.setDeviceAsPrimary && !has(.setDeviceAsPrimaryIgnored) {
             state.setPrimary(id, true, exclusive: !has(.primaryNotExclusive))

@@ -29,7 +29,7 @@ extension ReferenceEngine {
     func pushSingle(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
         let app = try backendApplication(request, requireAppCode: false)
         let body = try objectBody(request, invalid: { .service(400, "BAD_REQUEST", $0) })
-        let sent = try sendV2(body, app: app, state: &state)
+        let sent = try sendV2(body, app: app, deliver: true, state: &state)
         return .json(pushStatus(reachedAnyDevice: !sent.noDestination), ["bulks": [sent.bulk]])
     }
 
@@ -46,7 +46,8 @@ extension ReferenceEngine {
             guard let object = message.objectValue else {
                 throw .service(400, "BAD_REQUEST", "messages[\(index)] must be an object.")
             }
-            let sent = try sendV2(object, app: app, state: &state)
+            let sent = try sendV2(
+                object, app: app, deliver: index == 0 || !has(.pushMultiSendsOnlyFirst), state: &state)
             bulks.append(sent.bulk)
             noDestination = noDestination && sent.noDestination
         }
@@ -54,8 +55,10 @@ extension ReferenceEngine {
     }
 
     /// Sends one v2 message; `noDestination` tells that it was accepted and reached no device (D7, D17).
+    ///
+    /// Without `deliver` (the `pushMultiSendsOnlyFirst` fault) the message is answered as sent but queued nowhere.
     private func sendV2(
-        _ message: JSONObject, app: ReferenceConfiguration.Application, state: inout ReferenceState
+        _ message: JSONObject, app: ReferenceConfiguration.Application, deliver: Bool, state: inout ReferenceState
     ) throws(ReferenceError) -> (bulk: JSONValue, noDestination: Bool) {
         guard let to = message["to"], let filter = to.objectValue else {
             throw .service(400, "BAD_REQUEST", "'to' is required and must be an object.")
@@ -84,13 +87,22 @@ extension ReferenceEngine {
         } catch {
             return (bulk(PushStatus.invalidQuery, 0), false)
         }
-        _ = enqueue(content, to: devices, state: &state)
+        if deliver { _ = enqueue(content, to: devices, state: &state) }
         let status = devices.isEmpty ? noDestinationStatusV2 : PushStatus.pendingAccepted
         return (bulk(status, devices.count), devices.isEmpty)
     }
 
     /// B8: `POST /push/3/messages`; one `messages[]` entry per device reached, or one UNDELIVERABLE entry per empty destination.
     func pushV3(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
+        do {
+            return try sendV3(request, state: &state)
+        } catch  where has(.v3ErrorsInStandardEnvelope) && error.body["errorCode"]?.stringValue == "E400" {
+            let why = error.body["violations"]?[0]?["violation"]?.stringValue ?? "Bad request"
+            throw .service(400, "BAD_REQUEST", why)
+        }
+    }
+
+    private func sendV3(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
         let app = try backendApplication(request, requireAppCode: false)
         let body = try objectBody(
             request, invalid: { .e400("Request body is not a JSON object.", violations: [("", $0)]) })
@@ -175,7 +187,7 @@ extension ReferenceEngine {
         guard let object = destination.objectValue else {
             return .failure(InvalidPushQuery(message: "must be an object"))
         }
-        let onlyPrimary = object["targetOnlyPrimaryDevices"]?.boolValue ?? false
+        let onlyPrimary = !has(.v3TargetOnlyPrimaryIgnored) && object["targetOnlyPrimaryDevices"]?.boolValue == true
         let keyed: [String: String] = [
             "EXTERNAL_USER_ID": "externalUserId", "EMAIL": "email", "PHONE_NUMBER": "phoneNumber",
             "REGISTRATION": "pushRegistrationId",

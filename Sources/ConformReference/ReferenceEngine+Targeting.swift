@@ -13,7 +13,9 @@ extension ReferenceEngine {
         for person in persons {
             var reached: [String] = []
             for id in person.installations {
-                guard let installation = state.installations[id], installation.regEnabled else { continue }
+                guard let installation = state.installations[id],
+                    installation.regEnabled || has(.disabledRegistrationReached)
+                else { continue }
                 if onlyPrimary && !installation.isPrimary && !has(.targetOnlyPrimaryIgnored) { continue }
                 if try matches(filter, installation, person) { reached.append(id) }
             }
@@ -80,6 +82,8 @@ extension ReferenceEngine {
         case "pushRegistrationId": values = [installation.pushRegId]
         case "email": values = person.emails
         case "phoneNumber": values = person.phones
+        case configuration.tagKey where has(.tagsReadFromInstallation):
+            values = [installation.customAttributes[key]?.text].compactMap { $0 }
         case configuration.tagKey: values = person.tags
         case "platform", "os": values = [installation.fields["os"]?.text].compactMap { $0 }
         case "cloudType":

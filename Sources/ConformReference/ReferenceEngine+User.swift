@@ -1,9 +1,10 @@
 import ConformCore
 
 extension ReferenceEngine {
-    /// Refuses user-data changes from the mobile SDK on a restricted profile (D8).
+    /// Refuses user-data changes from the mobile SDK on a restricted profile, of updates or of access (D8).
     func checkNotRestricted(_ app: ReferenceConfiguration.Application) throws(ReferenceError) {
-        if app.userDataMode == .restricted && !has(.restrictedNotEnforced) { throw .userDataRestricted }
+        let restricted = app.userDataMode == .restricted || app.userDataMode == .restrictedAccess
+        if restricted && !has(.restrictedNotEnforced) { throw .userDataRestricted }
     }
 
     /// M4: `POST /mobile/1/appinstance/{id}/personalize?forceDepersonalize=&keepAsLead=&setDeviceAsPrimary=`.
@@ -50,7 +51,12 @@ extension ReferenceEngine {
         -> HTTPResponse
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
-        let installation = try mobileTarget(id, app: app, request: request, state: &state)
+        var installation = try mobileTarget(id, app: app, request: request, state: &state)
+        if has(.otherDepersonalizeActsOnCaller), let caller = request.headerFields["pushregistrationid"],
+            let own = state.installations[caller]
+        {
+            installation = own
+        }
         guard depersonalize(installation.pushRegId, state: &state) else { return repeatedDepersonalizeResponse() }
         return .empty(200)
     }
@@ -62,6 +68,9 @@ extension ReferenceEngine {
         let (app, credential) = try mobileApplication(request, allowBearer: true, installationId: id, state: state)
         let person = try userTarget(id, app: app, request: request, state: &state)
         try authorizeUserData(app, credential, subject: person.externalUserId)
+        // D8: the updates-restricted profile still lets the app read the user, the access-restricted one does not.
+        if app.userDataMode == .restricted && has(.restrictedRefusesRead) { throw .userDataRestricted }
+        if app.userDataMode == .restrictedAccess && !has(.restrictedAccessReadAllowed) { throw .userDataRestricted }
         let instances = person.installations.compactMap { state.installations[$0] }
         return .json(
             200,
@@ -77,20 +86,24 @@ extension ReferenceEngine {
         var person = try userTarget(id, app: app, request: request, state: &state)
         try authorizeUserData(app, credential, subject: person.externalUserId)
         try checkNotRestricted(app)
-        let body = try objectBody(request)
+        var body = try objectBody(request)
+        if has(.patchUserNullsIgnored) { body = Self.withoutNulls(body) }
         if let value = body["externalUserId"] {
             let wanted = value.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             guard value.isNull || value.stringValue != nil else {
                 throw .service(400, "USER_IDENTITY_INVALID", "'externalUserId' must be a string.")
             }
             if wanted != person.externalUserId {
-                if app.userDataMode == .jwt && !has(.jwtNotVerified) {
+                if app.userDataMode == .jwt && !has(.jwtNotVerified) && !has(.jwtExternalUserIdChangeAllowed) {
                     throw .jwtRefused("In JWT mode the externalUserId changes only through personalize.")
                 }
                 if let wanted, let owner = state.person(applicationId: app.id, externalUserId: wanted),
                     owner.id != person.id
                 {
-                    throw .mergeInterrupted("externalUserId '\(wanted)' belongs to another person.")
+                    guard has(.mergeConflictsIgnored) else {
+                        throw .mergeInterrupted("externalUserId '\(wanted)' belongs to another person.")
+                    }
+                    body["externalUserId"] = nil  // the fault: the change is dropped and 200 answered
                 }
             }
         }
@@ -117,14 +130,32 @@ extension ReferenceEngine {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         let installation = try mobileTarget(id, app: app, request: request, state: &state)
         let body = try objectBody(request)
-        if let starts = body["sessionStarts"], starts.arrayValue == nil, !starts.isNull {
-            throw .requestFormat("'sessionStarts' must be an array.")
+        if let starts = body["sessionStarts"], !starts.isNull {
+            guard let array = starts.arrayValue else { throw .requestFormat("'sessionStarts' must be an array.") }
+            for (index, start) in array.enumerated() {
+                try checkSessionTime(start.stringValue, name: "sessionStarts[\(index)]")
+            }
         }
-        if let bounds = body["sessionBounds"], bounds.objectValue == nil, !bounds.isNull {
-            throw .requestFormat("'sessionBounds' must be an object.")
+        if let bounds = body["sessionBounds"], !bounds.isNull {
+            guard let object = bounds.objectValue else { throw .requestFormat("'sessionBounds' must be an object.") }
+            for (start, end) in object {
+                try checkSessionTime(start, name: "a sessionBounds key")
+                try checkSessionTime(end.stringValue, name: "sessionBounds['\(start)']")
+            }
         }
         state.installations[installation.pushRegId]?.sessionReports += 1
         return .empty(200)
+    }
+
+    /// A session time in either dialect (§3.7): `yyyy-MM-dd'T'HH:mm:ss`, optional fraction, then `Z`, `+0100`
+    /// (Android) or `+01:00` (iOS).
+    private func checkSessionTime(_ text: String?, name: String) throws(ReferenceError) {
+        let colonOnly = has(.sessionTimestampColonOnly)
+        guard let text, SessionTime.isValid(text, allowCompactOffset: !colonOnly) else {
+            throw .requestFormat(
+                "\(name) must be a time like 2026-01-05T10:00:00+01:00 or 2026-01-05T10:00:00+0100, not \(text.map { "'\($0)'" } ?? "a non-string")."
+            )
+        }
     }
 
     /// M10: `POST /mobile/1/appinstance/{id}/user/events/custom?validate=`.
@@ -143,6 +174,19 @@ extension ReferenceEngine {
         }
         state.installations[installation.pushRegId]?.customEvents += events.count
         return .empty(200)
+    }
+
+    /// `body` without its `null` members, also inside `customAttributes` (the `patchUserNullsIgnored` fault).
+    static func withoutNulls(_ body: JSONObject) -> JSONObject {
+        var out = JSONObject()
+        for (key, value) in body where !value.isNull {
+            if key == "customAttributes", let object = value.objectValue {
+                out[key] = .object(withoutNulls(object))
+            } else {
+                out[key] = value
+            }
+        }
+        return out
     }
 
     private func userTarget(

@@ -12,11 +12,29 @@ struct ReferenceEngine: Sendable {
     func has(_ variant: ReferenceVariant) -> Bool { variants.contains(variant) }
 
     func handle(_ request: HTTPRequest, state: inout ReferenceState) -> HTTPResponse {
+        var response: HTTPResponse
         do {
-            return try dispatch(request, state: &state)
+            response = try dispatch(request, state: &state)
         } catch {
-            return errorResponse(error, mobile: ReferenceRoute(path: request.path)?.isMobile ?? true)
+            response = errorResponse(error, mobile: ReferenceRoute(path: request.path)?.isMobile ?? true)
         }
+        // §1.1: a mobile response may move the SDK to another base URL.
+        if ReferenceRoute(path: request.path)?.isMobile == true {
+            if has(.newBaseURLNotAbsolute) {
+                response.headerFields["New-Base-URL"] = "/mobile"
+            } else if has(.newBaseURL) {
+                response.headerFields["New-Base-URL"] = origin(of: request)
+            }
+        }
+        return response
+    }
+
+    /// The base URL a request came to: its URL's origin, else `http://` and its `Host`, else the configured one.
+    func origin(of request: HTTPRequest) -> String {
+        let origin = URLParts(request.url).origin
+        if !origin.isEmpty { return origin }
+        if let host = request.headerFields["Host"], !host.isEmpty { return "http://\(host)" }
+        return configuration.baseURL
     }
 
     /// Renders an error of the mobile or backend API, honouring the `otherAssumedAnswers` variant and the D15 faults.

@@ -20,6 +20,18 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// A caller may act on an installation of another person (the `pushregistrationid` header is not checked).
     public static let otherInstallationUnchecked = ReferenceFault(rawValue: "otherInstallationUnchecked")
 
+    /// M12 answers a `baseUrl` under which the mobile API is not served.
+    public static let baseURLNotServed = ReferenceFault(rawValue: "baseURLNotServed")
+    /// Mobile responses announce a `New-Base-URL` that is not an absolute URL (a bare path), which SDKs cannot use.
+    public static let newBaseURLNotAbsolute = ReferenceFault(rawValue: "newBaseURLNotAbsolute")
+    /// M11 answers 200 and keeps the registration.
+    public static let deleteInstallationNoop = ReferenceFault(rawValue: "deleteInstallationNoop")
+
+    /// M2 keeps the system data reported at registration: later app and SDK versions and push tokens are dropped.
+    public static let systemDataPatchIgnored = ReferenceFault(rawValue: "systemDataPatchIgnored")
+    /// M9 accepts only `+01:00` offsets and refuses Android's `+0100` session times.
+    public static let sessionTimestampColonOnly = ReferenceFault(rawValue: "sessionTimestampColonOnly")
+
     // Personalize.
     /// `forceDepersonalize=true` acts like `false`.
     public static let ignoreForceDepersonalize = ReferenceFault(rawValue: "ignoreForceDepersonalize")
@@ -37,11 +49,24 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// An empty `userIdentity` is accepted.
     public static let emptyIdentityAccepted = ReferenceFault(rawValue: "emptyIdentityAccepted")
 
+    /// `keepAsLead=true` still promotes the person to CUSTOMER.
+    public static let keepAsLeadIgnored = ReferenceFault(rawValue: "keepAsLeadIgnored")
+    /// Explicit nulls in PATCH user are ignored instead of deleting (Android's delete, §3.6).
+    public static let patchUserNullsIgnored = ReferenceFault(rawValue: "patchUserNullsIgnored")
+    /// Identity conflicts pass silently: PATCH user to another person's externalUserId answers 200 and changes
+    /// nothing, and an identity matching several persons personalizes to the first (D1 conditions, assumed).
+    public static let mergeConflictsIgnored = ReferenceFault(rawValue: "mergeConflictsIgnored")
+
     // Depersonalize.
     /// Depersonalize answers 200 and changes nothing.
     public static let depersonalizeNoop = ReferenceFault(rawValue: "depersonalizeNoop")
     /// Depersonalize moves the device to a new person, but GET user still shows the old externalUserId.
     public static let depersonalizeKeepsIdentity = ReferenceFault(rawValue: "depersonalizeKeepsIdentity")
+
+    /// Depersonalizing another installation (§3.5) depersonalizes the caller (header) instead of the path's device.
+    public static let otherDepersonalizeActsOnCaller = ReferenceFault(rawValue: "otherDepersonalizeActsOnCaller")
+    /// B3 ignores `attributes`: standard attributes, tags and custom attributes are dropped.
+    public static let backendAttributesIgnored = ReferenceFault(rawValue: "backendAttributesIgnored")
 
     // Primary devices.
     /// Setting a primary device does not clear the person's other primary devices (D6 broken).
@@ -52,6 +77,10 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     // Push and message sync.
     /// `targetOnlyPrimaryDevices=true` still reaches every device.
     public static let targetOnlyPrimaryIgnored = ReferenceFault(rawValue: "targetOnlyPrimaryIgnored")
+    /// A registration disabled with `regEnabled=false` is still reached by pushes.
+    public static let disabledRegistrationReached = ReferenceFault(rawValue: "disabledRegistrationReached")
+    /// A push filter on tags looks at installation custom attributes instead of the person's tags.
+    public static let tagsReadFromInstallation = ReferenceFault(rawValue: "tagsReadFromInstallation")
     /// A push to a person reaches only the first of its devices.
     public static let pushReachesOnlyFirstDevice = ReferenceFault(rawValue: "pushReachesOnlyFirstDevice")
     /// Message sync keeps re-sending ids the device listed in `mIDs` or reported in `drIDs`.
@@ -59,15 +88,36 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// A push that reaches no device is reported PENDING_ACCEPTED instead of UNDELIVERABLE_NO_DESTINATION.
     public static let noDestinationReportedAccepted = ReferenceFault(rawValue: "noDestinationReportedAccepted")
 
+    /// M15 reads M14's `drIDs` instead of `dlrIds` and refuses the iOS extension's report.
+    public static let deliveryReportWrongKey = ReferenceFault(rawValue: "deliveryReportWrongKey")
+    /// M16 refuses a seen report for a message already reported delivered.
+    public static let seenAfterDeliveryRefused = ReferenceFault(rawValue: "seenAfterDeliveryRefused")
+    /// B7 sends only the first message of `messages`, though it answers a bulk for each.
+    public static let pushMultiSendsOnlyFirst = ReferenceFault(rawValue: "pushMultiSendsOnlyFirst")
+    /// B8 ignores `targetOnlyPrimaryDevices` on destinations (it reads it only at the top level, as in v2).
+    public static let v3TargetOnlyPrimaryIgnored = ReferenceFault(rawValue: "v3TargetOnlyPrimaryIgnored")
+    /// B8 refuses a request in the `requestError` envelope instead of the `E400` violations envelope.
+    public static let v3ErrorsInStandardEnvelope = ReferenceFault(rawValue: "v3ErrorsInStandardEnvelope")
+
     // Authorization.
     /// The restricted profile lets the mobile SDK personalize and patch the user (D8 broken).
     public static let restrictedNotEnforced = ReferenceFault(rawValue: "restrictedNotEnforced")
+    /// The updates-restricted profile also refuses the app's GET user (D8: only access-restricted ones may).
+    public static let restrictedRefusesRead = ReferenceFault(rawValue: "restrictedRefusesRead")
+    /// The access-restricted profile lets the app read the user with GET user (D8 broken).
+    public static let restrictedAccessReadAllowed = ReferenceFault(rawValue: "restrictedAccessReadAllowed")
     /// Any Bearer token is accepted in JWT mode: signature, key id and expiry are not checked (D9 broken).
     public static let jwtNotVerified = ReferenceFault(rawValue: "jwtNotVerified")
     /// A valid JWT for one externalUserId opens another user's data (D9 `sub` check missing).
     public static let jwtSubjectNotChecked = ReferenceFault(rawValue: "jwtSubjectNotChecked")
     /// In JWT mode, `App <applicationCode>` is still accepted on user-data calls (D9 broken).
     public static let jwtModeAcceptsAppCode = ReferenceFault(rawValue: "jwtModeAcceptsAppCode")
+    /// A JWT's `infobip-api-key` claim is not compared with the application code (D9 broken).
+    public static let jwtApiKeyClaimNotChecked = ReferenceFault(rawValue: "jwtApiKeyClaimNotChecked")
+    /// A JWT whose `kid` the profile does not have is verified with the profile's key anyway (D9 broken).
+    public static let jwtKidNotChecked = ReferenceFault(rawValue: "jwtKidNotChecked")
+    /// In JWT mode PATCH user may change the externalUserId (WIKI-UDA: only personalize may).
+    public static let jwtExternalUserIdChangeAllowed = ReferenceFault(rawValue: "jwtExternalUserIdChangeAllowed")
     /// An application code opens backend (People and Push) endpoints (D11 broken).
     public static let appCodeOpensBackend = ReferenceFault(rawValue: "appCodeOpensBackend")
     /// People endpoints do not require the `AppCode` header (48001 never sent).
@@ -90,6 +140,12 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         .syncResendsKnownMessages, .noDestinationReportedAccepted, .restrictedNotEnforced, .jwtNotVerified,
         .jwtSubjectNotChecked, .jwtModeAcceptsAppCode, .appCodeOpensBackend, .appCodeHeaderNotRequired,
         .errorWithoutContentLength, .errorAsPlainText, .forceOnAnonymousRefused,
+        .baseURLNotServed, .deleteInstallationNoop, .deliveryReportWrongKey, .seenAfterDeliveryRefused,
+        .pushMultiSendsOnlyFirst, .v3TargetOnlyPrimaryIgnored, .v3ErrorsInStandardEnvelope, .keepAsLeadIgnored,
+        .patchUserNullsIgnored, .mergeConflictsIgnored, .otherDepersonalizeActsOnCaller, .backendAttributesIgnored,
+        .tagsReadFromInstallation, .jwtApiKeyClaimNotChecked, .jwtKidNotChecked, .jwtExternalUserIdChangeAllowed,
+        .systemDataPatchIgnored, .sessionTimestampColonOnly, .disabledRegistrationReached,
+        .restrictedRefusesRead, .restrictedAccessReadAllowed, .newBaseURLNotAbsolute,
     ]
 
     private static let summaries: [String: String] = [
@@ -121,5 +177,28 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         "appCodeHeaderNotRequired": "People endpoints work without the AppCode header (48001)",
         "errorWithoutContentLength": "error responses carry no Content-Length (D15)",
         "errorAsPlainText": "error responses are labelled text/plain (D15)",
+        "otherDepersonalizeActsOnCaller": "depersonalizing another installation logs out the caller instead (§3.5)",
+        "backendAttributesIgnored": "B3 drops attributes, tags and custom attributes",
+        "tagsReadFromInstallation": "a push to a tag looks at installation attributes, not the person's tags",
+        "jwtApiKeyClaimNotChecked": "a JWT's infobip-api-key claim is not compared with the application code (D9)",
+        "jwtKidNotChecked": "a JWT with an unknown kid is verified with the profile's key anyway (D9)",
+        "jwtExternalUserIdChangeAllowed": "in JWT mode PATCH user may change the externalUserId",
+        "systemDataPatchIgnored": "M2 drops system data changes (app and SDK versions, push token)",
+        "sessionTimestampColonOnly": "M9 refuses Android's +0100 session times",
+        "disabledRegistrationReached": "a registration with regEnabled=false is still reached (D12)",
+        "restrictedRefusesRead": "the updates-restricted profile refuses the app's GET user (D8)",
+        "restrictedAccessReadAllowed": "the access-restricted profile lets the app read the user (D8)",
+        "newBaseURLNotAbsolute": "mobile responses announce a New-Base-URL that is a bare path",
+        "keepAsLeadIgnored": "keepAsLead=true still promotes the person to CUSTOMER",
+        "patchUserNullsIgnored": "explicit nulls in PATCH user do not delete",
+        "mergeConflictsIgnored":
+            "identity conflicts pass silently instead of USER_MERGE_INTERRUPTED / AMBIGUOUS_PERSONALIZE_CANDIDATES (D1)",
+        "baseURLNotServed": "M12 answers a baseUrl under which the mobile API is not served",
+        "deleteInstallationNoop": "M11 answers 200 and keeps the expired registration",
+        "deliveryReportWrongKey": "M15 reads drIDs instead of dlrIds and refuses the report",
+        "seenAfterDeliveryRefused": "M16 refuses a seen report for a message already reported delivered",
+        "pushMultiSendsOnlyFirst": "B7 sends only the first of its messages",
+        "v3TargetOnlyPrimaryIgnored": "B8 ignores targetOnlyPrimaryDevices on destinations (D7)",
+        "v3ErrorsInStandardEnvelope": "B8 refuses in the requestError envelope instead of E400",
     ]
 }

@@ -22,57 +22,107 @@ enum ReferenceRoute: Sendable, Hashable {
     case pushMulti  // B7
     case pushV3  // B8
 
+    /// One row of the route table: a path pattern (`{id}` stands for one segment), the route it names, and the
+    /// API id of each method it answers.
+    struct Entry: Sendable {
+        var pattern: String
+        var make: @Sendable (String) -> ReferenceRoute
+        var endpoints: [(method: HTTPMethod, id: String, answersWithBody: Bool)]
+
+        var segments: [Substring] { pattern.split(separator: "/") }
+    }
+
+    /// The route table: every endpoint the reference serves, in the order paths are tried (literal paths before
+    /// patterns of the same length). `answersWithBody` tells which successes carry a body the SDK reads (§2).
+    static let table: [Entry] = [
+        Entry(pattern: "/mobile/1/appinstance", make: { _ in .register }, endpoints: [(.post, "M1", true)]),
+        Entry(pattern: "/mobile/1/baseurl", make: { _ in .baseURL }, endpoints: [(.get, "M12", true)]),
+        Entry(pattern: "/mobile/5/messages", make: { _ in .messageSync }, endpoints: [(.post, "M14", true)]),
+        Entry(pattern: "/people/2/persons", make: { _ in .persons }, endpoints: [(.get, "B5", true)]),
+        Entry(pattern: "/push/3/messages", make: { _ in .pushV3 }, endpoints: [(.post, "B8", true)]),
+        Entry(
+            pattern: "/mobile/1/messages/deliveryreport", make: { _ in .deliveryReport },
+            endpoints: [(.post, "M15", false)]),
+        Entry(pattern: "/mobile/2/messages/seen", make: { _ in .seen }, endpoints: [(.post, "M16", false)]),
+        Entry(pattern: "/push/2/message/single", make: { _ in .pushSingle }, endpoints: [(.post, "B6", true)]),
+        Entry(pattern: "/push/2/message/multi", make: { _ in .pushMulti }, endpoints: [(.post, "B7", true)]),
+        Entry(
+            pattern: "/mobile/1/appinstance/{id}", make: { .installation($0) },
+            endpoints: [(.get, "M3", true), (.patch, "M2", false), (.delete, "M11", false)]),
+        Entry(
+            pattern: "/mobile/1/appinstance/{id}/personalize", make: { .personalize($0) },
+            endpoints: [(.post, "M4", true)]),
+        Entry(
+            pattern: "/mobile/1/appinstance/{id}/repersonalize", make: { .repersonalize($0) },
+            endpoints: [(.post, "M5", false)]),
+        Entry(
+            pattern: "/mobile/1/appinstance/{id}/depersonalize", make: { .depersonalize($0) },
+            endpoints: [(.post, "M6", false)]),
+        Entry(
+            pattern: "/mobile/1/appinstance/{id}/user", make: { .user($0) },
+            endpoints: [(.get, "M7", true), (.patch, "M8", false)]),
+        Entry(
+            pattern: "/mobile/1/appinstance/{id}/user/events/session", make: { .session($0) },
+            endpoints: [(.post, "M9", false)]),
+        Entry(
+            pattern: "/mobile/1/appinstance/{id}/user/events/custom", make: { .customEvents($0) },
+            endpoints: [(.post, "M10", false)]),
+        Entry(
+            pattern: "/people/2/contactInformation/push/{id}", make: { .pushInstance($0) },
+            endpoints: [(.get, "B1", true), (.patch, "B2", true)]),
+        Entry(
+            pattern: "/people/2/contactInformation/push/{id}/personalize", make: { .backendPersonalize($0) },
+            endpoints: [(.post, "B3", true)]),
+        Entry(
+            pattern: "/people/2/contactInformation/push/{id}/depersonalize", make: { .backendDepersonalize($0) },
+            endpoints: [(.post, "B4", false)]),
+    ]
+
     /// The route for `path`, or `nil` when no endpoint lives there.
     init?(path: String) {
+        guard let (entry, id) = Self.entry(path: path) else { return nil }
+        self = entry.make(id)
+    }
+
+    /// The table row `path` matches and the segment `{id}` stood for (empty when the pattern has none).
+    static func entry(path: String) -> (Entry, String)? {
         var segments = Substring(path).utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
             percentDecode(Substring($0))
         }
         if segments.last == "" { segments.removeLast() }
-        switch segments.count {
-        case 3 where segments == ["mobile", "1", "appinstance"]: self = .register
-        case 3 where segments == ["mobile", "1", "baseurl"]: self = .baseURL
-        case 3 where segments == ["mobile", "5", "messages"]: self = .messageSync
-        case 3 where segments == ["people", "2", "persons"]: self = .persons
-        case 3 where segments == ["push", "3", "messages"]: self = .pushV3
-        case 4 where segments == ["mobile", "1", "messages", "deliveryreport"]: self = .deliveryReport
-        case 4 where segments == ["mobile", "2", "messages", "seen"]: self = .seen
-        case 4 where segments == ["push", "2", "message", "single"]: self = .pushSingle
-        case 4 where segments == ["push", "2", "message", "multi"]: self = .pushMulti
-        case 4 where segments.starts(with: ["mobile", "1", "appinstance"]): self = .installation(segments[3])
-        case 5 where segments.starts(with: ["mobile", "1", "appinstance"]):
-            let id = segments[3]
-            switch segments[4] {
-            case "personalize": self = .personalize(id)
-            case "repersonalize": self = .repersonalize(id)
-            case "depersonalize": self = .depersonalize(id)
-            case "user": self = .user(id)
-            default: return nil
+        for entry in table {
+            let pattern = entry.segments
+            guard pattern.count == segments.count else { continue }
+            var id = ""
+            let matched = zip(pattern, segments).allSatisfy { wanted, actual in
+                guard wanted == "{id}" else { return wanted == actual }
+                id = actual
+                return true
             }
-        case 7 where segments.starts(with: ["mobile", "1", "appinstance"]) && segments[4...5] == ["user", "events"]:
-            switch segments[6] {
-            case "session": self = .session(segments[3])
-            case "custom": self = .customEvents(segments[3])
-            default: return nil
-            }
-        case 5 where segments.starts(with: ["people", "2", "contactInformation", "push"]):
-            self = .pushInstance(segments[4])
-        case 6 where segments.starts(with: ["people", "2", "contactInformation", "push"]):
-            switch segments[5] {
-            case "personalize": self = .backendPersonalize(segments[4])
-            case "depersonalize": self = .backendDepersonalize(segments[4])
-            default: return nil
-            }
-        default: return nil
+            if matched { return (entry, id) }
         }
+        return nil
     }
 
     /// The methods the endpoint accepts.
     var methods: [HTTPMethod] {
+        Self.table.first { $0.make("") == self.withoutId }?.endpoints.map(\.method) ?? []
+    }
+
+    /// The same route with its id blanked, to find its table row.
+    private var withoutId: ReferenceRoute {
         switch self {
-        case .installation: [.get, .patch, .delete]
-        case .user, .pushInstance: [.get, .patch]
-        case .baseURL, .persons: [.get]
-        default: [.post]
+        case .installation: .installation("")
+        case .personalize: .personalize("")
+        case .repersonalize: .repersonalize("")
+        case .depersonalize: .depersonalize("")
+        case .user: .user("")
+        case .session: .session("")
+        case .customEvents: .customEvents("")
+        case .pushInstance: .pushInstance("")
+        case .backendPersonalize: .backendPersonalize("")
+        case .backendDepersonalize: .backendDepersonalize("")
+        default: self
         }
     }
 
@@ -83,5 +133,37 @@ enum ReferenceRoute: Sendable, Hashable {
             false
         default: true
         }
+    }
+}
+
+/// One endpoint the reference serves: its API id (`M4`, `B6`), method and path pattern, from the route table.
+public struct ReferenceEndpoint: Sendable, Hashable, CustomStringConvertible {
+    /// The id in the API reference's endpoint table (`M1` … `M16`, `B1` … `B8`).
+    public var id: String
+    public var method: HTTPMethod
+    /// The path, with `{id}` for the pushRegistrationId segment.
+    public var path: String
+    /// Whether a success carries a body the SDK or the backend reads (else it is void, §2).
+    public var answersWithBody: Bool
+
+    public var description: String { "\(id) \(method) \(path)" }
+
+    /// Every endpoint the reference answers, from its route table, in the API reference's order (M1 … B8).
+    public static let all: [ReferenceEndpoint] = ReferenceRoute.table.flatMap { entry in
+        entry.endpoints.map {
+            ReferenceEndpoint(id: $0.id, method: $0.method, path: entry.pattern, answersWithBody: $0.answersWithBody)
+        }
+    }.sorted { $0.order < $1.order }
+
+    /// Mobile endpoints before backend ones, then by number.
+    private var order: Int {
+        let number = Int(id.dropFirst()) ?? 0
+        return id.hasPrefix("M") ? number : 1000 + number
+    }
+
+    /// The endpoint a request with `method` (after `X-HTTP-Method-Override`) to `path` reaches, or `nil`.
+    public static func matching(method: HTTPMethod, path: String) -> ReferenceEndpoint? {
+        guard let (entry, _) = ReferenceRoute.entry(path: path) else { return nil }
+        return all.first { $0.path == entry.pattern && $0.method == method }
     }
 }

@@ -32,6 +32,8 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
     public static let otherAssumedAnswers = ReferenceVariant(rawValue: "otherAssumedAnswers")
     /// pushRegIds, messageIds and bulkIds that are not UUIDs.
     public static let opaqueIds = ReferenceVariant(rawValue: "opaqueIds")
+    /// Every mobile response carries `New-Base-URL` (§1.1) naming the base URL the request came to, and M12 answers it.
+    public static let newBaseURL = ReferenceVariant(rawValue: "newBaseURL")
 
     // Wire format.
     /// Success responses use `Transfer-Encoding: chunked` instead of `Content-Length` (errors keep it, D15).
@@ -44,7 +46,7 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
     /// Every variant this build knows, in a stable order.
     public static let allCases: [ReferenceVariant] = [
         .asyncDelivery, .eventualPeople, .explicitNulls, .extraMembers, .otherAssumedAnswers, .chunked, .headerCase,
-        .latency, .opaqueIds, .connectionClose,
+        .latency, .opaqueIds, .connectionClose, .newBaseURL,
     ]
 
     /// How late every response is under ``latency``.
@@ -66,5 +68,6 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
         "latency": "every response arrives 150 ms late",
         "opaqueIds": "pushRegIds, messageIds and bulkIds are opaque tokens, not UUIDs",
         "connectionClose": "every response carries Connection: close and the connection is closed",
+        "newBaseURL": "every mobile response carries a New-Base-URL header naming where the API is served (§1.1)",
     ]
 }

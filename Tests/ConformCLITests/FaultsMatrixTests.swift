@@ -46,10 +46,11 @@ struct FaultsMatrixTests {
 
     /// Faults that flip a behaviour `decisions.md` marks as assumed, so a suite may only report them as
     /// assumption not met: D2 (refusal without force), D6 (primary exclusivity), D7 (no-destination status),
-    /// D12 (message sync leaving reported messages out), D16 (a stranger device refused).
+    /// D12 (message sync leaving reported messages out, a disabled registration not reached), D16 (a stranger
+    /// device refused), D1 (when an identity conflict is refused is inferred).
     static let assumedDecisionFaults: Set<ReferenceFault> = [
         .mergeOnDifferentUser, .primaryNotExclusive, .noDestinationReportedAccepted, .syncResendsKnownMessages,
-        .otherInstallationUnchecked,
+        .otherInstallationUnchecked, .mergeConflictsIgnored, .disabledRegistrationReached,
     ]
 
     @Test func docsShowTheCurrentMatrix() async throws {

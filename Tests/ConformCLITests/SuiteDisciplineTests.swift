@@ -126,6 +126,28 @@ import Testing
         }
     }
 
+    /// JSON member names are sent as written, never rendered: `{"{{ start }}": …}` would reach the server literally.
+    @Test func noJSONMemberNameIsATemplate() throws {
+        func templatedKeys(_ m: MatchSpec) -> [String] {
+            switch m {
+            case .object(let fields, _):
+                return fields.filter { $0.key.contains("{{") }.map(\.key) + fields.flatMap { templatedKeys($0.matcher) }
+            case .array(let e), .oneOf(let e), .contains(let e), .anyOrder(let e), .allOf(let e):
+                return e.flatMap(templatedKeys)
+            case .length(let inner), .not(let inner): return templatedKeys(inner)
+            default: return []
+            }
+        }
+        for x in try Self.exchanges() {
+            var bodies = Self.jsonMatchers(x.exchange)
+            if case .json(let m)? = x.exchange.request.body { bodies.append(m) }
+            for m in bodies {
+                let keys = templatedKeys(m)
+                #expect(keys.isEmpty, "\(x.location): member names are not templates: \(keys)")
+            }
+        }
+    }
+
     @Test func everyWindowDefaultsToTenSecondsAndCanBeOverridden() throws {
         for suite in try SuitesBundle.load() {
             let windows = suite.flows.flatMap(\.steps).compactMap { step -> Eventually? in

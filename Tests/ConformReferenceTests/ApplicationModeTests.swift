@@ -147,3 +147,30 @@ import Testing
         #expect(h.user(id, code: restrictedAppCode).json["externalUserId"] == nil)
     }
 }
+
+/// D8: the access-restricted profile refuses what the restricted one does, and reading the user too.
+@Suite struct RestrictedAccessModeTests {
+    let h = Harness()
+    let code = "conform-restricted-access-app-code"
+    let key = "conform-restricted-access-api-key"
+
+    @Test func personalDataCallsAreRefusedAndTheRestWorks() {
+        let id = h.register(code: code)
+        #expect(!id.isEmpty)
+        let p = h.personalize(id, freshUser(), code: code)
+        #expect(p.status == 403 && p.messageId == "USER_DATA_RESTRICTED")
+        let patch = h.mobile(
+            .patch, "/mobile/1/appinstance/\(id)/user", code: code, caller: id, body: ["firstName": "X"])
+        #expect(patch.status == 403 && patch.messageId == "USER_DATA_RESTRICTED")
+        let user = freshUser()
+        let b3 = h.backend(
+            .post, "/people/2/contactInformation/push/\(id)/personalize", key: key, appCodeHeader: code,
+            body: ["identity": ["externalId": .string(user)]])
+        #expect(b3.status == 200)
+        let read = h.user(id, code: code)
+        #expect(read.status == 403 && read.messageId == "USER_DATA_RESTRICTED")
+        #expect(h.backend(.get, "/people/2/persons?identifier=\(user)", key: key).status == 200)
+        #expect(h.mobile(.get, "/mobile/1/appinstance/\(id)", code: code, caller: id).status == 200)
+        #expect(h.depersonalize(id, code: code).status == 200)
+    }
+}

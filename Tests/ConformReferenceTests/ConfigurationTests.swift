@@ -5,10 +5,13 @@ import Foundation
 import Testing
 
 @Suite struct ConfigurationTests {
-    /// The briefing's table, exactly.
+    /// The briefing's table, exactly, plus the access-restricted profile of D8.
     @Test func defaultApplications() {
         let c = ReferenceConfiguration.default
-        #expect(c.applications.map(\.id) == ["default", "jwt", "restricted"])
+        #expect(c.applications.map(\.id) == ["default", "jwt", "restricted", "restricted-access"])
+        #expect(c.application(id: "restricted-access")?.applicationCode == "conform-restricted-access-app-code")
+        #expect(c.application(id: "restricted-access")?.apiKey == "conform-restricted-access-api-key")
+        #expect(c.application(id: "restricted-access")?.userDataMode == .restrictedAccess)
         #expect(c.application(id: "default")?.applicationCode == "conform-app-code")
         #expect(c.application(id: "default")?.apiKey == "conform-api-key")
         #expect(c.application(id: "default")?.userDataMode == .all)

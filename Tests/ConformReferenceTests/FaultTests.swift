@@ -16,7 +16,10 @@ private func twoDevices(_ h: Harness, primary: Bool = false) -> (String, String,
     return (user, a, b)
 }
 
-let faultProbes: [ReferenceFault: FaultProbe] = [
+/// Every fault's probe: the ones below and those of the endpoints added for coverage.
+let faultProbes = coreFaultProbes.merging(coverageFaultProbes) { first, _ in first }
+
+private let coreFaultProbes: [ReferenceFault: FaultProbe] = [
     .registrationWithoutPushRegId: { h in !h.register().isEmpty },
     .unknownRegistrationAccepted: { h in
         h.mobile(.get, "/mobile/1/appinstance/made-up").messageId == "NO_REGISTRATION"

@@ -153,6 +153,18 @@ struct VariantShapeTests {
         #expect(closing.mobile(.get, "/mobile/1/appinstance/nobody").headerFields["Connection"] == "close")
     }
 
+    /// newBaseURL: every mobile response names the base URL it came to, the one M12 answers; the backend never does.
+    @Test func newBaseURLIsAnnouncedOnMobileResponsesOnly() {
+        let h = variantHarness([.newBaseURL])
+        let id = h.register()
+        let base = h.mobile(.get, "/mobile/1/baseurl")
+        #expect(base.headerFields["New-Base-URL"] == "http://mobile.conform.invalid")
+        #expect(base.json["baseUrl"]?.stringValue == base.headerFields["New-Base-URL"])
+        #expect(h.mobile(.get, "/mobile/1/appinstance/nobody").headerFields["New-Base-URL"] != nil)
+        #expect(h.backend(.get, "/people/2/contactInformation/push/\(id)").headerFields["New-Base-URL"] == nil)
+        #expect(Harness().mobile(.get, "/mobile/1/baseurl").headerFields["New-Base-URL"] == nil)
+    }
+
     /// Every variant at once still runs the flow: register, personalize, push, sync, backend read.
     @Test func allVariantsTogetherStillRunTheFlow() {
         let clock = ManualClock()
@@ -174,7 +186,7 @@ struct VariantShapeTests {
 
     /// Every variant is listed, named in camelCase, summarized, and round-trips through Codable.
     @Test func variantsAreAnOpenSetLikeFaults() throws {
-        #expect(ReferenceVariant.allCases.count == 10)
+        #expect(ReferenceVariant.allCases.count == 11)
         #expect(Set(ReferenceVariant.allCases).count == ReferenceVariant.allCases.count)
         for variant in ReferenceVariant.allCases {
             #expect(variant.summary?.isEmpty == false, "\(variant) has no summary")

@@ -8,7 +8,7 @@ extension LoadContext {
         "name", "spec", "severity", "request", "expect", "should", "assume", "until", "capture", "emits", "eventually",
         "wait",
     ]
-    static let profiles = ["all", "jwt", "restricted"]
+    static let profiles = ["all", "jwt", "restricted", "restricted-access"]
 
     mutating func suite(_ root: YAMLNode) -> Suite? {
         guard let pairs = mapping(root, "a suite") else { return nil }

@@ -18,7 +18,9 @@ enum CheckCommand {
         if !parsed.values("--restricted").isEmpty {
             configuration.restrictedApplicationCodes = Set(parsed.values("--restricted"))
         }
-        configuration.accessRestrictedApplicationCodes = Set(parsed.values("--restricted-access"))
+        if !parsed.values("--restricted-access").isEmpty {
+            configuration.accessRestrictedApplicationCodes = Set(parsed.values("--restricted-access"))
+        }
         if !parsed.values("--jwt").isEmpty { configuration.jwtApplicationCodes = Set(parsed.values("--jwt")) }
         configuration.disabledRules = Set(parsed.values("--disable"))
         let known = Set(FlowRule.all.map(\.id))

@@ -101,7 +101,8 @@ extension Help {
           --restricted APPCODE    An application code that restricts personal-data updates from the app
                                   (default: the reference's).
           --restricted-access APPCODE
-                                  An application code that also restricts reading the user (M7) from the app.
+                                  An application code that also restricts reading the user (M7) from the app
+                                  (default: the reference's).
           --jwt APPCODE           An application code in JWT mode (default: the reference's).
           --disable RULE          Skip a rule by id (repeatable).
           --report KIND:FILE      Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one

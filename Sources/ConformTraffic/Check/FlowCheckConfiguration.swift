@@ -4,8 +4,9 @@ import ConformCrypto
 public struct FlowCheckConfiguration: Sendable {
     /// Application codes of applications in restricted mode (personal data only from the backend).
     public var restrictedApplicationCodes: Set<String>
-    /// Application codes whose profile also restricts *access* to personal data (no M7 from the app, D8).
-    public var accessRestrictedApplicationCodes: Set<String> = []
+    /// Application codes whose profile also restricts *access* to personal data (no M7 from the app, D8); by
+    /// default the reference's `conform-restricted-access-app-code`.
+    public var accessRestrictedApplicationCodes: Set<String> = ["conform-restricted-access-app-code"]
     /// Application codes of applications in JWT mode.
     public var jwtApplicationCodes: Set<String>
     /// Application codes known up front; codes seen as `App <code>` on mobile calls are learned as well.
@@ -20,7 +21,10 @@ public struct FlowCheckConfiguration: Sendable {
     public init(
         restrictedApplicationCodes: Set<String> = ["conform-restricted-app-code"],
         jwtApplicationCodes: Set<String> = ["conform-jwt-app-code"],
-        applicationCodes: Set<String> = ["conform-app-code", "conform-jwt-app-code", "conform-restricted-app-code"],
+        applicationCodes: Set<String> = [
+            "conform-app-code", "conform-jwt-app-code", "conform-restricted-app-code",
+            "conform-restricted-access-app-code",
+        ],
         registeredBefore: Set<String> = [], verifyJWTSignature: (@Sendable (String, String) -> Bool)? = nil,
         disabledRules: Set<String> = []
     ) {
@@ -32,7 +36,7 @@ public struct FlowCheckConfiguration: Sendable {
         self.disabledRules = disabledRules
     }
 
-    /// The reference implementation's three applications (default, jwt, restricted).
+    /// The reference implementation's four applications (default, jwt, restricted, restricted-access).
     public static let reference = FlowCheckConfiguration()
 
     /// Checks HS256 signatures with the given secrets, by application code (e.g. the reference's jwt application).

@@ -48,7 +48,8 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// The documented credentials of the built-in reference applications: public, so not secrets.
     public static let referenceCredentials = [
         "conform-app-code", "conform-api-key", "conform-jwt-app-code", "conform-jwt-api-key",
-        "conform-restricted-app-code", "conform-restricted-api-key",
+        "conform-restricted-app-code", "conform-restricted-api-key", "conform-restricted-access-app-code",
+        "conform-restricted-access-api-key",
     ]
 
     /// One line per active rule, written to `meta.json`.

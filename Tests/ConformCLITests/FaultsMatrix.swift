@@ -20,21 +20,18 @@ struct FaultsMatrix: Sendable {
     var clean: RunResult
     var rows: [Row]
 
-    /// Runs every suite against the clean reference and against each fault, all runs at once, with `variants`
-    /// of the reference switched on in every run.
+    /// How many runs go at once. The runs are in process and mostly compute: more would not finish sooner on a
+    /// few cores, but would queue thousands of jobs ahead of every other test running in parallel.
+    static let runsAtOnce = 6
+
+    /// Runs every suite against the clean reference and against each fault, ``runsAtOnce`` runs at a time, with
+    /// `variants` of the reference switched on in every run.
     static func compute(
         _ suites: [Suite], faults: [ReferenceFault] = ReferenceFault.allCases, variants: Set<ReferenceVariant> = []
     ) async -> FaultsMatrix {
-        let results = await withTaskGroup(of: (Int, RunResult).self) { group in
-            let runs: [Set<ReferenceFault>] = [[]] + faults.map { [$0] }
-            for (index, faultSet) in runs.enumerated() {
-                group.addTask {
-                    (index, await SuitesBundle.runInProcess(suites, faults: faultSet, variants: variants))
-                }
-            }
-            var collected: [(Int, RunResult)] = []
-            for await item in group { collected.append(item) }
-            return collected.sorted { $0.0 < $1.0 }.map(\.1)
+        let runs: [Set<ReferenceFault>] = [[]] + faults.map { [$0] }
+        let results = await boundedConcurrently(runs, limit: runsAtOnce) { faultSet in
+            await SuitesBundle.runInProcess(suites, faults: faultSet, variants: variants)
         }
         let rows = zip(faults, results.dropFirst()).map { fault, result in
             Row(
@@ -65,5 +62,29 @@ struct FaultsMatrix: Sendable {
             onlyAssumed == 0
             ? ".\n" : ", \(onlyAssumed) \(onlyAssumed == 1 ? "is" : "are") flagged only as *assumption not met*.\n"
         return out
+    }
+}
+
+/// `body` applied to every item with at most `limit` calls under way at once; the results in the items' order.
+func boundedConcurrently<Item: Sendable, Output: Sendable>(
+    _ items: [Item], limit: Int, _ body: @escaping @Sendable (Item) async -> Output
+) async -> [Output] {
+    await withTaskGroup(of: (Int, Output).self) { group in
+        var collected: [(Int, Output)] = []
+        var next = 0
+        for _ in 0..<min(limit, items.count) {
+            let index = next
+            group.addTask { (index, await body(items[index])) }
+            next += 1
+        }
+        for await item in group {
+            collected.append(item)
+            if next < items.count {
+                let index = next
+                group.addTask { (index, await body(items[index])) }
+                next += 1
+            }
+        }
+        return collected.sorted { $0.0 < $1.0 }.map(\.1)
     }
 }

@@ -71,16 +71,18 @@ struct ExecTransportConcurrencyTests {
     }
 
     @Test func anAdapterThatStartsSlowlyGetsTheStartupAllowanceOnce() async throws {
-        let command = "sleep 2; exec python3 -u '\(Self.script)'"
-        let patient = ExecTransport(command: command, timeout: .seconds(1), startupTimeout: .seconds(30))
+        // The gaps are wide (1 s against 20 s and 30 s), so a busy machine cannot turn a timeout into a reply.
+        let patient = ExecTransport(
+            command: "sleep 2; exec python3 -u '\(Self.script)'", timeout: .seconds(1), startupTimeout: .seconds(60))
         _ = try await patient.send(HTTPRequest(method: .get, url: "/sleep/1/first"))
-        let hurried = ExecTransport(command: command, timeout: .seconds(1), startupTimeout: .zero)
+        let hurried = ExecTransport(
+            command: "sleep 20; exec python3 -u '\(Self.script)'", timeout: .seconds(1), startupTimeout: .zero)
         await #expect(throws: TransportError.self) {
             _ = try await hurried.send(HTTPRequest(method: .get, url: "/sleep/1/first"))
         }
         // Once the adapter has spoken, the plain timeout applies.
         await #expect(throws: TransportError.self) {
-            _ = try await patient.send(HTTPRequest(method: .get, url: "/sleep/3000/slow"))
+            _ = try await patient.send(HTTPRequest(method: .get, url: "/sleep/30000/slow"))
         }
     }
 

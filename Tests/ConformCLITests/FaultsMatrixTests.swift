@@ -17,6 +17,7 @@ actor FaultsMatrixCache {
     }
 }
 
+/// Machine-wide: it computes on every core for minutes, so `scripts/test` runs it after the other tests.
 @Suite("Fault matrix")
 struct FaultsMatrixTests {
     @Test func everyBundledSuiteLoads() throws {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 /// However slow the implementation or the machine, a correct implementation conforms and a broken one does not.
+/// Machine-wide: it computes on every core for minutes, so `scripts/test` runs it after the other tests.
 @Suite("Slow implementations")
 struct SlowImplementationTests {
     @Test(arguments: SlowCondition.allCases)

@@ -24,6 +24,7 @@ actor VariantsMatrixCache {
 
 /// The second duty of a certification kit: pass every correct implementation. The variants are behaviours a
 /// production backend may have within the protocol and `decisions.md`.
+/// Machine-wide: it computes on every core for minutes, so `scripts/test` runs it after the other tests.
 @Suite("Variant matrix")
 struct VariantsMatrixTests {
     @Test func everySuiteConformsUnderEveryVariantAndAllAtOnce() async throws {

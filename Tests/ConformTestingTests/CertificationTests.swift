@@ -67,7 +67,8 @@ import Testing
         #expect(result.outcome == .couldNotRun)
         #expect(result.run == nil)
         #expect(
-            result.summary.hasPrefix("error: no bundled suite named '99-nothing'\nhelp: use one of: 01-registration, "))
+            result.summary.hasPrefix("error: no bundled suite named '99-nothing'\nhelp: use one of: 01-"))
+        #expect(result.summary.contains(" 01-registration, "))
     }
 
     @Test func aBrokenSuiteFileCannotRunAndNamesItsLine() async throws {

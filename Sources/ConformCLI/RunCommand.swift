@@ -6,7 +6,7 @@ import Foundation
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant"],
+            args, valued: ["--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant", "--shard"],
             flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
         )
         if parsed.has("--help") {
@@ -38,6 +38,9 @@ enum RunCommand {
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }
+        let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
+            try ShardOption.parse(text, subcommand: "run")
+        }
         let target = try Target(
             parsing: parsed.value("--target") ?? "builtin", faults: parsed.values("--fault"),
             variants: parsed.values("--variant"))
@@ -64,6 +67,10 @@ enum RunCommand {
             )
             return ConformCommand.ExitCode.cannotRun
         }
+        // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
+        var suites = loaded.suites
+        var placement = ShardPlacement.whole(suiteCount: suites.count)
+        if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
         let transport: any Transport
         do {
             transport = try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
@@ -72,7 +79,7 @@ enum RunCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let plan = RunPlan(
-            suites: loaded.suites, overrides: overrides,
+            suites: suites, overrides: overrides,
             environment: RunPlan.variables(fromEnvironment: io.environment),
             targetDefaults: target.variableDefaults, exchangeTimeout: timeout, maxConcurrentSuites: jobs,
             targetDescription: target.description,
@@ -82,19 +89,10 @@ enum RunCommand {
             ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
         ]
         let fileSinks = reports.map { ($0, MemorySink()) }
-        for (request, sink) in fileSinks { reporters.append(request.reporter(sink: sink)) }
+        for (request, sink) in fileSinks { reporters.append(request.reporter(sink: sink, placement: placement)) }
         let fanout = ReporterFanout(reporters)
         let result = await Runner(transport: transport).run(plan) { fanout.handle($0) }
-        for (request, sink) in fileSinks {
-            do {
-                try Data(sink.text.utf8).write(to: URL(fileURLWithPath: io.resolve(request.path)), options: .atomic)
-            } catch {
-                io.err.write(
-                    "error: cannot write the \(request.kind) report to \(request.path): \(error.localizedDescription)\nhelp: check that the directory exists and is writable\n"
-                )
-                return ConformCommand.ExitCode.cannotRun
-            }
-        }
+        guard ReportRequest.write(fileSinks, io: io) else { return ConformCommand.ExitCode.cannotRun }
         return result.exitCode
     }
 }
@@ -106,27 +104,42 @@ struct ReportRequest {
 
     static let kinds = ["junit", "json", "html"]
 
-    init(parsing spec: String) throws(UsageError) {
+    init(parsing spec: String, subcommand: String = "run") throws(UsageError) {
         guard let colon = spec.firstIndex(of: ":"), colon != spec.startIndex, spec.index(after: colon) != spec.endIndex
         else {
             throw UsageError(
                 message: "--report takes KIND:FILE (\(Self.kinds.joined(separator: ", "))), got '\(spec)'",
-                subcommand: "run")
+                subcommand: subcommand)
         }
         kind = String(spec[..<colon])
         path = String(spec[spec.index(after: colon)...])
         guard Self.kinds.contains(kind) else {
             throw UsageError(
                 message: "unknown report kind '\(kind)'; use one of: \(Self.kinds.joined(separator: ", "))",
-                subcommand: "run")
+                subcommand: subcommand)
         }
     }
 
-    func reporter(sink: any TextSink) -> any RunReporter {
+    func reporter(sink: any TextSink, placement: ShardPlacement? = nil) -> any RunReporter {
         switch kind {
         case "junit": JUnitReporter(sink: sink)
         case "html": HTMLReporter(sink: sink)
-        default: JSONReporter(sink: sink)
+        default: JSONReporter(sink: sink, placement: placement)
         }
+    }
+
+    /// Writes each report's text to its file; on failure says which and returns `false`.
+    static func write(_ reports: [(ReportRequest, MemorySink)], io: CommandIO) -> Bool {
+        for (request, sink) in reports {
+            do {
+                try Data(sink.text.utf8).write(to: URL(fileURLWithPath: io.resolve(request.path)), options: .atomic)
+            } catch {
+                io.err.write(
+                    "error: cannot write the \(request.kind) report to \(request.path): \(error.localizedDescription)\nhelp: check that the directory exists and is writable\n"
+                )
+                return false
+            }
+        }
+        return true
     }
 }

@@ -9,7 +9,11 @@ import Synchronization
 enum ReplayCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections"],
+            args,
+            valued: [
+                "--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections", "--shard", "--speed",
+                "--rate",
+            ],
             flagNames: ["--help", "--sequential", "--insecure", "--quiet"], subcommand: "replay")
         if parsed.has("--help") {
             io.out.write(Help.replay)
@@ -24,8 +28,13 @@ enum ReplayCommand {
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = Duration.seconds(Double(parsed.value("--timeout") ?? "10") ?? 10)
-        let options = TrafficSupport.replayOptions(
+        var options = TrafficSupport.replayOptions(
             target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+        options.pace = try PaceOption.parse(
+            speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
+        let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
+            try ShardOption.parse(text, subcommand: "replay")
+        }
         let connections = Int(parsed.value("--connections") ?? "8") ?? 0
         guard (1...256).contains(connections) else {
             throw UsageError(
@@ -54,6 +63,15 @@ enum ReplayCommand {
                 } else {
                     try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
                 }
+            let isHAR = recording.lowercased().hasSuffix(".har")
+            let harExchanges = isHAR ? try TrafficSupport.exchanges(recording, io: io) : []
+            if let shard {
+                // A first pass over the recording groups the device flows that share a person.
+                options.partition =
+                    isHAR
+                    ? try await ReplayPartition.build(harExchanges, shard: shard)
+                    : try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
+            }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
             let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
@@ -64,9 +82,8 @@ enum ReplayCommand {
                 }
             }
             let summary: ReplaySummary
-            if recording.lowercased().hasSuffix(".har") {
-                summary = try await replayer.replay(
-                    try TrafficSupport.exchanges(recording, io: io), onOutcome: onOutcome)
+            if isHAR {
+                summary = try await replayer.replay(harExchanges, onOutcome: onOutcome)
             } else {
                 summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
             }
@@ -74,6 +91,12 @@ enum ReplayCommand {
             io.out.write(
                 "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\n"
             )
+            if let partition = options.partition {
+                io.out.write(
+                    "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices sharing a person\n"
+                )
+            }
+            if options.pace != .max { io.out.write(PaceReport.lines(summary.timing, pace: options.pace)) }
             io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
             return summary.failed > 0 && summary.passed == 0
                 ? ConformCommand.ExitCode.cannotRun : summary.allPassed ? 0 : ConformCommand.ExitCode.mismatch

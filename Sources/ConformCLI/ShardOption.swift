@@ -27,7 +27,7 @@ enum ShardOption {
     }
 
     /// The value as typed, cut to 40 characters with control characters shown as `?`.
-    private static func printable(_ text: String) -> String {
+    static func printable(_ text: String) -> String {
         let cut = text.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }
         return cut.joined() + (text.unicodeScalars.count > 40 ? "…" : "")
     }

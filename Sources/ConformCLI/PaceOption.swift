@@ -15,23 +15,29 @@ enum PaceOption {
                 subcommand: subcommand)
         case (let text?, nil):
             if text == "max" { return .max }
-            guard let factor = number(text), speeds.contains(factor) else {
-                throw UsageError(
-                    message:
-                        "--speed takes 'max' or a factor from \(speeds.lowerBound) to \(Int(speeds.upperBound)) (0.5: half the recorded pace), got '\(ShardOption.printable(text))'",
-                    subcommand: subcommand)
-            }
-            return .speed(factor)
+            return .speed(
+                try number(
+                    text, in: speeds,
+                    "--speed takes 'max' or a factor from \(speeds.lowerBound) to \(Int(speeds.upperBound)) (0.5: half the recorded pace)",
+                    subcommand: subcommand))
         case (nil, let text?):
-            let value = text.hasSuffix("/s") ? String(text.dropLast(2)) : text
-            guard let perSecond = number(value), rates.contains(perSecond) else {
-                throw UsageError(
-                    message:
-                        "--rate takes exchanges per second as N/s, from \(rates.lowerBound) to \(Int(rates.upperBound)), e.g. 200/s; got '\(ShardOption.printable(text))'",
-                    subcommand: subcommand)
-            }
-            return .rate(perSecond)
+            return .rate(
+                try number(
+                    text.hasSuffix("/s") ? String(text.dropLast(2)) : text, in: rates,
+                    "--rate takes exchanges per second as N/s, from \(rates.lowerBound) to \(Int(rates.upperBound)), e.g. 200/s",
+                    subcommand: subcommand, shown: text))
         }
+    }
+
+    /// `text` as a number within `range`, or a usage error made of `help` and the value as typed.
+    private static func number(
+        _ text: String, in range: ClosedRange<Double>, _ help: String, subcommand: String, shown: String? = nil
+    ) throws(UsageError) -> Double {
+        guard let value = number(text), range.contains(value) else {
+            throw UsageError(
+                message: "\(help); got '\(ShardOption.printable(shown ?? text))'", subcommand: subcommand)
+        }
+        return value
     }
 
     /// A plain decimal number (digits with at most one point; no sign, exponent, spaces, `nan` or `inf`).

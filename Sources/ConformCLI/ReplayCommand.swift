@@ -107,11 +107,12 @@ enum ReplayCommand {
     }
 }
 
-/// A one-line counter on a terminal for long replays.
+/// A one-line counter on a terminal for long replays: every 500 exchanges, and at least every quarter second so a
+/// slow paced replay shows it is alive.
 final class Progress: Sendable {
     private let io: CommandIO
     private let enabled: Bool
-    private let count = Mutex(0)
+    private let state = Mutex((count: 0, shown: ContinuousClock.now))
 
     init(io: CommandIO, enabled: Bool) {
         self.io = io
@@ -119,11 +120,15 @@ final class Progress: Sendable {
     }
 
     func tick() {
-        let n = count.withLock { c -> Int in
-            c += 1
-            return c
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let shown = state.withLock { s -> Int? in
+            s.count += 1
+            guard s.count % 500 == 0 || now - s.shown >= .milliseconds(250) else { return nil }
+            s.shown = now
+            return s.count
         }
-        if enabled, n % 500 == 0 { io.err.write("\r\(n) exchanges replayed") }
+        if let shown { io.err.write("\r\(shown) exchanges replayed") }
     }
 
     func clear() { if enabled { io.err.write("\r\u{1B}[K") } }

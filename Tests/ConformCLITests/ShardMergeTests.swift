@@ -5,14 +5,9 @@ import Testing
 
 /// `conform run --shard K/N` and `conform merge`: the shards of a run add up to that run.
 @Suite struct ShardMergeTests {
-    static let root = TrafficCommandTests.root
 
     func conform(_ args: [String]) async -> (code: Int32, out: String, err: String) {
-        let out = MemorySink()
-        let err = MemorySink()
-        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root)
-        let code = await ConformCommand.main(["conform"] + args, io: io)
-        return (code, out.text, err.text)
+        await TrafficCommandTests().conform(args)
     }
 
     /// What differs between two runs of the embedded reference: minted ids, generated phone numbers, clocks, masked

@@ -104,6 +104,10 @@ import Testing
             message([try report(1, of: 2, positions: [0], plan: 2), try report(2, of: 2, positions: [0], plan: 2)])
                 .contains("claims plan position 0"))
         #expect(message([]).contains("no reports"))
+        // A hostile plan size is refused before anything is allocated for it.
+        #expect(
+            message([try report(1, of: 1, positions: [0], plan: 10_000_000)]).contains(
+                "hold 1 suites but the plan has 10000000"))
     }
 
     @Test func unreadableReportsSayWhereAndWhy() {

@@ -44,6 +44,12 @@ extension RunReport {
                 help: "a merge needs every shard; rerun the missing ones or pass their reports")
         }
         let planSuites = first.placement.planSuites
+        let held = reports.reduce(0) { $0 + $1.result.suites.count }
+        guard held == planSuites else {
+            throw RunReportError(
+                "the reports hold \(held) suites but the plan has \(planSuites)",
+                help: "merge the reports of one sharded run, every shard included")
+        }
         var slots = [SuiteResult?](repeating: nil, count: planSuites)
         for index in 1...count {
             let report = byIndex[index]!
@@ -61,12 +67,8 @@ extension RunReport {
                 slots[position] = suite
             }
         }
+        // Every position is in range and taken once, and there are as many suites as positions: every slot is full.
         let suites = slots.compactMap { $0 }
-        guard suites.count == planSuites else {
-            throw RunReportError(
-                "the reports hold \(suites.count) of the plan's \(planSuites) suites",
-                help: "merge the reports of one sharded run, every shard included")
-        }
         let duration = byIndex.values.map(\.result.duration).max() ?? 0
         return RunReport(
             result: RunResult(suites: suites, duration: duration, target: first.result.target),

@@ -97,6 +97,7 @@ private struct Reader {
         let target = try string(root["target"], "$.target")
         let duration = try number(root["duration"], "$.duration")
         let suitesJSON = try array(root["suites"], "$.suites")
+        guard suitesJSON.count <= Self.maxCount else { throw fail("$.suites", "more than \(Self.maxCount) suites") }
         var shard = Shard.whole
         var planSuites = suitesJSON.count
         if let s = root["shard"] {

@@ -19,23 +19,26 @@ import Testing
         }
     }
 
-    /// A recording of one device's exchanges `/e/0`, `/e/1`, … started at the given offsets (milliseconds).
-    static func recording(offsets: [Int]) -> String {
+    /// A recording of exchanges `/e/0`, `/e/1`, … started at the given offsets (milliseconds), of one device unless
+    /// `flows` names each exchange's.
+    static func recording(offsets: [Int], flows: [String]? = nil) -> String {
         let base = Date(timeIntervalSince1970: 1_767_600_000)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return offsets.enumerated().map { i, ms in
             let at = formatter.string(from: base.addingTimeInterval(Double(ms) / 1000))
             return
-                #"{"seq":\#(i + 1),"flow":"device-1","upstream":"mobile","startedAt":"\#(at)","durationMs":1,"request":{"method":"GET","url":"http://mobile.conform.invalid/e/\#(i)","headers":[],"body":""},"response":{"status":200,"headers":[["Content-Type","application/json"],["Content-Length","2"]],"body":"{}"}}"#
+                #"{"seq":\#(i + 1),"flow":"\#(flows?[i] ?? "device-1")","upstream":"mobile","startedAt":"\#(at)","durationMs":1,"request":{"method":"GET","url":"http://mobile.conform.invalid/e/\#(i)","headers":[],"body":""},"response":{"status":200,"headers":[["Content-Type","application/json"],["Content-Length","2"]],"body":"{}"}}"#
         }.joined(separator: "\n") + "\n"
     }
 
     /// Replays `offsets` with `pace` and returns each request's arrival, in seconds after the replay was started.
-    func replay(offsets: [Int], pace: [String]) async throws -> (arrivals: [Double], out: String, code: Int32) {
+    func replay(offsets: [Int], flows: [String]? = nil, pace: [String], sent: [Int]? = nil) async throws -> (
+        arrivals: [Double], out: String, code: Int32
+    ) {
         let scratch = try Scratch()
         let file = scratch.path("paced.jsonl")
-        try Data(Self.recording(offsets: offsets).utf8).write(to: URL(fileURLWithPath: file))
+        try Data(Self.recording(offsets: offsets, flows: flows).utf8).write(to: URL(fileURLWithPath: file))
         let handler = StampingHandler()
         let server = try HTTPServer(handler: handler)
         try server.start()
@@ -47,7 +50,7 @@ import Testing
         let code = await ConformCommand.main(
             ["conform", "replay", file, "--target", server.baseURL, "--quiet"] + pace, io: io)
         let stamps = handler.stamps.withLock { $0 }
-        #expect(stamps.map(\.path) == offsets.indices.map { "/e/\($0)" }, "requests came out of order")
+        #expect(stamps.map(\.path) == (sent ?? Array(offsets.indices)).map { "/e/\($0)" }, "requests came out of order")
         let arrivals = stamps.map { stamp -> Double in
             let d = stamp.at - started
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
@@ -77,6 +80,19 @@ import Testing
             #expect(arrival >= Double(i) * 0.1, "request \(i) came \(arrival) s in, due at \(i * 100) ms")
         }
         #expect(result.out.contains("Pace: 10/s; reached "))
+    }
+
+    /// A shard keeps the recording's schedule: its first exchange, recorded 400 ms after the recording's first (sent
+    /// by the other shard), goes out no sooner than 400 ms in.
+    @Test func aShardKeepsTheWholeRecordingsSchedule() async throws {
+        let names = (0..<64).map { "device-\($0)" }
+        let first = try #require(names.first { Shard.shardIndex(of: "flow:" + $0, count: 2) == 1 })
+        let second = try #require(names.first { Shard.shardIndex(of: "flow:" + $0, count: 2) == 2 })
+        let result = try await replay(
+            offsets: [0, 400], flows: [first, second], pace: ["--speed", "1", "--shard", "2/2"], sent: [1])
+        #expect(result.code == 0, "\(result.out)")
+        #expect(result.arrivals.count == 1 && result.arrivals[0] >= 0.4, "\(result.arrivals)")
+        #expect(result.out.contains("Shard 2/2: 1 of 2 groups"))
     }
 
     @Test func atMaximumSpeedNoScheduleIsKeptOrReported() async throws {

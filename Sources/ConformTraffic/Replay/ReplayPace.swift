@@ -9,8 +9,8 @@ public enum ReplayPace: Sendable, Hashable {
     /// A fixed number of exchanges per second, whatever the recording's pace.
     case rate(Double)
 
-    /// When the `index`-th exchange sent (0-based) is due, in seconds after the first, given its recorded offset
-    /// from the first exchange sent; `nil` for no schedule.
+    /// When the `index`-th exchange sent (0-based) is due, in seconds after the replay began, given its recorded
+    /// offset from the recording's first exchange; `nil` for no schedule.
     func due(index: Int, recordedOffset: Double) -> Double? {
         switch self {
         case .max: nil

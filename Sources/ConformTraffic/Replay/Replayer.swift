@@ -117,12 +117,13 @@ public struct Replayer: Sendable {
         var first: Date?
         var sent = 0
         for try await exchange in sequence {
-            if let partition = options.partition, !partition.owns(exchange) { continue }
-            // The schedule: the recorded pace scaled, or a fixed rate, counted from the first exchange sent.
+            // The schedule: the recorded pace scaled from the recording's first exchange (so the shards of a replay
+            // keep one schedule between them), or a fixed rate counted from the first exchange sent.
             if first == nil {
                 first = exchange.startedAt
                 start = clock.now
             }
+            if let partition = options.partition, !partition.owns(exchange) { continue }
             let offset = exchange.startedAt.timeIntervalSince(first ?? exchange.startedAt)
             let due = options.pace.due(index: sent, recordedOffset: offset).map { start + .seconds($0) }
             sent += 1

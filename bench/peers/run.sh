@@ -9,6 +9,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 . bench/lib/nginx.sh
+. bench/peers/twins.sh
 if ! [ -x /usr/sbin/nginx ] || ! command -v wrk >/dev/null; then
     apt-get install -y --no-install-recommends nginx wrk >/dev/null
 fi
@@ -21,17 +22,7 @@ if [ -z "${CONFORM_BINARY:-}" ]; then
     CONFORM_BINARY="$(swift build -c release --show-bin-path)/conform"
 fi
 
-# nginx with the four static twins (start_static_nginx's config, plus the locations).
-LOCATIONS="$("$WORK/venv/bin/python" -c 'import sys; sys.path.insert(0, "bench/peers"); import peers; print(peers.nginx_locations())')"
-start_static_nginx static.json
-kill "$NGINX_PID"; wait "$NGINX_PID" 2>/dev/null || true
-awk -v loc="$LOCATIONS" '{ sub(/default_type application\/json; }/, "default_type application/json;\n" loc "\n}"); print }' \
-    "$WORK/nginx/nginx.conf" >"$WORK/nginx/peers.conf"
-/usr/sbin/nginx -c "$WORK/nginx/peers.conf" -p "$WORK/nginx" 2>"$WORK/nginx/stderr" &
-NGINX_PID=$!
-BASE="http://127.0.0.1:$NGINX_PORT"
-for _ in $(seq 50); do curl -fsS -X POST "$BASE/mobile/1/appinstance" >/dev/null 2>&1 && break; sleep 0.1; done
-
+start_twins "$WORK/venv/bin/python"
 echo "Versions: $("$WORK/venv/bin/python" -m pip list 2>/dev/null | grep -iE '^(tavern|pytest|requests) ' | tr -s ' ' | paste -sd, -)," \
     "$(/usr/sbin/nginx -v 2>&1), $(curl --version | head -1 | cut -d' ' -f1-2), Python $("$WORK/venv/bin/python" -V | cut -d' ' -f2)"
 echo "Server ceiling, one connection: $(wrk -t1 -c1 -d3s "$BASE/mobile/1/appinstance" | awk '/Requests\/sec/ {print $2}') req/s (wrk -t1 -c1)"

@@ -26,9 +26,9 @@ import Testing
 
     static let kinds = ["json", "junit", "html"]
 
-    /// For N = 1, 2 and 4, with the reference conforming and with a fault: the merged reports, console output and
-    /// exit code are those of one unsharded run, once ids and times are masked.
-    @Test(arguments: [1, 2, 4], [nil, "personalizeNotIdempotent"])
+    /// For N = 1, 2 and 4 with the reference conforming, and N = 4 with a fault: the merged reports, console output
+    /// and exit code are those of one unsharded run, once ids and times are masked.
+    @Test(arguments: zip([1, 2, 4, 4], [nil, nil, nil, "personalizeNotIdempotent"]))
     func mergedShardsReportLikeOneRun(count: Int, fault: String?) async throws {
         let scratch = try Scratch()
         let faultArgs = fault.map { ["--fault", $0] } ?? []

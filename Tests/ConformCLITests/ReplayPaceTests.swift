@@ -33,9 +33,9 @@ import Testing
     }
 
     /// Replays `offsets` with `pace` and returns each request's arrival, in seconds after the replay was started.
-    func replay(offsets: [Int], flows: [String]? = nil, pace: [String], sent: [Int]? = nil) async throws -> (
-        arrivals: [Double], out: String, code: Int32
-    ) {
+    func replay(
+        offsets: [Int], flows: [String]? = nil, pace: [String], sent: [Int]? = nil, terminal: Bool? = nil
+    ) async throws -> (arrivals: [Double], out: String, code: Int32, err: String) {
         let scratch = try Scratch()
         let file = scratch.path("paced.jsonl")
         try Data(Self.recording(offsets: offsets, flows: flows).utf8).write(to: URL(fileURLWithPath: file))
@@ -45,17 +45,20 @@ import Testing
         defer { server.stop() }
         let out = MemorySink()
         let err = MemorySink()
-        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: scratch.url.path)
+        let io = CommandIO(
+            out: out, err: err, color: false, interactive: terminal ?? false, environment: [:],
+            currentDirectory: scratch.url.path)
         let started = ContinuousClock.now
         let code = await ConformCommand.main(
-            ["conform", "replay", file, "--target", server.baseURL, "--quiet"] + pace, io: io)
+            ["conform", "replay", file, "--target", server.baseURL] + (terminal == nil ? ["--quiet"] : []) + pace,
+            io: io)
         let stamps = handler.stamps.withLock { $0 }
         #expect(stamps.map(\.path) == (sent ?? Array(offsets.indices)).map { "/e/\($0)" }, "requests came out of order")
         let arrivals = stamps.map { stamp -> Double in
             let d = stamp.at - started
             return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
         }
-        return (arrivals, out.text + err.text, code)
+        return (arrivals, out.text + err.text, code, err.text)
     }
 
     @Test func halfSpeedKeepsTheRecordedGapsTwiceAsLong() async throws {
@@ -93,6 +96,17 @@ import Testing
         #expect(result.code == 0, "\(result.out)")
         #expect(result.arrivals.count == 1 && result.arrivals[0] >= 0.4, "\(result.arrivals)")
         #expect(result.out.contains("Shard 2/2: 1 of 2 groups"))
+    }
+
+    /// A slow replay shows its progress on a terminal (at least every quarter second), and nowhere else.
+    @Test func progressShowsOnATerminalOnly() async throws {
+        let shown = try await replay(offsets: [0, 0, 0, 0, 0], pace: ["--rate", "10/s"], terminal: true)
+        #expect(shown.code == 0, "\(shown.out)")
+        #expect(shown.err.contains(" exchanges replayed"), "\(shown.err)")
+        #expect(shown.err.hasSuffix("\r\u{1B}[K"))
+        let piped = try await replay(offsets: [0, 0, 0, 0, 0], pace: ["--rate", "10/s"], terminal: false)
+        #expect(piped.code == 0, "\(piped.out)")
+        #expect(piped.err.isEmpty)
     }
 
     @Test func atMaximumSpeedNoScheduleIsKeptOrReported() async throws {

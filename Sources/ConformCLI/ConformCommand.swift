@@ -26,6 +26,7 @@ public enum ConformCommand {
             case "-h", "--help", "help": io.out.write(Help.root); return 0
             case "--version": io.out.write("conform \(version)\n"); return 0
             case "run": return try await RunCommand.main(rest, io: io)
+            case "merge": return try MergeCommand.main(rest, io: io)
             case "validate": return try ValidateCommand.main(rest, io: io)
             case "serve": return try await ServeCommand.main(rest, io: io)
             case "mock": return try await MockCommand.main(rest, io: io)

@@ -67,7 +67,14 @@ extension Help {
           --insecure              Accept any TLS certificate (self-signed staging servers).
           --timeout SECONDS       How long one exchange may take (default: 10).
           --connections N         HTTP connections to an http(s) target (default: 8).
-          --quiet                 No progress line.
+          --speed X|max           Keep the recorded pacing scaled by X (2: twice as fast, 0.5: half speed;
+                                  0.001 to 10000); max (default) sends as fast as flows allow.
+          --rate N/s              Send N exchanges per second (0.001 to 1000000), whatever the recorded pace.
+                                  With --speed or --rate the summary gives the rate reached, latency
+                                  percentiles (p50, p90, p99) and how far the replay fell behind its schedule.
+          --shard K/N             Replay only shard K of N (1 <= K <= N <= 1000): whole groups of device flows
+                                  that share a person, with the backend calls about them (docs/sharding.md).
+          --quiet                 No progress line (shown only on a terminal).
           -h, --help              Show help information.
 
         Identifiers the target mints (pushRegId, messageId, bulkId) are mapped from recorded to live values and

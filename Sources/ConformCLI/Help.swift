@@ -15,6 +15,7 @@ enum Help {
 
         SUBCOMMANDS:
           run                     Run suites against an implementation (default: the embedded reference).
+          merge                   Merge the JSON reports of a sharded run into the reports of one run.
           validate                Check suite files and print every problem.
           serve                   Serve the reference implementation over HTTP (with --check: check an app).
           mock                    Play the server the suites describe, to test a client or an SDK against them.
@@ -35,6 +36,7 @@ enum Help {
         case "run":
             "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
+        case "merge": "conform merge REPORT.json... [--report junit:FILE|json:FILE|html:FILE]..."
         case "mock": "conform mock SUITE.yaml [--port N] [--var NAME=VALUE]... [--until-done] [--timeout SECONDS]"
         case "serve":
             "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--variant NAME]... [--check [--out DIR]]"
@@ -70,6 +72,9 @@ enum Help {
           --jobs N                How many suites run at once, 1 to 1000 (default: all). The flows of a suite
                                   always run together; an exec adapter gets as many exchanges at once as it
                                   declares (docs/adapters.md), the rest queue.
+          --shard K/N             Run only shard K of N (1 <= K <= N <= 1000): the suites whose id hashes to it
+                                  (FNV-1a, the same on every machine). Write --report json:FILE from each shard
+                                  and join them with 'conform merge' (docs/sharding.md).
           --insecure              Accept any TLS certificate (self-signed staging servers).
           --verbose               List every step, not only those that did not pass.
           --no-color              Never colour the output (NO_COLOR is honoured too).
@@ -105,6 +110,30 @@ enum Help {
         With --check, the app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
         POST /_conform/events on the same address; they are recorded among the exchanges, never answered by
         the reference (docs/recordings.md, App events).
+
+        """
+
+    static let merge = """
+        OVERVIEW: Merge the JSON reports of the shards of one run ('conform run --shard K/N') into the reports
+        of that run: the same verdict, counts, exit code and pages as one unsharded run.
+
+        USAGE: \(usage("merge"))
+
+        ARGUMENTS:
+          REPORT.json             The JSON report of every shard, in any order.
+
+        OPTIONS:
+          --report KIND:FILE      Write a report of the whole run: junit:FILE, json:FILE or html:FILE (repeatable).
+          --verbose               List every step, not only those that did not pass.
+          --no-color              Never colour the output (NO_COLOR is honoured too).
+          -h, --help              Show help information.
+
+        Refuses reports that do not make one whole run: a shard missing or given twice, different numbers of
+        shards, suites or targets. Durations are the longest shard's (docs/sharding.md).
+
+        EXIT CODES:
+          0 conforms, 1 at least one must/should mismatch, 2 a shard could not run or a report cannot be read
+          or merged, 64 usage error.
 
         """
 

@@ -9,7 +9,11 @@ import Synchronization
 enum ReplayCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections"],
+            args,
+            valued: [
+                "--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections", "--shard", "--speed",
+                "--rate",
+            ],
             flagNames: ["--help", "--sequential", "--insecure", "--quiet"], subcommand: "replay")
         if parsed.has("--help") {
             io.out.write(Help.replay)
@@ -24,8 +28,13 @@ enum ReplayCommand {
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = Duration.seconds(Double(parsed.value("--timeout") ?? "10") ?? 10)
-        let options = TrafficSupport.replayOptions(
+        var options = TrafficSupport.replayOptions(
             target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+        options.pace = try PaceOption.parse(
+            speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
+        let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
+            try ShardOption.parse(text, subcommand: "replay")
+        }
         let connections = Int(parsed.value("--connections") ?? "8") ?? 0
         guard (1...256).contains(connections) else {
             throw UsageError(
@@ -54,6 +63,15 @@ enum ReplayCommand {
                 } else {
                     try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
                 }
+            let isHAR = recording.lowercased().hasSuffix(".har")
+            let harExchanges = isHAR ? try TrafficSupport.exchanges(recording, io: io) : []
+            if let shard {
+                // A first pass over the recording groups the device flows that share a person.
+                options.partition =
+                    isHAR
+                    ? try await ReplayPartition.build(harExchanges, shard: shard)
+                    : try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
+            }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
             let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
@@ -64,9 +82,8 @@ enum ReplayCommand {
                 }
             }
             let summary: ReplaySummary
-            if recording.lowercased().hasSuffix(".har") {
-                summary = try await replayer.replay(
-                    try TrafficSupport.exchanges(recording, io: io), onOutcome: onOutcome)
+            if isHAR {
+                summary = try await replayer.replay(harExchanges, onOutcome: onOutcome)
             } else {
                 summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
             }
@@ -74,6 +91,12 @@ enum ReplayCommand {
             io.out.write(
                 "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\n"
             )
+            if let partition = options.partition {
+                io.out.write(
+                    "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices sharing a person\n"
+                )
+            }
+            if options.pace != .max { io.out.write(PaceReport.lines(summary.timing, pace: options.pace)) }
             io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
             return summary.failed > 0 && summary.passed == 0
                 ? ConformCommand.ExitCode.cannotRun : summary.allPassed ? 0 : ConformCommand.ExitCode.mismatch
@@ -84,11 +107,12 @@ enum ReplayCommand {
     }
 }
 
-/// A one-line counter on a terminal for long replays.
+/// A one-line counter on a terminal for long replays: every 500 exchanges, and at least every quarter second so a
+/// slow paced replay shows it is alive.
 final class Progress: Sendable {
     private let io: CommandIO
     private let enabled: Bool
-    private let count = Mutex(0)
+    private let state = Mutex((count: 0, shown: ContinuousClock.now))
 
     init(io: CommandIO, enabled: Bool) {
         self.io = io
@@ -96,11 +120,15 @@ final class Progress: Sendable {
     }
 
     func tick() {
-        let n = count.withLock { c -> Int in
-            c += 1
-            return c
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let shown = state.withLock { s -> Int? in
+            s.count += 1
+            guard s.count % 500 == 0 || now - s.shown >= .milliseconds(250) else { return nil }
+            s.shown = now
+            return s.count
         }
-        if enabled, n % 500 == 0 { io.err.write("\r\(n) exchanges replayed") }
+        if let shown { io.err.write("\r\(shown) exchanges replayed") }
     }
 
     func clear() { if enabled { io.err.write("\r\u{1B}[K") } }

@@ -24,16 +24,16 @@ struct ReportRequest {
         }
     }
 
-    func reporter(sink: any TextSink) -> any RunReporter {
+    func reporter(sink: any TextSink, placement: ShardPlacement? = nil) -> any RunReporter {
         switch kind {
         case "junit": JUnitReporter(sink: sink)
         case "html": HTMLReporter(sink: sink)
-        default: JSONReporter(sink: sink)
+        default: JSONReporter(sink: sink, placement: placement)
         }
     }
 
     /// Writes each rendered report to its file; on the first that cannot be written, says so and returns false.
-    static func save(_ rendered: [(ReportRequest, MemorySink)], io: CommandIO) -> Bool {
+    static func write(_ rendered: [(ReportRequest, MemorySink)], io: CommandIO) -> Bool {
         for (request, sink) in rendered {
             do {
                 try Data(sink.text.utf8).write(to: URL(fileURLWithPath: io.resolve(request.path)), options: .atomic)
@@ -51,6 +51,6 @@ struct ReportRequest {
     static func write(_ requests: [ReportRequest], for result: RunResult, io: CommandIO) -> Bool {
         let rendered = requests.map { ($0, MemorySink()) }
         for (request, sink) in rendered { request.reporter(sink: sink).handle(.runFinished(result)) }
-        return save(rendered, io: io)
+        return write(rendered, io: io)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant"],
+            args, valued: ["--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant", "--shard"],
             flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
         )
         if parsed.has("--help") {
@@ -38,6 +38,9 @@ enum RunCommand {
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }
+        let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
+            try ShardOption.parse(text, subcommand: "run")
+        }
         let target = try Target(
             parsing: parsed.value("--target") ?? "builtin", faults: parsed.values("--fault"),
             variants: parsed.values("--variant"))
@@ -64,6 +67,10 @@ enum RunCommand {
             )
             return ConformCommand.ExitCode.cannotRun
         }
+        // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
+        var suites = loaded.suites
+        var placement = ShardPlacement.whole(suiteCount: suites.count)
+        if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
         let transport: any Transport
         do {
             transport = try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
@@ -72,7 +79,7 @@ enum RunCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let plan = RunPlan(
-            suites: loaded.suites, overrides: overrides,
+            suites: suites, overrides: overrides,
             environment: RunPlan.variables(fromEnvironment: io.environment),
             targetDefaults: target.variableDefaults, exchangeTimeout: timeout, maxConcurrentSuites: jobs,
             targetDescription: target.description,
@@ -82,10 +89,10 @@ enum RunCommand {
             ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
         ]
         let fileSinks = reports.map { ($0, MemorySink()) }
-        for (request, sink) in fileSinks { reporters.append(request.reporter(sink: sink)) }
+        for (request, sink) in fileSinks { reporters.append(request.reporter(sink: sink, placement: placement)) }
         let fanout = ReporterFanout(reporters)
         let result = await Runner(transport: transport).run(plan) { fanout.handle($0) }
-        if !ReportRequest.save(fileSinks, io: io) { return ConformCommand.ExitCode.cannotRun }
+        guard ReportRequest.write(fileSinks, io: io) else { return ConformCommand.ExitCode.cannotRun }
         return result.exitCode
     }
 }

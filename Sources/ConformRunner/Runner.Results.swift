@@ -130,4 +130,10 @@ public struct RunPlanSummary: Sendable, Hashable {
     public var suiteCount: Int
     public var stepCount: Int
     public var target: String
+
+    public init(suiteCount: Int, stepCount: Int, target: String) {
+        self.suiteCount = suiteCount
+        self.stepCount = stepCount
+        self.target = target
+    }
 }

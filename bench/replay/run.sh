@@ -3,7 +3,8 @@
 # same run, and peak memory replaying a generated recording of 1,000,000 exchanges.
 # Usage: bench/replay/run.sh [DEVICES PER_DEVICE] [BIG_DEVICES BIG_PER_DEVICE] [SERVED_PER_DEVICE]
 #   defaults: 400 50 (20,000 exchanges), 1000 1000 (1,000,000 exchanges), 100 (100,000 exchanges served)
-#   CONFORM_BENCH_PARTS="a b c" picks the parts to run; CONFORM_BENCH_CONNECTIONS sets replay --connections.
+#   CONFORM_BENCH_PARTS="a b c d" picks the parts to run (d: paced and sharded replays, not run by default);
+#   CONFORM_BENCH_CONNECTIONS sets replay --connections; CONFORM_BENCH_RATE the --rate of part d (default 2000).
 set -eu
 cd "$(dirname "$0")/../.."
 . bench/lib/nginx.sh
@@ -68,6 +69,40 @@ done
 SERVER_PID="$WRK_PID"; stop_server
 REPLAY="$(median <"$WORK/replay.rate")"; WRK="$(median <"$WORK/wrk.rate")"
 echo "median: conform replay $REPLAY exchanges/s, wrk $WRK req/s, ratio $(echo "$REPLAY $WRK" | awk '{printf "%.2f", $1 / $2}') (goal >= 0.5)"
+fi
+
+if part d; then
+RATE="${CONFORM_BENCH_RATE:-2000}"
+echo "# (d) paced and sharded: $DEVICES devices x $PER_DEVICE exchanges, each replay against a fresh server"
+start_server gen
+"$BIN/conform-bench-replay" generate "$WORK/paced" --devices "$DEVICES" --per-device "$PER_DEVICE" --target "$URL"
+stop_server
+TOTAL=$((DEVICES * PER_DEVICE))
+for i in 1 2 3; do
+    start_server "paced$i"
+    "$BIN/conform" replay "$WORK/paced" --target "$URL" --quiet --connections "$CONNECTIONS" --rate "$RATE/s" \
+        >"$WORK/paced$i.out" || { cat "$WORK/paced$i.out"; exit 1; }
+    stop_server
+    echo "conform replay --rate $RATE/s run $i: $(grep -E '^(Pace|Latency|Behind)' "$WORK/paced$i.out" | tr '\n' ' ')"
+done
+for shards in 1 2; do
+    for i in 1 2 3; do
+        start_server "sharded$shards-$i"
+        start="$(date +%s.%N)"
+        pids=""
+        for k in $(seq "$shards"); do
+            "$BIN/conform" replay "$WORK/paced" --target "$URL" --quiet --connections "$CONNECTIONS" \
+                --shard "$k/$shards" >"$WORK/shard$k.out" &
+            pids="$pids $!"
+        done
+        for p in $pids; do wait "$p" || { cat "$WORK"/shard*.out; exit 1; }; done
+        end="$(date +%s.%N)"
+        stop_server
+        sent="$(cat "$WORK"/shard*.out | awk '/^Replayed/ {n += $2} END {print n}')"
+        echo "$shards shard process(es) side by side, run $i: $sent exchanges in $(echo "$start $end" | awk '{printf "%.2f", $2 - $1}') s, $(echo "$start $end $sent" | awk '{printf "%.0f", $3 / ($2 - $1)}') exchanges/s"
+        rm -f "$WORK"/shard*.out
+    done
+done
 fi
 
 if part b; then

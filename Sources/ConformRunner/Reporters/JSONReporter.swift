@@ -2,14 +2,20 @@ import ConformCore
 import Foundation
 
 /// The whole result as one JSON document, written when the run finishes.
+///
+/// The document carries everything the other reporters show, so `conform merge` rebuilds the run from the JSON
+/// reports of its shards (`RunReport`); credentials are masked before they are written.
 public struct JSONReporter: RunReporter {
     public var sink: any TextSink
     /// Zero the times and drop them from output, for golden files.
     public var deterministic: Bool
+    /// Which shard of the whole plan the run was; `nil` for an unsharded run.
+    public var placement: ShardPlacement?
 
-    public init(sink: any TextSink, deterministic: Bool = false) {
+    public init(sink: any TextSink, deterministic: Bool = false, placement: ShardPlacement? = nil) {
         self.sink = sink
         self.deterministic = deterministic
+        self.placement = placement
     }
 
     public func handle(_ event: RunEvent) {
@@ -19,6 +25,7 @@ public struct JSONReporter: RunReporter {
     public func render(_ result: RunResult) -> JSONValue {
         let counts = result.counts
         let masker = SecretMasker(learningFrom: result)
+        let placement = self.placement ?? .whole(suiteCount: result.suites.count)
         return [
             "tool": "conform",
             "target": .string(result.target),
@@ -31,14 +38,22 @@ public struct JSONReporter: RunReporter {
                     [Verdict.pass, .fail, .assumptionNotMet, .skipped, .error].map {
                         ($0.rawValue, .int(counts[$0, default: 0]))
                     })),
-            "suites": .array(result.suites.map { suite($0, masker) }),
+            "shard": [
+                "index": .int(placement.shard.index), "count": .int(placement.shard.count),
+                "planSuites": .int(placement.planSuites),
+            ],
+            "suites": .array(
+                result.suites.enumerated().map { i, s in
+                    suite(s, position: i < placement.positions.count ? placement.positions[i] : i, masker)
+                }),
         ]
     }
 
-    func suite(_ result: SuiteResult, _ masker: SecretMasker) -> JSONValue {
+    func suite(_ result: SuiteResult, position: Int, _ masker: SecretMasker) -> JSONValue {
         let s = result.suite
         return [
-            "id": .string(s.id), "title": .string(s.title), "step": .string(s.step), "file": .string(s.file),
+            "position": .int(position), "id": .string(s.id), "title": .string(s.title), "step": .string(s.step),
+            "file": .string(s.file),
             "contentHash": .string(s.contentHash), "profile": .string(s.profile),
             "spec": ["section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) })],
             "verdict": .string(result.verdict.rawValue), "duration": time(result.duration),
@@ -54,6 +69,9 @@ public struct JSONReporter: RunReporter {
         o["name"] = .string(s.name)
         o["location"] = .string("\(s.file):\(s.mark)")
         o["spec"] = .string(s.spec.summary)
+        o["specReference"] = [
+            "section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) }),
+        ]
         o["verdict"] = .string(s.verdict.rawValue)
         if let e = s.error { o["error"] = .string(masker.text(e)) }
         o["attempts"] = .int(s.attempts)
@@ -77,7 +95,7 @@ public struct JSONReporter: RunReporter {
                     "mismatches": .array(
                         f.mismatches.map { m in
                             [
-                                "path": .string(m.path), "expected": .string(masker.text(m.expected)),
+                                "path": .string(masker.text(m.path)), "expected": .string(masker.text(m.expected)),
                                 "actual": .string(masker.text(m.actual)),
                                 "note": m.note.map { .string(masker.text($0)) } ?? .null,
                             ]

@@ -3,6 +3,9 @@ import Foundation
 
 /// Hides credentials in header values and text for every report: keeps the auth scheme and at most the last
 /// four characters.
+///
+/// Masking is idempotent: a value already masked (it starts with ``dots``) is kept as it is and never learned as a
+/// secret, so reports rebuilt from a masked JSON report (`conform merge`) read exactly like the original ones.
 public struct SecretMasker: Sendable, Hashable {
     /// What replaces the hidden part of a secret.
     public static let dots = "••••"
@@ -13,7 +16,8 @@ public struct SecretMasker: Sendable, Hashable {
     public private(set) var secrets: [String]
 
     public init(secrets: [String] = []) {
-        self.secrets = Set(secrets.filter { $0.count >= Self.minimumLearnedLength }).sorted {
+        self.secrets = Set(secrets.filter { $0.count >= Self.minimumLearnedLength && !$0.hasPrefix(Self.dots) }).sorted
+        {
             ($0.count, $0) > ($1.count, $1)
         }
     }
@@ -85,6 +89,7 @@ public struct SecretMasker: Sendable, Hashable {
 
     /// `••••` plus the last four characters when the secret is long enough (12+) that they give nothing away.
     static func hide(_ secret: String) -> String {
+        if secret.hasPrefix(dots) { return secret }
         if secret.hasPrefix("eyJ") || secret.count < 12 { return dots }
         return dots + secret.suffix(4)
     }

@@ -16,6 +16,10 @@ public struct ReplayOptions: Sendable {
     public var concurrentFlows: Bool
     /// Most mismatching exchanges kept in the summary (all are still counted and reported through the handler).
     public var maxKeptMismatches: Int
+    /// With `--shard K/N`: the exchanges this shard sends (the others are skipped); `nil` sends all.
+    public var partition: ReplayPartition?
+    /// How fast to send (`--speed`, `--rate`); `.max` by default.
+    public var pace: ReplayPace = .max
 
     public init(
         origins: [String: String] = [:], substitutions: [String: String] = [:],
@@ -65,6 +69,8 @@ public struct ReplaySummary: Sendable, Hashable {
     public var mismatches: [ReplayOutcome] = []
     /// Recorded ids mapped to the ids the target minted.
     public var identifiers = IdentifierMap()
+    /// Latencies, the rate reached and, with a schedule, how far the replay fell behind it.
+    public var timing = ReplayTiming()
 
     public var allPassed: Bool { mismatched == 0 && failed == 0 }
 }
@@ -100,32 +106,57 @@ public struct Replayer: Sendable {
         sequence: S, onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
     ) async throws -> ReplaySummary where S.Element == RecordedExchange {
         let state = ReplayState(ReplaySummary(identifiers: IdentifierMap(options.substitutions)))
-        let scheduler = FlowScheduler<RecordedExchange>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
-            exchange in
-            let outcome = await self.run(exchange, state: state)
+        let scheduler = FlowScheduler<Scheduled>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
+            item in
+            let outcome = await self.run(item, state: state)
             onOutcome(outcome)
         }
         var persons = PersonLinks()
+        let clock = ContinuousClock()
+        var start = clock.now
+        var first: Date?
+        var sent = 0
         for try await exchange in sequence {
+            // The schedule: the recorded pace scaled from the recording's first exchange (so the shards of a replay
+            // keep one schedule between them), or a fixed rate counted from the first exchange sent.
+            if first == nil {
+                first = exchange.startedAt
+                start = clock.now
+            }
+            if let partition = options.partition, !partition.owns(exchange) { continue }
+            let offset = exchange.startedAt.timeIntervalSince(first ?? exchange.startedAt)
+            let due = options.pace.due(index: sent, recordedOffset: offset).map { start + .seconds($0) }
+            sent += 1
+            if let due, due > clock.now { try await clock.sleep(until: due) }
+            let item = Scheduled(exchange: exchange, due: due)
             // Devices sharing a person depend on each other: a switch between them waits for earlier work.
             let crossesFlows = options.concurrentFlows && persons.crossesFlows(exchange)
             if !options.concurrentFlows || exchange.flow == RecordedExchange.backendFlow || crossesFlows {
-                await scheduler.runAlone(exchange)
+                await scheduler.runAlone(item)
             } else {
-                await scheduler.submit(exchange, flow: exchange.flow)
+                await scheduler.submit(item, flow: exchange.flow)
             }
         }
         await scheduler.waitUntilIdle()
-        return state.summary.withLock { $0 }
+        let elapsed = clock.now - start
+        return state.summary.withLock { summary in
+            summary.timing.elapsed = seconds(elapsed)
+            return summary
+        }
     }
 
-    private func run(_ exchange: RecordedExchange, state: ReplayState) async -> ReplayOutcome {
+    private func run(_ item: Scheduled, state: ReplayState) async -> ReplayOutcome {
+        let exchange = item.exchange
         let request = state.summary.withLock { $0.identifiers.apply(rewriteOrigin(exchange)) }
         var outcome = ReplayOutcome(
             seq: exchange.seq, flow: exchange.flow, request: request, expected: exchange.response, actual: nil,
             differences: [], transportError: nil)
+        let clock = ContinuousClock()
+        let sentAt = clock.now
+        var latency = Duration.zero
         do {
             let live = try await transport.send(request)
+            latency = clock.now - sentAt
             outcome.actual = live
             let recordedJSON = try? JSONValue.parse(exchange.response.body)
             let liveJSON = recordedJSON == nil ? nil : try? JSONValue.parse(live.body)
@@ -139,10 +170,13 @@ public struct Replayer: Sendable {
             live2.timing = nil
             outcome.differences = ResponseDiff.compare(expected: outcome.expected, actual: live2, noise: noise)
         } catch {
+            latency = clock.now - sentAt
             outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
         }
         let kept = outcome
         state.summary.withLock { summary in
+            summary.timing.latency.record(seconds(latency))
+            if let due = item.due { summary.timing.lag.record(seconds(sentAt - due)) }
             summary.total += 1
             if kept.transportError != nil {
                 summary.failed += 1
@@ -165,6 +199,10 @@ public struct Replayer: Sendable {
         request.url = base + parts.target
         return request
     }
+}
+
+private func seconds(_ d: Duration) -> Double {
+    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }
 
 /// An array as an `AsyncSequence`.

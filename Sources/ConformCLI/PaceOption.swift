@@ -1,0 +1,78 @@
+import ConformTraffic
+
+/// `--speed X|max` and `--rate N/s`: how fast `conform replay` sends.
+enum PaceOption {
+    static let speeds = 0.001...10_000.0
+    static let rates = 0.001...1_000_000.0
+
+    /// The pace from the two options (at most one of them); `.max` when neither is given.
+    static func parse(speed: String?, rate: String?, subcommand: String) throws(UsageError) -> ReplayPace {
+        switch (speed, rate) {
+        case (nil, nil): return .max
+        case (.some, .some):
+            throw UsageError(
+                message: "--speed and --rate cannot be used together: pick the recorded pace or a fixed rate",
+                subcommand: subcommand)
+        case (let text?, nil):
+            if text == "max" { return .max }
+            return .speed(
+                try number(
+                    text, in: speeds,
+                    "--speed takes 'max' or a factor from \(speeds.lowerBound) to \(Int(speeds.upperBound)) (0.5: half the recorded pace)",
+                    subcommand: subcommand))
+        case (nil, let text?):
+            return .rate(
+                try number(
+                    text.hasSuffix("/s") ? String(text.dropLast(2)) : text, in: rates,
+                    "--rate takes exchanges per second as N/s, from \(rates.lowerBound) to \(Int(rates.upperBound)), e.g. 200/s",
+                    subcommand: subcommand, shown: text))
+        }
+    }
+
+    /// `text` as a number within `range`, or a usage error made of `help` and the value as typed.
+    private static func number(
+        _ text: String, in range: ClosedRange<Double>, _ help: String, subcommand: String, shown: String? = nil
+    ) throws(UsageError) -> Double {
+        guard let value = number(text), range.contains(value) else {
+            throw UsageError(
+                message: "\(help); got '\(ShardOption.printable(shown ?? text))'", subcommand: subcommand)
+        }
+        return value
+    }
+
+    /// A plain decimal number (digits with at most one point; no sign, exponent, spaces, `nan` or `inf`).
+    private static func number(_ text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard (1...16).contains(bytes.count), bytes.filter({ $0 == UInt8(ascii: ".") }).count <= 1,
+            bytes.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }),
+            bytes.contains(where: { $0 >= 0x30 && $0 <= 0x39 })
+        else { return nil }
+        return Double(text)
+    }
+}
+
+/// The lines a paced replay adds to its summary: the pace asked and reached, latencies, lag behind the schedule.
+enum PaceReport {
+    static func lines(_ timing: ReplayTiming, pace: ReplayPace) -> String {
+        let asked: String
+        switch pace {
+        case .speed(let factor): asked = "the recorded pace ×\(number(factor))"
+        case .rate(let perSecond): asked = "\(number(perSecond))/s"
+        case .max: asked = "as fast as possible"
+        }
+        let l = timing.latency, lag = timing.lag
+        return """
+            Pace: \(asked); reached \(number(timing.achievedRate))/s (\(l.count) exchanges in \(String(format: "%.2f", timing.elapsed)) s)
+            Latency: p50 \(ms(l.percentile(0.5))), p90 \(ms(l.percentile(0.9))), p99 \(ms(l.percentile(0.99))), max \(ms(l.maximum))
+            Behind schedule: p50 \(ms(lag.percentile(0.5))), p99 \(ms(lag.percentile(0.99))), at most \(ms(lag.maximum))
+
+            """
+    }
+
+    static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+
+    static func number(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e9 { return String(Int(value)) }
+        return value >= 100 ? String(format: "%.0f", value) : String(format: "%.3g", value)
+    }
+}

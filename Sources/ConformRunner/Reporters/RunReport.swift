@@ -1,0 +1,230 @@
+import ConformCore
+import ConformYAML
+import Foundation
+
+/// A run read back from the JSON report of one shard: its results, its place in the whole plan, its source.
+public struct RunReport: Sendable, Hashable {
+    public var result: RunResult
+    public var placement: ShardPlacement
+    /// Where the report was read from, for messages.
+    public var source: String
+
+    public init(result: RunResult, placement: ShardPlacement, source: String) {
+        self.result = result
+        self.placement = placement
+        self.source = source
+    }
+}
+
+/// Why a JSON report cannot be read or merged: the file and, when known, the JSON path or line and column.
+public struct RunReportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public var help: String
+
+    public init(_ message: String, help: String) {
+        self.message = message
+        self.help = help
+    }
+
+    public var description: String { "error: \(message)\nhelp: \(help)" }
+}
+
+extension RunReport {
+    /// Reads the JSON report `data` written by ``JSONReporter`` (from `source`, for messages).
+    ///
+    /// Credentials in the report are already masked; the reporters mask idempotently, so the rebuilt run renders
+    /// the same pages as the original. Reports without a `shard` member count as unsharded.
+    public static func read(_ data: Data, source: String) throws(RunReportError) -> RunReport {
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(data, maxDepth: 64)
+        } catch {
+            throw RunReportError(
+                "\(source):\(error.line):\(error.column): not a JSON report: \(error.message)",
+                help: "pass the files written by 'conform run --report json:FILE'")
+        }
+        return try Reader(source: source).report(root)
+    }
+}
+
+/// Walks a JSON report, naming the JSON path of whatever is missing or out of range.
+private struct Reader {
+    var source: String
+
+    func fail(_ path: String, _ what: String) -> RunReportError {
+        RunReportError(
+            "\(source): \(path): \(what)",
+            help: "pass the unmodified files written by 'conform run --report json:FILE'")
+    }
+
+    func object(_ v: JSONValue?, _ path: String) throws(RunReportError) -> JSONValue {
+        guard let v, v.objectValue != nil else { throw fail(path, "expected an object") }
+        return v
+    }
+
+    func string(_ v: JSONValue?, _ path: String) throws(RunReportError) -> String {
+        guard let s = v?.stringValue else { throw fail(path, "expected a string") }
+        return s
+    }
+
+    func int(_ v: JSONValue?, _ path: String, _ range: ClosedRange<Int>) throws(RunReportError) -> Int {
+        guard case .int(let i)? = v else { throw fail(path, "expected a whole number") }
+        guard range.contains(i) else { throw fail(path, "\(i) is outside \(range.lowerBound)...\(range.upperBound)") }
+        return i
+    }
+
+    func number(_ v: JSONValue?, _ path: String) throws(RunReportError) -> Double {
+        guard let d = v?.numberValue, d.isFinite, d >= 0 else { throw fail(path, "expected a number of seconds") }
+        return d
+    }
+
+    func array(_ v: JSONValue?, _ path: String) throws(RunReportError) -> [JSONValue] {
+        guard let a = v?.arrayValue else { throw fail(path, "expected an array") }
+        return a
+    }
+
+    func strings(_ v: JSONValue?, _ path: String) throws(RunReportError) -> [String] {
+        var out: [String] = []
+        for (i, item) in try array(v, path).enumerated() { out.append(try string(item, "\(path)[\(i)]")) }
+        return out
+    }
+
+    static let maxCount = 10_000_000
+
+    func report(_ root: JSONValue) throws(RunReportError) -> RunReport {
+        _ = try object(root, "$")
+        guard root["tool"]?.stringValue == "conform" else { throw fail("$.tool", "not a Conform JSON report") }
+        let target = try string(root["target"], "$.target")
+        let duration = try number(root["duration"], "$.duration")
+        let suitesJSON = try array(root["suites"], "$.suites")
+        guard suitesJSON.count <= Self.maxCount else { throw fail("$.suites", "more than \(Self.maxCount) suites") }
+        var shard = Shard.whole
+        var planSuites = suitesJSON.count
+        if let s = root["shard"] {
+            _ = try object(s, "$.shard")
+            let count = try int(s["count"], "$.shard.count", 1...Shard.maxCount)
+            let index = try int(s["index"], "$.shard.index", 1...count)
+            shard = Shard(index: index, count: count) ?? .whole
+            planSuites = try int(s["planSuites"], "$.shard.planSuites", suitesJSON.count...Self.maxCount)
+        }
+        var suites: [SuiteResult] = []
+        var positions: [Int] = []
+        for (i, item) in suitesJSON.enumerated() {
+            let path = "$.suites[\(i)]"
+            _ = try object(item, path)
+            positions.append(
+                item["position"] == nil ? i : try int(item["position"], "\(path).position", 0...(planSuites - 1)))
+            suites.append(try suite(item, path))
+        }
+        let result = RunResult(suites: suites, duration: duration, target: target)
+        return RunReport(
+            result: result, placement: ShardPlacement(shard: shard, planSuites: planSuites, positions: positions),
+            source: source)
+    }
+
+    func suite(_ v: JSONValue, _ path: String) throws(RunReportError) -> SuiteResult {
+        let spec = try object(v["spec"], "\(path).spec")
+        let model = Suite(
+            id: try string(v["id"], "\(path).id"), title: try string(v["title"], "\(path).title"),
+            step: try string(v["step"], "\(path).step"),
+            spec: SpecReference(
+                section: try string(spec["section"], "\(path).spec.section"),
+                decisions: try strings(spec["decisions"], "\(path).spec.decisions")),
+            profile: try string(v["profile"], "\(path).profile"), flows: [],
+            file: try string(v["file"], "\(path).file"),
+            contentHash: try string(v["contentHash"], "\(path).contentHash"))
+        var steps: [StepResult] = []
+        for (i, item) in try array(v["steps"], "\(path).steps").enumerated() {
+            steps.append(try step(item, suiteID: model.id, "\(path).steps[\(i)]"))
+        }
+        return SuiteResult(suite: model, steps: steps, duration: try number(v["duration"], "\(path).duration"))
+    }
+
+    func step(_ v: JSONValue, suiteID: String, _ path: String) throws(RunReportError) -> StepResult {
+        _ = try object(v, path)
+        let (file, mark) = try location(try string(v["location"], "\(path).location"), "\(path).location")
+        var spec = SpecReference(section: try string(v["spec"], "\(path).spec"))
+        if let detail = v["specReference"] {
+            spec = SpecReference(
+                section: try string(detail["section"], "\(path).specReference.section"),
+                decisions: try strings(detail["decisions"], "\(path).specReference.decisions"))
+        }
+        var failures: [CheckFailure] = []
+        for (i, f) in try array(v["failures"], "\(path).failures").enumerated() {
+            failures.append(try failure(f, "\(path).failures[\(i)]"))
+        }
+        return StepResult(
+            suiteID: suiteID, flow: try string(v["flow"], "\(path).flow"),
+            index: try int(v["index"], "\(path).index", 1...Self.maxCount) - 1,
+            name: try string(v["name"], "\(path).name"),
+            file: file, mark: mark, spec: spec, verdict: Verdict(rawValue: try string(v["verdict"], "\(path).verdict")),
+            request: try v["request"].map { r throws(RunReportError) in try request(r, "\(path).request") },
+            response: try v["response"].map { r throws(RunReportError) in try response(r, "\(path).response") },
+            failures: failures,
+            error: v["error"] == nil ? nil : try string(v["error"], "\(path).error"),
+            attempts: try int(v["attempts"], "\(path).attempts", 0...Self.maxCount),
+            duration: try number(v["duration"], "\(path).duration"))
+    }
+
+    /// `FILE:LINE:COLUMN`, split from the right (the file may hold colons).
+    func location(_ text: String, _ path: String) throws(RunReportError) -> (String, SourceMark) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let line = Int(parts[parts.count - 2]), let column = Int(parts[parts.count - 1]),
+            line >= 0, column >= 0
+        else { throw fail(path, "expected FILE:LINE:COLUMN, got '\(text)'") }
+        return (parts.dropLast(2).joined(separator: ":"), SourceMark(line: line, column: column))
+    }
+
+    func failure(_ v: JSONValue, _ path: String) throws(RunReportError) -> CheckFailure {
+        _ = try object(v, path)
+        var mismatches: [Mismatch] = []
+        for (i, m) in try array(v["mismatches"], "\(path).mismatches").enumerated() {
+            let p = "\(path).mismatches[\(i)]"
+            mismatches.append(
+                Mismatch(
+                    path: try string(m["path"], "\(p).path"), expected: try string(m["expected"], "\(p).expected"),
+                    actual: try string(m["actual"], "\(p).actual"),
+                    note: m["note"]?.isNull ?? true ? nil : try string(m["note"], "\(p).note")))
+        }
+        return CheckFailure(
+            severity: Severity(rawValue: try string(v["severity"], "\(path).severity")),
+            decision: v["decision"]?.isNull ?? true ? nil : try string(v["decision"], "\(path).decision"),
+            mismatches: mismatches)
+    }
+
+    func request(_ v: JSONValue, _ path: String) throws(RunReportError) -> HTTPRequest {
+        _ = try object(v, path)
+        return HTTPRequest(
+            method: HTTPMethod(try string(v["method"], "\(path).method")), url: try string(v["url"], "\(path).url"),
+            headerFields: try headers(v["headers"], "\(path).headers"), body: try body(v["body"], "\(path).body"))
+    }
+
+    func response(_ v: JSONValue, _ path: String) throws(RunReportError) -> HTTPResponse {
+        _ = try object(v, path)
+        return HTTPResponse(
+            status: HTTPStatus(try int(v["status"], "\(path).status", 0...999)),
+            headerFields: try headers(v["headers"], "\(path).headers"), body: try body(v["body"], "\(path).body"))
+    }
+
+    func headers(_ v: JSONValue?, _ path: String) throws(RunReportError) -> HTTPFields {
+        var fields = HTTPFields()
+        for (i, pair) in try array(v, path).enumerated() {
+            let p = try strings(pair, "\(path)[\(i)]")
+            guard p.count == 2 else { throw fail("\(path)[\(i)]", "expected [name, value]") }
+            fields.append(name: p[0], value: p[1])
+        }
+        return fields
+    }
+
+    func body(_ v: JSONValue?, _ path: String) throws(RunReportError) -> Data {
+        switch v {
+        case nil, .null?: return Data()
+        case .string(let s)?: return Data(s.utf8)
+        default:
+            guard let b64 = v?["base64"]?.stringValue, let data = Data(base64Encoded: b64) else {
+                throw fail(path, "expected text, null or {\"base64\": …}")
+            }
+            return data
+        }
+    }
+}

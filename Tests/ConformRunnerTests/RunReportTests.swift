@@ -1,0 +1,135 @@
+import ConformCore
+import ConformRunner
+import Foundation
+import Testing
+
+/// Shards and JSON reports read back: what `conform merge` rests on.
+@Suite struct RunReportTests {
+    func json(_ result: RunResult, placement: ShardPlacement? = nil) -> Data {
+        Data(
+            JSONReporter(sink: MemorySink(), deterministic: true, placement: placement).render(result).serialized(
+                .pretty
+            ).utf8)
+    }
+
+    func html(_ result: RunResult) -> String {
+        HTMLReporter(sink: MemorySink(), date: "2025-06-01 09:30:00 UTC", deterministic: true).render(result)
+    }
+
+    func junit(_ result: RunResult) -> String { JUnitReporter(sink: MemorySink(), deterministic: true).render(result) }
+
+    @Test func theHashIsFNV1aAndTheSameInEveryProcess() {
+        #expect(Shard.stableHash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(Shard.stableHash("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(Shard.stableHash("foobar") == 0x8594_4171_f739_67e8)
+        #expect(Shard.shardIndex(of: "registration", count: 1) == 1)
+    }
+
+    @Test func shardsSplitSuitesIntoDisjointSlicesThatCoverThePlan() throws {
+        let suites = (0..<40).map { Suite(id: "suite-\($0)", title: "", flows: []) }
+        for count in [1, 2, 3, 4, 7] {
+            var seen: [Int] = []
+            for index in 1...count {
+                let shard = try #require(Shard(index: index, count: count))
+                let (picked, placement) = ShardPlacement.select(suites, shard: shard)
+                #expect(picked.map(\.id) == placement.positions.map { suites[$0].id })
+                #expect(placement.positions == placement.positions.sorted())
+                #expect(placement.planSuites == 40)
+                seen += placement.positions
+            }
+            #expect(seen.sorted() == Array(0..<40))
+        }
+        #expect(Shard(index: 0, count: 2) == nil)
+        #expect(Shard(index: 3, count: 2) == nil)
+        #expect(Shard(index: 1, count: 1001) == nil)
+        #expect(Shard(index: 1, count: 0) == nil)
+    }
+
+    /// Reading a JSON report back renders the same JSON, HTML and JUnit, secrets masked once and only once.
+    @Test(arguments: [false, true]) func aReportReadBackRendersTheSamePages(certification: Bool) async throws {
+        let original = certification ? try await certificationRun() : try await ReporterTests().mixedRun()
+        let data = json(original)
+        let read = try RunReport.read(data, source: "r.json")
+        #expect(read.placement == .whole(suiteCount: original.suites.count))
+        #expect(read.result.exitCode == original.exitCode)
+        #expect(read.result.counts == original.counts)
+        #expect(String(decoding: json(read.result), as: UTF8.self) == String(decoding: data, as: UTF8.self))
+        #expect(html(read.result) == html(original))
+        #expect(junit(read.result) == junit(original))
+    }
+
+    @Test func shardsMergeBackIntoThePlanOrder() async throws {
+        let run = try await certificationRun()
+        let count = run.suites.count
+        #expect(count >= 2)
+        // Two shards by hand: the odd positions and the even ones, given in reverse order.
+        var reports: [RunReport] = []
+        for index in [2, 1] {
+            let positions = (0..<count).filter { $0 % 2 == index - 1 }
+            let part = RunResult(suites: positions.map { run.suites[$0] }, duration: 0, target: run.target)
+            let placement = ShardPlacement(
+                shard: try #require(Shard(index: index, count: 2)), planSuites: count, positions: positions)
+            reports.append(try RunReport.read(json(part, placement: placement), source: "shard-\(index).json"))
+        }
+        let merged = try RunReport.merge(reports)
+        #expect(html(merged.result) == html(run))
+        #expect(junit(merged.result) == junit(run))
+        #expect(merged.result.exitCode == run.exitCode)
+    }
+
+    @Test func mergeRefusesReportsThatDoNotMakeOneRun() async throws {
+        let run = try await ReporterTests().mixedRun()
+        func report(_ index: Int, of count: Int, positions: [Int], plan: Int = 1, source: String? = nil) throws
+            -> RunReport
+        {
+            let part = RunResult(suites: positions.map { _ in run.suites[0] }, duration: 0, target: run.target)
+            let placement = ShardPlacement(
+                shard: try #require(Shard(index: index, count: count)), planSuites: plan, positions: positions)
+            return try RunReport.read(json(part, placement: placement), source: source ?? "s\(index).json")
+        }
+        func message(_ reports: [RunReport]) -> String {
+            do {
+                _ = try RunReport.merge(reports)
+                return "merged"
+            } catch { return error.description }
+        }
+        #expect(message([try report(1, of: 2, positions: [0], plan: 2)]).contains("lack shard 2/2"))
+        #expect(
+            message([try report(1, of: 2, positions: [0], plan: 2), try report(1, of: 2, positions: [1], plan: 2)])
+                .contains("shard 1/2 is given twice: s1.json and s1.json"))
+        #expect(
+            message([try report(1, of: 2, positions: [0], plan: 2), try report(1, of: 1, positions: [0])]).contains(
+                "is shard 1/1 but"))
+        #expect(
+            message([try report(1, of: 2, positions: [0], plan: 2), try report(2, of: 2, positions: [0], plan: 2)])
+                .contains("claims plan position 0"))
+        #expect(message([]).contains("no reports"))
+        // A hostile plan size is refused before anything is allocated for it.
+        #expect(
+            message([try report(1, of: 1, positions: [0], plan: 10_000_000)]).contains(
+                "hold 1 suites but the plan has 10000000"))
+    }
+
+    @Test func unreadableReportsSayWhereAndWhy() {
+        func message(_ text: String) -> String {
+            do {
+                _ = try RunReport.read(Data(text.utf8), source: "r.json")
+                return "read"
+            } catch { return error.description }
+        }
+        #expect(message("{\n  \"tool\": \"conform\",\n  oops }").hasPrefix("error: r.json:3:3: not a JSON report"))
+        #expect(message("[]").contains("r.json: $: expected an object"))
+        #expect(message("{\"tool\":\"other\"}").contains("$.tool: not a Conform JSON report"))
+        #expect(
+            message(
+                #"{"tool":"conform","target":"t","duration":1,"suites":[],"shard":{"index":3,"count":2,"planSuites":0}}"#
+            )
+            .contains("$.shard.index: 3 is outside 1...2"))
+        #expect(
+            message(#"{"tool":"conform","target":"t","duration":-1,"suites":[]}"#).contains(
+                "$.duration: expected a number of seconds"))
+        #expect(
+            message(#"{"tool":"conform","target":"t","duration":1,"suites":[{"id":1}]}"#).contains(
+                "$.suites[0].spec: expected an object"))
+    }
+}

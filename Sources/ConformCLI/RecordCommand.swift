@@ -35,8 +35,8 @@ enum RecordCommand {
         }
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        let transport = CurlTransport(
-            timeout: .seconds(Int(parsed.value("--timeout") ?? "30") ?? 30), insecure: parsed.has("--insecure"))
+        let timeout = try parsed.duration("--timeout") ?? .seconds(30)
+        let transport = CurlTransport(timeout: timeout, insecure: parsed.has("--insecure"))
         return await ProxySession.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"), banner: "Recording", io: io)

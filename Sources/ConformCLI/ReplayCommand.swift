@@ -23,15 +23,10 @@ enum ReplayCommand {
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        let timeout = Duration.seconds(Double(parsed.value("--timeout") ?? "10") ?? 10)
+        let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let options = TrafficSupport.replayOptions(
             target, substitutions: substitutions, sequential: parsed.has("--sequential"))
-        let connections = Int(parsed.value("--connections") ?? "8") ?? 0
-        guard (1...256).contains(connections) else {
-            throw UsageError(
-                message: "--connections takes 1 to 256, got '\(parsed.value("--connections") ?? "")'",
-                subcommand: "replay")
-        }
+        let connections = try parsed.integer("--connections", in: 1...256) ?? 8
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)

@@ -20,13 +20,7 @@ enum RunCommand {
             }
             overrides[String(item[..<eq])] = String(item[item.index(after: eq)...])
         }
-        var timeout = Duration.seconds(10)
-        if let t = parsed.value("--timeout") {
-            guard let seconds = Double(t), seconds > 0 else {
-                throw UsageError(message: "--timeout takes a positive number of seconds, got '\(t)'", subcommand: "run")
-            }
-            timeout = .milliseconds(Int(seconds * 1000))
-        }
+        let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }

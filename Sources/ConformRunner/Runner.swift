@@ -221,7 +221,7 @@ public struct Runner: Sendable {
                 result.response = nil
                 result.failures = []
                 result.error = "no response: \(error)"
-                result.verdict = error.kind == .connectionRefused || error.kind == .unreachable ? .error : .fail
+                result.verdict = error.meansCannotRun ? .error : .fail
             } catch {
                 result.response = nil
                 result.error = "no response: \(error)"

@@ -40,6 +40,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidResponse = Kind(rawValue: "invalid response")
         public static let unreachable = Kind(rawValue: "unreachable")
         public static let adapter = Kind(rawValue: "adapter failure")
+        /// The adapter program exited, crashed or could not be started: nothing was judged.
+        public static let adapterGone = Kind(rawValue: "adapter could not run")
         public static let other = Kind(rawValue: "transport failure")
     }
 
@@ -52,4 +54,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }
+
+    /// Whether the implementation could not be reached at all, so the step could not run (exit 2), rather than
+    /// failed (exit 1).
+    public var meansCannotRun: Bool { kind == .connectionRefused || kind == .unreachable || kind == .adapterGone }
 }

@@ -21,6 +21,8 @@ final class AdapterProcess: Sendable {
     /// Why an exchange with the adapter produced no reply line.
     struct Failure: Error, Sendable {
         var message: String
+        /// The adapter is gone (it exited, crashed or never started), as opposed to slow or wrong.
+        var gone = false
     }
 
     let pid: pid_t
@@ -108,7 +110,7 @@ final class AdapterProcess: Sendable {
             (continuation: CheckedContinuation<String, any Error>) in
             let ready: Result<String, any Error>? = state.withLock { state in
                 if !state.lines.isEmpty { return .success(state.lines.removeFirst()) }
-                if let exit = state.exitDescription { return .failure(Failure(message: exit)) }
+                if let exit = state.exitDescription { return .failure(Failure(message: exit, gone: true)) }
                 state.waiter = (token, continuation)
                 return nil
             }
@@ -122,9 +124,10 @@ final class AdapterProcess: Sendable {
                 }
             }
             writer.start()
+            // Whole milliseconds, at most a day: a library caller's huge timeout must not overflow the clock.
             let (seconds, attoseconds) = timeout.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            let milliseconds = Int(min(max(seconds, 0), 86_400)) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(max(milliseconds, 1))) { [self] in
                 fail(token: token, Failure(message: "no reply within \(timeout)"))
             }
         }
@@ -178,7 +181,7 @@ final class AdapterProcess: Sendable {
             state.waiter = nil
             return waiter?.continuation
         }
-        waiter?.resume(throwing: Failure(message: description))
+        waiter?.resume(throwing: Failure(message: description, gone: true))
     }
 
     private func startReaders(output: Int32, errors: Int32) {

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// The program (`/bin/sh -c command`) starts on the first exchange and stays running; exchanges go one at a time.
 /// When it exits, prints something that is not a reply, or misses the timeout, the exchange fails with
-/// ``TransportError/Kind/adapter`` and a fresh copy of the program is started for the next exchange.
+/// ``TransportError/Kind/adapter`` (``TransportError/Kind/adapterGone`` when it exited or crashed) and a fresh copy of the program is started for the next exchange.
 /// The wire format is described in `docs/adapters.md`.
 public final class ExecTransport: Transport {
     /// The shell command that starts the adapter.
@@ -54,7 +54,7 @@ public final class ExecTransport: Transport {
             do {
                 process = try AdapterProcess.launch(command: command, environment: environment)
             } catch {
-                throw TransportError(.adapter, "\(request.method) \(request.url): \(error.message)")
+                throw TransportError(.adapterGone, "\(request.method) \(request.url): \(error.message)")
             }
             state.withLock { $0.process = process }
         }
@@ -62,7 +62,7 @@ public final class ExecTransport: Transport {
         do {
             line = try await process.exchange(Wire.encode(request, id: id), timeout: request.timeout ?? defaultTimeout)
         } catch let failure as AdapterProcess.Failure {
-            throw restart(process, request, "the adapter \(failure.message)")
+            throw restart(process, request, "the adapter \(failure.message)", gone: failure.gone)
         }
         switch Wire.decode(line, id: id) {
         case .success(.response(let response)):
@@ -75,7 +75,11 @@ public final class ExecTransport: Transport {
     }
 
     /// Stops a misbehaving adapter so the next exchange starts a fresh one, and describes what happened.
-    private func restart(_ process: AdapterProcess, _ request: HTTPRequest, _ problem: String) -> TransportError {
+    ///
+    /// An adapter that is `gone` (exited or crashed) means the run cannot go on: not a verdict on the implementation.
+    private func restart(_ process: AdapterProcess, _ request: HTTPRequest, _ problem: String, gone: Bool = false)
+        -> TransportError
+    {
         process.terminate()
         state.withLock { state in
             if state.process === process { state.process = nil }
@@ -83,7 +87,7 @@ public final class ExecTransport: Transport {
         let tail = process.stderrTail
         let stderr = tail.isEmpty ? "" : "; adapter stderr:\n\(tail)"
         return TransportError(
-            .adapter,
+            gone ? .adapterGone : .adapter,
             "\(request.method) \(request.url) via `\(command)`: \(problem); the adapter is restarted for the next "
                 + "exchange (it must print one JSON reply line per request line, see docs/adapters.md)\(stderr)")
     }

@@ -14,6 +14,23 @@ extension Transport {
 /// Something that answers HTTP requests synchronously: the reference implementation, a proxy, a test double.
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse
+
+    /// The answer to a request the server refuses before `handle` sees it (malformed framing, too large):
+    /// `status` with a stable `code` and a `message` saying what to fix.
+    func refusal(status: HTTPStatus, code: String, message: String) -> HTTPResponse
+}
+
+extension HTTPHandler {
+    /// The protocol's error envelope, `{"requestError":{"serviceException":{"messageId","text"}}}`, which every
+    /// server Conform plays (the reference, a mock, a recording proxy) speaks; the connection closes after it.
+    public func refusal(status: HTTPStatus, code: String, message: String) -> HTTPResponse {
+        let envelope: JSONValue = [
+            "requestError": ["serviceException": ["messageId": .string(code), "text": .string(message)]]
+        ]
+        var response = HTTPResponse.json(status, envelope)
+        response.headerFields["Connection"] = "close"
+        return response
+    }
 }
 
 /// Drives an ``HTTPHandler`` without sockets.

@@ -91,6 +91,17 @@ struct Arguments {
         return n
     }
 
+    /// `--max-body SIZE` (`64MB`, `512KB`, bytes), or the default of 64 MB.
+    func maxBody() throws(UsageError) -> Int {
+        guard let text = value("--max-body") else { return ResponseLimits.defaultMaxBodyBytes }
+        guard let n = IntegerText.byteCount(text, in: ResponseLimits.maxBodyRange) else {
+            throw UsageError(
+                message: "--max-body takes a size from 1KB to 2GB such as 64MB or 512KB, got '\(text)'",
+                subcommand: subcommand)
+        }
+        return n
+    }
+
     /// A port option: 0 (any free port) to 65535.
     func port(_ name: String) throws(UsageError) -> UInt16? {
         try integer(name, in: 0...65_535).map { UInt16($0) }

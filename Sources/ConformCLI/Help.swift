@@ -65,7 +65,8 @@ enum Help {
                                   sets it; --var wins over the environment, which wins over suite defaults.
           --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
                                   report page, docs/report.md) (repeatable).
-          --timeout SECONDS       How long one exchange may take (default: 10).
+          --timeout SECONDS       How long one exchange may take (default: 10; at most 24h).
+          --max-body SIZE         The largest response body read (default: 64MB); a larger one fails the step.
           --insecure              Accept any TLS certificate (self-signed staging servers).
           --verbose               List every step, not only those that did not pass.
           --no-color              Never colour the output (NO_COLOR is honoured too).

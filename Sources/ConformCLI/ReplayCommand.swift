@@ -9,7 +9,8 @@ import Synchronization
 enum ReplayCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections"],
+            args,
+            valued: ["--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections", "--max-body"],
             flagNames: ["--help", "--sequential", "--insecure", "--quiet"], subcommand: "replay")
         if parsed.has("--help") {
             io.out.write(Help.replay)
@@ -24,6 +25,7 @@ enum ReplayCommand {
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
+        let maxBody = try parsed.maxBody()
         let options = TrafficSupport.replayOptions(
             target, substitutions: substitutions, sequential: parsed.has("--sequential"))
         let connections = try parsed.integer("--connections", in: 1...256) ?? 8
@@ -45,9 +47,11 @@ enum ReplayCommand {
             let transport: any Transport =
                 if case .http = target {
                     CurlTransport(
-                        timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections)
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
+                        maxBodyBytes: maxBody)
                 } else {
-                    try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
+                    try target.makeTransport(
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
                 }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)

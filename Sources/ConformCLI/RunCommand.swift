@@ -6,7 +6,7 @@ import Foundation
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--var", "--report", "--timeout", "--fault", "--variant"],
+            args, valued: ["--target", "--var", "--report", "--timeout", "--fault", "--variant", "--max-body"],
             flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
         )
         if parsed.has("--help") {
@@ -21,6 +21,7 @@ enum RunCommand {
             overrides[String(item[..<eq])] = String(item[item.index(after: eq)...])
         }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
+        let maxBody = try parsed.maxBody()
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }
@@ -52,7 +53,8 @@ enum RunCommand {
         }
         let transport: any Transport
         do {
-            transport = try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
+            transport = try target.makeTransport(
+                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
         } catch {
             io.err.write("error: cannot set up the target \(target.description): \(error)\n")
             return ConformCommand.ExitCode.cannotRun

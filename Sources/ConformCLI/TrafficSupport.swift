@@ -85,6 +85,7 @@ enum TrafficSupport {
         let reader = try RecordingReader(path: full)
         var out: [RecordedExchange] = []
         while let e = try reader.next() { out.append(e) }
+        if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
         return out
     }
 }

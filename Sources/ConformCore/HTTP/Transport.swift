@@ -44,6 +44,16 @@ public struct InProcessTransport: Transport {
     }
 }
 
+/// How much of a response a transport keeps: bodies beyond it fail the exchange instead of filling memory.
+public enum ResponseLimits {
+    /// 64 MiB: far beyond any response of the protocol, small enough for many in flight.
+    public static let defaultMaxBodyBytes = 64 * 1024 * 1024
+    /// 1 MiB of response headers.
+    public static let maxHeaderBytes = 1024 * 1024
+    /// What `--max-body` accepts: 1 KiB to 2 GiB.
+    public static let maxBodyRange = 1024...(2 * 1024 * 1024 * 1024)
+}
+
 /// Why an exchange produced no response.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure; an open set.
@@ -60,6 +70,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         /// The adapter program exited, crashed or could not be started: nothing was judged.
         public static let adapterGone = Kind(rawValue: "adapter could not run")
         public static let other = Kind(rawValue: "transport failure")
+        /// The response body (or its headers) exceeded the transport's limit; reading stopped there.
+        public static let tooLarge = Kind(rawValue: "response too large")
     }
 
     public var kind: Kind

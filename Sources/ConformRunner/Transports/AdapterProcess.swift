@@ -23,6 +23,8 @@ final class AdapterProcess: Sendable {
         var message: String
         /// The adapter is gone (it exited, crashed or never started), as opposed to slow or wrong.
         var gone = false
+        /// The adapter wrote a reply line over the limit (a response body too large).
+        var tooLarge = false
     }
 
     let pid: pid_t
@@ -32,18 +34,22 @@ final class AdapterProcess: Sendable {
     /// Guards the input descriptor: held while writing, set once it is closed, so the number is never reused under a writer.
     private let inputClosed = Mutex<Bool>(false)
     private static let tailLimit = 2048
-    private static let lineLimit = 64 * 1024 * 1024
+    /// The longest reply line read; a longer one stops the adapter.
+    private let lineLimit: Int
 
     private struct State {
         var lines: [String] = []
         var waiter: (token: Int, continuation: CheckedContinuation<String, any Error>)?
         var nextToken = 0
         var exitDescription: String?
+        var tooLarge = false
         var killed = false
     }
 
     /// Starts the adapter; throws when the shell cannot be spawned.
-    static func launch(command: String, environment: [String: String]?) throws(Failure) -> AdapterProcess {
+    static func launch(command: String, environment: [String: String]?, lineLimit: Int) throws(Failure)
+        -> AdapterProcess
+    {
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         var stderrPipe: [Int32] = [-1, -1]
@@ -88,14 +94,15 @@ final class AdapterProcess: Sendable {
             for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(fd) }
             throw Failure(message: "cannot start /bin/sh -c \(command): \(String(cString: strerror(result)))")
         }
-        let process = AdapterProcess(pid: pid, input: stdinPipe[1])
+        let process = AdapterProcess(pid: pid, input: stdinPipe[1], lineLimit: lineLimit)
         process.startReaders(output: stdoutPipe[0], errors: stderrPipe[0])
         return process
     }
 
-    private init(pid: pid_t, input: Int32) {
+    private init(pid: pid_t, input: Int32, lineLimit: Int) {
         self.pid = pid
         self.input = input
+        self.lineLimit = lineLimit
     }
 
     /// Writes one line and waits for the next line the adapter prints, failing on exit or after `timeout`.
@@ -110,7 +117,7 @@ final class AdapterProcess: Sendable {
             (continuation: CheckedContinuation<String, any Error>) in
             let ready: Result<String, any Error>? = state.withLock { state in
                 if !state.lines.isEmpty { return .success(state.lines.removeFirst()) }
-                if let exit = state.exitDescription { return .failure(Failure(message: exit, gone: true)) }
+                if let exit = state.exitDescription { return .failure(Failure(message: exit, gone: !state.tooLarge)) }
                 state.waiter = (token, continuation)
                 return nil
             }
@@ -174,14 +181,15 @@ final class AdapterProcess: Sendable {
         waiter?.resume(returning: line)
     }
 
-    private func exited(_ description: String) {
+    private func exited(_ description: String, tooLarge: Bool = false) {
         let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
             state.exitDescription = description
+            state.tooLarge = tooLarge
             let waiter = state.waiter
             state.waiter = nil
             return waiter?.continuation
         }
-        waiter?.resume(throwing: Failure(message: description, gone: true))
+        waiter?.resume(throwing: Failure(message: description, gone: !tooLarge, tooLarge: tooLarge))
     }
 
     private func startReaders(output: Int32, errors: Int32) {
@@ -214,7 +222,7 @@ final class AdapterProcess: Sendable {
                     start = index + 1
                 }
                 pending.append(contentsOf: buffer[start..<count])
-                if pending.count > Self.lineLimit {
+                if pending.count > lineLimit {
                     overflow = true
                     break
                 }
@@ -231,7 +239,11 @@ final class AdapterProcess: Sendable {
             let exit =
                 status & 0x7F == 0
                 ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(status & 0x7F)"
-            exited(overflow ? "wrote a line longer than \(Self.lineLimit) bytes" : "\(exit) without replying")
+            if overflow {
+                exited("wrote a reply line longer than \(lineLimit) bytes", tooLarge: true)
+            } else {
+                exited("\(exit) without replying")
+            }
         }.start()
     }
 

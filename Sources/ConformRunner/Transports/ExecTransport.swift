@@ -15,11 +15,17 @@ public final class ExecTransport: Transport {
     public let environment: [String: String]?
     /// How long an exchange may take when the request sets no timeout.
     public let defaultTimeout: Duration
+    /// The largest response body accepted; a reply line that could only carry more fails the exchange.
+    public let maxBodyBytes: Int
     private let gate = ExchangeGate()
     private let state = Mutex<(process: AdapterProcess?, nextID: Int)>((nil, 0))
 
     /// Creates a transport; nothing is started until the first exchange.
-    public init(command: String, environment: [String: String]? = nil, timeout: Duration = .seconds(30)) {
+    public init(
+        command: String, environment: [String: String]? = nil, timeout: Duration = .seconds(30),
+        maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
+    ) {
+        self.maxBodyBytes = max(0, maxBodyBytes)
         self.command = command
         self.environment = environment
         self.defaultTimeout = timeout
@@ -52,7 +58,9 @@ public final class ExecTransport: Transport {
             process = existing
         } else {
             do {
-                process = try AdapterProcess.launch(command: command, environment: environment)
+                // A body travels as base64 (4/3 of its size) beside headers: room for both, and no more.
+                let lineLimit = maxBodyBytes / 3 * 4 + ResponseLimits.maxHeaderBytes + 4096
+                process = try AdapterProcess.launch(command: command, environment: environment, lineLimit: lineLimit)
             } catch {
                 throw TransportError(.adapterGone, "\(request.method) \(request.url): \(error.message)")
             }
@@ -62,6 +70,13 @@ public final class ExecTransport: Transport {
         do {
             line = try await process.exchange(Wire.encode(request, id: id), timeout: request.timeout ?? defaultTimeout)
         } catch let failure as AdapterProcess.Failure {
+            if failure.tooLarge {
+                _ = restart(process, request, "")
+                throw TransportError(
+                    .tooLarge,
+                    "\(request.method) \(request.url): the adapter \(failure.message), for a body over the limit of "
+                        + "\(maxBodyBytes) bytes (raise it with --max-body)")
+            }
             throw restart(process, request, "the adapter \(failure.message)", gone: failure.gone)
         }
         switch Wire.decode(line, id: id) {

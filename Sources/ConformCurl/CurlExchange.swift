@@ -15,6 +15,13 @@ enum CurlExchange {
     static func perform(
         _ request: HTTPRequest, settings: Settings, on handle: EasyHandle, cancelled: CancelFlag
     ) -> Result<HTTPResponse, TransportError> {
+        if let problem = HTTPSyntax.problem(in: request) {
+            return .failure(
+                TransportError(
+                    .other,
+                    "refused to send \(HTTPSyntax.quoted(request.method.rawValue)) \(HTTPSyntax.quoted(settings.url)): \(problem)"
+                ))
+        }
         let h = handle.raw
         curl_easy_reset(h)
         let sink = ResponseSink(cancelled: cancelled, maxBodyBytes: settings.maxBodyBytes)
@@ -94,14 +101,9 @@ enum CurlExchange {
     /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults.
     static func headerLines(_ fields: HTTPFields, sendsBody: Bool) -> [String] {
         var lines: [String] = []
-        func singleLine(_ text: String) -> String {
-            // A CR or LF would split the header in two: drop them (rare, so check bytes first).
-            text.utf8.contains { $0 == 0x0D || $0 == 0x0A } ? text.filter { $0 != "\r" && $0 != "\n" } : text
-        }
+        // `perform` refuses names that are not tokens and values with line breaks before they get here.
         for field in fields where field.name.lowercased() != "content-length" {
-            let name = singleLine(field.name)
-            let value = singleLine(field.value)
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         lines.append("Expect:")
         if !fields.contains("Accept") { lines.append("Accept:") }

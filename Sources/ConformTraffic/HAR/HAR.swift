@@ -66,6 +66,11 @@ public enum HAR {
         let requestHeaders = try headers(req["headers"], path: "\(base).request.headers", file: file)
         let requestBody = try postData(req["postData"], path: "\(base).request.postData", file: file)
         let request = HTTPRequest(method: HTTPMethod(method), url: url, headerFields: requestHeaders, body: requestBody)
+        if let problem = HTTPSyntax.problem(in: request) {
+            throw HARError(
+                file: file, path: "\(base).request", message: "\(problem); it would change what goes on the wire",
+                help: "fix or delete this entry")
+        }
 
         guard let res = entry["response"], case .object = res else {
             throw HARError(

@@ -117,6 +117,9 @@ extension RecordedExchange {
         let request = HTTPRequest(
             method: HTTPMethod(method), url: url, headerFields: try Self.headers(req, at: "$.request"),
             body: try Self.body(req, at: "$.request"))
+        if let problem = HTTPSyntax.problem(in: request) {
+            throw RecordingLineError(path: "$.request", message: "\(problem); it would change what goes on the wire")
+        }
         let status = try Self.int(res, "status", at: "$.response")
         let response = HTTPResponse(
             status: HTTPStatus(status), headerFields: try Self.headers(res, at: "$.response"),

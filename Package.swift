@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         .target(name: "ConformYAML", dependencies: ["CYAML"]),
@@ -26,7 +28,8 @@ let package = Package(
         .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
-            name: "ConformTraffic", dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML"]),
+            name: "ConformTraffic",
+            dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML", "CZlib", "CBrotli"]),
         .target(
             name: "ConformCLI",
             dependencies: [

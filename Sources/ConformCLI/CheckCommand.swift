@@ -1,5 +1,6 @@
 import ConformTraffic
 import Foundation
+import Synchronization
 
 /// `conform check RECORDING_OR_HAR…`: the client side of an integration against the flow's rules.
 enum CheckCommand {
@@ -20,22 +21,41 @@ enum CheckCommand {
         if !parsed.values("--jwt").isEmpty { configuration.jwtApplicationCodes = Set(parsed.values("--jwt")) }
         configuration.disabledRules = Set(parsed.values("--disable"))
         var total = 0
+        var unjudged = 0
         for path in parsed.positionals {
             do {
                 let violations: [FlowViolation]
-                if path.lowercased().hasSuffix(".har") {
-                    violations = FlowChecker.check(
-                        try TrafficSupport.exchanges(path, io: io), configuration: configuration)
+                let incomplete = Mutex<[RecordedExchange]>([])
+                if try TrafficSupport.isHAR(path, io: io) {
+                    let exchanges = try TrafficSupport.exchanges(path, io: io)
+                    incomplete.withLock { $0 = exchanges.filter { !$0.omitted.isEmpty } }
+                    violations = FlowChecker.check(exchanges, configuration: configuration)
                 } else {
-                    violations = try await FlowChecker.check(
-                        recording: RecordingSequence(path: io.resolve(path)), configuration: configuration)
+                    let sequence = RecordingSequence(path: io.resolve(path)) { io.err.write($0.warning + "\n") }
+                    violations = try await FlowChecker.check(recording: sequence, configuration: configuration)
+                    for try await e in sequence where !e.omitted.isEmpty { incomplete.withLock { $0.append(e) } }
                 }
+                // A rule broken only where the trace lacks a body or a response is not a finding: name what is missing.
+                let missing = incomplete.withLock { $0 }
+                for e in missing {
+                    io.out.write(
+                        "\(path): exchange \(e.seq) \(e.request.method) \(e.request.target): cannot judge: "
+                            + e.omitted.joined(separator: "; ") + "\n")
+                }
+                unjudged += missing.count
                 for v in violations { io.out.write("\(path): \(v)\n") }
                 total += violations.count
             } catch {
                 io.err.write("\(error)\n")
                 return ConformCommand.ExitCode.cannotRun
             }
+        }
+        if unjudged > 0 {
+            io.out.write(
+                "\(unjudged) exchange\(unjudged == 1 ? "" : "s") cannot be judged (bodies or responses missing from the "
+                    + "trace)\(total > 0 ? "; \(total) violation\(total == 1 ? "" : "s") found, which may follow from them" : "")\n"
+                    + "Result: CANNOT JUDGE\n")
+            return ConformCommand.ExitCode.cannotRun
         }
         io.out.write(
             total == 0

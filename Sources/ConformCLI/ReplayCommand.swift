@@ -63,16 +63,22 @@ enum ReplayCommand {
                 }
             }
             let summary: ReplaySummary
-            if recording.lowercased().hasSuffix(".har") {
+            if try TrafficSupport.isHAR(recording, io: io) {
                 summary = try await replayer.replay(
                     try TrafficSupport.exchanges(recording, io: io), onOutcome: onOutcome)
             } else {
                 summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
             }
             progress.clear()
+            let unjudged = summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : ""
             io.out.write(
-                "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\n"
+                "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
             )
+            if summary.mismatched == 0 && summary.failed == 0 && summary.unjudged > 0 {
+                // Nothing differed, but the recording lacks what it takes to say the behaviour is the same.
+                io.out.write("Result: CANNOT JUDGE\n")
+                return ConformCommand.ExitCode.cannotRun
+            }
             io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
             return summary.failed > 0 && summary.passed == 0
                 ? ConformCommand.ExitCode.cannotRun : summary.allPassed ? 0 : ConformCommand.ExitCode.mismatch

@@ -73,14 +73,17 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
+    /// Whether `path` holds a HAR (by content: any name, plain, compressed or zipped) rather than a recording.
+    static func isHAR(_ path: String, io: CommandIO) throws -> Bool {
+        if case .har = try TraceFile.open(io.resolve(path)) { return true }
+        return false
+    }
+
     /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)
-        if path.lowercased().hasSuffix(".har") {
-            guard let data = FileManager.default.contents(atPath: full) else {
-                throw CLIFailure("\(path): error: cannot read the file")
-            }
-            return try HAR.import(data, file: path)
+        if case .har(let data, let attachments) = try TraceFile.open(full) {
+            return try HAR.import(data, file: path, attachments: attachments)
         }
         let reader = try RecordingReader(path: full)
         var out: [RecordedExchange] = []

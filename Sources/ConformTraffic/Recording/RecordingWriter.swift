@@ -89,9 +89,10 @@ public final class RecordingWriter: Sendable {
         flow: String? = nil
     ) throws(RecordingError) -> RecordedExchange {
         let flow = flow ?? FlowKey.derive(request: request, response: response)
-        var exchange = RecordedExchange(
-            seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
-            response: response)
+        var exchange = ContentDecoding.decoded(
+            RecordedExchange(
+                seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
+                response: response))
         if let redactor { exchange = redactor.redact(exchange) }
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
             exchange.seq = state.nextSeq
@@ -104,7 +105,8 @@ public final class RecordingWriter: Sendable {
     /// Redacts and appends an exchange that already has a number (an import); later appends continue after it.
     @discardableResult
     public func write(_ exchange: RecordedExchange) throws(RecordingError) -> RecordedExchange {
-        let written = redactor.map { $0.redact(exchange) } ?? exchange
+        let decoded = ContentDecoding.decoded(exchange)
+        let written = redactor.map { $0.redact(decoded) } ?? decoded
         try state.withLock { (state) throws(RecordingError) in
             try write(written.boundedJSONLine(limit: maxLineBytes), fd: state.fd)
             state.nextSeq = max(state.nextSeq, written.seq + 1)

@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ConformCore", targets: ["ConformCore"]),
         .library(name: "ConformRunner", targets: ["ConformRunner"]),
         .library(name: "ConformReference", targets: ["ConformReference"]),
+        .library(name: "ConformFuzzTargets", targets: ["ConformFuzzTargets"]),
     ],
     targets: [
         // C libraries from Debian, each behind one door.
@@ -55,6 +56,10 @@ let package = Package(
             dependencies: ["ConformCore", "ConformCurl", "ConformReference", "ConformTraffic"],
             path: "bench/replay/Sources"
         ),
+        .target(
+            name: "ConformFuzzTargets",
+            dependencies: ["ConformCore", "ConformReference", "ConformServer", "ConformTraffic", "ConformYAML"],
+            path: "fuzz/Targets"),
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(
@@ -66,7 +71,7 @@ let package = Package(
         .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
         .testTarget(
             name: "ConformTrafficTests",
-            dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl"],
+            dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl", "ConformFuzzTargets"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -104,4 +104,10 @@ import Testing
         }
         #expect(found == byRegex)
     }
+
+    @Test func byteSearchFindsWhatContainsFinds() {
+        for (text, needle) in [("abcabd", "abd"), ("aab", "ab"), ("xyz", "yza"), ("é@x", "@"), ("", "a"), ("a", "")] {
+            #expect(text.containsBytes(needle) == (needle.isEmpty || text.contains(needle)), "\(text) \(needle)")
+        }
+    }
 }

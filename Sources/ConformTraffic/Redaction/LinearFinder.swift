@@ -157,3 +157,32 @@ enum LinearFinder {
         return lower..<view.index(lower, offsetBy: range.count)
     }
 }
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension String {
+    /// Whether `needle`'s UTF-8 bytes occur in the string: a byte search (`memchr` for the first byte, then a
+    /// compare), where `contains` would go through Foundation's locale-aware search, the slowest part of scanning
+    /// a long line. Needles are short literals, so the work is linear in the string.
+    func containsBytes(_ needle: String) -> Bool {
+        var haystack = self
+        var needle = needle
+        return haystack.withUTF8 { hay in
+            needle.withUTF8 { pin in
+                guard let first = pin.first, let base = hay.baseAddress else { return pin.isEmpty }
+                var offset = 0
+                while hay.count - offset >= pin.count {
+                    guard let found = memchr(base + offset, Int32(first), hay.count - offset - pin.count + 1) else {
+                        return false
+                    }
+                    let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + at, pin.baseAddress!, pin.count) == 0 { return true }
+                    offset = at + 1
+                }
+                return false
+            }
+        }
+    }
+}

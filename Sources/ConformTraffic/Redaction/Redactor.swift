@@ -236,18 +236,18 @@ public final class Redactor: Sendable {
     public func redact(text: String) -> String {
         var out = text
         let known = knownSecrets.withLock { $0 }
-        for (secret, pseudonym) in known where out.contains(secret) {
+        for (secret, pseudonym) in known where out.containsBytes(secret) {
             out = out.replacingOccurrences(of: secret, with: pseudonym)
         }
-        if out.contains("eyJ") {
+        if out.containsBytes("eyJ") {
             out = TextPattern.jwt.replacing(in: out) { keep.contains(String($0)) ? nil : jwt(String($0)) }
         }
-        if policy.emailsInText, out.contains("@") {
+        if policy.emailsInText, out.containsBytes("@") {
             out = TextPattern.email.replacing(in: out) {
                 keep.contains(String($0)) ? nil : pseudonyms.email(String($0))
             }
         }
-        if policy.phonesInText, out.contains("+") || out.contains("%2B") || out.contains("%2b") {
+        if policy.phonesInText, out.containsBytes("+") || out.containsBytes("%2B") || out.containsBytes("%2b") {
             out = TextPattern.internationalPhone.replacing(in: out) {
                 keep.contains(String($0)) ? nil : pseudonyms.phone(String($0))
             }

@@ -125,29 +125,32 @@ public struct SecretScanner: Sendable {
             candidates.append((range, kind, help, candidates.count))
         }
         let keepSet = Set(keep)
-        if line.contains("eyJ") {
+        // Cheap tests first: a pattern runs only where its anchor text occurs (each regex pass bridges the line).
+        let lower = line.lowercased()
+        let hasDigit = line.utf8.contains { (0x30...0x39).contains($0) }
+        if line.containsBytes("eyJ") {
             for range in TextPattern.jwt.matches(in: line) where !Self.isRedactedJWT(line[range]) {
                 add(range, .jwt, "record with redaction on, or replace the token by a pseudonym before committing")
             }
         }
-        if line.contains("@") {
+        if line.containsBytes("@") {
             for range in TextPattern.email.matches(in: line) {
                 let domain = line[range].split(separator: "@").last.map { $0.lowercased() } ?? ""
                 if allowedEmailDomains.contains(where: { domain == $0 || domain.hasSuffix("." + $0) }) { continue }
                 add(range, .email, "replace it by a pseudonym such as user-1234@\(Pseudonymizer.emailDomain)")
             }
         }
-        for range in Self.phoneField.captures(in: line, group: 1) {
+        for range in hasDigit ? Self.phoneField.captures(in: line, group: 1) : [] {
             let digits = line[range].filter(\.isASCIIDigit)
             if digits.hasPrefix(Pseudonymizer.phonePrefix) || digits.count < 6 { continue }
             add(range, .phone, "replace it by a pseudonym starting with \(Pseudonymizer.phonePrefix) (digits only)")
         }
-        if line.contains("+") {
+        if hasDigit, line.containsBytes("+") || lower.containsBytes("%2b") {
             for range in TextPattern.internationalPhone.matches(in: line) {
                 add(range, .phone, "replace it by a pseudonym starting with +\(Pseudonymizer.phonePrefix)")
             }
         }
-        if line.contains("App") {
+        if line.containsBytes("App") {
             for range in Self.appAuthorization.captures(in: line, group: 1) {
                 let value = String(line[range])
                 if Pseudonymizer.isPseudonym(value) || keepSet.contains(value) { continue }
@@ -155,15 +158,16 @@ public struct SecretScanner: Sendable {
                 add(range, .authorization, "replace the application code or API key by a pseudonym (redacted-…)")
             }
         }
-        if line.contains("APA91b") {
+        if line.containsBytes("APA91b") {
             for range in Self.fcmToken.matches(in: line) {
                 add(range, .pushToken, "replace the token by a pseudonym (redacted-token-…)")
             }
         }
-        for range in Self.tokenField.captures(in: line, group: 1) where !line[range].hasPrefix(Pseudonymizer.prefix) {
+        let tokenRanges = lower.containsBytes("token") ? Self.tokenField.captures(in: line, group: 1) : []
+        for range in tokenRanges where !line[range].hasPrefix(Pseudonymizer.prefix) {
             add(range, .pushToken, "replace the token by a pseudonym (redacted-token-…)")
         }
-        if line.contains("=") {
+        if line.containsBytes("=") {
             for range in Self.queryCredential.captures(in: line, group: 1)
             where !Pseudonymizer.isPseudonym(String(line[range])) && !keepSet.contains(String(line[range])) {
                 add(range, .credential, "replace the query parameter's value by a pseudonym (redacted-…)")
@@ -176,7 +180,10 @@ public struct SecretScanner: Sendable {
                     "replace the identifier by a phone pseudonym starting with \(Pseudonymizer.phonePrefix)")
             }
         }
-        for match in Self.secretHeader.regex.matches(in: line, range: NSRange(line.startIndex..., in: line)) {
+        let headerMatches =
+            ["cookie", "api-key", "apikey", "auth-token"].contains { lower.containsBytes($0) }
+            ? Self.secretHeader.regex.matches(in: line, range: NSRange(line.startIndex..., in: line)) : []
+        for match in headerMatches {
             guard let nameRange = Range(match.range(at: 1), in: line), let range = Range(match.range(at: 2), in: line)
             else { continue }
             let name = line[nameRange].lowercased()

@@ -11,11 +11,7 @@ import Testing
     static let fixtures = "Tests/ConformTrafficTests/Fixtures/real/"
 
     func conform(_ args: [String]) async -> (code: Int32, out: String, err: String) {
-        let out = MemorySink()
-        let err = MemorySink()
-        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root)
-        let code = await ConformCommand.main(["conform"] + args, io: io)
-        return (code, out.text, err.text)
+        await conformInProcess(args, in: Self.root)
     }
 
     @Test(arguments: [

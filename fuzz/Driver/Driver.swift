@@ -18,3 +18,23 @@ public func fuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     selected(data)
     return 0
 }
+
+/// libFuzzer's driver, which parses the command line and runs the loop.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// SwiftPM links an executable's `main` to `<module>_main`: hand over to libFuzzer's driver from there.
+@_cdecl("conform_fuzz_main")
+public func conformFuzzMain(
+    _ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runDriver(&count, &arguments) { start, size in
+        fuzzOneInput(start.map { UnsafeRawPointer($0) }, size)
+    }
+}

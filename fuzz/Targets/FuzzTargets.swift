@@ -81,8 +81,6 @@ public enum FuzzTargets {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -95,8 +93,15 @@ public enum FuzzTargets {
         guard connected == 0 else { preconditionFailure("the server stopped accepting connections") }
         _ = data.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         shutdown(fd, Int32(SHUT_WR))
+        // Read until the server closes, or goes quiet: a second for the first bytes, then 30 ms of silence (a
+        // keep-alive connection stays open after its answer).
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while recv(fd, &buffer, buffer.count, 0) > 0 {}
+        var waiting: Int32 = 1000
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, waiting) > 0, recv(fd, &buffer, buffer.count, 0) > 0 else { break }
+            waiting = 30
+        }
     }
 
     /// One reference server for the whole fuzzing run.

@@ -33,7 +33,9 @@ enum CheckCommand {
                 } else {
                     let sequence = RecordingSequence(path: io.resolve(path)) { io.err.write($0.warning + "\n") }
                     violations = try await FlowChecker.check(recording: sequence, configuration: configuration)
-                    for try await e in sequence where !e.omitted.isEmpty { incomplete.withLock { $0.append(e) } }
+                    for try await e in RecordingSequence(path: io.resolve(path)) where !e.omitted.isEmpty {
+                        incomplete.withLock { $0.append(e) }
+                    }
                 }
                 // A rule broken only where the trace lacks a body or a response is not a finding: name what is missing.
                 let missing = incomplete.withLock { $0 }

@@ -83,12 +83,13 @@ struct HTTPServerHostileTests {
     @Test func slowDripClientsCannotLockOthersOut() async throws {
         let server = try started(
             limits: HTTPServerLimits(connectionTimeoutSeconds: 30, headerTimeoutSeconds: 1, maxConnections: 24))
-        defer { server.stop() }
         let port = server.boundPort
         let stop = Atomic<Bool>(false)
         let dripped = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+        let drippers = 32
         // Each dripper reconnects whenever it is cut, so slots stay contested for the whole test.
-        let drippers = (0..<32).map { _ in
+        for _ in 0..<drippers {
             Thread {
                 let head = Array("GET /slow HTTP/1.1\r\nHost: x\r\nX-Drip: ".utf8)
                 while !stop.load(ordering: .relaxed) {
@@ -103,12 +104,17 @@ struct HTTPServerHostileTests {
                         usleep(100_000)
                     }
                 }
-            }
+                finished.add(1, ordering: .relaxed)
+            }.start()
         }
-        for thread in drippers { thread.start() }
-        defer { stop.store(true, ordering: .relaxed) }
+        defer {
+            // Every dripper ends before the server stops, so none reconnects to a port another test reuses.
+            stop.store(true, ordering: .relaxed)
+            while finished.load(ordering: .relaxed) < drippers { usleep(10_000) }
+            server.stop()
+        }
         // Wait until the drippers have had time to fill every slot (progress, not a clock).
-        while dripped.load(ordering: .relaxed) < 32 * 5 { try await Task.sleep(for: .milliseconds(50)) }
+        while dripped.load(ordering: .relaxed) < drippers * 5 { try await Task.sleep(for: .milliseconds(50)) }
 
         let transport = CurlTransport(timeout: .seconds(5), baseURL: server.baseURL)
         var served = 0

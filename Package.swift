@@ -12,6 +12,7 @@ let package = Package(
         // Certification from an SDK's own tests; it brings the modules its API names (Transport, results, faults).
         .library(
             name: "ConformTesting", targets: ["ConformTesting", "ConformCore", "ConformRunner", "ConformReference"]),
+        .library(name: "ConformFuzzTargets", targets: ["ConformFuzzTargets"]),
     ],
     targets: [
         // C libraries from Debian, each behind one door.
@@ -19,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         .target(name: "ConformYAML", dependencies: ["CYAML"]),
@@ -29,7 +32,8 @@ let package = Package(
         .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
-            name: "ConformTraffic", dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML"]),
+            name: "ConformTraffic",
+            dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML", "CZlib", "CBrotli"]),
         .target(
             name: "ConformCLI",
             dependencies: [
@@ -59,6 +63,10 @@ let package = Package(
             dependencies: ["ConformCore", "ConformCurl", "ConformReference", "ConformTraffic"],
             path: "bench/replay/Sources"
         ),
+        .target(
+            name: "ConformFuzzTargets",
+            dependencies: ["ConformCore", "ConformReference", "ConformServer", "ConformTraffic", "ConformYAML"],
+            path: "fuzz/Targets"),
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(
@@ -70,7 +78,7 @@ let package = Package(
         .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
         .testTarget(
             name: "ConformTrafficTests",
-            dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl"],
+            dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl", "ConformFuzzTargets"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -17,6 +17,7 @@ static inline struct MHD_Daemon *conform_mhd_start(
     MHD_RequestCompletedCallback completed, void *completed_cls,
     conform_mhd_uri_log_cb uri_log, void *uri_log_cls,
     MHD_LogCallback logger, void *logger_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, size_t connection_memory_limit,
     unsigned int connection_timeout_seconds, unsigned int connection_limit) {
   return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
@@ -24,6 +25,7 @@ static inline struct MHD_Daemon *conform_mhd_start(
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
       MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
       MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
+      MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
       MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
@@ -35,6 +37,12 @@ static inline struct MHD_Daemon *conform_mhd_start(
 static inline uint16_t conform_mhd_bound_port(struct MHD_Daemon *daemon) {
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
   return info == NULL ? 0 : info->port;
+}
+
+/* The socket of a connection, or -1. */
+static inline int conform_mhd_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info == NULL ? -1 : info->connect_fd;
 }
 
 /* Formats one log message from MHD's printf-style logger arguments into `buffer`. */

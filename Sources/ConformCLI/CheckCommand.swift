@@ -1,5 +1,6 @@
 import ConformTraffic
 import Foundation
+import Synchronization
 
 /// `conform check RECORDING_OR_HAR… [--events FILE] [--report KIND:FILE]…`: the client side of an integration against the flow's rules.
 enum CheckCommand {
@@ -36,6 +37,7 @@ enum CheckCommand {
         let started = ContinuousClock.now
         var traces: [FlowCheckReport.Trace] = []
         var total = 0
+        var unjudged = 0
         for path in parsed.positionals {
             do {
                 var events: [AppEvent] = []
@@ -43,13 +45,32 @@ enum CheckCommand {
                     events = try AppEventsFile.load(path: io.resolve(file), displayName: file)
                 }
                 let result: (violations: [FlowViolation], notes: [String])
-                if path.lowercased().hasSuffix(".har") {
-                    result = FlowChecker.check(
-                        try TrafficSupport.harTrace(path, io: io), events: events, configuration: configuration)
+                let incomplete = Mutex<[RecordedExchange]>([])
+                // HAR or recording is decided by content, whatever the file's name.
+                if try TrafficSupport.isHAR(path, io: io) {
+                    let records = try TrafficSupport.harTrace(path, io: io)
+                    incomplete.withLock { list in
+                        list = records.compactMap { record in
+                            if case .exchange(let e) = record, !e.omitted.isEmpty { e } else { nil }
+                        }
+                    }
+                    result = FlowChecker.check(records, events: events, configuration: configuration)
                 } else {
                     result = try await FlowChecker.check(
                         recording: TraceSequence(path: io.resolve(path)), events: events, configuration: configuration)
+                    let sequence = RecordingSequence(path: io.resolve(path)) { io.err.write($0.warning + "\n") }
+                    for try await e in sequence where !e.omitted.isEmpty {
+                        incomplete.withLock { $0.append(e) }
+                    }
                 }
+                // A rule broken only where the trace lacks a body or a response is not a finding: name what is missing.
+                let missing = incomplete.withLock { $0 }
+                for e in missing {
+                    io.out.write(
+                        "\(path): exchange \(e.seq) \(e.request.method) \(e.request.target): cannot judge: "
+                            + e.omitted.joined(separator: "; ") + "\n")
+                }
+                unjudged += missing.count
                 for v in result.violations { io.out.write("\(path): \(v)\n") }
                 for note in result.notes { io.out.write("\(path): note: \(note)\n") }
                 total += result.violations.count
@@ -65,6 +86,13 @@ enum CheckCommand {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let result = FlowCheckReport.result(traces, rules: rules, duration: seconds)
             if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
+        }
+        if unjudged > 0 {
+            io.out.write(
+                "\(unjudged) exchange\(unjudged == 1 ? "" : "s") cannot be judged (bodies or responses missing from the "
+                    + "trace)\(total > 0 ? "; \(total) violation\(total == 1 ? "" : "s") found, which may follow from them" : "")\n"
+                    + "Result: CANNOT JUDGE\n")
+            return ConformCommand.ExitCode.cannotRun
         }
         io.out.write(
             total == 0

@@ -38,7 +38,9 @@ extension Help {
           --no-redact             Keep secrets as they are (never for traffic that leaves your machine).
           --append                Add to an existing recording.
           --check                 Also check the traffic against the flow's rules and report violations live.
-          --timeout SECONDS       How long an upstream may take (default: 30).
+          --timeout SECONDS       How long an upstream may take (default: 30; at most 24h).
+          --max-body SIZE         The largest upstream response body (default: 64MB); a larger one is answered
+                                  with 502 and recorded as such.
           --insecure              Accept any TLS certificate from the upstreams.
           -h, --help              Show help information.
 
@@ -65,7 +67,8 @@ extension Help {
                                   target's real one). Repeatable.
           --sequential            Replay in recorded order instead of device flows concurrently.
           --insecure              Accept any TLS certificate (self-signed staging servers).
-          --timeout SECONDS       How long one exchange may take (default: 10).
+          --timeout SECONDS       How long one exchange may take (default: 10; at most 24h).
+          --max-body SIZE         The largest response body read (default: 64MB); a larger one fails the exchange.
           --connections N         HTTP connections to an http(s) target (default: 8).
           --speed X|max           Keep the recorded pacing scaled by X (2: twice as fast, 0.5: half speed;
                                   0.001 to 10000); max (default) sends as fast as flows allow.

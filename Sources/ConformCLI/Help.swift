@@ -67,8 +67,9 @@ enum Help {
                                   sets it; --var wins over the environment, which wins over suite defaults.
           --report KIND:FILE      Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
                                   report page, docs/report.md) (repeatable).
-          --timeout SECONDS       How long one exchange may take (default: 10). Time an exchange spends queued
-                                  for an exec adapter does not count.
+          --timeout SECONDS       How long one exchange may take (default: 10; at most 24h). Time an exchange
+                                  spends queued for an exec adapter does not count.
+          --max-body SIZE         The largest response body read (default: 64MB); a larger one fails the step.
           --jobs N                How many suites run at once, 1 to 1000 (default: all). The flows of a suite
                                   always run together; an exec adapter gets as many exchanges at once as it
                                   declares (docs/adapters.md), the rest queue.

@@ -13,13 +13,8 @@ enum MockCommand {
             io.out.write(Help.mock)
             return 0
         }
-        var port: UInt16 = 0
-        if let p = parsed.value("--port") {
-            guard let n = UInt16(p) else {
-                throw UsageError(message: "--port takes 0 to 65535, got '\(p)'", subcommand: "mock")
-            }
-            port = n
-        }
+        let port = try parsed.port("--port") ?? 0
+        let timeout = try parsed.duration("--timeout")
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "mock")
         let suites: [Suite]
         do {
@@ -64,15 +59,7 @@ enum MockCommand {
                 ? "Stops when every step has been played, or on Ctrl-C.\n"
                 : "Press Ctrl-C to stop and see the report.\n")
         let untilDone = parsed.has("--until-done")
-        var deadline: ContinuousClock.Instant?
-        if let t = parsed.value("--timeout") {
-            guard let seconds = Double(t), seconds > 0 else {
-                throw UsageError(
-                    message: "--timeout takes a positive number of seconds, got '\(t)'", subcommand: "mock")
-            }
-            deadline = .now + .milliseconds(Int(seconds * 1000))
-        }
-        let stopAt = deadline
+        let stopAt = timeout.map { ContinuousClock.now + $0 }
         await ServeCommand.waitForTermination(orUntil: {
             untilDone && mock.isDone || stopAt.map { .now >= $0 } ?? false
         })

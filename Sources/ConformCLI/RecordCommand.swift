@@ -9,7 +9,7 @@ import Synchronization
 enum RecordCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--listen", "--upstream", "--out", "--redact", "--timeout"],
+            args, valued: ["--listen", "--upstream", "--out", "--redact", "--timeout", "--max-body"],
             flagNames: ["--help", "--no-redact", "--append", "--check", "--insecure"], subcommand: "record")
         if parsed.has("--help") {
             io.out.write(Help.record)
@@ -35,8 +35,9 @@ enum RecordCommand {
         }
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        let timeout = try parsed.duration("--timeout") ?? .seconds(30)
         let transport = CurlTransport(
-            timeout: .seconds(Int(parsed.value("--timeout") ?? "30") ?? 30), insecure: parsed.has("--insecure"))
+            timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody())
         return await ProxySession.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"), banner: "Recording", io: io)
@@ -52,6 +53,7 @@ enum ProxySession {
         let writer: RecordingWriter
         do {
             writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction, append: append)
+            if let dropped = writer.droppedTail { io.err.write(dropped.warning + "\n") }
         } catch {
             io.err.write("\(error)\n")
             return ConformCommand.ExitCode.cannotRun

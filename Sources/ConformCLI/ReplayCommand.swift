@@ -12,7 +12,7 @@ enum ReplayCommand {
             args,
             valued: [
                 "--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections", "--shard", "--speed",
-                "--rate",
+                "--rate", "--max-body",
             ],
             flagNames: ["--help", "--sequential", "--insecure", "--quiet"], subcommand: "replay")
         if parsed.has("--help") {
@@ -27,7 +27,8 @@ enum ReplayCommand {
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        let timeout = Duration.seconds(Double(parsed.value("--timeout") ?? "10") ?? 10)
+        let timeout = try parsed.duration("--timeout") ?? .seconds(10)
+        let maxBody = try parsed.maxBody()
         var options = TrafficSupport.replayOptions(
             target, substitutions: substitutions, sequential: parsed.has("--sequential"))
         options.pace = try PaceOption.parse(
@@ -35,12 +36,7 @@ enum ReplayCommand {
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "replay")
         }
-        let connections = Int(parsed.value("--connections") ?? "8") ?? 0
-        guard (1...256).contains(connections) else {
-            throw UsageError(
-                message: "--connections takes 1 to 256, got '\(parsed.value("--connections") ?? "")'",
-                subcommand: "replay")
-        }
+        let connections = try parsed.integer("--connections", in: 1...256) ?? 8
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)
@@ -59,11 +55,13 @@ enum ReplayCommand {
             let transport: any Transport =
                 if case .http = target {
                     CurlTransport(
-                        timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections)
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
+                        maxBodyBytes: maxBody)
                 } else {
-                    try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
+                    try target.makeTransport(
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
                 }
-            let isHAR = recording.lowercased().hasSuffix(".har")
+            let isHAR = try TrafficSupport.isHAR(recording, io: io)
             let harExchanges = isHAR ? try TrafficSupport.exchanges(recording, io: io) : []
             if let shard {
                 // A first pass over the recording groups the device flows that share a person.
@@ -88,8 +86,9 @@ enum ReplayCommand {
                 summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
             }
             progress.clear()
+            let unjudged = summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : ""
             io.out.write(
-                "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\n"
+                "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
             )
             if let partition = options.partition {
                 io.out.write(
@@ -97,6 +96,11 @@ enum ReplayCommand {
                 )
             }
             if options.pace != .max { io.out.write(PaceReport.lines(summary.timing, pace: options.pace)) }
+            if summary.mismatched == 0 && summary.failed == 0 && summary.unjudged > 0 {
+                // Nothing differed, but the recording lacks what it takes to say the behaviour is the same.
+                io.out.write("Result: CANNOT JUDGE\n")
+                return ConformCommand.ExitCode.cannotRun
+            }
             io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
             return summary.failed > 0 && summary.passed == 0
                 ? ConformCommand.ExitCode.cannotRun : summary.allPassed ? 0 : ConformCommand.ExitCode.mismatch

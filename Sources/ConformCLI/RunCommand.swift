@@ -6,7 +6,10 @@ import Foundation
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(
-            args, valued: ["--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant", "--shard"],
+            args,
+            valued: [
+                "--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant", "--shard", "--max-body",
+            ],
             flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
         )
         if parsed.has("--help") {
@@ -20,21 +23,9 @@ enum RunCommand {
             }
             overrides[String(item[..<eq])] = String(item[item.index(after: eq)...])
         }
-        var timeout = Duration.seconds(10)
-        if let t = parsed.value("--timeout") {
-            guard let seconds = Double(t), seconds > 0 else {
-                throw UsageError(message: "--timeout takes a positive number of seconds, got '\(t)'", subcommand: "run")
-            }
-            timeout = .milliseconds(Int(seconds * 1000))
-        }
-        var jobs = Int.max
-        if let text = parsed.value("--jobs") {
-            guard let value = Int(text), (1...1000).contains(value) else {
-                throw UsageError(
-                    message: "--jobs takes a whole number of suites from 1 to 1000, got '\(text)'", subcommand: "run")
-            }
-            jobs = value
-        }
+        let timeout = try parsed.duration("--timeout") ?? .seconds(10)
+        let maxBody = try parsed.maxBody()
+        let jobs = try parsed.integer("--jobs", in: 1...1000) ?? .max
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }
@@ -73,7 +64,8 @@ enum RunCommand {
         if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
         let transport: any Transport
         do {
-            transport = try target.makeTransport(timeout: timeout, insecure: parsed.has("--insecure"))
+            transport = try target.makeTransport(
+                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
         } catch {
             io.err.write("error: cannot set up the target \(target.description): \(error)\n")
             return ConformCommand.ExitCode.cannotRun

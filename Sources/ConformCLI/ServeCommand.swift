@@ -22,23 +22,14 @@ enum ServeCommand {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", subcommand: "serve")
         }
         let host = parsed.value("--host") ?? "127.0.0.1"
-        var port: UInt16 = 0
-        if let p = parsed.value("--port") {
-            guard let n = UInt16(p) else {
-                throw UsageError(message: "--port takes 0 to 65535, got '\(p)'", subcommand: "serve")
-            }
-            port = n
-        }
+        let port = try parsed.port("--port") ?? 0
         let faults = try Target.faults(parsed.values("--fault"), subcommand: "serve")
         let variants = try Target.variants(parsed.values("--variant"), subcommand: "serve")
         var limits = HTTPServerLimits.default
         // Under latency every request holds its server thread for the delay: a thread per connection keeps
         // concurrent clients from waiting for each other.
         limits.threadPerConnection = variants.contains(.latency)
-        if let t = parsed.value("--threads") {
-            guard let n = Int(t), (1...64).contains(n) else {
-                throw UsageError(message: "--threads takes 1 to 64, got '\(t)'", subcommand: "serve")
-            }
+        if let n = try parsed.integer("--threads", in: 1...64) {
             limits.threads = n
             limits.threadPerConnection = false
         }

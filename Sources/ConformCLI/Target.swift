@@ -98,12 +98,14 @@ enum Target: CustomStringConvertible {
     /// The transport for this target; `insecure` skips TLS certificate checks (self-signed test servers).
     ///
     /// The builtin reference is its own transport, so its latency variant waits without blocking a thread.
-    func makeTransport(timeout: Duration, insecure: Bool = false) throws -> any Transport {
+    func makeTransport(
+        timeout: Duration, insecure: Bool = false, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
+    ) throws -> any Transport {
         switch self {
         case .builtin(let faults, let variants):
             ReferenceImplementation(configuration: .default, faults: Set(faults), variants: Set(variants))
-        case .http: CurlTransport(timeout: timeout, insecure: insecure)
-        case .exec(let command): ExecTransport(command: command, timeout: timeout)
+        case .http: CurlTransport(timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes)
+        case .exec(let command): ExecTransport(command: command, timeout: timeout, maxBodyBytes: maxBodyBytes)
         }
     }
 }

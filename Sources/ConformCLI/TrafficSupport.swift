@@ -73,44 +73,46 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
-    /// A HAR file's exchanges and app events; without events the exchanges are put in start order (the causal order,
-    /// whatever order the tool listed them in).
+    /// A HAR file's exchanges and app events (read by content: plain, compressed or zipped); without events the
+    /// exchanges are put in start order (the causal order, whatever order the tool listed them in).
     static func harTrace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
-        guard let data = FileManager.default.contents(atPath: io.resolve(path)) else {
-            throw CLIFailure("\(path): error: cannot read the file")
+        guard case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) else {
+            throw CLIFailure("\(path): error: not a HAR file")
         }
-        let records = try HAR.importTrace(data, file: path)
+        let records = try HAR.importTrace(data, file: path, attachments: attachments)
         guard !records.contains(where: { if case .event = $0 { true } else { false } }) else { return records }
         let exchanges = records.compactMap { if case .exchange(let e) = $0 { e } else { nil } }
         return FlowChecker.inStartOrder(exchanges).map(TraceRecord.exchange)
     }
 
-    /// Reads a recording directory or `.jsonl` file, or a HAR file, with its app events, in trace order.
+    /// Reads a recording directory or `.jsonl` file, or a HAR file (by content), with its app events, in trace order.
     static func trace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
-        if path.lowercased().hasSuffix(".har") {
-            guard let data = FileManager.default.contents(atPath: io.resolve(path)) else {
-                throw CLIFailure("\(path): error: cannot read the file")
-            }
-            return try HAR.importTrace(data, file: path)
+        if case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) {
+            return try HAR.importTrace(data, file: path, attachments: attachments)
         }
         let reader = try RecordingReader(path: io.resolve(path))
         var out: [TraceRecord] = []
         while let record = try reader.nextRecord() { out.append(record) }
+        if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
         return out
+    }
+
+    /// Whether `path` holds a HAR (by content: any name, plain, compressed or zipped) rather than a recording.
+    static func isHAR(_ path: String, io: CommandIO) throws -> Bool {
+        if case .har = try TraceFile.open(io.resolve(path)) { return true }
+        return false
     }
 
     /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)
-        if path.lowercased().hasSuffix(".har") {
-            guard let data = FileManager.default.contents(atPath: full) else {
-                throw CLIFailure("\(path): error: cannot read the file")
-            }
-            return try HAR.import(data, file: path)
+        if case .har(let data, let attachments) = try TraceFile.open(full) {
+            return try HAR.import(data, file: path, attachments: attachments)
         }
         let reader = try RecordingReader(path: full)
         var out: [RecordedExchange] = []
         while let e = try reader.next() { out.append(e) }
+        if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
         return out
     }
 }

@@ -8,15 +8,23 @@ enum CurlExchange {
         var url: String
         var timeoutMilliseconds: Int
         var insecure: Bool
+        var maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
     }
 
     /// Runs the exchange synchronously on the calling thread.
     static func perform(
         _ request: HTTPRequest, settings: Settings, on handle: EasyHandle, cancelled: CancelFlag
     ) -> Result<HTTPResponse, TransportError> {
+        if let problem = HTTPSyntax.problem(in: request) {
+            return .failure(
+                TransportError(
+                    .other,
+                    "refused to send \(HTTPSyntax.quoted(request.method.rawValue)) \(HTTPSyntax.quoted(settings.url)): \(problem)"
+                ))
+        }
         let h = handle.raw
         curl_easy_reset(h)
-        let sink = ResponseSink(cancelled: cancelled)
+        let sink = ResponseSink(cancelled: cancelled, maxBodyBytes: settings.maxBodyBytes)
         let sinkPointer = Unmanaged.passUnretained(sink).toOpaque()
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -67,6 +75,13 @@ enum CurlExchange {
         }
 
         if code != CURLE_OK {
+            if let overflow = sink.overflow {
+                return .failure(
+                    TransportError(
+                        .tooLarge,
+                        "\(method) \(settings.url): \(overflow); reading stopped there (raise the limit with --max-body)"
+                    ))
+            }
             if code == CURLE_ABORTED_BY_CALLBACK && cancelled.isSet {
                 return .failure(TransportError(.other, "\(method) \(settings.url): cancelled"))
             }
@@ -86,14 +101,9 @@ enum CurlExchange {
     /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults.
     static func headerLines(_ fields: HTTPFields, sendsBody: Bool) -> [String] {
         var lines: [String] = []
-        func singleLine(_ text: String) -> String {
-            // A CR or LF would split the header in two: drop them (rare, so check bytes first).
-            text.utf8.contains { $0 == 0x0D || $0 == 0x0A } ? text.filter { $0 != "\r" && $0 != "\n" } : text
-        }
+        // `perform` refuses names that are not tokens and values with line breaks before they get here.
         for field in fields where field.name.lowercased() != "content-length" {
-            let name = singleLine(field.name)
-            let value = singleLine(field.value)
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         lines.append("Expect:")
         if !fields.contains("Accept") { lines.append("Accept:") }
@@ -127,11 +137,41 @@ nonisolated(unsafe) private let emptyBody = UnsafeRawPointer(UnsafeMutablePointe
 /// Collects the final response's status line, raw headers and body as curl delivers them.
 final class ResponseSink {
     let cancelled: CancelFlag
+    let maxBodyBytes: Int
     var status: Int?
     var headers: [HTTPFields.Field] = []
+    var headerBytes = 0
     var body = Data()
+    /// Why reading stopped early: the body or the headers went past their limit.
+    var overflow: String?
 
-    init(cancelled: CancelFlag) { self.cancelled = cancelled }
+    init(cancelled: CancelFlag, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes) {
+        self.cancelled = cancelled
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Appends body bytes; `false` (stop reading) once the body would pass the limit.
+    func append(_ bytes: UnsafeRawPointer, count: Int) -> Bool {
+        guard body.count + count <= maxBodyBytes else {
+            overflow = "the response body is larger than the limit of \(maxBodyBytes) bytes"
+            body = Data()
+            return false
+        }
+        body.append(bytes.assumingMemoryBound(to: UInt8.self), count: count)
+        return true
+    }
+
+    /// Takes one header line; `false` (stop reading) once the headers pass their limit.
+    func header(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += bytes.count
+        guard headerBytes <= ResponseLimits.maxHeaderBytes else {
+            overflow = "the response headers are larger than the limit of \(ResponseLimits.maxHeaderBytes) bytes"
+            headers = []
+            return false
+        }
+        headerLine(bytes)
+        return true
+    }
 
     func headerLine(_ bytes: UnsafeRawBufferPointer) {
         // Works on bytes: header lines arrive once per header per exchange, on the hot path.
@@ -168,8 +208,7 @@ func conformCurlWrite(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count
 {
     guard let data, let user else { return 0 }
     let sink = Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue()
-    sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: size * count)
-    return size * count
+    return sink.append(UnsafeRawPointer(data), count: size * count) ? size * count : 0
 }
 
 func conformCurlHeader(
@@ -177,8 +216,7 @@ func conformCurlHeader(
 ) -> Int {
     guard let data, let user else { return 0 }
     let sink = Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue()
-    sink.headerLine(UnsafeRawBufferPointer(start: data, count: size * count))
-    return size * count
+    return sink.header(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
 }
 
 func conformCurlProgress(

@@ -18,11 +18,15 @@ public final class CurlTransport: Transport {
     private let handles: EasyHandlePool
     private let workers: CurlWorkerPool
 
+    /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
+    public let maxBodyBytes: Int
+
     /// Creates a transport; `maxConcurrentExchanges` bounds worker threads, further exchanges wait their turn.
     public init(
         timeout: Duration = .seconds(30), insecure: Bool = false, baseURL: String? = nil,
-        maxConcurrentExchanges: Int = 64
+        maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
     ) {
+        self.maxBodyBytes = max(0, maxBodyBytes)
         CurlGlobal.initialize()
         self.defaultTimeout = timeout
         self.insecure = insecure
@@ -42,7 +46,8 @@ public final class CurlTransport: Transport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let url = resolvedURL(request.url)
         let settings = CurlExchange.Settings(
-            url: url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout), insecure: insecure)
+            url: url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout), insecure: insecure,
+            maxBodyBytes: maxBodyBytes)
         let cancelled = CancelFlag()
         let handles = self.handles
         let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {

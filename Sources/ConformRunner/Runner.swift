@@ -232,7 +232,7 @@ public struct Runner: Sendable {
                 result.response = nil
                 result.failures = []
                 result.error = "no response: \(error)"
-                result.verdict = error.kind == .connectionRefused || error.kind == .unreachable ? .error : .fail
+                result.verdict = error.meansCannotRun ? .error : .fail
             case .failure(let error):
                 result.response = nil
                 result.error = "no response: \(error)"

@@ -20,12 +20,7 @@ public enum RunnerFunctions {
             throw TemplateError(
                 message: "jwt needs secret=<hex key>", help: "pass the application profile's JWT secret key in hex")
         }
-        let ttl: Int
-        switch named["ttl"] {
-        case .int(let i)?: ttl = i
-        case .string(let s)?: ttl = Int(s) ?? 3600
-        default: ttl = 3600
-        }
+        let ttl = try jwtTTL(named["ttl"])
         let now = Int(Date().timeIntervalSince1970)
         var claims = JSONObject()
         claims["typ"] = "Bearer"
@@ -38,6 +33,29 @@ public enum RunnerFunctions {
             JWT.signHS256(claims: JSONValue.object(claims).serialized(), keyID: named["kid"]?.text, secret: secret))
     } recognize: { token, named in
         recognizeJWT(token, named)
+    }
+
+    /// How far a `ttl` may reach: ten years either way, so `exp` never overflows and never wraps to a valid token.
+    static let ttlRange = -315_360_000...315_360_000
+
+    /// The `ttl` argument in seconds (3600 when absent); anything else than an integer in `ttlRange` is an error,
+    /// never a silent default.
+    static func jwtTTL(_ value: JSONValue?) throws(TemplateError) -> Int {
+        let parsed: Int?
+        switch value {
+        case nil: return 3600
+        case .int(let i)?: parsed = ttlRange.contains(i) ? i : nil
+        case .double(let d)?: parsed = IntegerText.exactly(d, in: ttlRange)
+        case .string(let s)?: parsed = IntegerText.parse(s, in: ttlRange)
+        case let other?: parsed = IntegerText.parse(other.text, in: ttlRange)
+        }
+        guard let parsed else {
+            throw TemplateError(
+                message: "jwt ttl must be a whole number of seconds from \(ttlRange.lowerBound) to "
+                    + "\(ttlRange.upperBound) (ten years), got '\(value?.text ?? "")'",
+                help: "write e.g. ttl=3600, or ttl=-60 for an expired token")
+        }
+        return parsed
     }
 
     /// Server role: a token this `jwt` call could have made: signed with `secret`, the same `kid`, `app` and
@@ -53,7 +71,10 @@ public enum RunnerFunctions {
         if case .some(.some(let kid)) = named["kid"], header["kid"]?.text != kid.text { return nil }
         if case .some(.some(let app)) = named["app"], claims["infobip-api-key"]?.text != app.text { return nil }
         var ttl = 3600
-        if case .some(.some(let value)) = named["ttl"] { ttl = Int(value.text) ?? 3600 }
+        if case .some(.some(let value)) = named["ttl"] {
+            guard let given = try? jwtTTL(value) else { return nil }
+            ttl = given
+        }
         let expired = (claims["exp"]?.numberValue ?? 0) <= Date().timeIntervalSince1970
         guard expired == (ttl < 0), let sub = claims["sub"] else { return nil }
         switch named["sub"] {

@@ -2,15 +2,19 @@ internal import CMicroHTTPD
 import ConformCore
 import Foundation
 
-/// What the C callbacks share: the handler, the body limit and the log sink.
+/// What the C callbacks share: the handler, the limits, the connection watch and the log sink.
 final class ServerContext: Sendable {
     let handler: any HTTPHandler
     let maxBodyBytes: Int
+    let maxHeaderBytes: Int
+    let watch: ConnectionWatch
     let log: HTTPServer.LogHandler?
 
-    init(handler: any HTTPHandler, maxBodyBytes: Int, log: HTTPServer.LogHandler?) {
+    init(handler: any HTTPHandler, limits: HTTPServerLimits, log: HTTPServer.LogHandler?) {
         self.handler = handler
-        self.maxBodyBytes = maxBodyBytes
+        self.maxBodyBytes = limits.maxBodyBytes
+        self.maxHeaderBytes = limits.maxHeaderBytes
+        self.watch = ConnectionWatch(limits: limits)
         self.log = log
     }
 }
@@ -40,6 +44,9 @@ func conformServerCompleted(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
 ) {
+    if let cls, let connection {
+        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().watch.requestDone(connection)
+    }
     guard let slot, let raw = slot.pointee else { return }
     Unmanaged<Upload>.fromOpaque(raw).release()
     slot.pointee = nil
@@ -74,11 +81,13 @@ func conformServerAccess(
 
     if !upload.sawHeaders {
         upload.sawHeaders = true
-        if let declared = MHD_lookup_connection_value(connection, MHD_ValueKind.HEADER_KIND, "Content-Length"),
-            let length = Int(String(cString: declared)), length > context.maxBodyBytes
+        context.watch.headReceived(connection)
+        let method = method.map { String(cString: $0) } ?? ""
+        if let refusal = refuseHead(
+            method: method, uri: upload.rawURI, headerFields: requestHeaders(connection), context)
         {
             upload.refused = true
-            return queue(tooLarge(context), on: connection)
+            return queue(refusal, on: connection)
         }
         return .YES
     }
@@ -109,10 +118,40 @@ func conformServerAccess(
 }
 
 private func tooLarge(_ context: ServerContext) -> HTTPResponse {
-    var response = HTTPResponse.json(
-        413, ["error": .string("request body larger than the server limit of \(context.maxBodyBytes) bytes")])
-    response.headerFields["Connection"] = "close"
-    return response
+    context.handler.refusal(
+        status: 413, code: "PAYLOAD_TOO_LARGE",
+        message: "request body larger than the server limit of \(context.maxBodyBytes) bytes")
+}
+
+/// A refusal for a request head the server will not pass on: oversized, ambiguous framing (several or malformed
+/// `Content-Length`, or one beside `Transfer-Encoding`: the ways to smuggle a second request), or a body over the
+/// limit; `nil` when the request may go on.
+func refuseHead(method: String, uri: String, headerFields: HTTPFields, _ context: ServerContext) -> HTTPResponse? {
+    let headBytes = headerFields.reduce(method.utf8.count + uri.utf8.count + 12) {
+        $0 + $1.name.utf8.count + $1.value.utf8.count + 4
+    }
+    if headBytes > context.maxHeaderBytes {
+        return context.handler.refusal(
+            status: 431, code: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+            message: "request head of \(headBytes) bytes is larger than the server limit of \(context.maxHeaderBytes)")
+    }
+    let lengths = headerFields.values(for: "Content-Length")
+    guard !lengths.isEmpty else { return nil }
+    let badRequest = { (message: String) in
+        context.handler.refusal(status: 400, code: "BAD_REQUEST", message: message)
+    }
+    if lengths.count > 1 {
+        return badRequest("request has \(lengths.count) Content-Length headers; send exactly one")
+    }
+    if headerFields.contains("Transfer-Encoding") {
+        return badRequest("request has both Content-Length and Transfer-Encoding; send one of them")
+    }
+    let text = lengths[0].trimmingCharacters(in: .whitespaces)
+    guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+        return badRequest("Content-Length '\(lengths[0].prefix(40))' is not a number of bytes")
+    }
+    if text.count > 18 || Int(text) ?? .max > context.maxBodyBytes { return tooLarge(context) }
+    return nil
 }
 
 /// Collects the request headers in arrival order with their raw names.

@@ -33,18 +33,19 @@ public final class HTTPServer: Sendable {
                 "'\(host)' is not an IPv4 or IPv6 address; use a numeric address such as 127.0.0.1, ::1 or 0.0.0.0")
         }
         guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.connectionTimeoutSeconds >= 0,
+            (1...3600).contains(limits.headerTimeoutSeconds),
             limits.maxConnections >= 1, (1...64).contains(limits.threads)
         else {
             throw HTTPServerError(
                 .invalidLimits,
-                "limits out of range (\(limits)); headers need at least 1024 bytes, threads 1 to 64, connections at least 1"
+                "limits out of range (\(limits)); headers need at least 1024 bytes, the head timeout 1 to 3600 s, threads 1 to 64, connections at least 1"
             )
         }
         self.host = host
         self.limits = limits
         self.requestedPort = port
         self.address = address
-        self.context = ServerContext(handler: handler, maxBodyBytes: limits.maxBodyBytes, log: log)
+        self.context = ServerContext(handler: handler, limits: limits, log: log)
     }
 
     deinit { stop() }
@@ -65,9 +66,13 @@ public final class HTTPServer: Sendable {
             return current
         }
         guard let stopped else { return }
+        stopped.sweeper.cancel()
         MHD_stop_daemon(stopped.daemon.pointer)
         stopped.context.release()
     }
+
+    /// Connections shut down so far for sending their request head too slowly (slow-drip clients).
+    public var slowHeadDisconnects: Int { context.watch.cutCount }
 
     /// The port the server listens on, or 0 when it is not running.
     public var boundPort: UInt16 { running.withLock { $0?.port ?? 0 } }
@@ -102,7 +107,9 @@ public final class HTTPServer: Sendable {
                 conformServerCompleted, cls,
                 conformServerURILog, cls,
                 conformServerLog, cls,
-                UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.maxHeaderBytes,
+                conformServerConnection, cls,
+                // Room beyond the header limit, so the handler sees oversized heads and refuses them itself (431).
+                UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.maxHeaderBytes * 2 + 16 * 1024,
                 UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections))
         }
         guard let daemon else {
@@ -114,15 +121,18 @@ public final class HTTPServer: Sendable {
             )
         }
         let port = conform_mhd_bound_port(daemon)
-        return RunningDaemon(daemon: DaemonPointer(pointer: daemon), context: retained, port: port)
+        return RunningDaemon(
+            daemon: DaemonPointer(pointer: daemon), context: retained, port: port,
+            sweeper: context.watch.startSweeping())
     }
 }
 
-/// A running libmicrohttpd daemon and the context it holds.
-private struct RunningDaemon: Sendable {
+/// A running libmicrohttpd daemon, the context it holds and the timer that sweeps slow connections.
+private struct RunningDaemon: @unchecked Sendable {
     let daemon: DaemonPointer
     let context: Unmanaged<ServerContext>
     let port: UInt16
+    let sweeper: DispatchSourceTimer
 }
 
 /// The daemon handle; libmicrohttpd's daemon functions are thread-safe.

@@ -6,6 +6,10 @@ public struct HTTPServerLimits: Sendable, Hashable {
     public var maxHeaderBytes: Int
     /// Seconds a connection may stay idle (or a slow client may stall) before it is closed.
     public var connectionTimeoutSeconds: Int
+    /// Seconds a connection may take to send a complete request head (request line and headers), counted from
+    /// when it opens or its previous request was answered; a slow-drip client is disconnected after it. An idle
+    /// keep-alive connection closes after it too.
+    public var headerTimeoutSeconds: Int
     /// How many connections may be open at once; further clients are refused.
     public var maxConnections: Int
     /// Worker threads serving connections (epoll in each); ignored with ``threadPerConnection``.
@@ -16,8 +20,9 @@ public struct HTTPServerLimits: Sendable, Hashable {
 
     public init(
         maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 64 * 1024, connectionTimeoutSeconds: Int = 30,
-        maxConnections: Int = 1024, threads: Int = 4, threadPerConnection: Bool = false
+        headerTimeoutSeconds: Int = 10, maxConnections: Int = 1024, threads: Int = 4, threadPerConnection: Bool = false
     ) {
+        self.headerTimeoutSeconds = headerTimeoutSeconds
         self.maxBodyBytes = maxBodyBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
@@ -26,6 +31,6 @@ public struct HTTPServerLimits: Sendable, Hashable {
         self.threadPerConnection = threadPerConnection
     }
 
-    /// 8 MB bodies, 64 KB of headers, 30 s idle timeout, 1024 connections, 4 threads.
+    /// 8 MB bodies, 64 KB of headers, 30 s idle timeout, 10 s for a request head, 1024 connections, 4 threads.
     public static let `default` = HTTPServerLimits()
 }

@@ -24,4 +24,17 @@ import Testing
         #expect(code == 0, "conform run printed:\n\(out.text)\(err.text)")
         #expect(out.text.hasSuffix("Result: CONFORMS\n"))
     }
+
+    /// An adapter that is missing or dies without replying says nothing about the implementation: exit 2.
+    @Test(arguments: ["/nonexistent/conform-adapter", "exit 0", "kill -SEGV $$"])
+    func aMissingOrCrashingAdapterCouldNotRun(_ command: String) async throws {
+        let out = MemorySink()
+        let err = MemorySink()
+        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root.path)
+        let code = await ConformCommand.main(
+            ["conform", "run", "suites/01-registration.yaml", "--target", "exec:\(command)"], io: io)
+        #expect(code == 2, "conform run printed:\n\(out.text)\(err.text)")
+        #expect(out.text.hasSuffix("Result: COULD NOT RUN\n"))
+        #expect(out.text.contains("adapter could not run"))
+    }
 }

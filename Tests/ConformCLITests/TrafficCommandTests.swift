@@ -17,11 +17,7 @@ import Testing
 
     /// Runs `conform ARGS` in process with the repository root as the current directory.
     func conform(_ args: [String]) async -> (code: Int32, out: String, err: String) {
-        let out = MemorySink()
-        let err = MemorySink()
-        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root)
-        let code = await ConformCommand.main(["conform"] + args, io: io)
-        return (code, out.text, err.text)
+        await conformInProcess(args, in: Self.root)
     }
 
     // MARK: record and serve --check (child processes)

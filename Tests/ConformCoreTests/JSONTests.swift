@@ -10,7 +10,10 @@ import Testing
         #expect(value.serialized() == #"{"b":1,"a":[true,null,1.5,"x\né"],"c":{}}"#)
     }
 
-    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "01", "1 2", "{\"a\":\"\u{01}\"}"])
+    @Test(arguments: [
+        "", "{", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "01", "1 2", "{\"a\":\"\u{01}\"}", "-888888E888", "1e309",
+        "[1e400]",
+    ])
     func refusesInvalidJSON(text: String) {
         #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
     }

@@ -215,3 +215,25 @@ import Testing
         #expect(DurationText.format(.milliseconds(200)) == "200ms")
     }
 }
+
+@Suite struct RequestSyntaxLoadingTests {
+    func problems(_ request: String) -> String {
+        let text = "suite: s\ntitle: t\nsteps:\n  - name: x\n    request: \(request)\n"
+        do {
+            _ = try SuiteLoader().load(bytes: Array(text.utf8), file: "suite.yaml")
+            return ""
+        } catch {
+            return error.diagnostics.map { $0.rendered(source: text) }.joined(separator: "\n")
+        }
+    }
+
+    @Test func methodsAndHeaderNamesMustBeTokens() {
+        #expect(
+            problems(#"{url: /m, method: "GET /x HTTP/1.1\r\nHost: y"}"#).contains("suite.yaml:5:32: error: method"))
+        #expect(problems(#"{url: /m, method: "GET /x HTTP/1.1\r\nHost: y"}"#).contains("is not an HTTP token"))
+        #expect(
+            problems(#"{url: /m, headers: {"X-A\nX-B": v}}"#).contains("header name 'X-A\\nX-B' is not an HTTP token"))
+        #expect(problems(#"{url: /m, method: PATCH, headers: {X-Request-Id: v}}"#) == "")
+        #expect(problems(#"{url: /m, method: "{{ verb }}"}"#).contains("'verb' is not defined"))
+    }
+}

@@ -61,7 +61,8 @@ struct ExecTransportTests {
         let transport = adapter()
         let before = try await pid(transport)
         let error = await failure(transport, HTTPRequest(method: .get, url: "/crash"))
-        #expect(error?.kind == .adapter)
+        #expect(error?.kind == .adapterGone)
+        #expect(error?.meansCannotRun == true)
         #expect(error?.message.contains("exited with status 3") == true)
         #expect(error?.message.contains("boom: adapter crashed on purpose") == true)
         #expect(error?.message.contains("GET /crash") == true)
@@ -87,6 +88,7 @@ struct ExecTransportTests {
         let error = await failure(transport, HTTPRequest(method: .get, url: "/hang", timeout: .milliseconds(300)))
         #expect(error?.kind == .adapter)
         #expect(error?.message.contains("no reply within") == true)
+        #expect(error?.meansCannotRun == false, "a slow adapter is judged, not excused")
         let after = try await pid(transport)
         #expect(after != before)
     }
@@ -103,7 +105,7 @@ struct ExecTransportTests {
     @Test func missingProgramIsAClearFailure() async {
         let transport = ExecTransport(command: "/nonexistent/conform-adapter --serve")
         let error = await failure(transport, HTTPRequest(method: .get, url: "/x"))
-        #expect(error?.kind == .adapter)
+        #expect(error?.kind == .adapterGone)
         #expect(error?.message.contains("exited with status 127") == true)
         #expect(error?.message.contains("/nonexistent/conform-adapter") == true)
     }

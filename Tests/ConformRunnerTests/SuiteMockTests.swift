@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import ConformRunner
 import Foundation
 import Testing
@@ -208,5 +209,38 @@ import Testing
         #expect(expiredForExpired)
         let garbage = c.bind(template, to: "Bearer not-a-token")
         #expect(!garbage)
+    }
+}
+
+@Suite struct JWTTimeToLiveTests {
+    func call(ttl: JSONValue) throws(TemplateError) -> JSONValue {
+        try RunnerFunctions.jwt.call([], ["sub": "ana", "secret": "00112233", "ttl": ttl])
+    }
+
+    @Test(arguments: [
+        JSONValue.int(Int.max), .int(Int.min), .int(315_360_001), .string("99999999999999999999"),
+        .string("-99999999999999999999"), .double(1e300), .double(.infinity), .double(1.5), .string("soon"),
+        .string(""),
+    ])
+    func outOfRangeTimeToLiveIsAnErrorNotADefault(_ ttl: JSONValue) {
+        #expect(throws: TemplateError.self) { try call(ttl: ttl) }
+        do {
+            _ = try call(ttl: ttl)
+        } catch {
+            #expect(error.message.hasPrefix("jwt ttl must be a whole number of seconds from -315360000 to 315360000"))
+        }
+    }
+
+    @Test func timeToLiveInRangeSetsTheExpiry() throws {
+        for (ttl, expected) in [(JSONValue.int(-60), -60), (.string("120"), 120), (.double(600), 600)] {
+            let token = try call(ttl: ttl).text
+            guard case .success(let decoded) = JWT.decode(token) else {
+                Issue.record("not a JWT: \(token)")
+                continue
+            }
+            let claims = try JSONValue.parse(decoded.claims)
+            let iat = claims["iat"]?.numberValue ?? 0
+            #expect(claims["exp"]?.numberValue == iat + Double(expected))
+        }
     }
 }

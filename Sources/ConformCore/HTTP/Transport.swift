@@ -14,6 +14,23 @@ extension Transport {
 /// Something that answers HTTP requests synchronously: the reference implementation, a proxy, a test double.
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse
+
+    /// The answer to a request the server refuses before `handle` sees it (malformed framing, too large):
+    /// `status` with a stable `code` and a `message` saying what to fix.
+    func refusal(status: HTTPStatus, code: String, message: String) -> HTTPResponse
+}
+
+extension HTTPHandler {
+    /// The protocol's error envelope, `{"requestError":{"serviceException":{"messageId","text"}}}`, which every
+    /// server Conform plays (the reference, a mock, a recording proxy) speaks; the connection closes after it.
+    public func refusal(status: HTTPStatus, code: String, message: String) -> HTTPResponse {
+        let envelope: JSONValue = [
+            "requestError": ["serviceException": ["messageId": .string(code), "text": .string(message)]]
+        ]
+        var response = HTTPResponse.json(status, envelope)
+        response.headerFields["Connection"] = "close"
+        return response
+    }
 }
 
 /// Drives an ``HTTPHandler`` without sockets.
@@ -25,6 +42,16 @@ public struct InProcessTransport: Transport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         handler.handle(request)
     }
+}
+
+/// How much of a response a transport keeps: bodies beyond it fail the exchange instead of filling memory.
+public enum ResponseLimits {
+    /// 64 MiB: far beyond any response of the protocol, small enough for many in flight.
+    public static let defaultMaxBodyBytes = 64 * 1024 * 1024
+    /// 1 MiB of response headers.
+    public static let maxHeaderBytes = 1024 * 1024
+    /// What `--max-body` accepts: 1 KiB to 2 GiB.
+    public static let maxBodyRange = 1024...(2 * 1024 * 1024 * 1024)
 }
 
 /// Why an exchange produced no response.
@@ -40,7 +67,11 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidResponse = Kind(rawValue: "invalid response")
         public static let unreachable = Kind(rawValue: "unreachable")
         public static let adapter = Kind(rawValue: "adapter failure")
+        /// The adapter program exited, crashed or could not be started: nothing was judged.
+        public static let adapterGone = Kind(rawValue: "adapter could not run")
         public static let other = Kind(rawValue: "transport failure")
+        /// The response body (or its headers) exceeded the transport's limit; reading stopped there.
+        public static let tooLarge = Kind(rawValue: "response too large")
     }
 
     public var kind: Kind
@@ -52,4 +83,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }
+
+    /// Whether the implementation could not be reached at all, so the step could not run (exit 2), rather than
+    /// failed (exit 1).
+    public var meansCannotRun: Bool { kind == .connectionRefused || kind == .unreachable || kind == .adapterGone }
 }

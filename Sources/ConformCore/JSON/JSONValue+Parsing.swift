@@ -262,6 +262,8 @@ private struct JSONParser {
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let i = Int(text) { return .int(i) }
         guard let d = Double(text) else { throw error("invalid number") }
+        // 1e999 is valid JSON text but no double: refuse it rather than hold an infinity no writer can write back.
+        guard d.isFinite else { throw error("number out of range (beyond ±1.8e308)") }
         return .double(d)
     }
 }

@@ -13,14 +13,29 @@ extension LoadContext {
     mutating func requestSpec(_ node: YAMLNode) -> RequestSpec? {
         guard let pairs = mapping(node, "request") else { return nil }
         checkKeys(pairs, allowed: Self.requestKeys, in: "request")
-        let method = value(pairs, "method").flatMap { template($0, "method") } ?? Template(literal: "GET")
+        let methodNode = value(pairs, "method")
+        let method = methodNode.flatMap { template($0, "method") } ?? Template(literal: "GET")
+        if let methodNode, method.isLiteral, !HTTPSyntax.isToken(method.source) {
+            error(
+                methodNode, "method \(HTTPSyntax.quoted(method.source)) is not an HTTP token",
+                help: "write a method such as GET, POST or PATCH (letters, digits, !#$%&'*+-.^_`|~)")
+        }
         guard
             let url = required(pairs, "url", in: node, help: "add 'url: \"{{ mobile }}/mobile/1/appinstance\"'")
                 .flatMap({ template($0, "url") })
         else { return nil }
         var spec = RequestSpec(method: .string(method), url: .string(url), mark: node.mark)
         if let q = value(pairs, "query") { spec.query = namedMatchers(q, "query") }
-        if let h = value(pairs, "headers") { spec.headers = namedMatchers(h, "headers") }
+        if let h = value(pairs, "headers") {
+            spec.headers = namedMatchers(h, "headers")
+            let pairs: [YAMLNode.Pair] = if case .mapping(let p) = h.kind { p } else { [] }
+            for pair in pairs {
+                guard let name = pair.key.scalarString, !HTTPSyntax.isToken(name) else { continue }
+                error(
+                    pair.key, "header name \(HTTPSyntax.quoted(name)) is not an HTTP token",
+                    help: "header names are letters, digits and !#$%&'*+-.^_`|~, e.g. 'X-Request-Id'")
+            }
+        }
         spec.body = body(pairs, in: node)
         return spec
     }

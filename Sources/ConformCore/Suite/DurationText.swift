@@ -34,9 +34,15 @@ public enum DurationText {
         return range.contains(d) ? d : nil
     }
 
+    /// `from 1ms to 24h`: how messages name a range of durations.
+    public static func describe(_ range: ClosedRange<Duration>) -> String {
+        "from \(format(range.lowerBound)) to \(format(range.upperBound))"
+    }
+
     /// `5s`, `200ms`, `1.5s`: the way reports and messages write a duration.
     public static func format(_ d: Duration) -> String {
         let ms = d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+        if ms == 86_400_000 { return "24h" }
         if ms % 1000 == 0 { return "\(ms / 1000)s" }
         if ms < 1000 { return "\(ms)ms" }
         return "\(Double(ms) / 1000)s"

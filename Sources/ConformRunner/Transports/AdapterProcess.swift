@@ -24,6 +24,10 @@ final class AdapterProcess: Sendable {
     /// Why an exchange with the adapter produced no reply line.
     struct Failure: Error, Sendable {
         var message: String
+        /// The adapter is gone (it exited, crashed or never started), as opposed to slow, wrong or stopped by Conform.
+        var gone = false
+        /// The adapter wrote a reply line over the limit (a response body too large).
+        var tooLarge = false
     }
 
     let pid: pid_t
@@ -35,7 +39,8 @@ final class AdapterProcess: Sendable {
     /// Told the concurrency an adapter declares on a `{"hello":{"concurrency":N}}` line, or what is wrong with it.
     private let onDeclaration: @Sendable (Result<Int, Failure>) -> Void
     private static let tailLimit = 2048
-    private static let lineLimit = 64 * 1024 * 1024
+    /// The longest reply line read; a longer one stops the adapter.
+    private let lineLimit: Int
     /// The largest concurrency an adapter may declare.
     static let concurrencyLimit = 256
 
@@ -43,11 +48,19 @@ final class AdapterProcess: Sendable {
         /// Exchanges waiting for their reply, by request id.
         var waiting: [Int: CheckedContinuation<String, any Error>] = [:]
         var exitDescription: String?
+        var tooLarge = false
         var killed = false
         /// Why Conform stopped the adapter, told to the exchanges still under way.
         var stopReason: String?
         /// Whether the adapter has printed a line yet (until then it may still be starting).
         var spoken = false
+
+        /// How an exchange still under way ends once the adapter has exited with `description`: with Conform's reason
+        /// when Conform stopped it, else as gone (unless it was stopped for a line over the limit).
+        func failure(_ description: String) -> Failure {
+            if let stopReason { return Failure(message: stopReason) }
+            return Failure(message: description, gone: !tooLarge, tooLarge: tooLarge)
+        }
     }
 
     /// Whether the adapter has printed a line on stdout yet.
@@ -55,7 +68,7 @@ final class AdapterProcess: Sendable {
 
     /// Starts the adapter; throws when the shell cannot be spawned.
     static func launch(
-        command: String, environment: [String: String]?,
+        command: String, environment: [String: String]?, lineLimit: Int = 64 * 1024 * 1024,
         onDeclaration: @escaping @Sendable (Result<Int, Failure>) -> Void = { _ in }
     ) throws(Failure) -> AdapterProcess {
         var stdinPipe: [Int32] = [-1, -1]
@@ -102,14 +115,18 @@ final class AdapterProcess: Sendable {
             for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(fd) }
             throw Failure(message: "cannot start /bin/sh -c \(command): \(String(cString: strerror(result)))")
         }
-        let process = AdapterProcess(pid: pid, input: stdinPipe[1], onDeclaration: onDeclaration)
+        let process = AdapterProcess(
+            pid: pid, input: stdinPipe[1], lineLimit: lineLimit, onDeclaration: onDeclaration)
         process.startReaders(output: stdoutPipe[0], errors: stderrPipe[0])
         return process
     }
 
-    private init(pid: pid_t, input: Int32, onDeclaration: @escaping @Sendable (Result<Int, Failure>) -> Void) {
+    private init(
+        pid: pid_t, input: Int32, lineLimit: Int, onDeclaration: @escaping @Sendable (Result<Int, Failure>) -> Void
+    ) {
         self.pid = pid
         self.input = input
+        self.lineLimit = lineLimit
         self.onDeclaration = onDeclaration
     }
 
@@ -119,7 +136,7 @@ final class AdapterProcess: Sendable {
         let bytes = Array((line + "\n").utf8)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
             let ended: Failure? = state.withLock { state in
-                if let exit = state.exitDescription { return Failure(message: state.stopReason ?? exit) }
+                if let exit = state.exitDescription { return state.failure(exit) }
                 state.waiting[id] = continuation
                 return nil
             }
@@ -133,9 +150,10 @@ final class AdapterProcess: Sendable {
                 }
             }
             writer.start()
+            // Whole milliseconds, at most a day: a library caller's huge timeout must not overflow the clock.
             let (seconds, attoseconds) = timeout.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            let milliseconds = Int(min(max(seconds, 0), 86_400)) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(max(milliseconds, 1))) { [self] in
                 fail(id: id, Failure(message: "no reply within \(timeout)"))
             }
         }
@@ -204,14 +222,15 @@ final class AdapterProcess: Sendable {
         return .success(value)
     }
 
-    private func exited(_ description: String) {
-        let (waiters, message) = state.withLock { state in
+    private func exited(_ description: String, tooLarge: Bool = false) {
+        let (waiters, failure) = state.withLock { state in
             state.exitDescription = description
+            state.tooLarge = tooLarge
             let waiters = Array(state.waiting.values)
             state.waiting.removeAll()
-            return (waiters, state.stopReason ?? description)
+            return (waiters, state.failure(description))
         }
-        for waiter in waiters { waiter.resume(throwing: Failure(message: message)) }
+        for waiter in waiters { waiter.resume(throwing: failure) }
     }
 
     private func startReaders(output: Int32, errors: Int32) {
@@ -244,7 +263,7 @@ final class AdapterProcess: Sendable {
                     start = index + 1
                 }
                 pending.append(contentsOf: buffer[start..<count])
-                if pending.count > Self.lineLimit {
+                if pending.count > lineLimit {
                     overflow = true
                     break
                 }
@@ -261,7 +280,11 @@ final class AdapterProcess: Sendable {
             let exit =
                 status & 0x7F == 0
                 ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(status & 0x7F)"
-            exited(overflow ? "wrote a line longer than \(Self.lineLimit) bytes" : "\(exit) without replying")
+            if overflow {
+                exited("wrote a reply line longer than \(lineLimit) bytes", tooLarge: true)
+            } else {
+                exited("\(exit) without replying")
+            }
         }.start()
     }
 

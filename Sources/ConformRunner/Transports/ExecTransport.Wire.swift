@@ -36,7 +36,7 @@ extension ExecTransport {
             guard case .object = value else {
                 return .failure(Problem("the reply is not a JSON object: \(excerpt(line))"))
             }
-            guard let replyID = value["id"]?.numberValue, Int(replyID) == id else {
+            guard let replyID = value["id"]?.numberValue, replyID == Double(id) else {
                 return .failure(
                     Problem(
                         "the reply has id \(value["id"]?.serialized() ?? "missing"), expected \(id): \(excerpt(line))"))

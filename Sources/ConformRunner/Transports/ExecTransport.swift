@@ -8,7 +8,8 @@ import Synchronization
 /// unless the program declares, with a `{"hello":{"concurrency":N}}` line, that it takes `N` at once; more than
 /// that are never handed to it, the rest queue in arrival order (time in the queue does not count against an
 /// exchange's timeout). When it exits, prints something that is not a reply, or misses the timeout, the exchange
-/// fails with ``TransportError/Kind/adapter`` and a fresh copy of the program is started for the next exchange.
+/// fails with ``TransportError/Kind/adapter`` (``TransportError/Kind/adapterGone`` when it exited or crashed) and a
+/// fresh copy of the program is started for the next exchange.
 /// The wire format is described in `docs/adapters.md`.
 public final class ExecTransport: Transport {
     /// The shell command that starts the adapter.
@@ -20,6 +21,8 @@ public final class ExecTransport: Transport {
     /// Extra time an exchange gets while the adapter has printed nothing yet: the program may still be starting
     /// (an interpreter loading, an emulator booting).
     public let startupTimeout: Duration
+    /// The largest response body accepted; a reply line that could only carry more fails the exchange.
+    public let maxBodyBytes: Int
     private let gate = ExchangeGate()
     private let state = Mutex<(process: AdapterProcess?, nextID: Int)>((nil, 0))
     /// Why the running adapter's declaration was refused; the next exchange fails with it and restarts the adapter.
@@ -28,8 +31,9 @@ public final class ExecTransport: Transport {
     /// Creates a transport; nothing is started until the first exchange.
     public init(
         command: String, environment: [String: String]? = nil, timeout: Duration = .seconds(30),
-        startupTimeout: Duration = .seconds(60)
+        startupTimeout: Duration = .seconds(60), maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
     ) {
+        self.maxBodyBytes = max(0, maxBodyBytes)
         self.command = command
         self.environment = environment
         self.defaultTimeout = timeout
@@ -62,9 +66,12 @@ public final class ExecTransport: Transport {
             state.nextID += 1
             if let process = state.process { return .success((process, state.nextID)) }
             do throws(AdapterProcess.Failure) {
-                // Launched under the lock, so exchanges that start together share one adapter.
-                let process = try AdapterProcess.launch(command: command, environment: environment) {
-                    [weak self] declared in
+                // Launched under the lock, so exchanges that start together share one adapter. A body travels as
+                // base64 (4/3 of its size) beside headers: the line limit leaves room for both, and no more.
+                let lineLimit = maxBodyBytes / 3 * 4 + ResponseLimits.maxHeaderBytes + 4096
+                let process = try AdapterProcess.launch(
+                    command: command, environment: environment, lineLimit: lineLimit
+                ) { [weak self] declared in
                     switch declared {
                     case .success(let limit): Task { await gate.setLimit(limit) }
                     case .failure(let failure): self?.refusedDeclaration.withLock { $0 = failure.message }
@@ -79,7 +86,8 @@ public final class ExecTransport: Transport {
         let (process, id): (AdapterProcess, Int)
         switch launched {
         case .success(let started): (process, id) = started
-        case .failure(let error): throw TransportError(.adapter, "\(request.method) \(request.url): \(error.message)")
+        case .failure(let error):
+            throw TransportError(.adapterGone, "\(request.method) \(request.url): \(error.message)")
         }
         if let problem = refusedDeclaration.withLock({ $0.take() }) {
             throw restart(process, request, "the adapter \(problem)")
@@ -90,7 +98,14 @@ public final class ExecTransport: Transport {
                 Wire.encode(request, id: id), id: id,
                 timeout: (request.timeout ?? defaultTimeout) + (process.hasSpoken ? .zero : startupTimeout))
         } catch let failure as AdapterProcess.Failure {
-            throw restart(process, request, "the adapter \(failure.message)")
+            if failure.tooLarge {
+                _ = restart(process, request, "")
+                throw TransportError(
+                    .tooLarge,
+                    "\(request.method) \(request.url): the adapter \(failure.message), for a body over the limit of "
+                        + "\(maxBodyBytes) bytes (raise it with --max-body)")
+            }
+            throw restart(process, request, "the adapter \(failure.message)", gone: failure.gone)
         }
         switch Wire.decode(line, id: id) {
         case .success(.response(let response)):
@@ -103,7 +118,11 @@ public final class ExecTransport: Transport {
     }
 
     /// Stops a misbehaving adapter so the next exchange starts a fresh one, and describes what happened.
-    private func restart(_ process: AdapterProcess, _ request: HTTPRequest, _ problem: String) -> TransportError {
+    ///
+    /// An adapter that is `gone` (exited or crashed) means the run cannot go on: not a verdict on the implementation.
+    private func restart(_ process: AdapterProcess, _ request: HTTPRequest, _ problem: String, gone: Bool = false)
+        -> TransportError
+    {
         process.terminate(reason: "was restarted because another exchange failed: \(problem)")
         state.withLock { state in
             if state.process === process { state.process = nil }
@@ -111,7 +130,7 @@ public final class ExecTransport: Transport {
         let tail = process.stderrTail
         let stderr = tail.isEmpty ? "" : "; adapter stderr:\n\(tail)"
         return TransportError(
-            .adapter,
+            gone ? .adapterGone : .adapter,
             "\(request.method) \(request.url) via `\(command)`: \(problem); the adapter is restarted for the next "
                 + "exchange (it must print one JSON reply line per request line, see docs/adapters.md)\(stderr)")
     }

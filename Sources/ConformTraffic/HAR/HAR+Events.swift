@@ -6,8 +6,10 @@ extension HAR {
     static let eventsKey = "_conformEvents"
 
     /// Reads a HAR file's entries and Conform's app events (`log._conformEvents`), in one trace ordered by `seq`.
-    public static func importTrace(_ data: Data, file: String = "<har>") throws(HARError) -> [TraceRecord] {
-        let exchanges = try HAR.import(data, file: file)
+    public static func importTrace(_ data: Data, file: String = "<har>", attachments: Attachments? = nil)
+        throws(HARError) -> [TraceRecord]
+    {
+        let exchanges = try HAR.import(data, file: file, attachments: attachments)
         guard data.range(of: Data(eventsKey.utf8)) != nil, let root = try? JSONValue.parse(data),
             let list = root["log"]?[eventsKey]?.arrayValue
         else { return exchanges.map(TraceRecord.exchange) }

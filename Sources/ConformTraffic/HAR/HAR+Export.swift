@@ -62,7 +62,12 @@ extension HAR {
         entry["response"] = .object(response)
         entry["cache"] = [:]
         entry["timings"] = ["send": 0, "wait": .double(e.durationMs), "receive": 0]
-        entry[extensionKey] = ["seq": .int(e.seq), "flow": .string(e.flow), "upstream": .string(e.upstream)]
+        var conform: JSONValue = ["seq": .int(e.seq), "flow": .string(e.flow), "upstream": .string(e.upstream)]
+        if !e.omitted.isEmpty, case .object(var object) = conform {
+            object["omitted"] = .array(e.omitted.map { .string($0) })
+            conform = .object(object)
+        }
+        entry[extensionKey] = conform
         return .object(entry)
     }
 

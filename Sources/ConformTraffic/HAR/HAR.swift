@@ -6,8 +6,18 @@ public enum HAR {
     /// Conform's own fields on each entry (`seq`, `flow`, `upstream`), so that an export imports back unchanged.
     static let extensionKey = "_conform"
 
+    /// Finds a body a tool stored beside the HAR (`content._file`: Playwright's `attach` mode, or an entry of its
+    /// ZIP); `nil` when it is not there.
+    public typealias Attachments = @Sendable (String) -> Data?
+
     /// Reads a HAR file's entries as exchanges; errors name the JSON path of what is wrong.
-    public static func `import`(_ data: Data, file: String = "<har>") throws(HARError) -> [RecordedExchange] {
+    ///
+    /// What the HAR does not hold is marked in ``RecordedExchange/omitted`` rather than read as empty: a body the
+    /// tool left out (or attached where `attachments` cannot find it), and the response of a request that failed
+    /// (status 0 or -1, `_error`, `_failureText`).
+    public static func `import`(_ data: Data, file: String = "<har>", attachments: Attachments? = nil) throws(HARError)
+        -> [RecordedExchange]
+    {
         let root: JSONValue
         do {
             root = try JSONValue.parse(data)
@@ -28,12 +38,15 @@ public enum HAR {
         var out: [RecordedExchange] = []
         out.reserveCapacity(entries.count)
         for (i, entry) in entries.enumerated() {
-            out.append(try importEntry(entry, index: i, file: file))
+            out.append(try importEntry(entry, index: i, file: file, attachments: attachments))
         }
         return out
     }
 
-    private static func importEntry(_ entry: JSONValue, index: Int, file: String) throws(HARError) -> RecordedExchange {
+    private static func importEntry(_ entry: JSONValue, index: Int, file: String, attachments: Attachments?)
+        throws(HARError) -> RecordedExchange
+    {
+        var omitted: [String] = []
         let base = "$.log.entries[\(index)]"
         guard case .object = entry else {
             throw HARError(
@@ -64,22 +77,47 @@ public enum HAR {
                 }.joined(separator: "&")
         }
         let requestHeaders = try headers(req["headers"], path: "\(base).request.headers", file: file)
-        let requestBody = try postData(req["postData"], path: "\(base).request.postData", file: file)
-        let request = HTTPRequest(method: HTTPMethod(method), url: url, headerFields: requestHeaders, body: requestBody)
+        let requestBody = try postData(
+            req["postData"], path: "\(base).request.postData", file: file, attachments: attachments)
+        if requestBody.isEmpty, let size = req["bodySize"]?.numberValue, size > 0 {
+            omitted.append("request.body: \(Int(exactly: size) ?? 0) bytes left out of the HAR")
+        }
+        let request = HTTPRequest(
+            method: HTTPMethod(method), url: url,
+            headerFields: ContentDecoding.alreadyDecoded(requestHeaders, requestBody), body: requestBody)
+        if let problem = HTTPSyntax.problem(in: request) {
+            throw HARError(
+                file: file, path: "\(base).request", message: "\(problem); it would change what goes on the wire",
+                help: "fix or delete this entry")
+        }
 
         guard let res = entry["response"], case .object = res else {
             throw HARError(
                 file: file, path: "\(base).response", message: "missing the response",
                 help: "each entry needs a `response` object")
         }
-        guard case .int(let status)? = res["status"] ?? nil else {
+        guard case .int(var status)? = res["status"] ?? nil else {
             throw HARError(
                 file: file, path: "\(base).response.status", message: "missing or not an integer",
                 help: "set the HTTP status code, e.g. 200")
         }
+        let failure = [entry["_error"], res["_error"], res["_failureText"], entry["_failureText"]]
+            .compactMap { $0??.stringValue }.first { !$0.isEmpty }
         let responseHeaders = try headers(res["headers"], path: "\(base).response.headers", file: file)
-        let responseBody = try content(res["content"], path: "\(base).response.content", file: file)
-        let response = HTTPResponse(status: HTTPStatus(status), headerFields: responseHeaders, body: responseBody)
+        var responseBody = Data()
+        if status <= 0 || failure != nil {
+            // The request failed: there is no response to judge or replay against.
+            status = 0
+            omitted.append("response: none, the request failed (\(failure ?? "status \(status)"))")
+        } else {
+            let read = try content(
+                res["content"], path: "\(base).response.content", file: file, attachments: attachments)
+            responseBody = read.body
+            if let note = read.omitted { omitted.append("response.body: \(note)") }
+        }
+        let response = HTTPResponse(
+            status: HTTPStatus(status), headerFields: ContentDecoding.alreadyDecoded(responseHeaders, responseBody),
+            body: responseBody)
 
         var started = Date(timeIntervalSince1970: 0)
         if let text = entry["startedDateTime"]?.stringValue {
@@ -92,6 +130,9 @@ public enum HAR {
         }
         let duration = entryDuration(entry)
         let conform = entry[extensionKey]
+        for note in conform?["omitted"]?.arrayValue ?? [] {
+            if let text = note.stringValue, !omitted.contains(text) { omitted.append(text) }
+        }
         let seq: Int
         if case .int(let s)? = conform?["seq"] { seq = s } else { seq = index + 1 }
         let upstream =
@@ -101,7 +142,7 @@ public enum HAR {
         let flow = conform?["flow"]?.stringValue ?? FlowKey.derive(request: request, response: response)
         return RecordedExchange(
             seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
-            response: response)
+            response: response, omitted: omitted)
     }
 
     private static func headers(_ value: JSONValue?, path: String, file: String) throws(HARError) -> HTTPFields {
@@ -135,8 +176,11 @@ public enum HAR {
         return fields
     }
 
-    private static func postData(_ value: JSONValue?, path: String, file: String) throws(HARError) -> Data {
+    private static func postData(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
+        throws(HARError) -> Data
+    {
         guard let value, value != .null else { return Data() }
+        if let name = value["_file"]?.stringValue, let data = attachments?(name) { return data }
         if let text = value["text"]?.stringValue {
             return try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file)
         }
@@ -149,9 +193,21 @@ public enum HAR {
         return Data()
     }
 
-    private static func content(_ value: JSONValue?, path: String, file: String) throws(HARError) -> Data {
-        guard let value, value != .null, let text = value["text"]?.stringValue else { return Data() }
-        return try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file)
+    /// A response body: inline text, an attached side file, or a note saying what is missing.
+    private static func content(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
+        throws(HARError) -> (body: Data, omitted: String?)
+    {
+        guard let value, value != .null else { return (Data(), nil) }
+        if let text = value["text"]?.stringValue {
+            return (try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file), nil)
+        }
+        let size = value["size"]?.numberValue.flatMap { IntegerText.exactly($0, in: -1...Int(Int32.max)) } ?? 0
+        if let name = value["_file"]?.stringValue {
+            if let data = attachments?(name) { return (data, nil) }
+            return (Data(), "\(size) bytes attached as '\(name)', which is not beside the HAR")
+        }
+        // No text and a size other than 0 (-1: the tool did not know it): the body exists but is not here.
+        return (Data(), size > 0 ? "\(size) bytes left out of the HAR" : size < 0 ? "left out of the HAR" : nil)
     }
 
     private static func decode(_ text: String, encoding: String?, path: String, file: String) throws(HARError) -> Data {

@@ -19,8 +19,45 @@ extension RecordedExchange {
         out += "},\"response\":{\"status\":\(response.status.code)"
         Self.writeHeaders(response.headerFields, into: &out)
         Self.writeBody(response.body, into: &out)
-        out += "}}\n"
+        out += "}"
+        if !omitted.isEmpty {
+            out += ",\"omitted\":["
+            for (i, note) in omitted.enumerated() {
+                if i > 0 { out += "," }
+                JSONValue.writeString(note, into: &out)
+            }
+            out += "]"
+        }
+        out += "}\n"
         return out
+    }
+
+    /// The exchange as a line of at most `limit` bytes: bodies (the largest first), then headers, that would not
+    /// fit are left out and named in ``omitted``, so one huge exchange never makes a recording unreadable.
+    public func boundedJSONLine(limit: Int) -> String {
+        let line = jsonLine()
+        guard line.utf8.count > limit else { return line }
+        var bounded = self
+        let bodies: [(name: String, size: Int, drop: (inout RecordedExchange) -> Void)] = [
+            ("request.body", request.body.count, { $0.request.body = Data() }),
+            ("response.body", response.body.count, { $0.response.body = Data() }),
+        ]
+        for body in bodies.sorted(by: { $0.size > $1.size }) where body.size > 0 {
+            body.drop(&bounded)
+            bounded.omitted.append("\(body.name): \(body.size) bytes, over the recording line limit of \(limit)")
+            let shorter = bounded.jsonLine()
+            if shorter.utf8.count <= limit { return shorter }
+        }
+        bounded.request.headerFields = HTTPFields()
+        bounded.response.headerFields = HTTPFields()
+        bounded.omitted.append("request.headers and response.headers: over the recording line limit of \(limit)")
+        let bare = bounded.jsonLine()
+        if bare.utf8.count <= limit { return bare }
+        // Only a URL (or flow) longer than the limit is left: keep the exchange's place with its number alone.
+        bounded.request.url = String(request.url.prefix(1024))
+        bounded.flow = String(flow.prefix(256))
+        bounded.omitted.append("request.url: \(request.url.utf8.count) bytes, cut to 1024 characters")
+        return bounded.jsonLine()
     }
 
     private static func writeHeaders(_ fields: HTTPFields, into out: inout String) {
@@ -80,13 +117,23 @@ extension RecordedExchange {
         let request = HTTPRequest(
             method: HTTPMethod(method), url: url, headerFields: try Self.headers(req, at: "$.request"),
             body: try Self.body(req, at: "$.request"))
+        if let problem = HTTPSyntax.problem(in: request) {
+            throw RecordingLineError(path: "$.request", message: "\(problem); it would change what goes on the wire")
+        }
         let status = try Self.int(res, "status", at: "$.response")
         let response = HTTPResponse(
             status: HTTPStatus(status), headerFields: try Self.headers(res, at: "$.response"),
             body: try Self.body(res, at: "$.response"))
+        var omitted: [String] = []
+        if let raw = value["omitted"] {
+            guard let list = raw.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                throw RecordingLineError(path: "$.omitted", message: "expected an array of strings")
+            }
+            omitted = list.compactMap(\.stringValue)
+        }
         self.init(
             seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
-            response: response)
+            response: response, omitted: omitted)
     }
 
     private static func string(_ v: JSONValue, _ key: String, at base: String = "$") throws(RecordingLineError)

@@ -15,11 +15,15 @@ public struct RecordedExchange: Sendable, Hashable, Codable {
     public var durationMs: Double
     public var request: HTTPRequest
     public var response: HTTPResponse
+    /// What the recording could not keep (`response.body: 104857600 bytes, over the line limit`): an exchange with
+    /// omissions cannot be judged on what is missing.
+    public var omitted: [String] = []
 
     public init(
         seq: Int, flow: String, upstream: String, startedAt: Date, durationMs: Double, request: HTTPRequest,
-        response: HTTPResponse
+        response: HTTPResponse, omitted: [String] = []
     ) {
+        self.omitted = omitted
         self.seq = seq
         self.flow = flow
         self.upstream = upstream

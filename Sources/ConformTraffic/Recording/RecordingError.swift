@@ -15,8 +15,13 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
         self.help = help
     }
 
-    public var description: String {
+    public var description: String { rendered(severity: "error") }
+
+    /// The same problem as a warning: reported, and the rest of the file still read.
+    public var warning: String { rendered(severity: "warning") }
+
+    private func rendered(severity: String) -> String {
         let location = line > 0 ? "\(file):\(line):\(max(column, 1))" : file
-        return "\(location): error: \(message)\nhelp: \(help)"
+        return "\(location): \(severity): \(message)\nhelp: \(help)"
     }
 }

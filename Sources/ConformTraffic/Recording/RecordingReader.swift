@@ -11,7 +11,7 @@ public final class RecordingReader {
     private let lines: LineReader
 
     /// Opens `recordings/NAME/exchanges.jsonl` given the recording directory, or a `.jsonl` file itself.
-    public init(path: String, maxLineBytes: Int = 64 << 20) throws(RecordingError) {
+    public init(path: String, maxLineBytes: Int = RecordingLayout.maxLineBytes) throws(RecordingError) {
         var isDirectory: ObjCBool = false
         let file =
             FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
@@ -90,6 +90,8 @@ public enum RecordingLayout {
     public static let exchangesFile = "exchanges.jsonl"
     /// Format version and redaction information.
     public static let metaFile = "meta.json"
+    /// The longest line the writer writes and the reader reads (64 MiB): one limit, so every written line reads.
+    public static let maxLineBytes = 64 << 20
 }
 
 /// A recording as an `AsyncSequence` of exchanges, read lazily line by line.

@@ -14,6 +14,10 @@ public final class RecordingWriter: Sendable {
     public let directory: String
     /// The redactor applied before anything reaches the disk, or `nil` when redaction is off.
     public let redactor: Redactor?
+    /// The longest line written; a longer exchange is written bounded (see ``RecordedExchange/boundedJSONLine(limit:)``).
+    public let maxLineBytes: Int
+    /// A torn last line found when appending (a recorder killed mid-write), removed so new lines do not join it.
+    public let droppedTail: RecordingError?
     private let file: String
     private let state: Mutex<State>
 
@@ -24,9 +28,12 @@ public final class RecordingWriter: Sendable {
 
     /// Creates `directory` (and `meta.json`) and opens `exchanges.jsonl`; refuses a non-empty recording unless `append`.
     public init(
-        directory: String, redaction: RedactionPolicy = .default, append: Bool = false, now: Date = Date()
+        directory: String, redaction: RedactionPolicy = .default, append: Bool = false, now: Date = Date(),
+        maxLineBytes: Int = RecordingLayout.maxLineBytes
     ) throws(RecordingError) {
         self.directory = directory
+        self.maxLineBytes = maxLineBytes
+        var droppedTail: RecordingError?
         self.file = (directory as NSString).appendingPathComponent(RecordingLayout.exchangesFile)
         self.redactor = redaction.enabled ? Redactor(policy: redaction) : nil
         do {
@@ -45,9 +52,11 @@ public final class RecordingWriter: Sendable {
                     file: file, message: "the recording already has exchanges",
                     help: "choose a new output directory, delete this one, or append to it explicitly")
             }
-            let reader = try RecordingReader(path: file)
+            let reader = try RecordingReader(path: file, maxLineBytes: maxLineBytes)
             while let record = try reader.nextRecord() { nextSeq = max(nextSeq, record.seq + 1) }
+            droppedTail = try Self.endCleanly(file, torn: reader.truncatedTail)
         }
+        self.droppedTail = droppedTail
         let metaFile = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
         if !FileManager.default.fileExists(atPath: metaFile) {
             let meta = RecordingMeta(
@@ -80,13 +89,14 @@ public final class RecordingWriter: Sendable {
         flow: String? = nil
     ) throws(RecordingError) -> RecordedExchange {
         let flow = flow ?? FlowKey.derive(request: request, response: response)
-        var exchange = RecordedExchange(
-            seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
-            response: response)
+        var exchange = ContentDecoding.decoded(
+            RecordedExchange(
+                seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
+                response: response))
         if let redactor { exchange = redactor.redact(exchange) }
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
             exchange.seq = state.nextSeq
-            try write(exchange.jsonLine(), fd: state.fd)
+            try write(exchange.boundedJSONLine(limit: maxLineBytes), fd: state.fd)
             state.nextSeq += 1
             return exchange
         }
@@ -95,9 +105,10 @@ public final class RecordingWriter: Sendable {
     /// Redacts and appends an exchange that already has a number (an import); later appends continue after it.
     @discardableResult
     public func write(_ exchange: RecordedExchange) throws(RecordingError) -> RecordedExchange {
-        let written = redactor.map { $0.redact(exchange) } ?? exchange
+        let decoded = ContentDecoding.decoded(exchange)
+        let written = redactor.map { $0.redact(decoded) } ?? decoded
         try state.withLock { (state) throws(RecordingError) in
-            try write(written.jsonLine(), fd: state.fd)
+            try write(written.boundedJSONLine(limit: maxLineBytes), fd: state.fd)
             state.nextSeq = max(state.nextSeq, written.seq + 1)
         }
         return written
@@ -130,6 +141,48 @@ public final class RecordingWriter: Sendable {
                 POSIX.closeFile(state.fd)
                 state.fd = -1
             }
+        }
+    }
+
+    /// Makes the file end with a newline before appending: a torn last line is cut off (and returned, to report),
+    /// a complete one missing only its newline gets it.
+    private static func endCleanly(_ file: String, torn: RecordingError?) throws(RecordingError) -> RecordingError? {
+        guard let handle = FileHandle(forUpdatingAtPath: file) else {
+            throw RecordingError(file: file, message: "cannot open for appending", help: "check permissions")
+        }
+        defer { try? handle.close() }
+        do {
+            let size = try handle.seekToEnd()
+            guard size > 0 else { return nil }
+            try handle.seek(toOffset: size - 1)
+            if handle.readData(ofLength: 1) == Data([0x0A]) { return nil }
+            // Find where the last line starts: after the last newline in the file.
+            var end = size
+            var lineStart: UInt64 = 0
+            while end > 0 {
+                let from = end >= 65536 ? end - 65536 : 0
+                try handle.seek(toOffset: from)
+                let chunk = handle.readData(ofLength: Int(end - from))
+                if let newline = chunk.lastIndex(of: 0x0A) {
+                    lineStart = from + UInt64(newline - chunk.startIndex) + 1
+                    break
+                }
+                end = from
+            }
+            if let torn {
+                try handle.truncate(atOffset: lineStart)
+                var dropped = torn
+                dropped.message =
+                    "the last line was incomplete (\(size - lineStart) bytes without a newline); removed before appending"
+                return dropped
+            }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data([0x0A]))
+            return nil
+        } catch {
+            throw RecordingError(
+                file: file, message: "cannot repair the end of the file before appending (\(error))",
+                help: "check free disk space and permissions")
         }
     }
 

@@ -62,8 +62,11 @@ struct Pseudonymizer: Sendable {
 
     /// Digits stay digits and keep their count (at least 7); a leading `+` stays.
     func phone(_ value: String) -> String {
-        let digits = value.filter(\.isASCIIDigit)
-        let plus = value.trimmingCharacters(in: .whitespaces).hasPrefix("+") ? "+" : ""
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        // `%2B385…` is `+385…` in a URL: the 2 of the escape is not a digit of the number.
+        let encoded = trimmed.lowercased().hasPrefix("%2b")
+        let digits = (encoded ? String(trimmed.dropFirst(3)) : trimmed).filter(\.isASCIIDigit)
+        let plus = encoded ? "%2B" : trimmed.hasPrefix("+") ? "+" : ""
         if digits.hasPrefix(Self.phonePrefix) { return value }
         let count = max(digits.count, 7)
         var material = bytes("phone", digits)

@@ -43,7 +43,13 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// No redaction at all.
     public static let disabled = RedactionPolicy(enabled: false)
 
-    public static let defaultPhoneFields = ["number", "phoneNumber", "msisdn", "phone", "mobile", "gsm"]
+    public static let defaultPhoneFields = ["number", "phoneNumber", "msisdn", "phone", "phones", "mobile", "gsm"]
+    /// Query parameters whose values are credentials (compared case-insensitively).
+    public static let secretQueryKeys: Set<String> = [
+        "apikey", "api_key", "api-key", "access_token", "id_token", "refresh_token", "client_secret", "token",
+    ]
+    /// Headers whose whole value is a credential, besides `Authorization`.
+    public static let secretHeaders: Set<String> = ["x-api-key", "api-key", "apikey", "x-auth-token"]
     public static let defaultTokenFields = ["pushServiceToken", "cloudToken", "deviceToken", "registrationToken"]
     /// The documented credentials of the built-in reference applications: public, so not secrets.
     public static let referenceCredentials = [
@@ -56,7 +62,10 @@ public struct RedactionPolicy: Sendable, Hashable {
     var summary: [String] {
         var lines = [
             "header Authorization: App/Basic values and Bearer JWTs (scheme kept)",
-            "header AppCode, applicationcode",
+            "header AppCode, applicationcode, " + RedactionPolicy.secretHeaders.sorted().joined(separator: ", "),
+            "header Cookie, Set-Cookie: every cookie value (names and attributes kept)",
+            "query parameters " + RedactionPolicy.secretQueryKeys.sorted().joined(separator: ", ")
+                + "; identifier when type=PHONE",
         ]
         lines += headers.map { "header \($0)" }
         if emailsInText { lines.append("emails anywhere") }

@@ -48,7 +48,7 @@ public final class Redactor: Sendable {
     public func redact(_ request: HTTPRequest) -> HTTPRequest {
         var out = request
         out.headerFields = redact(headers: request.headerFields)
-        out.url = redact(text: request.url)
+        out.url = redact(text: redact(query: request.url))
         out.body = redact(body: request.body)
         if out.body.count != request.body.count, out.headerFields["Content-Length"] != nil {
             out.headerFields["Content-Length"] = String(out.body.count)
@@ -85,11 +85,59 @@ public final class Redactor: Sendable {
             return credential(value)
         case "applicationcode":
             return keptCodeHashes.contains(value.lowercased()) ? value : pseudonyms.sameLengthHex(value)
+        case "cookie":
+            return redact(cookies: value, separator: ";", all: true)
+        case "set-cookie":
+            // Only the first pair is the cookie; the rest are attributes (Path, Expires, HttpOnly).
+            return redact(cookies: value, separator: ";", all: false)
+        case let lower where RedactionPolicy.secretHeaders.contains(lower):
+            return credential(value)
         case let lower where headerNames.contains(lower):
             return pseudonyms.opaque(value)
         default:
             return redact(text: value)
         }
+    }
+
+    /// `a=1; b=2` with every value (or only the first, for `Set-Cookie`) replaced; names are kept.
+    private func redact(cookies value: String, separator: Character, all: Bool) -> String {
+        var parts = value.split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+        for i in parts.indices where all || i == 0 {
+            guard let eq = parts[i].firstIndex(of: "=") else { continue }
+            let cookie = String(parts[i][parts[i].index(after: eq)...])
+            if cookie.isEmpty || keep.contains(cookie) { continue }
+            parts[i] = String(parts[i][...eq]) + pseudonyms.opaque(cookie)
+        }
+        return parts.joined(separator: String(separator))
+    }
+
+    /// A URL with the values of credential query parameters replaced, and the `identifier` of a query that names
+    /// a phone (`type=PHONE`, People API lookups) replaced by a phone pseudonym.
+    func redact(query url: String) -> String {
+        guard let mark = url.firstIndex(of: "?") else { return url }
+        let head = url[...mark]
+        var fragment = ""
+        var query = String(url[url.index(after: mark)...])
+        if let hash = query.firstIndex(of: "#") {
+            fragment = String(query[hash...])
+            query = String(query[..<hash])
+        }
+        var pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> (String, String?) in
+            guard let eq = pair.firstIndex(of: "=") else { return (String(pair), nil) }
+            return (String(pair[..<eq]), String(pair[pair.index(after: eq)...]))
+        }
+        func key(_ name: String) -> String { (name.removingPercentEncoding ?? name).lowercased() }
+        let namesPhone = pairs.contains { key($0.0) == "type" && $0.1?.lowercased() == "phone" }
+        for i in pairs.indices {
+            guard let value = pairs[i].1, !value.isEmpty, !keep.contains(value) else { continue }
+            if RedactionPolicy.secretQueryKeys.contains(key(pairs[i].0)) {
+                pairs[i].1 = credential(value)
+            } else if namesPhone, key(pairs[i].0) == "identifier" {
+                pairs[i].1 = pseudonyms.phone(value)
+            }
+        }
+        let rebuilt: [String] = pairs.map { name, value in value.map { "\(name)=\($0)" } ?? name }
+        return String(head) + rebuilt.joined(separator: "&") + fragment
     }
 
     private func redact(authorization value: String) -> String {
@@ -148,6 +196,17 @@ public final class Redactor: Sendable {
                 default: return .string(pseudonyms.opaque(node.serialized()))
                 }
             }
+            // An element of an array under a phone field (`"phones": ["+385…"]`) is a phone too.
+            if case .index? = path.components.last, path.components.count >= 2,
+                case .key(let parent) = path.components[path.components.count - 2],
+                phoneFields.contains(parent.lowercased())
+            {
+                switch node {
+                case .string(let s) where Self.isPhoneLike(s) && !keep.contains(s): return .string(pseudonyms.phone(s))
+                case .int(let i) where i >= 100_000: return .string(pseudonyms.phone(String(i)))
+                default: break
+                }
+            }
             guard case .key(let name)? = path.components.last else {
                 if case .string(let s) = node { return .string(redact(text: s)) }
                 return nil
@@ -177,18 +236,18 @@ public final class Redactor: Sendable {
     public func redact(text: String) -> String {
         var out = text
         let known = knownSecrets.withLock { $0 }
-        for (secret, pseudonym) in known where out.contains(secret) {
+        for (secret, pseudonym) in known where out.containsBytes(secret) {
             out = out.replacingOccurrences(of: secret, with: pseudonym)
         }
-        if out.contains("eyJ") {
+        if out.containsBytes("eyJ") {
             out = TextPattern.jwt.replacing(in: out) { keep.contains(String($0)) ? nil : jwt(String($0)) }
         }
-        if policy.emailsInText, out.contains("@") {
+        if policy.emailsInText, out.containsBytes("@") {
             out = TextPattern.email.replacing(in: out) {
                 keep.contains(String($0)) ? nil : pseudonyms.email(String($0))
             }
         }
-        if policy.phonesInText, out.contains("+") {
+        if policy.phonesInText, out.containsBytes("+") || out.containsBytes("%2B") || out.containsBytes("%2b") {
             out = TextPattern.internationalPhone.replacing(in: out) {
                 keep.contains(String($0)) ? nil : pseudonyms.phone(String($0))
             }

@@ -13,6 +13,8 @@ public struct SecretFinding: Sendable, Hashable, CustomStringConvertible {
         public static let authorization = Kind(rawValue: "App authorization value")
         public static let jwt = Kind(rawValue: "JSON Web Token")
         public static let pushToken = Kind(rawValue: "push service token")
+        public static let credential = Kind(rawValue: "credential")
+        public static let cookie = Kind(rawValue: "cookie")
     }
 
     public var file: String
@@ -68,7 +70,7 @@ public struct SecretScanner: Sendable {
         return findings
     }
 
-    /// Scans one file line by line; binary files (with NUL bytes) are skipped.
+    /// Scans one file line by line; NUL bytes and invalid UTF-8 do not hide the text around them.
     public func scan(file: String) throws(RecordingError) -> [SecretFinding] {
         let reader: LineReader
         do {
@@ -83,7 +85,6 @@ public struct SecretScanner: Sendable {
             do { line = try reader.next() } catch { break }
             guard let line else { break }
             number += 1
-            if line.bytes.contains(0) { return [] }
             findings += scan(line: String(decoding: line.bytes, as: UTF8.self), number: number, file: file)
         }
         return findings
@@ -99,7 +100,16 @@ public struct SecretScanner: Sendable {
     }
 
     private static let phoneField = try! TextPattern(
-        "\\\\?\"(?:number|phoneNumber|msisdn|phone|mobile|gsm)\\\\?\"\\s*:\\s*\\\\?\"?(\\+?[0-9][0-9 ()-]{4,}[0-9])",
+        "\\\\?\"(?:number|phoneNumber|msisdn|phone|phones|mobile|gsm)\\\\?\"\\s*:\\s*\\[?\\s*\\\\?\"?(\\+?[0-9][0-9 ()-]{4,}[0-9])",
+        caseInsensitive: true)
+    private static let queryCredential = try! TextPattern(
+        "[?&](?:apikey|api_key|api-key|access_token|id_token|refresh_token|client_secret|token)=([^&#\\s\"\\\\]{4,})",
+        caseInsensitive: true)
+    private static let phoneIdentifier = try! TextPattern(
+        "[?&]identifier=((?:%2B|\\+)?[0-9]{6,})(?=[&#\"\\s]|$)", caseInsensitive: true)
+    /// A secret header as a recording writes it (`["Cookie","a=1"]`) or a HAR does (`"name":"Cookie","value":…`).
+    private static let secretHeader = try! TextPattern(
+        "(?:\\[\\s*\"|\"name\"\\s*:\\s*\")(cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token)\"\\s*,\\s*(?:\"value\"\\s*:\\s*)?\"([^\"]*)\"",
         caseInsensitive: true)
     private static let appAuthorization = try! TextPattern("\\bApp\\s+([A-Za-z0-9._~+/=-]{8,})")
     private static let fcmToken = try! TextPattern("[A-Za-z0-9_-]{11,}:APA91b[A-Za-z0-9_-]{20,}")
@@ -108,35 +118,39 @@ public struct SecretScanner: Sendable {
         caseInsensitive: true)
 
     func scan(line: String, number: Int, file: String) -> [SecretFinding] {
-        var found: [(Range<String.Index>, SecretFinding.Kind, String)] = []
+        // Candidates from every pattern, in the patterns' order of precedence; overlaps are settled once at the
+        // end (checking each new one against all before it is quadratic on a line with many secrets).
+        var candidates: [(range: Range<String.Index>, kind: SecretFinding.Kind, help: String, rank: Int)] = []
         func add(_ range: Range<String.Index>, _ kind: SecretFinding.Kind, _ help: String) {
-            if found.contains(where: { $0.0.overlaps(range) }) { return }
-            found.append((range, kind, help))
+            candidates.append((range, kind, help, candidates.count))
         }
         let keepSet = Set(keep)
-        if line.contains("eyJ") {
+        // Cheap tests first: a pattern runs only where its anchor text occurs (each regex pass bridges the line).
+        let lower = line.lowercased()
+        let hasDigit = line.utf8.contains { (0x30...0x39).contains($0) }
+        if line.containsBytes("eyJ") {
             for range in TextPattern.jwt.matches(in: line) where !Self.isRedactedJWT(line[range]) {
                 add(range, .jwt, "record with redaction on, or replace the token by a pseudonym before committing")
             }
         }
-        if line.contains("@") {
+        if line.containsBytes("@") {
             for range in TextPattern.email.matches(in: line) {
                 let domain = line[range].split(separator: "@").last.map { $0.lowercased() } ?? ""
                 if allowedEmailDomains.contains(where: { domain == $0 || domain.hasSuffix("." + $0) }) { continue }
                 add(range, .email, "replace it by a pseudonym such as user-1234@\(Pseudonymizer.emailDomain)")
             }
         }
-        for range in Self.phoneField.captures(in: line, group: 1) {
+        for range in hasDigit ? Self.phoneField.captures(in: line, group: 1) : [] {
             let digits = line[range].filter(\.isASCIIDigit)
             if digits.hasPrefix(Pseudonymizer.phonePrefix) || digits.count < 6 { continue }
             add(range, .phone, "replace it by a pseudonym starting with \(Pseudonymizer.phonePrefix) (digits only)")
         }
-        if line.contains("+") {
+        if hasDigit, line.containsBytes("+") || lower.containsBytes("%2b") {
             for range in TextPattern.internationalPhone.matches(in: line) {
                 add(range, .phone, "replace it by a pseudonym starting with +\(Pseudonymizer.phonePrefix)")
             }
         }
-        if line.contains("App") {
+        if line.containsBytes("App") {
             for range in Self.appAuthorization.captures(in: line, group: 1) {
                 let value = String(line[range])
                 if Pseudonymizer.isPseudonym(value) || keepSet.contains(value) { continue }
@@ -144,17 +158,66 @@ public struct SecretScanner: Sendable {
                 add(range, .authorization, "replace the application code or API key by a pseudonym (redacted-…)")
             }
         }
-        if line.contains("APA91b") {
+        if line.containsBytes("APA91b") {
             for range in Self.fcmToken.matches(in: line) {
                 add(range, .pushToken, "replace the token by a pseudonym (redacted-token-…)")
             }
         }
-        for range in Self.tokenField.captures(in: line, group: 1) where !line[range].hasPrefix(Pseudonymizer.prefix) {
+        let tokenRanges = lower.containsBytes("token") ? Self.tokenField.captures(in: line, group: 1) : []
+        for range in tokenRanges where !line[range].hasPrefix(Pseudonymizer.prefix) {
             add(range, .pushToken, "replace the token by a pseudonym (redacted-token-…)")
         }
-        return found.sorted { $0.0.lowerBound < $1.0.lowerBound }.map { range, kind, help in
+        if line.containsBytes("=") {
+            for range in Self.queryCredential.captures(in: line, group: 1)
+            where !Pseudonymizer.isPseudonym(String(line[range])) && !keepSet.contains(String(line[range])) {
+                add(range, .credential, "replace the query parameter's value by a pseudonym (redacted-…)")
+            }
+            for range in Self.phoneIdentifier.captures(in: line, group: 1) {
+                let digits = line[range].lowercased().replacingOccurrences(of: "%2b", with: "").filter(\.isASCIIDigit)
+                if digits.hasPrefix(Pseudonymizer.phonePrefix) { continue }
+                add(
+                    range, .phone,
+                    "replace the identifier by a phone pseudonym starting with \(Pseudonymizer.phonePrefix)")
+            }
+        }
+        let headerMatches =
+            ["cookie", "api-key", "apikey", "auth-token"].contains { lower.containsBytes($0) }
+            ? Self.secretHeader.regex.matches(in: line, range: NSRange(line.startIndex..., in: line)) : []
+        for match in headerMatches {
+            guard let nameRange = Range(match.range(at: 1), in: line), let range = Range(match.range(at: 2), in: line)
+            else { continue }
+            let name = line[nameRange].lowercased()
+            let value = String(line[range])
+            let secrets: [String]
+            if name == "cookie" || name == "set-cookie" {
+                let all = value.split(separator: ";")
+                let pairs = name == "cookie" ? all : Array(all.prefix(1))
+                secrets = pairs.compactMap { $0.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init) }
+            } else {
+                secrets = [value]
+            }
+            if secrets.contains(where: { !$0.isEmpty && !Pseudonymizer.isPseudonym($0) && !keepSet.contains($0) }) {
+                add(
+                    range, name.hasSuffix("cookie") ? .cookie : .credential,
+                    "record with redaction on, or replace the \(line[nameRange]) value by a pseudonym (redacted-…)")
+            }
+        }
+        var found: [(Range<String.Index>, SecretFinding.Kind, String)] = []
+        var keptEnd = line.startIndex
+        let ordered = candidates.sorted {
+            ($0.range.lowerBound, $0.rank) < ($1.range.lowerBound, $1.rank)
+        }
+        for candidate in ordered where found.isEmpty || candidate.range.lowerBound >= keptEnd {
+            found.append((candidate.range, candidate.kind, candidate.help))
+            keptEnd = candidate.range.upperBound
+        }
+        // Columns in one pass over the line, in finding order (a distance from the start per finding is quadratic).
+        var column = 1
+        var cursor = line.startIndex
+        return found.map { range, kind, help in
             let secret = line[range]
-            let column = line.distance(from: line.startIndex, to: range.lowerBound) + 1
+            column += line.distance(from: cursor, to: range.lowerBound)
+            cursor = range.lowerBound
             return SecretFinding(
                 file: file, line: number, column: column, kind: kind,
                 excerpt: String(secret.prefix(3)) + String(repeating: "*", count: min(max(secret.count - 3, 0), 8)),

@@ -48,11 +48,15 @@ public struct ReplayOutcome: Sendable, Hashable, CustomStringConvertible {
     public var differences: [ResponseDifference]
     /// Why no response came, when the transport failed.
     public var transportError: String?
+    /// What the recording lacks to judge this exchange (a body a tool left out, a request that failed when it
+    /// was recorded): it is not compared, and the replay cannot say the behaviour is the same.
+    public var cannotJudge: String?
 
-    public var passed: Bool { transportError == nil && differences.isEmpty }
+    public var passed: Bool { transportError == nil && differences.isEmpty && cannotJudge == nil }
 
     public var description: String {
         let head = "exchange \(seq) (flow \(flow)): \(request.method) \(request.target)"
+        if let cannotJudge { return "\(head): cannot judge: \(cannotJudge)" }
         if let transportError { return "\(head): error: \(transportError)" }
         if differences.isEmpty { return "\(head): ok" }
         return ([head + ": \(differences.count) difference(s)"] + differences.map { "  \($0)" }).joined(separator: "\n")
@@ -65,6 +69,8 @@ public struct ReplaySummary: Sendable, Hashable {
     public var passed = 0
     public var mismatched = 0
     public var failed = 0
+    /// Exchanges the recording cannot judge (see ``ReplayOutcome/cannotJudge``).
+    public var unjudged = 0
     /// The first ``ReplayOptions/maxKeptMismatches`` exchanges that did not pass, in completion order.
     public var mismatches: [ReplayOutcome] = []
     /// Recorded ids mapped to the ids the target minted.
@@ -72,7 +78,7 @@ public struct ReplaySummary: Sendable, Hashable {
     /// Latencies, the rate reached and, with a schedule, how far the replay fell behind it.
     public var timing = ReplayTiming()
 
-    public var allPassed: Bool { mismatched == 0 && failed == 0 }
+    public var allPassed: Bool { mismatched == 0 && failed == 0 && unjudged == 0 }
 }
 
 /// Re-sends recorded requests, remapping minted ids, and diffs each live response against the recorded one.
@@ -151,20 +157,34 @@ public struct Replayer: Sendable {
         var outcome = ReplayOutcome(
             seq: exchange.seq, flow: exchange.flow, request: request, expected: exchange.response, actual: nil,
             differences: [], transportError: nil)
+        if !exchange.omitted.isEmpty {
+            // Send what can be sent, so the target's state follows the recording, but judge nothing.
+            if !exchange.omitted.contains(where: { $0.hasPrefix("request.") }) {
+                outcome.actual = try? await transport.send(request)
+            }
+            outcome.cannotJudge = exchange.omitted.joined(separator: "; ")
+            let kept = outcome
+            state.summary.withLock { summary in
+                summary.total += 1
+                summary.unjudged += 1
+                if summary.mismatches.count < options.maxKeptMismatches { summary.mismatches.append(kept) }
+            }
+            return outcome
+        }
         let clock = ContinuousClock()
         let sentAt = clock.now
         var latency = Duration.zero
         do {
-            let live = try await transport.send(request)
+            let live = ContentDecoding.decoded(try await transport.send(request))
             latency = clock.now - sentAt
             outcome.actual = live
-            let recordedJSON = try? JSONValue.parse(exchange.response.body)
+            let recordedJSON = try? JSONValue.parse(ContentDecoding.decoded(exchange.response).body)
             let liveJSON = recordedJSON == nil ? nil : try? JSONValue.parse(live.body)
             outcome.expected = state.summary.withLock { summary in
                 if let recordedJSON, let liveJSON {
                     summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
                 }
-                return summary.identifiers.apply(exchange.response)
+                return summary.identifiers.apply(ContentDecoding.decoded(exchange.response))
             }
             var live2 = live
             live2.timing = nil

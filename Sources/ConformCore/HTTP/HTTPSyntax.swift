@@ -1,0 +1,58 @@
+/// What may go on the wire: a method and header names are tokens, header values and the target hold no line
+/// breaks or NUL. Anything else read from a recording, a HAR or a suite could smuggle a second request.
+public enum HTTPSyntax {
+    /// RFC 9110 `tchar`: the characters of a token.
+    public static func isToken(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    true
+                default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+                }
+            }
+    }
+
+    /// A header value with no CR, LF or NUL (other bytes are sent as they are).
+    public static func isFieldValue(_ text: String) -> Bool {
+        !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+
+    /// A request target (URL) with no spaces or control characters.
+    public static func isTarget(_ text: String) -> Bool {
+        !text.isEmpty && !text.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+    }
+
+    /// Why `request` must not be sent, or `nil` when it may.
+    public static func problem(in request: HTTPRequest) -> String? {
+        if !isToken(request.method.rawValue) {
+            return "method \(quoted(request.method.rawValue)) is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)"
+        }
+        if !isTarget(request.url) {
+            return "URL \(quoted(request.url)) holds spaces or control characters; percent-encode them"
+        }
+        for field in request.headerFields {
+            if !isToken(field.name) { return "header name \(quoted(field.name)) is not an HTTP token" }
+            if !isFieldValue(field.value) {
+                return "header \(field.name) holds a line break or NUL: \(quoted(field.value))"
+            }
+        }
+        return nil
+    }
+
+    /// `text` quoted with control characters escaped and cut to 80 characters, for messages.
+    public static func quoted(_ text: String) -> String {
+        var out = "'"
+        for scalar in text.unicodeScalars.prefix(80) {
+            switch scalar {
+            case "\r": out += "\\r"
+            case "\n": out += "\\n"
+            case "\0": out += "\\0"
+            case "'": out += "\\'"
+            default: out += scalar.value < 0x20 ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            }
+        }
+        return out + (text.unicodeScalars.count > 80 ? "…'" : "'")
+    }
+}

@@ -1,0 +1,94 @@
+internal import CBrotli
+internal import CZlib
+import Foundation
+
+/// gzip, zlib, raw deflate and brotli, always with a limit on the output so a small bomb cannot fill memory.
+public enum Decompression {
+    /// Why bytes could not be decompressed.
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// The most any one decompression may produce unless a caller says otherwise: 1 GiB.
+    public static let defaultLimit = 1 << 30
+
+    /// Inflates gzip or zlib data (told apart by their headers), or raw deflate when `raw`.
+    public static func inflate(_ data: Data, raw: Bool = false, limit: Int = defaultLimit) throws(Failure) -> Data {
+        var stream = z_stream()
+        guard conform_inflate_init(&stream, raw ? -15 : 15 + 32) == Z_OK else {
+            throw Failure(message: "cannot start zlib")
+        }
+        defer { inflateEnd(&stream) }
+        guard data.count <= Int(UInt32.max) else { throw Failure(message: "compressed input over 4 GiB") }
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let result: Int32 = data.withUnsafeBytes { input in
+            stream.next_in = UnsafeMutablePointer(
+                mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(chunk))
+            stream.avail_in = UInt32(input.count)
+            while true {
+                let status: Int32 = chunk.withUnsafeMutableBufferPointer { out in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = UInt32(out.count)
+                    return CZlib.inflate(&stream, Z_NO_FLUSH)
+                }
+                let produced = chunk.count - Int(stream.avail_out)
+                if output.count + produced > limit { return Z_BUF_ERROR - 100 }
+                output.append(contentsOf: chunk[0..<produced])
+                if status == Z_STREAM_END { return Z_STREAM_END }
+                if status != Z_OK { return status }
+                if stream.avail_in == 0 && produced == 0 { return Z_DATA_ERROR - 100 }
+            }
+        }
+        switch result {
+        case Z_STREAM_END: return output
+        case Z_BUF_ERROR - 100: throw Failure(message: "decompresses to more than \(limit) bytes")
+        case Z_DATA_ERROR - 100: throw Failure(message: "the compressed data ends early")
+        default:
+            let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(result)"
+            throw Failure(message: "not valid \(raw ? "deflate" : "gzip or zlib") data (\(reason))")
+        }
+    }
+
+    /// Decodes brotli data.
+    public static func brotli(_ data: Data, limit: Int = defaultLimit) throws(Failure) -> Data {
+        guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else {
+            throw Failure(message: "cannot start the brotli decoder")
+        }
+        defer { BrotliDecoderDestroyInstance(state) }
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let outcome: String? = data.withUnsafeBytes { input in
+            var nextIn = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var availableIn = input.count
+            while true {
+                var availableOut = chunk.count
+                let result = chunk.withUnsafeMutableBufferPointer { out in
+                    var nextOut = out.baseAddress
+                    return BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
+                }
+                let produced = chunk.count - availableOut
+                if output.count + produced > limit { return "decompresses to more than \(limit) bytes" }
+                output.append(contentsOf: chunk[0..<produced])
+                switch result {
+                case BROTLI_DECODER_RESULT_SUCCESS: return nil
+                case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: continue
+                case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: return "the compressed data ends early"
+                default: return "not valid brotli data"
+                }
+            }
+        }
+        if let outcome { throw Failure(message: outcome) }
+        return output
+    }
+
+    /// Whether `data` starts like gzip (`1f 8b`) or zlib (a deflate header whose check bits hold).
+    public static func looksCompressed(_ data: Data) -> Bool {
+        guard data.count >= 2 else { return false }
+        let a = data[data.startIndex]
+        let b = data[data.startIndex + 1]
+        if a == 0x1F && b == 0x8B { return true }
+        return a & 0x0F == 8 && a >> 4 <= 7 && (UInt16(a) << 8 | UInt16(b)) % 31 == 0
+    }
+}

@@ -1,0 +1,114 @@
+import ConformCore
+import ConformReference
+import ConformServer
+import ConformTraffic
+import ConformYAML
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The parsers that read hostile input, each as a function of arbitrary bytes: what `scripts/fuzz` drives with
+/// libFuzzer, and what the corpus regression test replays. A target returns normally for every input; a trap,
+/// a sanitizer report or a broken invariant (checked with `precondition`) is a finding.
+public enum FuzzTargets {
+    /// Every target by name.
+    public static let all: [String: @Sendable (Data) -> Void] = [
+        "yaml": yaml, "suite": suite, "template": template, "json": json, "har": har, "packaging": packaging,
+        "recording": recording, "scan": scan, "http": http,
+    ]
+
+    /// The YAML composer over libyaml.
+    public static func yaml(_ data: Data) {
+        _ = try? YAML.parse([UInt8](data), file: "fuzz.yaml")
+    }
+
+    /// The suite loader: YAML, then the suite model with its diagnostics.
+    public static func suite(_ data: Data) {
+        _ = try? SuiteLoader().load(bytes: [UInt8](data), file: "fuzz.yaml")
+    }
+
+    /// The template parser, and rendering what it parsed in an empty scope.
+    public static func template(_ data: Data) {
+        guard let text = String(data: data, encoding: .utf8), let parsed = try? Template(parsing: text) else { return }
+        _ = try? TemplateScope(values: [:]).renderText(parsed)
+    }
+
+    /// The JSON parser; what parses must serialize and parse back to the same value.
+    public static func json(_ data: Data) {
+        guard let value = try? JSONValue.parse(data) else { return }
+        let again = try? JSONValue.parse(Data(value.serialized().utf8))
+        precondition(again == value, "JSON does not survive a round trip")
+    }
+
+    /// HAR import.
+    public static func har(_ data: Data) {
+        _ = try? HAR.import(data, file: "fuzz.har")
+    }
+
+    /// The ZIP reader and the decompressors behind `.har.gz`, `.zhar`, Playwright ZIPs and Content-Encoding.
+    public static func packaging(_ data: Data) {
+        let limit = 1 << 22
+        if let archive = try? ZipArchive(data) {
+            for entry in archive.entries.prefix(8) { _ = try? archive.contents(of: entry.name, limit: limit) }
+        }
+        _ = try? Decompression.inflate(data, limit: limit)
+        _ = try? Decompression.inflate(data, raw: true, limit: limit)
+        _ = try? Decompression.brotli(data, limit: limit)
+    }
+
+    /// One recording line; what reads must write a line that reads back the same.
+    public static func recording(_ data: Data) {
+        guard let exchange = try? RecordedExchange(jsonLine: data) else { return }
+        let line = exchange.boundedJSONLine(limit: RecordingLayout.maxLineBytes)
+        let again = try? RecordedExchange(jsonLine: Array(line.utf8.dropLast()))
+        precondition(
+            again?.seq == exchange.seq && again?.request == exchange.request, "a read line does not write back")
+    }
+
+    /// The secret scanner and the redactor on free text.
+    public static func scan(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        _ = SecretScanner().scan(text: text, file: "fuzz")
+        _ = Redactor(policy: .default).redact(text: text)
+    }
+
+    /// The HTTP server's request path: the bytes go to a served reference over a socket, and the server must
+    /// answer or close, then keep serving.
+    public static func http(_ data: Data) {
+        guard let port = served.port else { return }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { preconditionFailure("the server stopped accepting connections") }
+        _ = data.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        shutdown(fd, Int32(SHUT_WR))
+        // Read until the server closes, or goes quiet: a second for the first bytes, then 30 ms of silence (a
+        // keep-alive connection stays open after its answer).
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var waiting: Int32 = 1000
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, waiting) > 0, recv(fd, &buffer, buffer.count, 0) > 0 else { break }
+            waiting = 30
+        }
+    }
+
+    /// One reference server for the whole fuzzing run.
+    private static let served: (server: HTTPServer?, port: UInt16?) = {
+        guard let server = try? HTTPServer(handler: ReferenceImplementation()), (try? server.start()) != nil else {
+            return (nil, nil)
+        }
+        return (server, server.boundPort)
+    }()
+}

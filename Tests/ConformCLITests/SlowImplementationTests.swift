@@ -10,7 +10,8 @@ import Testing
 struct SlowImplementationTests {
     @Test(arguments: SlowCondition.allCases)
     func everyBundledSuiteConforms(_ condition: SlowCondition) async throws {
-        let result = try await condition.run(try SuitesBundle.load())
+        let suites = try SuitesBundle.load()
+        let result = try await condition.during { try await condition.run(suites) }
         #expect(result.exitCode == 0, Comment(rawValue: SuitesBundle.problems(in: result)))
         #expect(result.steps.allSatisfy { $0.verdict == .pass }, Comment(rawValue: SuitesBundle.problems(in: result)))
     }
@@ -32,12 +33,14 @@ struct SlowImplementationTests {
         }
         // Slowed-down devices mostly wait, so many go at once; the busy machine's runs compute, so few do.
         let limit = condition == .busyMachine ? FaultsMatrix.runsAtOnce : 16
-        let outcomes = await boundedConcurrently(cases, limit: limit) { fault, suite in
-            do {
-                let result = try await condition.run([suite], faults: [fault])
-                return (fault, suite.id, result.suites[0].verdict, SuitesBundle.problems(in: result))
-            } catch {
-                return (fault, suite.id, Verdict.error, "could not run: \(error)")
+        let outcomes = try await condition.during {
+            await boundedConcurrently(cases, limit: limit) { fault, suite in
+                do {
+                    let result = try await condition.run([suite], faults: [fault])
+                    return (fault, suite.id, result.suites[0].verdict, SuitesBundle.problems(in: result))
+                } catch {
+                    return (fault, suite.id, Verdict.error, "could not run: \(error)")
+                }
             }
         }
         for (fault, suite, verdict, problems) in outcomes {

@@ -11,7 +11,8 @@ enum SlowCondition: String, CaseIterable, Sendable, CustomTestStringConvertible 
     case serialDevice
     /// A device farm: an adapter that takes 8 requests at once and adds 0 to 500 ms at random, answering out of order.
     case jitteryDevice
-    /// A shared CI runner: two processes burn the CPU while the embedded reference is tested in process.
+    /// A shared CI runner: two processes burn the CPU (see ``during(_:)``) while the embedded reference is tested in
+    /// process.
     case busyMachine
 
     var testDescription: String { rawValue }
@@ -38,10 +39,17 @@ enum SlowCondition: String, CaseIterable, Sendable, CustomTestStringConvertible 
             let plan = SuitesBundle.plan(suites, variables: ["mobile": "", "backend": ""], target: name)
             return await Runner(transport: transport).run(plan)
         case .busyMachine:
-            let burners = try (0..<2).map { _ in try CPUBurner() }
-            defer { for burner in burners { burner.stop() } }
             return await Runner(transport: reference).run(SuitesBundle.plan(suites, target: name))
         }
+    }
+
+    /// Runs `body` under this condition's load: for the busy machine, two processes burn the CPU the whole time
+    /// (once for all the runs `body` makes, however many go at once).
+    func during<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard self == .busyMachine else { return try await body() }
+        let burners = try (0..<2).map { _ in try CPUBurner() }
+        defer { for burner in burners { burner.stop() } }
+        return try await body()
     }
 }
 

@@ -34,7 +34,8 @@ enum SlowCondition: String, CaseIterable, Sendable, CustomTestStringConvertible 
                 ? ["SLOW_DELAY": "0.3"] : ["SLOW_JITTER": "0.5", "SLOW_CONCURRENCY": "8"]
             let transport = ExecTransport(
                 command: "exec python3 -u '\(Self.adapter)'",
-                environment: environment.merging(["IMPL_BASE_URL": server.baseURL]) { $1 }, timeout: .seconds(10))
+                environment: environment.merging(["IMPL_BASE_URL": server.baseURL]) { $1 },
+                timeout: SuitesBundle.exchangeTimeout)
             // An adapter decides where requests go: it gets origin-form URLs, as `conform run --target exec:…` does.
             let plan = SuitesBundle.plan(suites, variables: ["mobile": "", "backend": ""], target: name)
             return await Runner(transport: transport).run(plan)

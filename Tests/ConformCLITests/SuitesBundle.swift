@@ -45,11 +45,15 @@ enum SuitesBundle {
     /// enough that a fault failing an eventual check costs the matrix seconds, not minutes.
     static let asyncWindow = "3s"
 
+    /// How long one exchange may take in the tests: a bound that catches a hang, never a busy machine (the matrices
+    /// run many runs at once beside CPU burners, and an in-process exchange then waits its turn for a thread).
+    static let exchangeTimeout = Duration.seconds(60)
+
     /// A plan that runs `suites` with the target's base URLs and the `jwt` template function.
     static func plan(_ suites: [Suite], variables: [String: String] = builtinVariables, target: String) -> RunPlan {
         RunPlan(
             suites: suites, overrides: ["asyncWindow": asyncWindow], targetDefaults: variables,
-            exchangeTimeout: .seconds(10), targetDescription: target, functions: RunnerFunctions.all)
+            exchangeTimeout: exchangeTimeout, targetDescription: target, functions: RunnerFunctions.all)
     }
 
     /// Runs `suites` against the embedded reference with `faults` and `variants` switched on (in process; the
@@ -70,7 +74,7 @@ enum SuitesBundle {
         defer { server.stop() }
         let base = server.baseURL
         let plan = plan(try load(), variables: ["mobile": base, "backend": base], target: base)
-        return await Runner(transport: CurlTransport(timeout: .seconds(10))).run(plan)
+        return await Runner(transport: CurlTransport(timeout: exchangeTimeout)).run(plan)
     }
 
     /// One line per step that did not pass, for test failure messages.

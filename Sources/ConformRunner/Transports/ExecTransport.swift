@@ -68,7 +68,7 @@ public final class ExecTransport: Transport {
             do throws(AdapterProcess.Failure) {
                 // Launched under the lock, so exchanges that start together share one adapter. A body travels as
                 // base64 (4/3 of its size) beside headers: the line limit leaves room for both, and no more.
-                let lineLimit = maxBodyBytes / 3 * 4 + ResponseLimits.maxHeaderBytes + 4096
+                let lineLimit = min(maxBodyBytes, Int.max / 8) / 3 * 4 + ResponseLimits.maxHeaderBytes + 4096
                 let process = try AdapterProcess.launch(
                     command: command, environment: environment, lineLimit: lineLimit
                 ) { [weak self] declared in

@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         .target(name: "ConformYAML", dependencies: ["CYAML"]),
@@ -33,7 +34,7 @@ let package = Package(
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
             name: "ConformTraffic",
-            dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML", "CZlib", "CBrotli"]),
+            dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML", "CZlib", "CBrotli", "CZstd"]),
         .target(
             name: "ConformCLI",
             dependencies: [

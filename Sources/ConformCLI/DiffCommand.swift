@@ -96,8 +96,8 @@ enum DiffCommand {
         var bToA = IdentifierMap()
         for (sa, sb) in zip(ra.steps, rb.steps) {
             if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
-            if let x = sa.response, let y = sb.response, let jx = try? JSONValue.parse(x.body),
-                let jy = try? JSONValue.parse(y.body)
+            if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded),
+                let jx = try? JSONValue.parse(x.body), let jy = try? JSONValue.parse(y.body)
             {
                 bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
             }
@@ -105,7 +105,7 @@ enum DiffCommand {
         for (sa, sb) in zip(ra.steps, rb.steps) {
             var notes: [String] = []
             if sa.verdict != sb.verdict { notes.append("verdict: A \(sa.verdict.rawValue), B \(sb.verdict.rawValue)") }
-            if let x = sa.response, var y = sb.response {
+            if let x = sa.response.map(ContentDecoding.decoded), var y = sb.response.map(ContentDecoding.decoded) {
                 y = bToA.apply(y)
                 notes += ResponseDiff.compare(expected: x, actual: y, noise: noise).map { "  \($0)" }
             } else if (sa.response == nil) != (sb.response == nil) {

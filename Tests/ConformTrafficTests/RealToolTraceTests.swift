@@ -95,6 +95,36 @@ import Testing
         #expect(throws: Decompression.Failure.self) { try Decompression.zstd(plain + Data([0x00, 0x01])) }
     }
 
+    /// One implementation compresses and the other does not: `diff` compares what the application reads, so the
+    /// two behave the same; a different body inside the compression is still a difference.
+    @Test func differentialComparesDecodedBodies() async throws {
+        struct Fixed: Transport {
+            let response: HTTPResponse
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+        }
+        let plain = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/body.json")))
+        let zstd = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/body.zst")))
+        let json: HTTPFields = ["Content-Type": "application/json"]
+        let compressed = Fixed(
+            response: HTTPResponse(
+                status: 200, headerFields: ["Content-Type": "application/json", "Content-Encoding": "zstd"], body: zstd
+            ))
+        let recorded = [
+            exchange(
+                method: .get, url: "/mobile/1/appinstance/r/user", responseBody: String(decoding: plain, as: UTF8.self))
+        ]
+        let same = try await Differential(
+            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: plain))
+        ).run(recorded)
+        #expect(same.identical)
+        let other = Data(
+            String(decoding: plain, as: UTF8.self).replacingOccurrences(of: "cust-42", with: "cust-43").utf8)
+        let differs = try await Differential(
+            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: other))
+        ).run(recorded)
+        #expect(differs.steps.first?.differences.map(\.location) == ["$.externalUserId"])
+    }
+
     /// Behind a server that gzips, the recorder stores the decoded body, so redaction reaches what is inside.
     @Test func theRecorderDecodesBeforeRedacting() throws {
         let dir = temporaryDirectory()

@@ -75,7 +75,7 @@ public struct Differential: Sendable {
             async let liveA = outcome(a, requestA)
             async let liveB = outcome(b, requestB)
             let (ra, rb) = await (liveA, liveB)
-            let recorded = try? JSONValue.parse(exchange.response.body)
+            let recorded = try? JSONValue.parse(ContentDecoding.decoded(exchange.response).body)
             var step = DifferentialStep(
                 seq: exchange.seq, flow: exchange.flow, method: exchange.request.method,
                 target: exchange.request.target,
@@ -121,7 +121,8 @@ public struct Differential: Sendable {
     private func outcome(_ transport: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure>
     {
         do {
-            return .success(try await transport.send(request))
+            // Compression is representation, not behaviour: bodies are compared as the application reads them.
+            return .success(ContentDecoding.decoded(try await transport.send(request)))
         } catch {
             return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
         }

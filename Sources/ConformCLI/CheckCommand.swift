@@ -47,14 +47,14 @@ enum CheckCommand {
                 let result: (violations: [FlowViolation], notes: [String])
                 let incomplete = Mutex<[RecordedExchange]>([])
                 // HAR or recording is decided by content, whatever the file's name.
-                if try TrafficSupport.isHAR(path, io: io) {
-                    let records = try TrafficSupport.harTrace(path, io: io)
-                    incomplete.withLock { list in
-                        list = records.compactMap { record in
-                            if case .exchange(let e) = record, !e.omitted.isEmpty { e } else { nil }
-                        }
-                    }
-                    result = FlowChecker.check(records, events: events, configuration: configuration)
+                if let document = try TrafficSupport.harDocument(path, io: io) {
+                    // Without app events, entries go in start order (the causal order, whatever order the tool
+                    // listed them in); the HAR is read one entry at a time.
+                    let lacking = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
+                    incomplete.withLock { $0 = lacking }
+                    result = try await FlowChecker.check(
+                        recording: document.records(order: document.startOrder), events: events,
+                        configuration: configuration)
                 } else {
                     result = try await FlowChecker.check(
                         recording: TraceSequence(path: io.resolve(path)), events: events, configuration: configuration)

@@ -273,9 +273,9 @@ public struct Runner: Sendable {
         return try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             slot.set(continuation)
-            let timer = Task {
-                try await Task.sleep(for: timeout + .milliseconds(250))
-                let error = TransportError(.timeout, "no response within \(timeout) from \(request.url)")
+            let url = request.url
+            let timer = DeadlineWatch.shared.add(deadline: .now + timeout + .milliseconds(250)) {
+                let error = TransportError(.timeout, "no response within \(timeout) from \(url)")
                 if slot.resume(with: .failure(error)) { slot.cancelExchange() }
             }
             slot.exchange = Task {
@@ -284,7 +284,7 @@ public struct Runner: Sendable {
                 } catch {
                     slot.resume(with: .failure(error))
                 }
-                timer.cancel()
+                DeadlineWatch.shared.remove(timer)
             }
         }
     }

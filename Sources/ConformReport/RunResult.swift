@@ -1,34 +1,6 @@
 import ConformCore
 import ConformYAML
 
-/// The verdict of a step, suite or run.
-public struct Verdict: RawRepresentable, Sendable, Hashable, Codable, Comparable {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public static let pass = Verdict(rawValue: "pass")
-    /// Only `assumed` checks failed: the implementation differs from a decision, not from the protocol.
-    public static let assumptionNotMet = Verdict(rawValue: "assumption not met")
-    /// Skipped because an earlier step of its flow failed.
-    public static let skipped = Verdict(rawValue: "skipped")
-    /// A `must` or `should` check failed, or the exchange failed.
-    public static let fail = Verdict(rawValue: "fail")
-    /// The step could not run: the target is unreachable or the suite cannot be rendered.
-    public static let error = Verdict(rawValue: "error")
-
-    private var rank: Int {
-        switch self {
-        case .pass: 0
-        case .skipped: 1
-        case .assumptionNotMet: 2
-        case .fail: 3
-        default: 4
-        }
-    }
-
-    public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
-}
-
 /// What happened in one step.
 public struct StepResult: Sendable, Hashable {
     public var suiteID: String

@@ -35,7 +35,7 @@ public struct JSONReporter: RunReporter {
             "duration": time(result.duration),
             "counts": .object(
                 JSONObject(
-                    [Verdict.pass, .fail, .assumptionNotMet, .skipped, .error].map {
+                    Verdict.reportOrder.map {
                         ($0.rawValue, .int(counts[$0, default: 0]))
                     })),
             "shard": [

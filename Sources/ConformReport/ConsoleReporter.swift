@@ -94,7 +94,7 @@ public struct ConsoleReporter: RunReporter {
         case .assumptionNotMet: paint("~", .yellow)
         case .skipped: paint("-", .dim)
         case .fail: paint("✘", .red)
-        default: paint("!", .red, .bold)
+        case .error: paint("!", .red, .bold)
         }
     }
 

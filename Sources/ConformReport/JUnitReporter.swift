@@ -57,7 +57,7 @@ public struct JUnitReporter: RunReporter {
                     let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
                     out +=
                         ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step, masker)))</failure>\n    </testcase>\n"
-                default:
+                case .error:
                     out +=
                         ">\n      <error message=\"\(xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(xml(details(step, masker)))</error>\n    </testcase>\n"
                 }

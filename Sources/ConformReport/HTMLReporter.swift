@@ -227,7 +227,7 @@ public struct HTMLReporter: RunReporter {
         return "<span class=\"badge \(Self.cssClass(verdict))\">\(inner)</span>"
     }
 
-    static let verdictOrder: [Verdict] = [.pass, .fail, .assumptionNotMet, .skipped, .error]
+    static let verdictOrder = Verdict.reportOrder
 
     static func symbol(_ verdict: Verdict) -> String {
         switch verdict {
@@ -235,7 +235,7 @@ public struct HTMLReporter: RunReporter {
         case .fail: "✘"
         case .assumptionNotMet: "~"
         case .skipped: "–"
-        default: "!"
+        case .error: "!"
         }
     }
 
@@ -246,7 +246,6 @@ public struct HTMLReporter: RunReporter {
         case .assumptionNotMet: "ASSUMPTION NOT MET"
         case .skipped: "SKIPPED"
         case .error: "ERROR"
-        default: esc(verdict.rawValue.uppercased())
         }
     }
 
@@ -256,7 +255,7 @@ public struct HTMLReporter: RunReporter {
         case .fail: "Fail"
         case .assumptionNotMet: "Assumption not met"
         case .skipped: "Skipped"
-        default: "Error"
+        case .error: "Error"
         }
     }
 
@@ -266,7 +265,7 @@ public struct HTMLReporter: RunReporter {
         case .fail: "failed"
         case .assumptionNotMet: "assumption not met"
         case .skipped: "skipped"
-        default: "could not run"
+        case .error: "could not run"
         }
     }
 
@@ -276,7 +275,7 @@ public struct HTMLReporter: RunReporter {
         case .fail: "a must or should check failed, or no valid response came;"
         case .assumptionNotMet: "only checks resting on a decision failed (the run still conforms);"
         case .skipped: "an earlier step of the same flow did not pass;"
-        default: "the step could not run (unreachable target or unusable suite)."
+        case .error: "the step could not run (unreachable target or unusable suite)."
         }
     }
 
@@ -286,7 +285,7 @@ public struct HTMLReporter: RunReporter {
         case .fail: "v-fail"
         case .assumptionNotMet: "v-assumed"
         case .skipped: "v-skipped"
-        default: "v-error"
+        case .error: "v-error"
         }
     }
 

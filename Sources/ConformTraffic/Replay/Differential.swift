@@ -9,7 +9,7 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
     public var method: HTTPMethod
     public var target: String
     /// Differences, with A's answer as `expected` and B's as `actual`.
-    public var differences: [ResponseDifference]
+    public var differences: [Mismatch]
     public var errorA: String?
     public var errorB: String?
 
@@ -18,7 +18,7 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
         if let errorA { lines.append("  A failed: \(errorA)") }
         if let errorB { lines.append("  B failed: \(errorB)") }
         lines += differences.map {
-            "  \($0.kind.rawValue)\($0.location.isEmpty ? "" : " \($0.location)"): A \($0.expected), B \($0.actual)"
+            "  \($0.label): A \($0.expected), B \($0.actual)"
         }
         return lines.joined(separator: "\n")
     }

@@ -4,8 +4,7 @@ import Foundation
 /// Compares responses: status, headers (volatile ones ignored) and bodies (JSON structurally, by path).
 public enum ResponseDiff {
     /// Every difference between `expected` and `actual` that `noise` does not ignore.
-    public static func compare(expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules) -> [Mismatch]
-    {
+    public static func compare(expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules) -> [Mismatch] {
         var out: [Mismatch] = []
         if expected.status != actual.status {
             out.append(Mismatch(path: "status", expected: "\(expected.status)", actual: "\(actual.status)"))

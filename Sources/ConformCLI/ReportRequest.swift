@@ -25,6 +25,19 @@ struct ReportRequest {
         }
     }
 
+    /// Seconds since `start`, for a result's duration.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Every `--report` of `parsed`, checked.
+    static func all(_ parsed: Arguments, subcommand: String) throws(UsageError) -> [ReportRequest] {
+        try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
+            try ReportRequest(parsing: spec, subcommand: subcommand)
+        }
+    }
+
     func reporter(sink: any TextSink, placement: ShardPlacement? = nil) -> any RunReporter {
         switch kind {
         case "junit": JUnitReporter(sink: sink)

@@ -62,30 +62,46 @@ public struct SuiteResult: Sendable, Hashable {
     }
 }
 
-/// The whole run.
+/// The whole run: a suite run, or the results of a check, replay, diff or mock session in the same shape.
 public struct RunResult: Sendable, Hashable {
+    /// How the verdicts add up to an exit status (``RunStatus``).
+    public enum Kind: Sendable, Hashable {
+        /// Suite runs, client checks and mock sessions: any step that could not run makes the run unable to judge.
+        case conformance
+        /// Replays and diffs, one step per compared exchange: exchanges without an answer only make the whole
+        /// unable to judge when nothing was answered; `skipped` steps are exchanges the input cannot judge.
+        case comparison
+    }
+
     public var suites: [SuiteResult]
     public var duration: Double
     public var target: String
+    public var kind: Kind
 
-    public init(suites: [SuiteResult], duration: Double, target: String) {
+    public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites
         self.duration = duration
         self.target = target
+        self.kind = kind
     }
 
     public var steps: [StepResult] { suites.flatMap(\.steps) }
 
+    /// How many steps the run holds.
+    public var stepCount: Int { suites.reduce(0) { $0 + $1.steps.count } }
+
     /// Number of steps with each verdict.
-    public var counts: [Verdict: Int] { Dictionary(grouping: steps, by: \.verdict).mapValues(\.count) }
+    public var counts: [Verdict: Int] {
+        var out: [Verdict: Int] = [:]
+        for suite in suites { for step in suite.steps { out[step.verdict, default: 0] += 1 } }
+        return out
+    }
+
+    /// What the run means for the process: see ``RunStatus/init(_:)``.
+    public var status: RunStatus { RunStatus(self) }
 
     /// 0 conforms, 1 at least one must/should mismatch, 2 cannot run.
-    public var exitCode: Int32 {
-        let verdicts = Set(steps.map(\.verdict))
-        if verdicts.contains(.error) { return 2 }
-        if verdicts.contains(.fail) { return 1 }
-        return 0
-    }
+    public var exitCode: Int32 { status.rawValue }
 }
 
 /// What the runner reports as it goes; reporters consume these.

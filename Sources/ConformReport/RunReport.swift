@@ -116,7 +116,8 @@ private struct Reader {
                 item["position"] == nil ? i : try int(item["position"], "\(path).position", 0...(planSuites - 1)))
             suites.append(try suite(item, path))
         }
-        let result = RunResult(suites: suites, duration: duration, target: target)
+        let kind: RunResult.Kind = root["kind"]?.stringValue == "comparison" ? .comparison : .conformance
+        let result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
         return RunReport(
             result: result, placement: ShardPlacement(shard: shard, planSuites: planSuites, positions: positions),
             source: source)

@@ -11,9 +11,18 @@ public struct StepResult: Sendable, Hashable {
     public var mark: SourceMark
     public var spec: SpecReference
     public var verdict: Verdict
-    /// The last request sent and the response received, when there was an exchange.
-    public var request: HTTPRequest?
-    public var response: HTTPResponse?
+    /// The last request sent, when there was an exchange (read back from a spool when the step was spooled).
+    public var request: HTTPRequest? {
+        get { exchange.parts.0 }
+        set { exchange = .inline(newValue, exchange.parts.1) }
+    }
+    /// The response received.
+    public var response: HTTPResponse? {
+        get { exchange.parts.1 }
+        set { exchange = .inline(exchange.parts.0, newValue) }
+    }
+    /// Where the exchange is kept: a boxed pair in memory, or a spool on disk; one word either way.
+    private var exchange: ExchangeStorage
     public var failures: [CheckFailure]
     /// Why there is no response, or why the step could not run.
     public var error: String?
@@ -34,13 +43,52 @@ public struct StepResult: Sendable, Hashable {
         self.mark = mark
         self.spec = spec
         self.verdict = verdict
-        self.request = request
-        self.response = response
+        self.exchange = request == nil && response == nil ? .none : .inline(request, response)
         self.failures = failures
         self.error = error
         self.attempts = attempts
         self.duration = duration
     }
+}
+
+/// Where a step's exchange is kept.
+enum ExchangeStorage: Sendable, Hashable {
+    case none
+    indirect case inline(HTTPRequest?, HTTPResponse?)
+    case spooled(ExchangeSpool.Ref)
+
+    var parts: (HTTPRequest?, HTTPResponse?) {
+        switch self {
+        case .none: (nil, nil)
+        case .inline(let request, let response): (request, response)
+        case .spooled(let ref): ref.spool.load(ref)
+        }
+    }
+}
+
+extension StepResult {
+    /// This step with its exchange moved to `spool`, leaving a file offset in memory; unchanged when the step
+    /// has no exchange or the spool cannot be written.
+    public func spooled(into spool: ExchangeSpool) -> StepResult {
+        guard case .inline(let request, let response) = exchange,
+            let ref = spool.append(request: request, response: response)
+        else { return self }
+        var out = self
+        out.exchange = .spooled(ref)
+        return out
+    }
+
+    /// This step without its exchange when it passed: for runs whose reports show exchanges only of the steps
+    /// that did not pass (the console).
+    public func droppingExchangeIfPassed() -> StepResult {
+        guard verdict == .pass else { return self }
+        var out = self
+        out.exchange = .none
+        return out
+    }
+
+    /// Whether the step kept an exchange, in memory or spooled.
+    public var hasExchange: Bool { exchange != .none }
 }
 
 /// A suite's steps, in flow and step order, and its overall verdict.

@@ -2,7 +2,7 @@ import ConformCore
 import Foundation
 
 /// A certification report: one self-contained HTML page with the verdict matrix by flow step and every exchange.
-public struct HTMLReporter: RunReporter {
+public struct HTMLReporter: DocumentReporter {
     public var sink: any TextSink
     /// The date shown in the header; `nil` shows the time the run finished, in UTC.
     public var date: String?
@@ -15,15 +15,9 @@ public struct HTMLReporter: RunReporter {
         self.deterministic = deterministic
     }
 
-    public func handle(_ event: RunEvent) {
-        if case .runFinished(let result) = event { write(result, to: sink) }
-    }
-
     /// The whole page.
     public func render(_ result: RunResult) -> String {
-        let memory = MemorySink()
-        write(result, to: memory)
-        return memory.text
+        text(result)
     }
 
     /// Writes the page to `sink` step by step, so no more than one step's exchange is held at a time.

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The document carries everything the other reporters show, so `conform merge` rebuilds the run from the JSON
 /// reports of its shards (`RunReport`); credentials are masked before they are written.
-public struct JSONReporter: RunReporter {
+public struct JSONReporter: DocumentReporter {
     public var sink: any TextSink
     /// Zero the times and drop them from output, for golden files.
     public var deterministic: Bool
@@ -16,10 +16,6 @@ public struct JSONReporter: RunReporter {
         self.sink = sink
         self.deterministic = deterministic
         self.placement = placement
-    }
-
-    public func handle(_ event: RunEvent) {
-        if case .runFinished(let result) = event { write(result, to: sink) }
     }
 
     /// The whole document as one value.

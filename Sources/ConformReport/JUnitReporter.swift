@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The document validates against `junit-10.xsd`, the schema of Jenkins' xUnit plugin: a step's file and line,
 /// which that schema has no attribute for, open the text of its failure, error, skip or assumption note.
-public struct JUnitReporter: RunReporter {
+public struct JUnitReporter: DocumentReporter {
     public var sink: any TextSink
     /// Zero the times, for golden files.
     public var deterministic: Bool
@@ -15,15 +15,9 @@ public struct JUnitReporter: RunReporter {
         self.deterministic = deterministic
     }
 
-    public func handle(_ event: RunEvent) {
-        if case .runFinished(let result) = event { write(result, to: sink) }
-    }
-
     /// The whole document as text.
     public func render(_ result: RunResult) -> String {
-        let memory = MemorySink()
-        write(result, to: memory)
-        return memory.text
+        text(result)
     }
 
     /// Writes the document to `sink` suite by suite, so no more than one suite's text is held at a time.

@@ -31,9 +31,7 @@ enum CheckCommand {
                     "--disable takes a rule id (\(FlowRule.all.map(\.id).joined(separator: ", "))), got '\(unknown)'",
                 subcommand: "check")
         }
-        let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
-            try ReportRequest(parsing: spec, subcommand: "check")
-        }
+        let reports = try ReportRequest.all(parsed, subcommand: "check")
         let started = ContinuousClock.now
         var traces: [FlowCheckReport.Trace] = []
         var total = 0
@@ -82,9 +80,7 @@ enum CheckCommand {
         }
         if !reports.isEmpty {
             let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
-            let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let result = FlowCheckReport.result(traces, rules: rules, duration: seconds)
+            let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
             if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
         }
         if unjudged > 0 {

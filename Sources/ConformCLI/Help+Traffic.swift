@@ -16,6 +16,8 @@ extension Help {
                                   user ids, tokens) are otherwise bound to what the client sends.
           --until-done            Stop once every step has been played (otherwise on Ctrl-C).
           --timeout SECONDS       Stop after this long in any case (for CI: a client that hangs still ends).
+          --report KIND:FILE      Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                                  test case per exchange step, and one per request no step accepted.
           -h, --help              Show help information.
 
         The client gets origin-form paths (`{{ mobile }}` and `{{ backend }}` are empty): point both base URLs
@@ -78,6 +80,8 @@ extension Help {
           --shard K/N             Replay only shard K of N (1 <= K <= N <= 1000): whole groups of device flows
                                   that share a person, with the backend calls about them (docs/sharding.md).
           --quiet                 No progress line (shown only on a terminal).
+          --report KIND:FILE      Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                                  test case per exchange, grouped by device flow.
           -h, --help              Show help information.
 
         Identifiers the target mints (pushRegId, messageId, bulkId) are mapped from recorded to live values and
@@ -96,6 +100,8 @@ extension Help {
           --noise FILE            Noise rules (YAML) for recordings and responses.
           --var NAME=VALUE        Suite variables (repeatable).
           --map OLD=NEW           Value substitutions for recordings (repeatable).
+          --report KIND:FILE      Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                                  test case per step or exchange, B's answer against A's.
           -h, --help              Show help information.
 
         """

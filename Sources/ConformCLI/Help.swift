@@ -37,7 +37,8 @@ enum Help {
             "conform run [SUITES...] [--target URL|builtin|exec:CMD] [--var NAME=VALUE]... [--report junit:FILE|json:FILE|html:FILE]..."
         case "validate": "conform validate SUITES..."
         case "merge": "conform merge REPORT.json... [--report junit:FILE|json:FILE|html:FILE]..."
-        case "mock": "conform mock SUITE.yaml [--port N] [--var NAME=VALUE]... [--until-done] [--timeout SECONDS]"
+        case "mock":
+            "conform mock SUITE.yaml [--port N] [--var NAME=VALUE]... [--until-done] [--timeout SECONDS] [--report KIND:FILE]..."
         case "serve":
             "conform serve [--host ADDRESS] [--port N] [--config FILE] [--fault NAME]... [--variant NAME]... [--check [--out DIR]]"
         default: "conform \(subcommand) [options]"

@@ -122,7 +122,7 @@ import Testing
         let differs = try await Differential(
             a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: other))
         ).run(recorded)
-        #expect(differs.steps.first?.differences.map(\.location) == ["$.externalUserId"])
+        #expect(differs.steps.first?.differences.map(\.path) == ["$.externalUserId"])
     }
 
     /// Behind a server that gzips, the recorder stores the decoded body, so redaction reaches what is inside.

@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ConformCore", targets: ["ConformCore"]),
         .library(name: "ConformReport", targets: ["ConformReport"]),
         .library(name: "ConformRunner", targets: ["ConformRunner"]),
+        .library(name: "ConformTransports", targets: ["ConformTransports"]),
         .library(name: "ConformReference", targets: ["ConformReference"]),
         // Certification from an SDK's own tests; it brings the modules its API names (Transport, results, faults).
         .library(
@@ -33,17 +34,22 @@ let package = Package(
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
         .target(name: "ConformReport", dependencies: ["ConformCore", "ConformYAML"]),
         .target(name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto", "ConformReport"]),
+        // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
+        .target(name: "ConformTransports", dependencies: ["ConformCore"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
         .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
             name: "ConformTraffic",
-            dependencies: ["ConformCore", "ConformReport", "ConformCrypto", "ConformYAML", "CZlib", "CBrotli", "CZstd"]),
+            dependencies: [
+                "ConformCore", "ConformReport", "ConformCrypto", "ConformTransports", "ConformYAML", "CZlib", "CBrotli",
+                "CZstd",
+            ]),
         .target(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformYAML", "ConformCrypto",
+                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -79,8 +85,10 @@ let package = Package(
             name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReport", "ConformReference"],
             exclude: ["Goldens"]),
         .testTarget(
-            name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformReport", "ConformRunner"],
+            name: "ConformCurlTests",
+            dependencies: ["ConformCurl", "ConformServer", "ConformReport", "ConformRunner", "ConformTransports"],
             exclude: ["Adapters"]),
+        .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
         .testTarget(
@@ -95,7 +103,7 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl",
+                "ConformCurl", "ConformTransports",
             ],
             exclude: ["Cases", "Adapters"]
         ),

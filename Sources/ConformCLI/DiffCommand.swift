@@ -2,6 +2,7 @@ import ConformCore
 import ConformReport
 import ConformRunner
 import ConformTraffic
+import ConformTransports
 import Foundation
 
 /// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
@@ -179,17 +180,5 @@ enum DiffCommand {
     /// Maximal runs of `[A-Za-z0-9-]`, the units ids are replaced in.
     static func tokens(_ text: String) -> [Substring] {
         text.split(whereSeparator: { c in !(c.isASCII && (c.isLetter || c.isNumber || c == "-")) })
-    }
-}
-
-/// Sends every request to one origin, keeping the recorded path and query.
-struct RebasedTransport: Transport {
-    let base: String
-    let inner: any Transport
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var rebased = request
-        rebased.url = base + URLParts(request.url).target
-        return try await inner.send(rebased)
     }
 }

@@ -2,6 +2,7 @@ import ConformCore
 import ConformCurl
 import ConformReference
 import ConformRunner
+import ConformTransports
 
 /// The implementation under test, as named on the command line.
 enum Target: CustomStringConvertible {

@@ -3,6 +3,7 @@ import ConformReference
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTransports
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
 import ConformCore
 import ConformCurl
-import ConformRunner
+import ConformTransports
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,9 @@
-/// The one seam between the runner and an implementation: curl, in-process, exec and replay transports conform.
+/// The one seam between Conform and an implementation: the runner, replayer, differential and recording proxy send
+/// through it and cannot tell transports apart.
+///
+/// ``InProcessTransport`` (here) drives any ``HTTPHandler``; `CurlTransport` (`ConformCurl`) speaks HTTP;
+/// `ExecTransport` (`ConformTransports`) drives an adapter program. `RebasedTransport` and `RecordingTransport`
+/// (`ConformTransports`) decorate any of them.
 public protocol Transport: Sendable {
     /// Sends one request and returns the response, or throws a ``TransportError`` when there is none.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformTransports
 import Foundation
 
 /// A reverse proxy that forwards each request to its upstream, answers with the upstream's response, and records both.
@@ -50,43 +51,75 @@ public struct RecordingProxy: Sendable {
     }
 
     /// Forwards `request` (origin-form, as a server received it), records the exchange and returns the response.
+    ///
+    /// The way upstream is a stack of transport decorators: recording around rebasing onto the upstream's base URL
+    /// around the end-to-end filter around ``transport``.
     public func forward(_ request: HTTPRequest) async -> HTTPResponse {
         if Self.isEventsRequest(request) { return receiveEvents(request) }
         let name = upstreamName(for: request.path)
         let base = upstreams[name] ?? upstreams["*"] ?? ""
-        var outgoing = request
-        outgoing.url = base + request.target
-        outgoing.headerFields = HTTPFields(
-            request.headerFields.fields.filter { !Self.hopByHop.contains($0.name.lowercased()) })
-        let started = Date()
-        let clock = ContinuousClock()
-        let start = clock.now
-        var response: HTTPResponse
-        do {
-            response = try await transport.send(outgoing)
-        } catch {
-            let envelope: JSONValue = [
-                "requestError": [
-                    "serviceException": [
-                        "messageId": "BAD_GATEWAY",
-                        "text": .string("conform proxy: upstream \(name) (\(base)) gave no response: \(error)"),
-                    ]
-                ]
-            ]
-            response = .json(502, envelope)
+        let upstream = RecordingTransport(
+            inner: RebasedTransport(base: base, inner: EndToEndTransport(inner: transport))
+        ) { exchange in
+            write(exchange, upstream: name, base: base)
         }
-        response.headerFields = HTTPFields(
-            response.headerFields.fields.filter { !Self.hopByHop.contains($0.name.lowercased()) })
-        response.timing = nil
-        let elapsed = clock.now - start
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        do {
+            return try await upstream.send(request)
+        } catch {
+            return Self.badGateway(upstream: name, base: base, error: error)
+        }
+    }
+
+    /// Writes one exchange (a 502 when the upstream gave no response, as the client sees it) and reports it.
+    func write(_ exchange: TransportExchange, upstream name: String, base: String) {
+        let request = exchange.request
+        let response: HTTPResponse
+        switch exchange.outcome {
+        case .success(let answer): response = answer
+        case .failure(let error): response = Self.badGateway(upstream: name, base: base, error: error)
+        }
         do {
             let written = try writer.append(
-                upstream: name, request: request, response: response, startedAt: started, durationMs: ms)
+                upstream: name, request: request, response: response, startedAt: exchange.startedAt,
+                durationMs: exchange.durationMs)
             onExchange(written)
         } catch {
             onError("cannot record exchange \(request.method) \(request.target): \(error)")
         }
-        return response
+    }
+
+    /// The protocol's error envelope with 502, saying which upstream gave no response and why.
+    static func badGateway(upstream name: String, base: String, error: any Error) -> HTTPResponse {
+        let envelope: JSONValue = [
+            "requestError": [
+                "serviceException": [
+                    "messageId": "BAD_GATEWAY",
+                    "text": .string("conform proxy: upstream \(name) (\(base)) gave no response: \(error)"),
+                ]
+            ]
+        ]
+        return .json(502, envelope)
+    }
+
+    /// Removes the headers that belong to one connection from the request and the response, and the response's
+    /// timings, which describe the proxy's own connection upstream.
+    struct EndToEndTransport: Transport {
+        let inner: any Transport
+
+        var enforcesTimeout: Bool { inner.enforcesTimeout }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            var outgoing = request
+            outgoing.headerFields = RecordingProxy.endToEnd(request.headerFields)
+            var response = try await inner.send(outgoing)
+            response.headerFields = RecordingProxy.endToEnd(response.headerFields)
+            response.timing = nil
+            return response
+        }
+    }
+
+    /// `fields` without the hop-by-hop headers.
+    static func endToEnd(_ fields: HTTPFields) -> HTTPFields {
+        HTTPFields(fields.fields.filter { !hopByHop.contains($0.name.lowercased()) })
     }
 }

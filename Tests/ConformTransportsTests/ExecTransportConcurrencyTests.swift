@@ -1,5 +1,5 @@
 import ConformCore
-import ConformRunner
+import ConformTransports
 import Foundation
 import Testing
 

@@ -1,0 +1,83 @@
+import ConformCore
+import ConformTransports
+import Foundation
+import Synchronization
+import Testing
+
+@Suite("Transport decorators")
+struct DecoratorTests {
+    /// Answers every request with its own URL and a header the caller can look for.
+    struct Echo: Transport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            var response = HTTPResponse(status: 200, body: Data(request.url.utf8))
+            response.headerFields["X-Echo"] = request.method.rawValue
+            return response
+        }
+    }
+
+    struct Down: Transport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            throw TransportError(.connectionRefused, "nobody listens")
+        }
+    }
+
+    struct SelfTimed: Transport {
+        var enforcesTimeout: Bool { true }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { HTTPResponse(status: 204) }
+    }
+
+    @Test("rebasing keeps the path and query and replaces the origin")
+    func rebasesOntoBase() async throws {
+        let transport = RebasedTransport(base: "http://127.0.0.1:9", inner: Echo())
+        let absolute = try await transport.send(
+            HTTPRequest(method: .get, url: "https://recorded.example/mobile/3/version?platform=android"))
+        #expect(
+            String(decoding: absolute.body, as: UTF8.self) == "http://127.0.0.1:9/mobile/3/version?platform=android")
+        let originForm = try await transport.send(HTTPRequest(method: .post, url: "/mobile/1/data"))
+        #expect(String(decoding: originForm.body, as: UTF8.self) == "http://127.0.0.1:9/mobile/1/data")
+    }
+
+    @Test("a decorator enforces a timeout exactly when the transport it wraps does")
+    func forwardsEnforcesTimeout() {
+        #expect(!RebasedTransport(base: "", inner: Echo()).enforcesTimeout)
+        #expect(RebasedTransport(base: "", inner: SelfTimed()).enforcesTimeout)
+        #expect(RecordingTransport(inner: SelfTimed()) { _ in }.enforcesTimeout)
+        #expect(!RecordingTransport(inner: Echo()) { _ in }.enforcesTimeout)
+    }
+
+    @Test("recording sees the request as it was given and the response the caller gets")
+    func recordsEachExchange() async throws {
+        let seen = Mutex<[TransportExchange]>([])
+        let transport = RecordingTransport(inner: RebasedTransport(base: "http://upstream", inner: Echo())) {
+            exchange in seen.withLock { $0.append(exchange) }
+        }
+        let before = Date()
+        let response = try await transport.send(HTTPRequest(method: .get, url: "/a?b=c"))
+        let records = seen.withLock { $0 }
+        try #require(records.count == 1)
+        #expect(records[0].request.url == "/a?b=c")
+        let recorded = try records[0].outcome.get()
+        #expect(recorded == response)
+        #expect(recorded.headerFields["X-Echo"] == "GET")
+        #expect(records[0].startedAt >= before.addingTimeInterval(-1))
+        #expect(records[0].duration >= .zero)
+        #expect(records[0].durationMs >= 0)
+    }
+
+    @Test("recording keeps a failed exchange and rethrows its error")
+    func recordsFailures() async {
+        let seen = Mutex<[TransportExchange]>([])
+        let transport = RecordingTransport(inner: Down()) { exchange in seen.withLock { $0.append(exchange) } }
+        await #expect(throws: TransportError(.connectionRefused, "nobody listens")) {
+            _ = try await transport.send(HTTPRequest(method: .delete, url: "http://x/y"))
+        }
+        let records = seen.withLock { $0 }
+        #expect(records.count == 1)
+        #expect(records.first?.request.method == .delete)
+        if case .failure(let error as TransportError)? = records.first?.outcome {
+            #expect(error.kind == .connectionRefused)
+        } else {
+            Issue.record("expected a recorded failure, got \(String(describing: records.first?.outcome))")
+        }
+    }
+}

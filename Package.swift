@@ -29,8 +29,9 @@ let package = Package(
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         .target(name: "ConformYAML", dependencies: ["CYAML"]),
-        .target(name: "ConformCrypto", dependencies: ["CCrypto"]),
         .target(name: "ConformCore", dependencies: ["ConformYAML"]),
+        // JWT headers are written with the core's JSON writer.
+        .target(name: "ConformCrypto", dependencies: ["ConformCore", "CCrypto"]),
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
         .target(name: "ConformReport", dependencies: ["ConformCore", "ConformYAML"]),
         .target(name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto", "ConformReport"]),
@@ -95,7 +96,7 @@ let package = Package(
             name: "ConformTrafficTests",
             dependencies: [
                 "ConformTraffic", "ConformReport", "ConformReference", "ConformServer", "ConformCurl",
-                "ConformFuzzTargets",
+                "ConformCrypto", "ConformFuzzTargets",
             ],
             exclude: ["Fixtures"]
         ),

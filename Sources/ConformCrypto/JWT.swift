@@ -1,3 +1,4 @@
+import ConformCore
 import Foundation
 
 /// Compact JSON Web Tokens signed with HS256 (HMAC-SHA-256); header and claims travel as JSON text.
@@ -42,7 +43,10 @@ public enum JWT {
     /// Signs `claims` under a standard `{"alg":"HS256","typ":"JWT","kid":…}` header.
     public static func signHS256(claims: String, keyID: String?, secret: [UInt8]) -> String {
         var header = #"{"alg":"HS256","typ":"JWT""#
-        if let keyID { header += #","kid":"# + jsonString(keyID) }
+        if let keyID {
+            header += #","kid":"#
+            JSONValue.writeString(keyID, into: &header)
+        }
         header += "}"
         return signHS256(header: header, claims: claims, secret: secret)
     }
@@ -84,27 +88,11 @@ public enum JWT {
     }
 
     private static func isJSONObject(_ bytes: [UInt8]) -> Bool {
-        (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any]
+        if case .object? = try? JSONValue.parse(Data(bytes)) { return true }
+        return false
     }
 
     private static func headerAlgorithm(_ header: String) -> String? {
-        let object = try? JSONSerialization.jsonObject(with: Data(header.utf8))
-        return (object as? [String: Any])?["alg"] as? String
-    }
-
-    private static func jsonString(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        (try? JSONValue.parse(header))?["alg"]?.stringValue
     }
 }

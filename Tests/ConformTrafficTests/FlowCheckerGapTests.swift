@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import Foundation
 import Testing
 
@@ -122,8 +123,8 @@ import Testing
         var b = TraceBuilder(.ios, appCode: "conform-jwt-app-code")
         b.register("j-1")
         b.personalize("j-1", user: "u1", auth: TraceBuilder.jwt(sub: "u1", appCode: "conform-app-code"))
-        let header = Base64URLText.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
-        let claims = Base64URLText.encode(Array(#"{"sub":"u1"}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+        let claims = Base64URL.encode(Array(#"{"sub":"u1"}"#.utf8))
         b.personalize("j-1", user: "u1", auth: "Bearer \(header).\(claims).c2ln")
         let v = b.violations()
         #expect(v.map(\.rule) == [.jwtSubject, .jwtSubject, .jwtSubject])

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import Foundation
 import Testing
 
@@ -97,8 +98,8 @@ struct TraceBuilder {
     }
 
     static func jwt(sub: String, appCode: String = "conform-jwt-app-code", exp: Int = 4_102_444_800) -> String {
-        let header = Base64URLText.encode(Array(#"{"alg":"HS256","typ":"JWT","kid":"conform-kid"}"#.utf8))
-        let claims = Base64URLText.encode(
+        let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT","kid":"conform-kid"}"#.utf8))
+        let claims = Base64URL.encode(
             Array(#"{"sub":"\#(sub)","infobip-api-key":"\#(appCode)","exp":\#(exp)}"#.utf8))
         return "Bearer \(header).\(claims).c2ln"
     }

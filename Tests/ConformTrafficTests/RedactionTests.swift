@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import Foundation
 import Testing
 
@@ -112,9 +113,9 @@ import Testing
         let token = String(value.dropFirst(7))
         let parts = token.split(separator: ".")
         #expect(parts.count == 3)
-        let header = try JSONValue.parse(Base64URLText.decode(parts[0])!)
+        let header = try JSONValue.parse(Data(Base64URL.decode(String(parts[0]))!))
         #expect(header["kid"] == "conform-redacted")
-        let claims = try JSONValue.parse(Base64URLText.decode(parts[1])!)
+        let claims = try JSONValue.parse(Data(Base64URL.decode(String(parts[1]))!))
         #expect(claims["sub"] == "cust-42")
         #expect(claims["email"]?.stringValue?.hasSuffix("@redacted.invalid") == true)
         #expect(claims["infobip-api-key"]?.stringValue?.hasPrefix("redacted-") == true)

@@ -16,35 +16,14 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     public init?(parsing text: String) {
         var chars = Substring(text.trimmingCharacters(in: .whitespaces))
         if chars.hasPrefix("$") { chars = chars.dropFirst() }
-        var components: [Component] = []
-        while let first = chars.first {
-            if first == "." {
-                chars = chars.dropFirst()
-                let end = chars.firstIndex { $0 == "." || $0 == "[" } ?? chars.endIndex
-                let key = chars[..<end]
-                guard !key.isEmpty else { return nil }
-                components.append(.key(String(key)))
-                chars = chars[end...]
-            } else if first == "[" {
-                guard let close = chars.firstIndex(of: "]") else { return nil }
-                let inner = chars[chars.index(after: chars.startIndex)..<close]
-                if let i = Int(inner) {
-                    components.append(.index(i))
-                } else if inner.count >= 2, let q = inner.first, q == "'" || q == "\"", inner.last == q {
-                    components.append(.key(String(inner.dropFirst().dropLast())))
-                } else {
-                    return nil
-                }
-                chars = chars[chars.index(after: close)...]
-            } else if components.isEmpty {
-                let end = chars.firstIndex { $0 == "." || $0 == "[" } ?? chars.endIndex
-                components.append(.key(String(chars[..<end])))
-                chars = chars[end...]
-            } else {
-                return nil
+        guard let steps = JSONPathPattern.steps(of: chars, wildcards: false, bareFirstKey: true) else { return nil }
+        components = steps.compactMap { step in
+            switch step {
+            case .key(let key): .key(key)
+            case .index(let index): .index(index)
+            case .anyIndex, .anyKey, .descendant: nil
             }
         }
-        self.components = components
     }
 
     public func appending(_ component: Component) -> JSONPath { JSONPath(components + [component]) }

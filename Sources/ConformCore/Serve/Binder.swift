@@ -131,7 +131,7 @@ public struct Binder: Sendable {
             }
         }
         pattern += "$"
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: [.dotMatchesLineSeparators]),
+        guard let regex = try? RegexCache.regex(pattern, options: [.dotMatchesLineSeparators]),
             let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
         else { return false }
         var bound = scope

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import Foundation
 
 /// An `Authorization` header value split into the schemes the flow uses.
@@ -34,7 +35,8 @@ struct JWTClaims: Sendable, Hashable {
 
     init?(token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let data = Base64URLText.decode(parts[1]), let value = try? JSONValue.parse(data),
+        guard parts.count == 3, let data = Base64URL.decode(String(parts[1])).map({ Data($0) }),
+            let value = try? JSONValue.parse(data),
             case .object = value
         else { return nil }
         claims = value

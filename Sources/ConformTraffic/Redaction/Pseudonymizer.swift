@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import Foundation
 
 /// Turns secrets into stable, recognisable pseudonyms: the same secret and key always give the same pseudonym.
@@ -81,19 +82,21 @@ struct Pseudonymizer: Sendable {
     /// A JWT-shaped token: marker header, claims kept but redacted, pseudonymous signature.
     func jwt(_ token: String, redactClaims: (JSONValue) -> JSONValue) -> String {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 3, let headerData = Base64URLText.decode(parts[0]),
+        if parts.count == 3, let headerData = Base64URL.decode(String(parts[0])).map({ Data($0) }),
             let header = try? JSONValue.parse(headerData), header["kid"]?.stringValue == Self.jwtKeyID
         {
             return token
         }
         var claims: JSONValue = [:]
-        if parts.count == 3, let data = Base64URLText.decode(parts[1]), let value = try? JSONValue.parse(data) {
+        if parts.count == 3, let data = Base64URL.decode(String(parts[1])).map({ Data($0) }),
+            let value = try? JSONValue.parse(data)
+        {
             claims = redactClaims(value)
         }
         let header: JSONValue = ["alg": "HS256", "typ": "JWT", "kid": .string(Self.jwtKeyID)]
         let signature = bytes("jwt-signature", token)
-        return Base64URLText.encode(Array(header.serialized().utf8)) + "."
-            + Base64URLText.encode(Array(claims.serialized().utf8)) + "." + Base64URLText.encode(signature)
+        return Base64URL.encode(Array(header.serialized().utf8)) + "."
+            + Base64URL.encode(Array(claims.serialized().utf8)) + "." + Base64URL.encode(signature)
     }
 }
 

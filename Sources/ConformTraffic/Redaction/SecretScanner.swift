@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import Foundation
 
 /// One unredacted secret found in a file, with its 1-based position and how to fix it.
@@ -226,7 +227,8 @@ public struct SecretScanner: Sendable {
     }
 
     static func isRedactedJWT(_ token: Substring) -> Bool {
-        guard let first = token.split(separator: ".").first, let data = Base64URLText.decode(first),
+        guard let first = token.split(separator: ".").first,
+            let data = Base64URL.decode(String(first)).map({ Data($0) }),
             let header = try? JSONValue.parse(data)
         else { return false }
         return header["kid"]?.stringValue == Pseudonymizer.jwtKeyID

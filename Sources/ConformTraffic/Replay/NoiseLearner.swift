@@ -1,4 +1,5 @@
 import ConformCore
+import ConformYAML
 import Foundation
 import Synchronization
 
@@ -27,9 +28,9 @@ public struct LearnedNoise: Sendable, Hashable {
         out += "ignore:\n"
         for e in evidence {
             out += "  # differed in \(e.count) exchange(s), e.g. \(Self.clip(e.first)) vs \(Self.clip(e.second))\n"
-            switch e.rule {
-            case .path(let p, _): out += "  - path: \(yamlQuoted(p.description))\n"
-            case .header(let h, _): out += "  - header: \(yamlQuoted(h))\n"
+            let item = YAML.emit(.sequence([e.rule.yamlNode(withReason: false)]))
+            for line in item.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+                out += line.isEmpty ? "\n" : "  \(line)\n"
             }
         }
         return out

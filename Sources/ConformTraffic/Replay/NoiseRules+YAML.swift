@@ -41,19 +41,43 @@ extension NoiseRules {
 
     /// The rules as YAML a reviewer can read, with an optional comment block on top.
     public func yamlText(comment: [String] = []) -> String {
-        var out = comment.map { "# \($0)\n" }.joined()
-        if rules.isEmpty { return out + "ignore: []\n" }
-        out += "ignore:\n"
-        for rule in rules {
-            switch rule {
-            case .path(let p, let reason):
-                out += "  - path: \(yamlQuoted(p.description))\n"
-                if let reason { out += "    reason: \(yamlQuoted(reason))\n" }
-            case .header(let h, let reason):
-                out += "  - header: \(yamlQuoted(h))\n"
-                if let reason { out += "    reason: \(yamlQuoted(reason))\n" }
-            }
+        let ignore = YAMLNode.string("ignore")
+        let document = YAMLNode(
+            kind: .mapping([YAMLNode.Pair(key: ignore, value: YAMLNode.sequence(rules.map { $0.yamlNode() }))]),
+            mark: ignore.mark)
+        return comment.map { "# \($0)\n" }.joined() + YAML.emit(document)
+    }
+}
+
+extension NoiseRules.Rule {
+    /// The rule as a noise file holds it: `path:` or `header:`, then `reason:` when `withReason` and there is one.
+    func yamlNode(withReason: Bool = true) -> YAMLNode {
+        var pairs: [YAMLNode.Pair]
+        let reason: String?
+        switch self {
+        case .path(let pattern, let why):
+            pairs = [YAMLNode.Pair(key: .string("path"), value: .string(pattern.description))]
+            reason = why
+        case .header(let name, let why):
+            pairs = [YAMLNode.Pair(key: .string("header"), value: .string(name))]
+            reason = why
         }
-        return out
+        if withReason, let reason { pairs.append(YAMLNode.Pair(key: .string("reason"), value: .string(reason))) }
+        return YAMLNode(kind: .mapping(pairs), mark: YAMLNode.writtenMark)
+    }
+}
+
+extension YAMLNode {
+    /// Where nodes built to be written sit: they come from no file.
+    static let writtenMark = SourceMark(line: 1, column: 1)
+
+    /// A string scalar; the emitter writes it plain where that reads back as the same string, quoted otherwise.
+    static func string(_ text: String) -> YAMLNode {
+        YAMLNode(kind: .scalar(text, .doubleQuoted), mark: writtenMark)
+    }
+
+    /// A block sequence of `items`.
+    static func sequence(_ items: [YAMLNode]) -> YAMLNode {
+        YAMLNode(kind: .sequence(items), mark: writtenMark)
     }
 }

@@ -66,10 +66,3 @@ struct YAMLConfigReader {
         return pattern
     }
 }
-
-/// A string as a YAML double-quoted scalar (JSON escapes are valid YAML).
-func yamlQuoted(_ text: String) -> String {
-    var out = ""
-    JSONValue.writeString(text, into: &out)
-    return out
-}

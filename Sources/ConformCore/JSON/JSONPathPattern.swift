@@ -1,4 +1,4 @@
-import ConformCore
+import Foundation
 
 /// A JSON path that may hold wildcards: `$.bulks[*].bulkId`, `$.messages[*].*`, `$..email` (any depth).
 public struct JSONPathPattern: Sendable, Hashable, CustomStringConvertible {
@@ -19,29 +19,39 @@ public struct JSONPathPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a pattern; `nil` when it is not one.
     public init?(_ text: String) {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
-        guard rest.hasPrefix("$") else { return nil }
-        description = String(rest)
-        rest = rest.dropFirst()
+        let trimmed = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard trimmed.hasPrefix("$"), let steps = Self.steps(of: trimmed.dropFirst(), wildcards: true) else {
+            return nil
+        }
+        description = String(trimmed)
+        self.steps = steps
+    }
+
+    /// The steps of a path after its `$`: `.key`, `['key']`, `["key"]`, `[0]`; with `wildcards`, also `.*`, `[*]`
+    /// and `..key`, which otherwise are a key named `*` and malformed. `bareFirstKey` reads `a.b` as `$.a.b`.
+    /// `nil` when the text is not a path. The one path syntax of suites, noise rules and redaction policies.
+    static func steps(of text: Substring, wildcards: Bool, bareFirstKey: Bool = false) -> [Step]? {
+        var rest = text
         var steps: [Step] = []
+        func key(after start: Substring.Index) -> Substring {
+            rest = rest[start...]
+            let end = rest.firstIndex { $0 == "." || $0 == "[" } ?? rest.endIndex
+            defer { rest = rest[end...] }
+            return rest[..<end]
+        }
         while let first = rest.first {
-            if rest.hasPrefix("..") {
-                rest = rest.dropFirst(2)
-                let end = rest.firstIndex { $0 == "." || $0 == "[" } ?? rest.endIndex
-                guard end > rest.startIndex else { return nil }
-                steps.append(.descendant(String(rest[..<end])))
-                rest = rest[end...]
+            if wildcards, rest.hasPrefix("..") {
+                let name = key(after: rest.index(rest.startIndex, offsetBy: 2))
+                guard !name.isEmpty else { return nil }
+                steps.append(.descendant(String(name)))
             } else if first == "." {
-                rest = rest.dropFirst()
-                let end = rest.firstIndex { $0 == "." || $0 == "[" } ?? rest.endIndex
-                let key = rest[..<end]
-                guard !key.isEmpty else { return nil }
-                steps.append(key == "*" ? .anyKey : .key(String(key)))
-                rest = rest[end...]
+                let name = key(after: rest.index(after: rest.startIndex))
+                guard !name.isEmpty else { return nil }
+                steps.append(wildcards && name == "*" ? .anyKey : .key(String(name)))
             } else if first == "[" {
                 guard let close = rest.firstIndex(of: "]") else { return nil }
                 let inner = rest[rest.index(after: rest.startIndex)..<close]
-                if inner == "*" {
+                if wildcards, inner == "*" {
                     steps.append(.anyIndex)
                 } else if let i = Int(inner) {
                     steps.append(.index(i))
@@ -51,11 +61,13 @@ public struct JSONPathPattern: Sendable, Hashable, CustomStringConvertible {
                     return nil
                 }
                 rest = rest[rest.index(after: close)...]
+            } else if bareFirstKey, steps.isEmpty {
+                steps.append(.key(String(key(after: rest.startIndex))))
             } else {
                 return nil
             }
         }
-        self.steps = steps
+        return steps
     }
 
     /// Whether a concrete path matches this pattern.
@@ -83,35 +95,5 @@ public struct JSONPathPattern: Sendable, Hashable, CustomStringConvertible {
         default: ok = false
         }
         return ok && match(steps.dropFirst(), parts.dropFirst())
-    }
-}
-
-extension JSONValue {
-    /// Returns the value with every leaf or subtree rewritten by `transform`, given its concrete path.
-    func rewritten(at path: JSONPath = JSONPath(), _ transform: (JSONPath, JSONValue) -> JSONValue?) -> JSONValue {
-        if let replaced = transform(path, self) { return replaced }
-        switch self {
-        case .array(let items):
-            return .array(
-                items.enumerated().map { $0.element.rewritten(at: path.appending(index: $0.offset), transform) })
-        case .object(let object):
-            var out = JSONObject()
-            for (key, value) in object { out[key] = value.rewritten(at: path.appending(key: key), transform) }
-            return .object(out)
-        default:
-            return self
-        }
-    }
-
-    /// Visits every node with its concrete path, parents before children.
-    func walk(at path: JSONPath = JSONPath(), _ visit: (JSONPath, JSONValue) -> Void) {
-        visit(path, self)
-        switch self {
-        case .array(let items):
-            for (i, item) in items.enumerated() { item.walk(at: path.appending(index: i), visit) }
-        case .object(let object):
-            for (key, value) in object { value.walk(at: path.appending(key: key), visit) }
-        default: break
-        }
     }
 }

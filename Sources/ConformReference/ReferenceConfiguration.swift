@@ -1,9 +1,9 @@
 import ConformCore
 
 /// What the reference implementation serves: its applications and a few protocol choices.
-public struct ReferenceConfiguration: Sendable, Hashable, Codable {
+public struct ReferenceConfiguration: Sendable, Hashable {
     /// How an application profile authorizes user-data calls from the mobile SDK (an open set).
-    public struct UserDataMode: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    public struct UserDataMode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
@@ -19,13 +19,10 @@ public struct ReferenceConfiguration: Sendable, Hashable, Codable {
         /// The modes this implementation understands.
         public static let known: [UserDataMode] = [.all, .jwt, .restricted, .restrictedAccess]
         public var description: String { rawValue }
-
-        public init(from decoder: Decoder) throws { self.init(rawValue: try String(from: decoder)) }
-        public func encode(to encoder: Encoder) throws { try rawValue.encode(to: encoder) }
     }
 
     /// One application profile.
-    public struct Application: Sendable, Hashable, Codable {
+    public struct Application: Sendable, Hashable {
         /// Identifier used in the backend `applicationId` field and in snapshots.
         public var id: String
         /// The mobile credential: `Authorization: App <applicationCode>`.

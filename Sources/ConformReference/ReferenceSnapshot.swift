@@ -1,7 +1,7 @@
 /// A read-only copy of the reference's persons and installations.
-public struct ReferenceSnapshot: Sendable, Hashable, Codable {
+public struct ReferenceSnapshot: Sendable, Hashable {
     /// One installation as the snapshot shows it.
-    public struct Installation: Sendable, Hashable, Codable {
+    public struct Installation: Sendable, Hashable {
         public var pushRegId: String
         public var isPrimary: Bool
         public var regEnabled: Bool
@@ -10,7 +10,7 @@ public struct ReferenceSnapshot: Sendable, Hashable, Codable {
     }
 
     /// One person with its installations in join order.
-    public struct Person: Sendable, Hashable, Codable {
+    public struct Person: Sendable, Hashable {
         public var id: String
         public var applicationId: String
         public var externalUserId: String?

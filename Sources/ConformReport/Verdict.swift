@@ -1,5 +1,5 @@
 /// The verdict of a step, suite or run; its raw value is how JSON reports spell it.
-public enum Verdict: String, Sendable, Hashable, Codable, Comparable, CaseIterable {
+public enum Verdict: String, Sendable, Hashable, Comparable, CaseIterable {
     case pass
     /// Only `assumed` checks failed: the implementation differs from a decision, not from the protocol.
     case assumptionNotMet = "assumption not met"

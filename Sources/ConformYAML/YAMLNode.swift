@@ -1,5 +1,5 @@
 /// A 1-based position in a source file; columns count characters, not bytes.
-public struct SourceMark: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+public struct SourceMark: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var line: Int
     public var column: Int
 

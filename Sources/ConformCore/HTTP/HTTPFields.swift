@@ -1,7 +1,7 @@
 /// An ordered list of header fields that keeps duplicates and raw names, looked up case-insensitively.
-public struct HTTPFields: Sendable, Hashable, Codable, Sequence, ExpressibleByDictionaryLiteral {
+public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field as it was sent: raw name and value.
-    public struct Field: Sendable, Hashable, Codable {
+    public struct Field: Sendable, Hashable {
         public var name: String
         public var value: String
 
@@ -62,10 +62,4 @@ public struct HTTPFields: Sendable, Hashable, Codable, Sequence, ExpressibleByDi
     }
 
     public func contains(_ name: String) -> Bool { self[name] != nil }
-
-    public init(from decoder: Decoder) throws {
-        self.fields = try [Field](from: decoder)
-    }
-
-    public func encode(to encoder: Encoder) throws { try fields.encode(to: encoder) }
 }

@@ -1,5 +1,5 @@
 /// An HTTP method; an open set, so a struct with static members rather than an enum.
-public struct HTTPMethod: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral,
+public struct HTTPMethod: RawRepresentable, Sendable, Hashable, ExpressibleByStringLiteral,
     CustomStringConvertible
 {
     public var rawValue: String
@@ -17,13 +17,10 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, Codable, Express
     public static let delete = HTTPMethod("DELETE")
     public static let head = HTTPMethod("HEAD")
     public static let options = HTTPMethod("OPTIONS")
-
-    public init(from decoder: Decoder) throws { self.init(rawValue: try String(from: decoder)) }
-    public func encode(to encoder: Encoder) throws { try rawValue.encode(to: encoder) }
 }
 
 /// An HTTP status code with its class (`2xx`, `4xx`, …).
-public struct HTTPStatus: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByIntegerLiteral,
+public struct HTTPStatus: RawRepresentable, Sendable, Hashable, ExpressibleByIntegerLiteral,
     CustomStringConvertible
 {
     public var rawValue: Int
@@ -37,9 +34,6 @@ public struct HTTPStatus: RawRepresentable, Sendable, Hashable, Codable, Express
     public var statusClass: Int { rawValue / 100 }
     public var isSuccess: Bool { statusClass == 2 }
     public var description: String { String(rawValue) }
-
-    public init(from decoder: Decoder) throws { self.rawValue = try Int(from: decoder) }
-    public func encode(to encoder: Encoder) throws { try rawValue.encode(to: encoder) }
 
     /// The standard reason phrase, or "Unknown".
     public var reasonPhrase: String {

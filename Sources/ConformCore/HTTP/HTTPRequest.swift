@@ -1,7 +1,7 @@
 import Foundation
 
 /// An HTTP request as a value: method, absolute URL (or origin-form target), ordered headers and raw body.
-public struct HTTPRequest: Sendable, Hashable, Codable {
+public struct HTTPRequest: Sendable, Hashable {
     public var method: HTTPMethod
     /// Absolute (`http://host:port/path?query`) or origin-form (`/path?query`).
     public var url: String
@@ -50,7 +50,7 @@ public struct HTTPRequest: Sendable, Hashable, Codable {
 }
 
 /// An HTTP response as a value: status, ordered headers, raw body and, when a network transport made it, timings.
-public struct HTTPResponse: Sendable, Hashable, Codable {
+public struct HTTPResponse: Sendable, Hashable {
     public var status: HTTPStatus
     public var headerFields: HTTPFields
     public var body: Data
@@ -79,7 +79,7 @@ public struct HTTPResponse: Sendable, Hashable, Codable {
 }
 
 /// Where the time of one exchange went, in seconds, as reported by the transport.
-public struct HTTPTiming: Sendable, Hashable, Codable {
+public struct HTTPTiming: Sendable, Hashable {
     public var total: Double
     public var connect: Double
     public var firstByte: Double

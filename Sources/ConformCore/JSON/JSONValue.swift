@@ -1,5 +1,5 @@
 /// A JSON value that keeps object key order and tells integers from other numbers.
-public enum JSONValue: Sendable, Hashable, Codable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int)
@@ -54,39 +54,6 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .string(let s): s
         case .null: "null"
         default: serialized()
-        }
-    }
-
-    public init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let b = try? container.decode(Bool.self) {
-            self = .bool(b)
-        } else if let i = try? container.decode(Int.self) {
-            self = .int(i)
-        } else if let d = try? container.decode(Double.self) {
-            self = .double(d)
-        } else if let s = try? container.decode(String.self) {
-            self = .string(s)
-        } else if let a = try? container.decode([JSONValue].self) {
-            self = .array(a)
-        } else {
-            let dict = try container.decode([String: JSONValue].self)
-            self = .object(JSONObject(dict.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
-        }
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let b): try container.encode(b)
-        case .int(let i): try container.encode(i)
-        case .double(let d): try container.encode(d)
-        case .string(let s): try container.encode(s)
-        case .array(let a): try container.encode(a)
-        case .object(let o): try container.encode(o.dictionary)
         }
     }
 }

@@ -1,6 +1,6 @@
 /// One difference between what was expected and what came, located by a JSON path: the one mismatch type of suite
 /// runs, mock sessions, replays and diffs.
-public struct Mismatch: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct Mismatch: Sendable, Hashable, CustomStringConvertible {
     /// Where: `status`, `header Content-Type`, `body` (a whole body), `$.requestError.serviceException.messageId`.
     public var path: String
     /// What was expected, in words or JSON.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The checks of one severity that did not hold for one response.
-public struct CheckFailure: Sendable, Hashable, Codable {
+public struct CheckFailure: Sendable, Hashable {
     public var severity: Severity
     /// The decision an `assumed` check rests on.
     public var decision: String?

@@ -42,7 +42,7 @@ public struct Suite: Sendable, Hashable {
 }
 
 /// Where a suite or step rests in the specification: a section of the flow and decision ids.
-public struct SpecReference: Sendable, Hashable, Codable {
+public struct SpecReference: Sendable, Hashable {
     /// A section of the flow or the API reference, e.g. `flow step 2; API M4`.
     public var section: String
     /// Decision ids from decisions.md, e.g. `D2`.
@@ -185,7 +185,7 @@ public struct Eventually: Sendable, Hashable {
 }
 
 /// How much a failed check weighs.
-public struct Severity: RawRepresentable, Sendable, Hashable, Codable, Comparable {
+public struct Severity: RawRepresentable, Sendable, Hashable, Comparable {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 

@@ -2,7 +2,7 @@ import ConformCore
 import Foundation
 
 /// One request and its response as kept in a recording: numbered, attributed to a device flow and an upstream.
-public struct RecordedExchange: Sendable, Hashable, Codable {
+public struct RecordedExchange: Sendable, Hashable {
     /// 1-based position in the recording; unique, increasing in file order.
     public var seq: Int
     /// The device the exchange belongs to (its pushRegId), or `backend` for backend calls about no device.

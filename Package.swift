@@ -80,10 +80,13 @@ let package = Package(
             name: "ConformFuzzTargets",
             dependencies: ["ConformCore", "ConformReference", "ConformServer", "ConformTraffic", "ConformYAML"],
             path: "fuzz/Targets"),
+        // What test targets share (scratch directories, fixture paths, child processes, tool traits); tests only.
+        .target(name: "ConformTestSupport", path: "Tests/ConformTestSupport"),
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReport", "ConformReference"],
+            name: "ConformRunnerTests",
+            dependencies: ["ConformRunner", "ConformReport", "ConformReference", "ConformTestSupport"],
             exclude: ["Goldens"]),
         .testTarget(
             name: "ConformCurlTests",
@@ -96,7 +99,7 @@ let package = Package(
             name: "ConformTrafficTests",
             dependencies: [
                 "ConformTraffic", "ConformReport", "ConformReference", "ConformServer", "ConformCurl",
-                "ConformCrypto", "ConformFuzzTargets",
+                "ConformCrypto", "ConformFuzzTargets", "ConformTestSupport",
             ],
             exclude: ["Fixtures"]
         ),
@@ -104,11 +107,13 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports",
+                "ConformCurl", "ConformTransports", "ConformTestSupport",
             ],
             exclude: ["Cases", "Adapters"]
         ),
-        .testTarget(name: "ConformTestingTests", dependencies: ["ConformTesting", "ConformReport", "ConformCLI"]),
+        .testTarget(
+            name: "ConformTestingTests",
+            dependencies: ["ConformTesting", "ConformReport", "ConformCLI", "ConformTestSupport"]),
         // Plays an SDK: its own URLSession transport, certified against `conform serve` (the built binary); the
         // server library only checks what the transport does on the wire.
         .testTarget(name: "ConformTestingExamples", dependencies: ["ConformTesting", "ConformServer"]),

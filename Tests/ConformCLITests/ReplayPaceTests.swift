@@ -3,6 +3,7 @@ import ConformCore
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTestSupport
 import Foundation
 import Synchronization
 import Testing

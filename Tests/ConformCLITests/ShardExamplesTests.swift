@@ -1,4 +1,5 @@
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 

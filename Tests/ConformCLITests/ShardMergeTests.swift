@@ -1,6 +1,7 @@
 import ConformCLI
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 

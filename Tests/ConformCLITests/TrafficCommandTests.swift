@@ -4,6 +4,7 @@ import ConformCurl
 import ConformReference
 import ConformRunner
 import ConformServer
+import ConformTestSupport
 import Foundation
 import Testing
 
@@ -212,20 +213,6 @@ import Testing
         #expect(faulty.out.contains("verdict: A pass, B fail"))
         #expect(faulty.out.contains("status: expected 200, got 400"))
     }
-}
-
-/// A temporary directory under /tmp, removed when the value goes away.
-final class Scratch: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("conform-traffic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
 
 /// The mobile calls a test device makes, over HTTP with libcurl.

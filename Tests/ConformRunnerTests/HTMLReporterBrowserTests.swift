@@ -1,5 +1,6 @@
 import ConformCore
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 

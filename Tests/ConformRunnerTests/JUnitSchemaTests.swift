@@ -1,43 +1,24 @@
 import ConformCore
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import ConformYAML
 import Foundation
 import Testing
 
 /// The JUnit report validates against `junit-10.xsd`, the schema Jenkins' xUnit plugin reads JUnit with.
 @Suite struct JUnitSchemaTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
     /// Fetched by `scripts/setup` from pytest 8.3.4's source distribution on PyPI, pinned by hash.
-    static let schema = root.appendingPathComponent(".build/fixtures/junit-10.xsd")
+    static let schema = TestPaths.root.appendingPathComponent(".build/fixtures/junit-10.xsd")
 
     /// Runs `xmllint --noout --schema junit-10.xsd` on `document`; returns its exit code and output.
     func validate(_ document: String) async throws -> (code: Int32, output: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("conform-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("report.xml")
+        let scratch = try Scratch("junit")
+        let file = scratch.url.appendingPathComponent("report.xml")
         try Data(document.utf8).write(to: file)
-        let log = directory.appendingPathComponent("xmllint.log")
-        try Data().write(to: log)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/xmllint")
-        process.arguments = ["--noout", "--schema", Self.schema.path, file.path]
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        let code = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        try handle.close()
-        return (code, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        let run = try await ChildProcess.output(
+            "/usr/bin/xmllint", ["--noout", "--schema", Self.schema.path, file.path])
+        return (run.status, run.output)
     }
 
     @Test func aRunWithEveryVerdictValidates() async throws {

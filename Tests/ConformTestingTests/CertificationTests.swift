@@ -2,6 +2,7 @@ import ConformCLI
 import ConformReference
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import ConformTesting
 import Foundation
 import Testing
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test func aBrokenSuiteFileCannotRunAndNamesItsLine() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try Scratch()
         let file = scratch.url.appendingPathComponent("broken.yaml")
         try Data("suite: broken\ntitle: Broken\nsteps:\n  - name: one\n    request: 7\n".utf8).write(to: file)
         let result = await Certification.run(.reference(), suites: .files([scratch.url]))
@@ -83,7 +84,7 @@ import Testing
     }
 
     @Test func reportsAreWrittenWhereAsked() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try Scratch()
         let junit = scratch.url.appendingPathComponent("conform.xml")
         let html = scratch.url.appendingPathComponent("conform.html")
         let json = scratch.url.appendingPathComponent("conform.json")
@@ -110,16 +111,4 @@ import Testing
                 of: #"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"#, with: "<uuid>",
                 options: .regularExpression)
     }
-}
-
-/// A temporary directory of one test, removed when the value goes away.
-final class ScratchDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("conform-testing-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }

@@ -1,3 +1,4 @@
+import ConformTestSupport
 import Foundation
 import Testing
 
@@ -7,13 +8,10 @@ import Testing
 /// It builds the dependency graph a second time (only what `ConformTesting` needs: no curl, no server), in its own
 /// scratch directory, removed afterwards.
 @Suite struct DependentPackageTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     @Test func aDependentPackageBuildsAndCertifiesTheReferenceThroughItsOwnTransport() async throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try Scratch()
         let package = scratch.url.appendingPathComponent("VendorSDK")
-        try DependentPackage.write(to: package, dependingOn: Self.root)
+        try DependentPackage.write(to: package, dependingOn: TestPaths.root)
         let log = scratch.url.appendingPathComponent("swift-test.log")
         let code = try await DependentPackage.swiftTest(
             in: package, scratchPath: scratch.url.appendingPathComponent("build"),
@@ -107,30 +105,14 @@ enum DependentPackage {
     /// Runs `swift test` in `package` with its own scratch path and temporary directory (SwiftPM keeps lock files
     /// there); returns the exit code, with the output in `log`.
     static func swiftTest(in package: URL, scratchPath: URL, temporaryDirectory: URL, log: URL) async throws -> Int32 {
-        try Data().write(to: log)
         try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "test", "--package-path", package.path, "--scratch-path", scratchPath.path]
-        process.currentDirectoryURL = package
         // Only what a shell in a fresh terminal has: the outer test run's own variables must not leak in.
         let inherited = ProcessInfo.processInfo.environment
         var environment = inherited.filter { ["PATH", "HOME", "LANG", "USER"].contains($0.key) }
         environment["TMPDIR"] = temporaryDirectory.path
-        process.environment = environment
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        return try await ChildProcess.run(
+            "/usr/bin/env", ["swift", "test", "--package-path", package.path, "--scratch-path", scratchPath.path],
+            environment: environment, directory: package, log: log)
     }
 
     /// `text` as a Swift string literal.

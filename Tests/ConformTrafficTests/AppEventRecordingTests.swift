@@ -1,5 +1,6 @@
 import ConformCore
 import ConformReference
+import ConformTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformTestSupport
 import Foundation
 import Testing
 
@@ -11,10 +12,18 @@ import Testing
 /// A writer process is killed with SIGKILL mid-stream; the recording stays readable up to the last complete line.
 @Suite struct KillRecoveryTests {
     static let childVariable = "CONFORM_TRAFFIC_KILL_CHILD_DIR"
+    /// The directory the parent test gave this process, when it is the child.
+    static let childDirectory = ProcessInfo.processInfo.environment[childVariable]
+    /// The test program, when this test can start it again as the child.
+    static let testProgram: String? = {
+        let program = CommandLine.arguments[0]
+        return program.hasSuffix(".xctest") || FileManager.default.isExecutableFile(atPath: program) ? program : nil
+    }()
 
     /// In the child process only: write exchanges from 8 tasks until killed.
-    @Test func childWriter() async throws {
-        guard let dir = ProcessInfo.processInfo.environment[Self.childVariable] else { return }
+    @Test(.enabled(if: childDirectory != nil, "runs only in the child process that recordingSurvivesKill9 starts"))
+    func childWriter() async throws {
+        let dir = try #require(Self.childDirectory)
         let writer = try RecordingWriter(directory: dir)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for t in 0..<8 {
@@ -38,10 +47,11 @@ import Testing
         }
     }
 
-    @Test func recordingSurvivesKill9() async throws {
-        guard ProcessInfo.processInfo.environment[Self.childVariable] == nil else { return }
-        let bundle = CommandLine.arguments[0]
-        guard bundle.hasSuffix(".xctest") || FileManager.default.isExecutableFile(atPath: bundle) else { return }
+    @Test(
+        .enabled(if: childDirectory == nil, "the child process only writes"),
+        .enabled(if: testProgram != nil, "the test program cannot be started again as a child"))
+    func recordingSurvivesKill9() async throws {
+        let bundle = try #require(Self.testProgram)
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let process = Process()

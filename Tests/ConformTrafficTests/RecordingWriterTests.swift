@@ -1,5 +1,7 @@
 import ConformCore
+import ConformTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ConformTraffic
@@ -134,5 +136,31 @@ import Testing
         var urls: [String] = []
         for try await e in RecordingSequence(path: dir) { urls.append(e.request.url) }
         #expect(urls == (0..<10).map { "/\($0)" })
+    }
+
+    @Test func exchangesAreTheRecordsWithoutTheAppEventsAndTheTornTailIsReportedOnce() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let w = try RecordingWriter(directory: dir)
+        for i in 0..<4 {
+            if i % 2 == 1 { _ = try w.append(event: AppEvent(kind: .logout, at: Date())) }
+            try w.append(
+                upstream: "m", request: HTTPRequest(method: .get, url: "/\(i)"), response: .empty(200),
+                startedAt: Date(), durationMs: 1)
+        }
+        let handle = try #require(FileHandle(forWritingAtPath: dir + "/exchanges.jsonl"))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"seq":99,"flow""#.utf8))
+        try handle.close()
+        var records: [Int] = []
+        for try await record in TraceSequence(path: dir) { records.append(record.seq) }
+        #expect(records == [1, 2, 3, 4, 5, 6])
+        let tails = Mutex(0)
+        var urls: [String] = []
+        for try await e in RecordingSequence(path: dir, onTruncatedTail: { _ in tails.withLock { $0 += 1 } }) {
+            urls.append(e.request.url)
+        }
+        #expect(urls == ["/0", "/1", "/2", "/3"])
+        #expect(tails.withLock { $0 } == 1)
     }
 }

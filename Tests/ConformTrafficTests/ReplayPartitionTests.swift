@@ -1,6 +1,7 @@
 import ConformCore
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 

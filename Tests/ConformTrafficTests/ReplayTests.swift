@@ -1,4 +1,5 @@
 import ConformCore
+import ConformTestSupport
 import ConformYAML
 import Foundation
 import Synchronization

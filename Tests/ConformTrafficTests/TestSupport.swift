@@ -3,22 +3,6 @@ import Foundation
 
 @testable import ConformTraffic
 
-/// A fresh directory under the system temporary directory, removed by the caller.
-func temporaryDirectory(_ name: String = #function) -> String {
-    let safe = name.filter { $0.isLetter || $0.isNumber }
-    let path = NSTemporaryDirectory() + "conform-traffic-\(safe)-\(UUID().uuidString)"
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
-/// The folder of fixtures beside this file.
-func fixturePath(_ name: String, file: StaticString = #filePath) -> String {
-    URL(fileURLWithPath: "\(file)").deletingLastPathComponent().appendingPathComponent("Fixtures")
-        .appendingPathComponent(
-            name
-        ).path
-}
-
 func exchange(
     seq: Int = 1, method: HTTPMethod = .post, url: String, headers: HTTPFields = [:], body: String = "",
     status: Int = 200,

@@ -93,36 +93,3 @@ public enum RecordingLayout {
     /// The longest line the writer writes and the reader reads (64 MiB): one limit, so every written line reads.
     public static let maxLineBytes = 64 << 20
 }
-
-/// A recording as an `AsyncSequence` of exchanges, read lazily line by line.
-public struct RecordingSequence: AsyncSequence, Sendable {
-    public typealias Element = RecordedExchange
-    public let path: String
-    /// Called once if the file ends with a torn line.
-    public let onTruncatedTail: (@Sendable (RecordingError) -> Void)?
-
-    public init(path: String, onTruncatedTail: (@Sendable (RecordingError) -> Void)? = nil) {
-        self.path = path
-        self.onTruncatedTail = onTruncatedTail
-    }
-
-    public func makeAsyncIterator() -> Iterator { Iterator(path: path, onTruncatedTail: onTruncatedTail) }
-
-    /// Opens the file on the first call to `next()`.
-    public struct Iterator: AsyncIteratorProtocol {
-        let path: String
-        let onTruncatedTail: (@Sendable (RecordingError) -> Void)?
-        var reader: RecordingReader?
-        var done = false
-
-        public mutating func next() async throws -> RecordedExchange? {
-            if done { return nil }
-            if reader == nil { reader = try RecordingReader(path: path) }
-            guard let reader else { return nil }
-            if let exchange = try reader.next() { return exchange }
-            done = true
-            if let tail = reader.truncatedTail { onTruncatedTail?(tail) }
-            return nil
-        }
-    }
-}

@@ -136,6 +136,14 @@ import Testing
                 .literal(.string(try Template(parsing: "fcm-{{ uuid }}"))), "fcm-123", at: "$", text: false
             ).isEmpty)
     }
+
+    @Test func aFreeNameBindsTextOfSeveralLinesAndRegexCharactersStayLiteral() throws {
+        var binder = Binder(scope: TemplateScope(), free: ["note"])
+        let m = MatchSpec.literal(.string(try Template(parsing: "(a+b)? {{ note }}.")))
+        #expect(binder.mismatches(m, "(a+b)? first line\nsecond line.", at: "$", text: false).isEmpty)
+        #expect(binder.scope["note"] == "first line\nsecond line")
+        #expect(binder.mismatches(m, "aab first line\nsecond line.", at: "$", text: false).count == 1)
+    }
 }
 
 @Suite struct SuiteMockAmbiguityTests {

@@ -105,7 +105,8 @@ public struct Binder: Sendable {
     /// Matches text against a template: bound names must appear as they are, free unbound names and generator
     /// calls match any text; free names are bound to what they matched.
     public mutating func bind(_ template: Template, to text: String) -> Bool {
-        var pattern = "^"
+        // `(?s)`: `.` matches line breaks too, so a free name binds text of several lines.
+        var pattern = "(?s)^"
         var groups: [String] = []
         var calls: [(group: Int, expression: TemplateExpression, recognize: TemplateFunction.Recognizer)] = []
         for part in template.parts {
@@ -131,7 +132,7 @@ public struct Binder: Sendable {
             }
         }
         pattern += "$"
-        guard let regex = try? RegexCache.regex(pattern, options: [.dotMatchesLineSeparators]),
+        guard let regex = try? RegexCache.regex(pattern),
             let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
         else { return false }
         var bound = scope

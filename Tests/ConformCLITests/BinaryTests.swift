@@ -4,8 +4,7 @@ import Testing
 
 /// Runs the built `conform` executable as a user would, for what only a real process shows: exit codes and streams.
 @Suite struct BinaryTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestPaths.root
 
     func conform(_ args: [String], environment: [String: String] = [:]) async throws -> (
         code: Int32, out: String, err: String

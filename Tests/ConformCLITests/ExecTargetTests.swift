@@ -3,13 +3,13 @@ import ConformReference
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTestSupport
 import Foundation
 import Testing
 
 /// The bundled suites through the documented Python adapters (serial and concurrent), which forwards to the reference served over HTTP.
 @Suite struct ExecTargetTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestPaths.root
 
     @Test(arguments: ["http_forward.py", "http_forward_concurrent.py"])
     func theBundledSuitesConformThroughTheExampleAdapter(_ example: String) async throws {

@@ -1,13 +1,13 @@
 import ConformCLI
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 
 /// `conform mock SUITE --until-done` played by `conform run` against it: the two sides of one suite agree.
 @Suite struct MockCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestPaths.root
 
     func io(_ out: MemorySink, _ err: MemorySink) -> CommandIO {
         CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root.path)

@@ -1,13 +1,13 @@
 import ConformCLI
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 
 /// `check` and `replay` on real-tool HARs: read by content whatever their names, and what the trace lacks makes
 /// the verdict "cannot judge" (exit 2), never a false pass or a false violation.
 @Suite struct RealToolTraceCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let root = TestPaths.root.path
     static let fixtures = "Tests/ConformTrafficTests/Fixtures/real/"
 
     func conform(_ args: [String]) async -> (code: Int32, out: String, err: String) {

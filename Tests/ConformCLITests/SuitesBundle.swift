@@ -4,13 +4,13 @@ import ConformReference
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTestSupport
 import Foundation
 
 /// The suites shipped in `suites/`, loaded once from the repository this file lives in.
 enum SuitesBundle {
     /// The repository root, three levels above this file.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestPaths.root
 
     /// Base URLs of the embedded reference; the in-process transport ignores scheme and host.
     static let builtinVariables = [

@@ -11,8 +11,7 @@ import Testing
 /// The traffic subcommands end to end: `record` and `serve --check` as real processes stopped with SIGINT, the rest in
 /// process. Deterministic outputs are golden case directories (`Cases/traffic-*`); these tests cover what varies.
 @Suite struct TrafficCommandTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let root = TestPaths.root.path
     static let sample = "recordings/personalization-flow"
     static let sampleNoise = "recordings/personalization-flow/noise.yaml"
 

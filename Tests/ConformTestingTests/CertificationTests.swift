@@ -9,8 +9,7 @@ import Testing
 
 /// The entry point against the embedded reference: verdicts, the summary, variables, selections and reports.
 @Suite struct CertificationTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestPaths.root
 
     @Test func theReferenceConformsToEveryBundledSuite() async {
         let result = await Certification.run(.reference())

@@ -20,12 +20,6 @@ import Testing
         }
     }
 
-    func temporaryDirectory() -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("conform-proxy-\(UUID().uuidString)")
-            .path
-        return dir
-    }
-
     @Test func recordsEveryExchangeOf32ConcurrentConnectionsByteExact() async throws {
         let upstream = try HTTPServer(handler: Echo())
         try upstream.start()

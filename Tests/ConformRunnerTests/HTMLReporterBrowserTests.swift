@@ -18,13 +18,7 @@ import Testing
         if let given = env["CONFORM_CHROMIUM"], !given.isEmpty {
             return FileManager.default.isExecutableFile(atPath: given) ? given : nil
         }
-        let dirs = (env["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            for dir in dirs where FileManager.default.isExecutableFile(atPath: dir + "/" + name) {
-                return dir + "/" + name
-            }
-        }
-        return nil
+        return ["chromium", "chromium-browser", "google-chrome"].lazy.compactMap(Tool.path).first
     }
 
     /// Runs Chromium headless on `page` with `arguments`; returns standard output. Gives up after 60 s.

@@ -47,7 +47,8 @@ public enum ChildProcess {
     }
 }
 
-/// Programs a test needs from the machine, for `.enabled(if:)` traits, so a test that cannot run shows as skipped.
+/// Programs a test needs from the machine: for `.enabled(if:)` traits, so a test that cannot run shows as skipped,
+/// or to name the program a test runs.
 public enum Tool {
     /// The full path of `name` on `PATH`, or `nil` when it is not installed.
     public static func path(_ name: String) -> String? {

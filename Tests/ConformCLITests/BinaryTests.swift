@@ -6,38 +6,19 @@ import Testing
 @Suite struct BinaryTests {
     static let root = TestPaths.root
 
+    /// Runs the built `conform` with `args` and `environment` added, from the repository root.
     func conform(_ args: [String], environment: [String: String] = [:]) async throws -> (
         code: Int32, out: String, err: String
     ) {
-        try await offThePool { try Self.runConform(args, environment: environment) }
-    }
-
-    static func runConform(_ args: [String], environment: [String: String]) throws -> (
-        code: Int32, out: String, err: String
-    ) {
-        let binary = root.appendingPathComponent(".build/debug/conform")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            return (-1, "", "\(binary.path) is missing; build it with 'swift build' before 'swift test --skip-build'")
+        let binary = TestPaths.conformBinary.path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            return (-1, "", "\(binary) is missing; build it with 'swift build' before 'swift test --skip-build'")
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = args
-        process.currentDirectoryURL = root
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errData, as: UTF8.self)
-        )
+        let run = try await ChildProcess.output(
+            binary, args, environment: env, directory: Self.root, separateStandardError: true)
+        return (run.status, run.output, run.errorOutput)
     }
 
     @Test func versionAndUsageExitCodes() async throws {

@@ -1,14 +1,11 @@
 import ConformCLI
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import Foundation
 
-/// The repository root, the directory in-process runs of `conform` start in.
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().path
-
 /// Runs `conform ARGS` in process with `directory` (the repository root by default) as the current directory.
-func conformInProcess(_ args: [String], in directory: String = repositoryRoot) async -> (
+func conformInProcess(_ args: [String], in directory: String = TestPaths.root.path) async -> (
     code: Int32, out: String, err: String
 ) {
     let out = MemorySink()

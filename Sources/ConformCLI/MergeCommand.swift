@@ -8,10 +8,9 @@ enum MergeCommand {
     static let maxReportBytes = 1 << 30
 
     static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--report"], flagNames: ["--help", "--verbose", "--no-color"], subcommand: "merge")
+        let parsed = try Arguments(args, command: .merge)
         if parsed.has("--help") {
-            io.out.write(Help.merge)
+            io.out.write(CommandSpec.merge.helpText)
             return 0
         }
         guard !parsed.positionals.isEmpty else {

@@ -8,15 +8,9 @@ import Synchronization
 /// `conform replay RECORDING`: re-send recorded requests, remap minted ids, diff each response against the recorded one.
 enum ReplayCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args,
-            valued: [
-                "--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections", "--shard", "--speed",
-                "--rate", "--max-body",
-            ],
-            flagNames: ["--help", "--sequential", "--insecure", "--quiet"], subcommand: "replay")
+        let parsed = try Arguments(args, command: .replay)
         if parsed.has("--help") {
-            io.out.write(Help.replay)
+            io.out.write(CommandSpec.replay.helpText)
             return 0
         }
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
@@ -36,7 +30,7 @@ enum ReplayCommand {
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "replay")
         }
-        let connections = try parsed.integer("--connections", in: 1...256) ?? 8
+        let connections = try parsed.integer("--connections") ?? 8
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)

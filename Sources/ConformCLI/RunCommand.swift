@@ -5,15 +5,9 @@ import Foundation
 /// `conform run`: load suites, pick the target, run, report, exit 0/1/2.
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args,
-            valued: [
-                "--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant", "--shard", "--max-body",
-            ],
-            flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
-        )
+        let parsed = try Arguments(args, command: .run)
         if parsed.has("--help") {
-            io.out.write(Help.run)
+            io.out.write(CommandSpec.run.helpText)
             return 0
         }
         var overrides: [String: String] = [:]
@@ -25,7 +19,7 @@ enum RunCommand {
         }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
-        let jobs = try parsed.integer("--jobs", in: 1...1000) ?? .max
+        let jobs = try parsed.integer("--jobs") ?? .max
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }

@@ -7,11 +7,13 @@ let package = Package(
     products: [
         .executable(name: "conform", targets: ["conform"]),
         .library(name: "ConformCore", targets: ["ConformCore"]),
+        .library(name: "ConformReport", targets: ["ConformReport"]),
         .library(name: "ConformRunner", targets: ["ConformRunner"]),
         .library(name: "ConformReference", targets: ["ConformReference"]),
         // Certification from an SDK's own tests; it brings the modules its API names (Transport, results, faults).
         .library(
-            name: "ConformTesting", targets: ["ConformTesting", "ConformCore", "ConformRunner", "ConformReference"]),
+            name: "ConformTesting",
+            targets: ["ConformTesting", "ConformCore", "ConformReport", "ConformRunner", "ConformReference"]),
         .library(name: "ConformFuzzTargets", targets: ["ConformFuzzTargets"]),
     ],
     targets: [
@@ -22,28 +24,32 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         .target(name: "ConformYAML", dependencies: ["CYAML"]),
         .target(name: "ConformCrypto", dependencies: ["CCrypto"]),
         .target(name: "ConformCore", dependencies: ["ConformYAML"]),
-        .target(name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto"]),
+        // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
+        .target(name: "ConformReport", dependencies: ["ConformCore", "ConformYAML"]),
+        .target(name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto", "ConformReport"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
         .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
             name: "ConformTraffic",
-            dependencies: ["ConformCore", "ConformRunner", "ConformCrypto", "ConformYAML", "CZlib", "CBrotli"]),
+            dependencies: ["ConformCore", "ConformReport", "ConformCrypto", "ConformYAML", "CZlib", "CBrotli", "CZstd"]),
         .target(
             name: "ConformCLI",
             dependencies: [
-                "ConformCore", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
+                "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformYAML", "ConformCrypto",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
         .target(
-            name: "ConformTesting", dependencies: ["ConformCore", "ConformRunner", "ConformReference"],
+            name: "ConformTesting",
+            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformReference"],
             exclude: ["Suites/README.md"], resources: [.process("Suites")]),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
         .executableTarget(
@@ -53,7 +59,7 @@ let package = Package(
 
         .target(
             name: "ConformBenchSupport",
-            dependencies: ["ConformCore", "ConformRunner", "ConformCurl", "ConformServer"],
+            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformServer"],
             path: "bench/runner/Support"
         ),
         .executableTarget(
@@ -70,25 +76,30 @@ let package = Package(
         .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReference"], exclude: ["Goldens"]),
+            name: "ConformRunnerTests", dependencies: ["ConformRunner", "ConformReport", "ConformReference"],
+            exclude: ["Goldens"]),
         .testTarget(
-            name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformRunner"],
+            name: "ConformCurlTests", dependencies: ["ConformCurl", "ConformServer", "ConformReport", "ConformRunner"],
             exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
         .testTarget(
             name: "ConformTrafficTests",
-            dependencies: ["ConformTraffic", "ConformReference", "ConformServer", "ConformCurl", "ConformFuzzTargets"],
+            dependencies: [
+                "ConformTraffic", "ConformReport", "ConformReference", "ConformServer", "ConformCurl",
+                "ConformFuzzTargets",
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "ConformCLITests",
             dependencies: [
-                "ConformCLI", "ConformCore", "ConformRunner", "ConformReference", "ConformServer", "ConformCurl",
+                "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
+                "ConformCurl",
             ],
             exclude: ["Cases", "Adapters"]
         ),
-        .testTarget(name: "ConformTestingTests", dependencies: ["ConformTesting", "ConformCLI"]),
+        .testTarget(name: "ConformTestingTests", dependencies: ["ConformTesting", "ConformReport", "ConformCLI"]),
         // Plays an SDK: its own URLSession transport, certified against `conform serve` (the built binary); the
         // server library only checks what the transport does on the wire.
         .testTarget(name: "ConformTestingExamples", dependencies: ["ConformTesting", "ConformServer"]),

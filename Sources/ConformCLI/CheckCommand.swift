@@ -29,9 +29,7 @@ enum CheckCommand {
                     "--disable takes a rule id (\(FlowRule.all.map(\.id).joined(separator: ", "))), got '\(unknown)'",
                 subcommand: "check")
         }
-        let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
-            try ReportRequest(parsing: spec, subcommand: "check")
-        }
+        let reports = try ReportRequest.all(parsed, subcommand: "check")
         let started = ContinuousClock.now
         var traces: [FlowCheckReport.Trace] = []
         var total = 0
@@ -45,14 +43,14 @@ enum CheckCommand {
                 let result: (violations: [FlowViolation], notes: [String])
                 let incomplete = Mutex<[RecordedExchange]>([])
                 // HAR or recording is decided by content, whatever the file's name.
-                if try TrafficSupport.isHAR(path, io: io) {
-                    let records = try TrafficSupport.harTrace(path, io: io)
-                    incomplete.withLock { list in
-                        list = records.compactMap { record in
-                            if case .exchange(let e) = record, !e.omitted.isEmpty { e } else { nil }
-                        }
-                    }
-                    result = FlowChecker.check(records, events: events, configuration: configuration)
+                if let document = try TrafficSupport.harDocument(path, io: io) {
+                    // Without app events, entries go in start order (the causal order, whatever order the tool
+                    // listed them in); the HAR is read one entry at a time.
+                    let lacking = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
+                    incomplete.withLock { $0 = lacking }
+                    result = try await FlowChecker.check(
+                        recording: document.records(order: document.startOrder), events: events,
+                        configuration: configuration)
                 } else {
                     result = try await FlowChecker.check(
                         recording: TraceSequence(path: io.resolve(path)), events: events, configuration: configuration)
@@ -80,9 +78,7 @@ enum CheckCommand {
         }
         if !reports.isEmpty {
             let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
-            let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let result = FlowCheckReport.result(traces, rules: rules, duration: seconds)
+            let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
             if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
         }
         if unjudged > 0 {

@@ -204,6 +204,11 @@ extension CommandSpec {
             OptionSpec(
                 "--timeout", "SECONDS", .duration(Arguments.timeoutRange), usage: true,
                 help: "Stop after this long in any case (for CI: a client that hangs still ends)."),
+            .report(
+                """
+                Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                test case per exchange step, and one per request no step accepted.
+                """, usageValue: "KIND:FILE"),
             .help,
         ],
         discussion: """

@@ -100,6 +100,11 @@ extension CommandSpec {
                     that share a person, with the backend calls about them (docs/sharding.md).
                     """),
             OptionSpec("--quiet", help: "No progress line (shown only on a terminal)."),
+            .report(
+                """
+                Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                test case per exchange, grouped by device flow.
+                """, usage: false),
             .help,
         ],
         discussion: """
@@ -116,7 +121,7 @@ extension CommandSpec {
         options: [
             OptionSpec(
                 "--target", "TARGET", .text(.words(["builtin", "http://", "https://", "exec:"])), repeatable: true,
-                help: "Exactly two: builtin, an http(s) URL or exec:CMD."),
+                usage: true, usageValue: "A|B", help: "Exactly two: builtin, an http(s) URL or exec:CMD."),
             OptionSpec(
                 "--fault-a", "NAME", .text(.words(faultNames)), repeatable: true,
                 help: "A reference fault for the first builtin target (repeatable)."),
@@ -128,6 +133,11 @@ extension CommandSpec {
             .variables("Suite variables (repeatable)."),
             OptionSpec(
                 "--map", "OLD=NEW", .text(), repeatable: true, help: "Value substitutions for recordings (repeatable)."),
+            .report(
+                """
+                Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                test case per step or exchange, B's answer against A's.
+                """, usage: false),
             .help,
         ])
 

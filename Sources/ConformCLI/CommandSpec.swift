@@ -84,10 +84,11 @@ struct OptionSpec: Sendable {
     static func variables(_ help: String, usage: Bool = false) -> OptionSpec {
         OptionSpec("--var", "NAME=VALUE", .text(), repeatable: true, usage: usage, help: help)
     }
-    static func report(_ help: String) -> OptionSpec {
+    static func report(_ help: String, usage: Bool = true, usageValue: String = "junit:FILE|json:FILE|html:FILE")
+        -> OptionSpec
+    {
         OptionSpec(
-            "--report", "KIND:FILE", .text(.file), repeatable: true, usage: true,
-            usageValue: "junit:FILE|json:FILE|html:FILE", help: help)
+            "--report", "KIND:FILE", .text(.file), repeatable: true, usage: usage, usageValue: usageValue, help: help)
     }
 }
 

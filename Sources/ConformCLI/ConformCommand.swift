@@ -1,3 +1,4 @@
+import ConformReport
 import ConformRunner
 import Foundation
 
@@ -7,10 +8,10 @@ public enum ConformCommand {
 
     /// Exit codes shared by every subcommand.
     public enum ExitCode {
-        public static let conforms: Int32 = 0
-        public static let mismatch: Int32 = 1
-        public static let cannotRun: Int32 = 2
-        public static let usage: Int32 = 64
+        public static let conforms = RunStatus.conforms.rawValue
+        public static let mismatch = RunStatus.mismatch.rawValue
+        public static let cannotRun = RunStatus.cannotRun.rawValue
+        public static let usage = RunStatus.usage.rawValue
     }
 
     /// Runs the command line `arguments` (the first is the program name) and returns the exit code.

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformReport
 import ConformRunner
 import ConformTraffic
 import Foundation
@@ -19,6 +20,9 @@ enum DiffCommand {
         let b = try Target(parsing: targets[1], faults: parsed.values("--fault-b"), subcommand: "diff")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
+        let reports = try ReportRequest.all(parsed, subcommand: "diff")
+        let collector = reports.isEmpty ? nil : ResultCollector()
+        let started = ContinuousClock.now
         var differing = 0
         do {
             for input in inputs {
@@ -34,13 +38,19 @@ enum DiffCommand {
                         a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)),
                         noise: noise,
                         options: options)
-                    let report = try await differential.run(sequence: RecordingSequence(path: io.resolve(input)))
+                    let report = try await differential.run(sequence: RecordingSequence(path: io.resolve(input))) {
+                        step in
+                        collector?.add(
+                            ReplayResults.step(step, trace: input),
+                            to: ReplayResults.suite(flow: step.flow, trace: input, title: "Diff of \(input)"))
+                    }
                     for step in report.steps { io.out.write("\(input): \(step)\n") }
                     io.out.write(
                         "\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
                     differing += report.differing
                 } else {
-                    differing += try await diffSuites(input, a: a, b: b, noise: noise, parsed: parsed, io: io)
+                    differing += try await diffSuites(
+                        input, a: a, b: b, noise: noise, parsed: parsed, io: io, collector: collector)
                 }
             }
         } catch let error as UsageError {
@@ -49,11 +59,17 @@ enum DiffCommand {
             io.err.write("\(error)\n")
             return ConformCommand.ExitCode.cannotRun
         }
+        if let collector {
+            let result = collector.result(
+                target: "A \(a.description), B \(b.description)", duration: ReportRequest.seconds(since: started),
+                kind: .comparison)
+            guard ReportRequest.write(reports, for: result, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        }
         io.out.write(
             differing == 0
                 ? "Result: the two implementations behave the same\n"
                 : "Result: \(differing) step\(differing == 1 ? "" : "s") differ\n")
-        return differing == 0 ? 0 : ConformCommand.ExitCode.mismatch
+        return RunStatus(kind: .comparison, counts: [.fail: differing]).rawValue
     }
 
     /// The target's transport; for an http(s) target, recorded URLs are sent to its origin.
@@ -70,9 +86,10 @@ enum DiffCommand {
     }
 
     /// Runs suites against both targets and compares each step's verdict and response.
-    static func diffSuites(_ input: String, a: Target, b: Target, noise: NoiseRules, parsed: Arguments, io: CommandIO)
-        async throws -> Int
-    {
+    static func diffSuites(
+        _ input: String, a: Target, b: Target, noise: NoiseRules, parsed: Arguments, io: CommandIO,
+        collector: ResultCollector?
+    ) async throws -> Int {
         let files = try SuiteFiles.expand([input], io: io)
         let loaded = SuiteFiles.load(files, io: io, color: false)
         if loaded.count > 0 {
@@ -94,31 +111,54 @@ enum DiffCommand {
         var bToA = IdentifierMap()
         for (sa, sb) in zip(ra.steps, rb.steps) {
             if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
-            if let x = sa.response, let y = sb.response, let jx = try? JSONValue.parse(x.body),
-                let jy = try? JSONValue.parse(y.body)
+            if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded),
+                let jx = try? JSONValue.parse(x.body), let jy = try? JSONValue.parse(y.body)
             {
                 bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
             }
         }
-        for (sa, sb) in zip(ra.steps, rb.steps) {
-            var notes: [String] = []
-            if sa.verdict != sb.verdict { notes.append("verdict: A \(sa.verdict.rawValue), B \(sb.verdict.rawValue)") }
-            if let x = sa.response, var y = sb.response {
-                y = bToA.apply(y)
-                notes += ResponseDiff.compare(expected: x, actual: y, noise: noise).map { "  \($0)" }
-            } else if (sa.response == nil) != (sb.response == nil) {
-                notes.append(
-                    "A \(sa.response == nil ? "got no response" : "got a response"), B \(sb.response == nil ? "got no response" : "got a response")"
-                )
+        for (suite, (sa, sb)) in zip(ra.suites, rb.suites).flatMap({ p in
+            zip(p.0.steps, p.1.steps).map { (p.0.suite, $0) }
+        }) {
+            let mismatches = compare(sa, sb, bToA: bToA, noise: noise)
+            var step = sa
+            step.verdict = mismatches.isEmpty ? .pass : .fail
+            step.failures = mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)]
+            step.error = nil
+            if mismatches.isEmpty { (step.request, step.response) = (nil, nil) }
+            collector?.add(step, to: suite)
+            guard !mismatches.isEmpty else { continue }
+            differing += 1
+            let notes = mismatches.map { m in
+                switch m.path {
+                case "verdict", "response": "\(m.path == "verdict" ? "verdict: " : "")\(m.expected), \(m.actual)"
+                default: "  \(m)"
+                }
             }
-            if !notes.isEmpty {
-                differing += 1
-                io.out.write(
-                    "\(sa.suiteID) › \(sa.flow) › \(sa.index + 1). \(sa.name) (\(sa.file):\(sa.mark))\n"
-                        + notes.map { "    \($0)" }.joined(separator: "\n") + "\n")
-            }
+            io.out.write(
+                "\(sa.suiteID) › \(sa.flow) › \(sa.index + 1). \(sa.name) (\(sa.file):\(sa.mark))\n"
+                    + notes.map { "    \($0)" }.joined(separator: "\n") + "\n")
         }
         return differing
+    }
+
+    /// Where B's step differs from A's: the verdict, whether a response came, and the responses (B's generated
+    /// values read as A's), with A as what was expected.
+    static func compare(_ sa: StepResult, _ sb: StepResult, bToA: IdentifierMap, noise: NoiseRules) -> [Mismatch] {
+        var out: [Mismatch] = []
+        if sa.verdict != sb.verdict {
+            out.append(
+                Mismatch(path: "verdict", expected: "A \(sa.verdict.rawValue)", actual: "B \(sb.verdict.rawValue)"))
+        }
+        if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded) {
+            out += ResponseDiff.compare(expected: x, actual: bToA.apply(y), noise: noise)
+        } else if (sa.response == nil) != (sb.response == nil) {
+            out.append(
+                Mismatch(
+                    path: "response", expected: "A \(sa.response == nil ? "got no response" : "got a response")",
+                    actual: "B \(sb.response == nil ? "got no response" : "got a response")"))
+        }
+        return out
     }
 
     /// Maps each token of B's request to A's where the two requests differ only in generated values.

@@ -17,20 +17,29 @@ enum HARCommands {
         }
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
-            let records = try TrafficSupport.trace(file, io: io)
+            // A HAR is checked whole before the recording is opened; then entries are written one at a time.
+            var next: () throws -> TraceRecord?
+            if let document = try TrafficSupport.harDocument(file, io: io) {
+                var records = document.records().makeAsyncIterator()
+                next = { try records.nextRecord() }
+            } else {
+                var records = try TrafficSupport.trace(file, io: io).makeIterator()
+                next = { records.next() }
+            }
             let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
             var count = 0
-            for record in records {
+            var events = 0
+            while let record = try next() {
                 switch record {
                 case .exchange(let e):
                     try writer.write(e)
                     count += 1
                 case .event(let e):
                     try writer.append(event: e)
+                    events += 1
                 }
             }
             writer.close()
-            let events = records.count - count
             io.out.write(
                 "Imported \(count) exchange\(count == 1 ? "" : "s")"
                     + (events == 0 ? "" : " and \(events) app event\(events == 1 ? "" : "s")")

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformReport
 import ConformRunner
 import ConformServer
 import Foundation
@@ -14,6 +15,7 @@ enum MockCommand {
         let port = try parsed.port("--port") ?? 0
         let timeout = try parsed.duration("--timeout")
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "mock")
+        let reports = try ReportRequest.all(parsed, subcommand: "mock")
         let suites: [Suite]
         do {
             guard parsed.positionals.count == 1,
@@ -57,7 +59,8 @@ enum MockCommand {
                 ? "Stops when every step has been played, or on Ctrl-C.\n"
                 : "Press Ctrl-C to stop and see the report.\n")
         let untilDone = parsed.has("--until-done")
-        let stopAt = timeout.map { ContinuousClock.now + $0 }
+        let started = ContinuousClock.now
+        let stopAt = timeout.map { started + $0 }
         await ServeCommand.waitForTermination(orUntil: {
             untilDone && mock.isDone || stopAt.map { .now >= $0 } ?? false
         })
@@ -72,9 +75,12 @@ enum MockCommand {
             for m in entry.mismatches { io.out.write("    \(m.path): expected \(m.expected), got \(m.actual)\n") }
         }
         for pending in report.pending { io.out.write("not reached: \(pending)\n") }
+        // The session's result decides the exit status, so a report and the exit status always agree.
+        let result = mock.result(target: "client of \(server.baseURL)", duration: ReportRequest.seconds(since: started))
+        guard ReportRequest.write(reports, for: result, io: io) else { return ConformCommand.ExitCode.cannotRun }
         io.out.write(
-            report.complete
+            result.status == .conforms
                 ? "Result: the client played every step\n" : "Result: the client did not follow the suites\n")
-        return report.complete ? 0 : ConformCommand.ExitCode.mismatch
+        return result.exitCode
     }
 }

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformReport
 import ConformRunner
 import ConformTraffic
 import Foundation
@@ -31,6 +32,7 @@ enum ReplayCommand {
             try ShardOption.parse(text, subcommand: "replay")
         }
         let connections = try parsed.integer("--connections") ?? 8
+        let reports = try ReportRequest.all(parsed, subcommand: "replay")
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)
@@ -66,8 +68,14 @@ enum ReplayCommand {
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
+            // Only a requested report keeps a step per exchange.
+            let collector = reports.isEmpty ? nil : ResultCollector()
+            let started = ContinuousClock.now
             let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
                 progress.tick()
+                collector?.add(
+                    ReplayResults.step(outcome, trace: recording),
+                    to: ReplayResults.suite(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
                 if !outcome.passed {
                     progress.clear()
                     io.out.write("\(outcome)\n")
@@ -90,14 +98,24 @@ enum ReplayCommand {
                 )
             }
             if options.pace != .max { io.out.write(PaceReport.lines(summary.timing, pace: options.pace)) }
+            if let collector {
+                let result = collector.result(
+                    target: target.description, duration: ReportRequest.seconds(since: started), kind: .comparison,
+                    sortedByLine: true)
+                guard ReportRequest.write(reports, for: result, io: io) else {
+                    return ConformCommand.ExitCode.cannotRun
+                }
+            }
             if summary.mismatched == 0 && summary.failed == 0 && summary.unjudged > 0 {
                 // Nothing differed, but the recording lacks what it takes to say the behaviour is the same.
                 io.out.write("Result: CANNOT JUDGE\n")
-                return ConformCommand.ExitCode.cannotRun
+            } else {
+                io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
             }
-            io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
-            return summary.failed > 0 && summary.passed == 0
-                ? ConformCommand.ExitCode.cannotRun : summary.allPassed ? 0 : ConformCommand.ExitCode.mismatch
+            let counts: [Verdict: Int] = [
+                .pass: summary.passed, .fail: summary.mismatched, .error: summary.failed, .skipped: summary.unjudged,
+            ]
+            return RunStatus(kind: .comparison, counts: counts).rawValue
         } catch {
             io.err.write("\(error)\n")
             return ConformCommand.ExitCode.cannotRun

@@ -1,3 +1,4 @@
+import ConformReport
 import ConformRunner
 import Foundation
 
@@ -24,6 +25,19 @@ struct ReportRequest {
         }
     }
 
+    /// Seconds since `start`, for a result's duration.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Every `--report` of `parsed`, checked.
+    static func all(_ parsed: Arguments, subcommand: String) throws(UsageError) -> [ReportRequest] {
+        try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
+            try ReportRequest(parsing: spec, subcommand: subcommand)
+        }
+    }
+
     func reporter(sink: any TextSink, placement: ShardPlacement? = nil) -> any RunReporter {
         switch kind {
         case "junit": JUnitReporter(sink: sink)
@@ -38,19 +52,76 @@ struct ReportRequest {
             do {
                 try Data(sink.text.utf8).write(to: URL(fileURLWithPath: io.resolve(request.path)), options: .atomic)
             } catch {
-                io.err.write(
-                    "error: cannot write the \(request.kind) report to \(request.path): \(error.localizedDescription)\n"
-                        + "help: check that the directory exists and is writable\n")
+                request.cannotWrite(error, io: io)
                 return false
             }
         }
         return true
     }
 
-    /// Renders `result` with every requested reporter and writes the files; false when one cannot be written.
+    /// Renders `result` with every requested reporter straight into its file; false when one cannot be written.
     static func write(_ requests: [ReportRequest], for result: RunResult, io: CommandIO) -> Bool {
-        let rendered = requests.map { ($0, MemorySink()) }
-        for (request, sink) in rendered { request.reporter(sink: sink).handle(.runFinished(result)) }
-        return write(rendered, io: io)
+        guard let files = ReportFile.open(requests, io: io) else { return false }
+        for file in files { file.request.reporter(sink: file.sink).handle(.runFinished(result)) }
+        return ReportFile.finish(files, io: io)
+    }
+
+    func cannotWrite(_ error: any Error, io: CommandIO) {
+        io.err.write(
+            "error: cannot write the \(kind) report to \(path): \(error.localizedDescription)\n"
+                + "help: check that the directory exists and is writable\n")
+    }
+}
+
+/// A report written as its reporter goes, into a file beside its path that takes the path's place once complete:
+/// a report never sits whole in memory, and a half-written one never replaces an earlier report.
+final class ReportFile: Sendable {
+    let request: ReportRequest
+    let destination: URL
+    let partial: URL
+    let sink: FileHandleSink
+
+    init(_ request: ReportRequest, io: CommandIO) throws {
+        self.request = request
+        destination = URL(fileURLWithPath: io.resolve(request.path))
+        partial = destination.deletingLastPathComponent().appendingPathComponent(
+            ".\(destination.lastPathComponent).\(UUID().uuidString).partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: partial.path])
+        }
+        sink = FileHandleSink(try FileHandle(forWritingTo: partial))
+    }
+
+    deinit { try? FileManager.default.removeItem(at: partial) }
+
+    /// A file for each request; on the first that cannot be created, says so and returns `nil`.
+    static func open(_ requests: [ReportRequest], io: CommandIO) -> [ReportFile]? {
+        var files: [ReportFile] = []
+        for request in requests {
+            do {
+                files.append(try ReportFile(request, io: io))
+            } catch {
+                request.cannotWrite(error, io: io)
+                return nil
+            }
+        }
+        return files
+    }
+
+    /// Puts every complete report in its place; on the first that cannot be moved, says so and returns false.
+    static func finish(_ files: [ReportFile], io: CommandIO) -> Bool {
+        for file in files {
+            do {
+                if FileManager.default.fileExists(atPath: file.destination.path) {
+                    _ = try FileManager.default.replaceItemAt(file.destination, withItemAt: file.partial)
+                } else {
+                    try FileManager.default.moveItem(at: file.partial, to: file.destination)
+                }
+            } catch {
+                file.request.cannotWrite(error, io: io)
+                return false
+            }
+        }
+        return true
     }
 }

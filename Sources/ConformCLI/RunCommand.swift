@@ -1,4 +1,5 @@
 import ConformCore
+import ConformReport
 import ConformRunner
 import Foundation
 
@@ -74,11 +75,15 @@ enum RunCommand {
         var reporters: [any RunReporter] = [
             ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
         ]
-        let fileSinks = reports.map { ($0, MemorySink()) }
-        for (request, sink) in fileSinks { reporters.append(request.reporter(sink: sink, placement: placement)) }
+        guard let files = ReportFile.open(reports, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        for file in files { reporters.append(file.request.reporter(sink: file.sink, placement: placement)) }
+        // Memory stays flat however long the run: file reports read each exchange back from a spool on disk, and
+        // the console shows only the exchanges of steps that did not pass.
+        var retention = Runner.Retention.failures
+        if !files.isEmpty { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
         let fanout = ReporterFanout(reporters)
-        let result = await Runner(transport: transport).run(plan) { fanout.handle($0) }
-        guard ReportRequest.write(fileSinks, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        let result = await Runner(transport: transport, retention: retention).run(plan) { fanout.handle($0) }
+        guard ReportFile.finish(files, io: io) else { return ConformCommand.ExitCode.cannotRun }
         return result.exitCode
     }
 }

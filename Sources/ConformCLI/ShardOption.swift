@@ -1,3 +1,4 @@
+import ConformReport
 import ConformRunner
 
 /// `--shard K/N`: which of N deterministic slices this process runs.

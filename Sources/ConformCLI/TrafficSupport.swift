@@ -73,16 +73,10 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
-    /// A HAR file's exchanges and app events (read by content: plain, compressed or zipped); without events the
-    /// exchanges are put in start order (the causal order, whatever order the tool listed them in).
-    static func harTrace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
-        guard case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) else {
-            throw CLIFailure("\(path): error: not a HAR file")
-        }
-        let records = try HAR.importTrace(data, file: path, attachments: attachments)
-        guard !records.contains(where: { if case .event = $0 { true } else { false } }) else { return records }
-        let exchanges = records.compactMap { if case .exchange(let e) = $0 { e } else { nil } }
-        return FlowChecker.inStartOrder(exchanges).map(TraceRecord.exchange)
+    /// A HAR file (read by content: plain, compressed or zipped), entry by entry; `nil` for a recording.
+    static func harDocument(_ path: String, io: CommandIO) throws -> HARDocument? {
+        guard case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) else { return nil }
+        return try HARDocument(data, file: path, attachments: attachments)
     }
 
     /// Reads a recording directory or `.jsonl` file, or a HAR file (by content), with its app events, in trace order.

@@ -1,12 +1,36 @@
 import ConformCore
+import ConformReport
 import Foundation
 import Synchronization
 
 /// Plays suites against an implementation through one ``Transport`` and emits ``RunEvent``s.
 public struct Runner: Sendable {
-    public let transport: any Transport
+    /// What the run's result keeps of each step's exchange once the step's event has been emitted.
+    public enum Retention: Sendable {
+        /// Every exchange, in memory (small runs, tests).
+        case memory
+        /// Every exchange, in a spool on disk: memory per step stays a few hundred bytes, reports still show all.
+        case spool(ExchangeSpool)
+        /// Only the exchanges of steps that did not pass, for runs whose reports show no others.
+        case failures
+    }
 
-    public init(transport: any Transport) { self.transport = transport }
+    public let transport: any Transport
+    public let retention: Retention
+
+    public init(transport: any Transport, retention: Retention = .memory) {
+        self.transport = transport
+        self.retention = retention
+    }
+
+    /// `result` as the run keeps it, after its event has been emitted with the whole exchange.
+    func retained(_ result: StepResult) -> StepResult {
+        switch retention {
+        case .memory: result
+        case .spool(let spool): result.spooled(into: spool)
+        case .failures: result.droppingExchangeIfPassed()
+        }
+    }
 
     /// Runs every flow of every suite (flows concurrently, steps in order) and returns the result.
     public func run(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> RunResult {
@@ -119,7 +143,7 @@ public struct Runner: Sendable {
                 }
             }
             events(.stepFinished(result))
-            results.append(result)
+            results.append(retained(result))
         }
         await board.finish(flow.name)
         return results
@@ -273,9 +297,9 @@ public struct Runner: Sendable {
         return try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             slot.set(continuation)
-            let timer = Task {
-                try await Task.sleep(for: timeout + .milliseconds(250))
-                let error = TransportError(.timeout, "no response within \(timeout) from \(request.url)")
+            let url = request.url
+            let timer = DeadlineWatch.shared.add(deadline: .now + timeout + .milliseconds(250)) {
+                let error = TransportError(.timeout, "no response within \(timeout) from \(url)")
                 if slot.resume(with: .failure(error)) { slot.cancelExchange() }
             }
             slot.exchange = Task {
@@ -284,7 +308,7 @@ public struct Runner: Sendable {
                 } catch {
                     slot.resume(with: .failure(error))
                 }
-                timer.cancel()
+                DeadlineWatch.shared.remove(timer)
             }
         }
     }

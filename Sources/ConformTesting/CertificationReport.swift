@@ -1,3 +1,4 @@
+import ConformReport
 import ConformRunner
 import Foundation
 

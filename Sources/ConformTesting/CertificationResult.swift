@@ -1,3 +1,4 @@
+import ConformReport
 import ConformRunner
 
 /// What a certification found: whether the implementation conforms, the console report, and every step's result.

@@ -1,4 +1,5 @@
 import ConformCLI
+import ConformReport
 import ConformRunner
 import Foundation
 import Testing

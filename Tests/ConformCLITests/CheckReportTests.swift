@@ -1,5 +1,6 @@
 import ConformCLI
 import ConformCore
+import ConformReport
 import ConformRunner
 import Foundation
 import Testing

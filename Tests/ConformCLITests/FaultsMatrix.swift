@@ -1,5 +1,6 @@
 import ConformCore
 import ConformReference
+import ConformReport
 import ConformRunner
 import Foundation
 

@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCurl
 import ConformReference
+import ConformReport
 import ConformRunner
 import ConformServer
 import Testing

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformReport
 import ConformRunner
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformReport
 import ConformRunner
 import Foundation
 import Testing

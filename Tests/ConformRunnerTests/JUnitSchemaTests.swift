@@ -1,5 +1,7 @@
 import ConformCore
+import ConformReport
 import ConformRunner
+import ConformYAML
 import Foundation
 import Testing
 
@@ -57,5 +59,31 @@ import Testing
         let (code, output) = try await validate(report)
         #expect(code != 0)
         #expect(output.contains("file"), "xmllint: \(output)")
+    }
+}
+
+extension JUnitSchemaTests {
+    @Test func aReplayResultValidates() async throws {
+        let collector = ResultCollector()
+        let suite = Suite(id: "flow d1", title: "Replay, device flow d1", flows: [], file: "trace.jsonl")
+        let verdicts: [Verdict] = [.pass, .fail, .error, .skipped]
+        for (i, verdict) in verdicts.enumerated() {
+            var step = StepResult(
+                suiteID: "", flow: "d1", index: 0, name: "exchange \(i + 1): GET /x", file: "trace.jsonl",
+                mark: SourceMark(line: i + 1, column: 1), spec: SpecReference(), verdict: verdict)
+            if verdict == .fail {
+                step.failures = [
+                    CheckFailure(
+                        severity: .must, mismatches: [Mismatch(path: "status", expected: "200", actual: "500")])
+                ]
+            }
+            if verdict == .skipped { step.error = "cannot judge: no response recorded" }
+            collector.add(step, to: suite)
+        }
+        let result = collector.result(target: "builtin", duration: 0, kind: .comparison, sortedByLine: true)
+        let report = JUnitReporter(sink: MemorySink()).render(result)
+        let (code, output) = try await validate(report)
+        #expect(code == 0, "xmllint: \(output)")
+        #expect(report.contains(">trace.jsonl:2:1\nmust status: expected 200, got 500"))
     }
 }

@@ -1,5 +1,6 @@
 import ConformCLI
 import ConformReference
+import ConformReport
 import ConformRunner
 import ConformTesting
 import Foundation

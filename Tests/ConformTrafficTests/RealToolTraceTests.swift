@@ -62,7 +62,10 @@ import Testing
         #expect(throws: TraceFile.Failure.self) { try TraceFile.open(dir + "/x.json") }
     }
 
-    @Test(arguments: [("body.gz", "gzip"), ("body.zlib", "deflate"), ("body.deflate", "deflate"), ("body.br", "br")])
+    @Test(arguments: [
+        ("body.gz", "gzip"), ("body.zlib", "deflate"), ("body.deflate", "deflate"), ("body.br", "br"),
+        ("body.zst", "zstd"),
+    ])
     func encodedBodiesAreDecoded(_ name: String, _ coding: String) throws {
         let encoded = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/" + name)))
         let plain = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/body.json")))
@@ -74,13 +77,52 @@ import Testing
     }
 
     @Test func undecodableBodiesAreLeftOutAndBombsStopped() throws {
-        let zstd = ContentDecoding.decode(["Content-Encoding": "zstd"], Data([0x28, 0xB5, 0x2F, 0xFD, 0x00]))
-        #expect(zstd.body.isEmpty)
-        #expect(zstd.problem == "5 bytes in 'zstd' encoding, which Conform cannot decode")
+        let unknown = ContentDecoding.decode(["Content-Encoding": "compress"], Data([0x1F, 0x9D, 0x90]))
+        #expect(unknown.body.isEmpty)
+        #expect(unknown.problem == "3 bytes in 'compress' encoding, which Conform cannot decode")
+        let torn = ContentDecoding.decode(["Content-Encoding": "zstd"], Data([0x28, 0xB5, 0x2F, 0xFD, 0x00]))
+        #expect(torn.body.isEmpty)
+        #expect(torn.problem?.hasPrefix("5 bytes in 'zstd' encoding that do not decode") == true)
         let bomb = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/bomb.gz")))
         #expect(throws: Decompression.Failure.self) { try Decompression.inflate(bomb, limit: 1 << 20) }
         #expect(try Decompression.inflate(bomb, limit: 8 << 20).count == 8 << 20)
         #expect(throws: Decompression.Failure.self) { try Decompression.inflate(bomb.prefix(100)) }
+        let zstdBomb = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/bomb.zst")))
+        #expect(throws: Decompression.Failure.self) { try Decompression.zstd(zstdBomb, limit: 1 << 20) }
+        #expect(try Decompression.zstd(zstdBomb, limit: 8 << 20) == Data(count: 8 << 20))
+        #expect(throws: Decompression.Failure.self) { try Decompression.zstd(zstdBomb.prefix(100)) }
+        let plain = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/body.zst")))
+        #expect(throws: Decompression.Failure.self) { try Decompression.zstd(plain + Data([0x00, 0x01])) }
+    }
+
+    /// One implementation compresses and the other does not: `diff` compares what the application reads, so the
+    /// two behave the same; a different body inside the compression is still a difference.
+    @Test func differentialComparesDecodedBodies() async throws {
+        struct Fixed: Transport {
+            let response: HTTPResponse
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+        }
+        let plain = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/body.json")))
+        let zstd = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/body.zst")))
+        let json: HTTPFields = ["Content-Type": "application/json"]
+        let compressed = Fixed(
+            response: HTTPResponse(
+                status: 200, headerFields: ["Content-Type": "application/json", "Content-Encoding": "zstd"], body: zstd
+            ))
+        let recorded = [
+            exchange(
+                method: .get, url: "/mobile/1/appinstance/r/user", responseBody: String(decoding: plain, as: UTF8.self))
+        ]
+        let same = try await Differential(
+            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: plain))
+        ).run(recorded)
+        #expect(same.identical)
+        let other = Data(
+            String(decoding: plain, as: UTF8.self).replacingOccurrences(of: "cust-42", with: "cust-43").utf8)
+        let differs = try await Differential(
+            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: other))
+        ).run(recorded)
+        #expect(differs.steps.first?.differences.map(\.path) == ["$.externalUserId"])
     }
 
     /// Behind a server that gzips, the recorder stores the decoded body, so redaction reaches what is inside.

@@ -111,3 +111,25 @@ import Testing
         }
     }
 }
+
+/// Credentials seen in headers are replaced wherever they reappear, by lookup, not by trying each one in turn.
+@Suite struct KnownSecretsTests {
+    @Test func replacesTheLongestKnownSecretAtEachPlace() {
+        var known = KnownSecrets()
+        known.insert("key-10", pseudonym: "P10")
+        known.insert("key-100", pseudonym: "P100")
+        known.insert("short", pseudonym: "never")
+        #expect(known.replacing(in: "a key-100 b key-10 c key-1000") == "a P100 b P10 c P1000")
+        #expect(known.replacing(in: "short and sweet") == "short and sweet")
+        #expect(known.replacing(in: "ключ key-10 ключ") == "ключ P10 ключ")
+    }
+
+    /// A recording where every exchange brings a new credential: each one is still found among many.
+    @Test func manySecretsStayFindable() {
+        var known = KnownSecrets()
+        for i in 0..<50_000 { known.insert("app-code-\(i)", pseudonym: "pseudo-\(i)") }
+        #expect(
+            known.replacing(in: #"{"from":"app-code-49999","to":"app-code-7"}"#)
+                == #"{"from":"pseudo-49999","to":"pseudo-7"}"#)
+    }
+}

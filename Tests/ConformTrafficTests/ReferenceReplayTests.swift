@@ -40,7 +40,7 @@ import Testing
         _ = try await Self.record(dir)
         let plain = try await Replayer(transport: InProcessTransport(Self.reference(at: 1))).replay(recording: dir)
         // The send time inside the GCM payload's embedded JSON is the only volatile value.
-        #expect(plain.mismatches.flatMap(\.differences).map(\.location) == ["$.payloads[0].internalData.sendDateTime"])
+        #expect(plain.mismatches.flatMap(\.differences).map(\.path) == ["$.payloads[0].internalData.sendDateTime"])
         let noise = try NoiseRules.load(Array("ignore:\n  - path: $..sendDateTime\n".utf8), file: "noise.yaml")
         let summary = try await Replayer(transport: InProcessTransport(Self.reference(at: 2)), noise: noise)
             .replay(recording: dir)
@@ -63,7 +63,7 @@ import Testing
         #expect(!report.identical)
         // The user switch on the iOS device (step 11) is the first place the faulty variant differs.
         #expect(report.steps.first?.seq == 11)
-        #expect(report.steps.first?.differences.first?.kind == .status)
+        #expect(report.steps.first?.differences.first?.path == "status")
     }
 
     @Test func learnedNoiseAgainstTwoFreshReferences() async throws {

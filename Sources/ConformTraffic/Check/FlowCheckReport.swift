@@ -1,5 +1,5 @@
 import ConformCore
-import ConformRunner
+import ConformReport
 import ConformYAML
 
 /// Checks of client traffic as a run result, so every run reporter (JUnit, JSON, HTML) renders them as it renders a

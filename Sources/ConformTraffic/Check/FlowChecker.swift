@@ -59,10 +59,10 @@ public struct FlowChecker: Sendable {
         return (found, checker.notes + checker.openObligations())
     }
 
-    /// Streams a recording (exchanges and recorded app events) through the checker without loading it; events of
-    /// an events file are placed by time.
-    public static func check(
-        recording: TraceSequence, events: [AppEvent] = [], configuration: FlowCheckConfiguration = .reference,
+    /// Streams a trace (a recording's ``TraceSequence`` or a HAR's ``HARRecords``: exchanges and recorded app
+    /// events) through the checker without loading it; events of an events file are placed by time.
+    public static func check<Trace: AsyncSequence<TraceRecord, any Error>>(
+        recording: Trace, events: [AppEvent] = [], configuration: FlowCheckConfiguration = .reference,
         onViolation: (FlowViolation) -> Void = { _ in }
     ) async throws -> (violations: [FlowViolation], notes: [String]) {
         var checker = FlowChecker(configuration: configuration)

@@ -9,10 +9,17 @@ extension HAR {
     public static func importTrace(_ data: Data, file: String = "<har>", attachments: Attachments? = nil)
         throws(HARError) -> [TraceRecord]
     {
-        let exchanges = try HAR.import(data, file: file, attachments: attachments)
-        guard data.range(of: Data(eventsKey.utf8)) != nil, let root = try? JSONValue.parse(data),
-            let list = root["log"]?[eventsKey]?.arrayValue
-        else { return exchanges.map(TraceRecord.exchange) }
+        try HARDocument(data, file: file, attachments: attachments).records().all()
+    }
+
+    /// App events from `log._conformEvents`, ordered by `seq` (ties keep file order).
+    static func appEvents(_ value: JSONValue?, file: String) throws(HARError) -> [AppEvent] {
+        guard let value, value != .null else { return [] }
+        guard let list = value.arrayValue else {
+            throw HARError(
+                file: file, path: "$.log.\(eventsKey)", message: "expected an array of app events",
+                help: "each app event is {\"seq\": N, \"event\": \"logout\", \"at\": \"…Z\"} (docs/recordings.md)")
+        }
         var events: [AppEvent] = []
         for (i, item) in list.enumerated() {
             do {
@@ -25,20 +32,7 @@ extension HAR {
             }
         }
         // Events go before the entry that follows them in Conform's numbering; ties keep the event first.
-        let records = exchanges.map(TraceRecord.exchange)
-        let sortedEvents = events.enumerated().sorted { ($0.element.seq, $0.offset) < ($1.element.seq, $1.offset) }
-        var merged: [TraceRecord] = []
-        merged.reserveCapacity(records.count + events.count)
-        var e = 0
-        for record in records {
-            while e < sortedEvents.count, sortedEvents[e].element.seq <= record.seq {
-                merged.append(.event(sortedEvents[e].element))
-                e += 1
-            }
-            merged.append(record)
-        }
-        merged += sortedEvents[e...].map { .event($0.element) }
-        return merged
+        return events.enumerated().sorted { ($0.element.seq, $0.offset) < ($1.element.seq, $1.offset) }.map(\.element)
     }
 
     /// An entry's duration: `time`, else the sum of its non-negative `timings` (HAR uses -1 for "not applicable";

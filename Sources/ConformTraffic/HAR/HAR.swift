@@ -18,6 +18,15 @@ public enum HAR {
     public static func `import`(_ data: Data, file: String = "<har>", attachments: Attachments? = nil) throws(HARError)
         -> [RecordedExchange]
     {
+        let document = try HARDocument(data, file: file, attachments: attachments)
+        var out: [RecordedExchange] = []
+        out.reserveCapacity(document.count)
+        for i in 0..<document.count { out.append(try document.exchange(i)) }
+        return out
+    }
+
+    /// The entries and the app events of a HAR parsed whole: the fallback for what ``HARLayout`` does not scan.
+    static func entryValues(_ data: Data, file: String) throws(HARError) -> (entries: [JSONValue], events: JSONValue?) {
         let root: JSONValue
         do {
             root = try JSONValue.parse(data)
@@ -35,15 +44,10 @@ public enum HAR {
             throw HARError(
                 file: file, path: "$.log.entries", message: "missing the `entries` array", help: "add \"entries\": []")
         }
-        var out: [RecordedExchange] = []
-        out.reserveCapacity(entries.count)
-        for (i, entry) in entries.enumerated() {
-            out.append(try importEntry(entry, index: i, file: file, attachments: attachments))
-        }
-        return out
+        return (entries, log[eventsKey])
     }
 
-    private static func importEntry(_ entry: JSONValue, index: Int, file: String, attachments: Attachments?)
+    static func importEntry(_ entry: JSONValue, index: Int, file: String, attachments: Attachments?)
         throws(HARError) -> RecordedExchange
     {
         var omitted: [String] = []

@@ -19,7 +19,7 @@ public final class Redactor: Sendable {
     /// `applicationcode` header values of kept application codes (first 10 hex digits of their SHA-256).
     private let keptCodeHashes: Set<String>
     /// Credentials seen in headers, so the same value elsewhere (a body's `from`, a JWT claim) gets the same pseudonym.
-    private let knownSecrets = Mutex<[String: String]>([:])
+    private let knownSecrets = Mutex(KnownSecrets())
 
     /// A redactor with a fresh random key; invalid user patterns are skipped (validate policies when loading them).
     public convenience init(policy: RedactionPolicy) {
@@ -159,7 +159,9 @@ public final class Redactor: Sendable {
     private func credential(_ secret: String) -> String {
         if keep.contains(secret) || Pseudonymizer.isPseudonym(secret) { return secret }
         let pseudonym = pseudonyms.credential(secret)
-        if secret.count >= 6 { knownSecrets.withLock { $0[secret] = pseudonym } }
+        if secret.count >= KnownSecrets.minimumLength {
+            knownSecrets.withLock { $0.insert(secret, pseudonym: pseudonym) }
+        }
         return pseudonym
     }
 
@@ -234,11 +236,7 @@ public final class Redactor: Sendable {
 
     /// Replaces known credentials, emails, international phone numbers and user patterns in free text.
     public func redact(text: String) -> String {
-        var out = text
-        let known = knownSecrets.withLock { $0 }
-        for (secret, pseudonym) in known where out.containsBytes(secret) {
-            out = out.replacingOccurrences(of: secret, with: pseudonym)
-        }
+        var out = knownSecrets.withLock { $0.replacing(in: text) }
         if out.containsBytes("eyJ") {
             out = TextPattern.jwt.replacing(in: out) { keep.contains(String($0)) ? nil : jwt(String($0)) }
         }

@@ -9,7 +9,7 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
     public var method: HTTPMethod
     public var target: String
     /// Differences, with A's answer as `expected` and B's as `actual`.
-    public var differences: [ResponseDifference]
+    public var differences: [Mismatch]
     public var errorA: String?
     public var errorB: String?
 
@@ -18,7 +18,7 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
         if let errorA { lines.append("  A failed: \(errorA)") }
         if let errorB { lines.append("  B failed: \(errorB)") }
         lines += differences.map {
-            "  \($0.kind.rawValue)\($0.location.isEmpty ? "" : " \($0.location)"): A \($0.expected), B \($0.actual)"
+            "  \($0.label): A \($0.expected), B \($0.actual)"
         }
         return lines.joined(separator: "\n")
     }
@@ -53,16 +53,22 @@ public struct Differential: Sendable {
     }
 
     /// Runs exchanges in memory, step by step in recorded order.
-    public func run(_ exchanges: [RecordedExchange]) async throws -> DifferentialReport {
-        try await run(sequence: AsyncArraySequence(exchanges))
+    public func run(_ exchanges: [RecordedExchange], onStep: (DifferentialStep) -> Void = { _ in }) async throws
+        -> DifferentialReport
+    {
+        try await run(sequence: AsyncArraySequence(exchanges), onStep: onStep)
     }
 
     /// Streams a recording directory (or `.jsonl` file).
-    public func run(recording path: String) async throws -> DifferentialReport {
-        try await run(sequence: RecordingSequence(path: path))
+    public func run(recording path: String, onStep: (DifferentialStep) -> Void = { _ in }) async throws
+        -> DifferentialReport
+    {
+        try await run(sequence: RecordingSequence(path: path), onStep: onStep)
     }
 
-    public func run<S: AsyncSequence>(sequence: S) async throws -> DifferentialReport
+    /// Streams `sequence`; `onStep` sees every step, alike or not, as it is compared.
+    public func run<S: AsyncSequence>(sequence: S, onStep: (DifferentialStep) -> Void = { _ in }) async throws
+        -> DifferentialReport
     where S.Element == RecordedExchange {
         var mapA = IdentifierMap(options.substitutions)
         var mapB = IdentifierMap(options.substitutions)
@@ -75,7 +81,7 @@ public struct Differential: Sendable {
             async let liveA = outcome(a, requestA)
             async let liveB = outcome(b, requestB)
             let (ra, rb) = await (liveA, liveB)
-            let recorded = try? JSONValue.parse(exchange.response.body)
+            let recorded = try? JSONValue.parse(ContentDecoding.decoded(exchange.response).body)
             var step = DifferentialStep(
                 seq: exchange.seq, flow: exchange.flow, method: exchange.request.method,
                 target: exchange.request.target,
@@ -108,6 +114,7 @@ public struct Differential: Sendable {
                 }
             }
             report.total += 1
+            onStep(step)
             if step.differences.isEmpty, step.errorA == nil, step.errorB == nil {
                 report.same += 1
             } else {
@@ -121,7 +128,8 @@ public struct Differential: Sendable {
     private func outcome(_ transport: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure>
     {
         do {
-            return .success(try await transport.send(request))
+            // Compression is representation, not behaviour: bodies are compared as the application reads them.
+            return .success(ContentDecoding.decoded(try await transport.send(request)))
         } catch {
             return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
         }

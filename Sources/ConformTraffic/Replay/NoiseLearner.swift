@@ -79,13 +79,15 @@ public enum NoiseLearner {
             let diffs = ResponseDiff.compare(expected: backA.apply(ra), actual: backB.apply(rb), noise: noise)
             for d in diffs {
                 let rule: NoiseRules.Rule
-                switch d.kind {
-                case .header: rule = .header(d.location, reason: nil)
-                case .body where !d.location.isEmpty:
-                    guard let pattern = JSONPathPattern(generalize(d.location)) else { continue }
+                if let name = d.headerName {
+                    rule = .header(name, reason: nil)
+                } else if let path = d.bodyPath {
+                    guard let pattern = JSONPathPattern(generalize(path)) else { continue }
                     rule = .path(pattern, reason: nil)
-                case .body: rule = .path(JSONPathPattern("$")!, reason: nil)
-                default: continue
+                } else if d.path == "body" {
+                    rule = .path(JSONPathPattern("$")!, reason: nil)
+                } else {
+                    continue
                 }
                 let key = "\(rule)"
                 if found[key] == nil {

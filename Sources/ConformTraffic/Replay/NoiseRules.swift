@@ -15,6 +15,8 @@ public struct NoiseRules: Sendable, Hashable {
     public static let defaultVolatileHeaders: Set<String> = [
         "date", "server", "connection", "keep-alive", "content-length", "transfer-encoding", "age", "via", "etag",
         "last-modified", "expires", "x-request-id", "x-correlation-id", "x-runtime",
+        // Whether a body came compressed (bodies are compared decoded): representation, not behaviour.
+        "x-conform-content-encoding",
     ]
 
     public init(_ rules: [Rule] = [], volatileHeaders: Set<String> = NoiseRules.defaultVolatileHeaders) {

@@ -1,5 +1,5 @@
 import ConformCore
-import ConformRunner
+import ConformReport
 
 /// Which exchanges of a recording one shard of a replay sends: whole groups of device flows that share a person.
 ///

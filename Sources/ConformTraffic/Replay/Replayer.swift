@@ -45,7 +45,7 @@ public struct ReplayOutcome: Sendable, Hashable, CustomStringConvertible {
     public var expected: HTTPResponse
     /// The live response, or `nil` when the transport failed.
     public var actual: HTTPResponse?
-    public var differences: [ResponseDifference]
+    public var differences: [Mismatch]
     /// Why no response came, when the transport failed.
     public var transportError: String?
     /// What the recording lacks to judge this exchange (a body a tool left out, a request that failed when it

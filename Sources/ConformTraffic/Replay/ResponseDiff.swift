@@ -1,40 +1,13 @@
 import ConformCore
 import Foundation
 
-/// One difference between an expected and an actual response.
-public struct ResponseDifference: Sendable, Hashable, CustomStringConvertible {
-    /// What differs; an open set.
-    public struct Kind: RawRepresentable, Sendable, Hashable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public static let status = Kind(rawValue: "status")
-        public static let header = Kind(rawValue: "header")
-        public static let body = Kind(rawValue: "body")
-    }
-
-    public var kind: Kind
-    /// The header name or the JSON path (`$.instances[0].isPrimary`); empty for status and whole bodies.
-    public var location: String
-    /// The expected value, rendered (JSON text for JSON values; `(absent)` when missing).
-    public var expected: String
-    public var actual: String
-
-    public var description: String {
-        let at = location.isEmpty ? kind.rawValue : "\(kind.rawValue) \(location)"
-        return "\(at): expected \(expected), got \(actual)"
-    }
-
-    static let absent = "(absent)"
-}
-
 /// Compares responses: status, headers (volatile ones ignored) and bodies (JSON structurally, by path).
 public enum ResponseDiff {
     /// Every difference between `expected` and `actual` that `noise` does not ignore.
-    public static func compare(expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules) -> [ResponseDifference]
-    {
-        var out: [ResponseDifference] = []
+    public static func compare(expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules) -> [Mismatch] {
+        var out: [Mismatch] = []
         if expected.status != actual.status {
-            out.append(.init(kind: .status, location: "", expected: "\(expected.status)", actual: "\(actual.status)"))
+            out.append(Mismatch(path: "status", expected: "\(expected.status)", actual: "\(actual.status)"))
         }
         var names: [String] = []
         for field in expected.headerFields.fields + actual.headerFields.fields
@@ -49,29 +22,29 @@ public enum ResponseDiff {
                     expected.headerFields.first { $0.name.lowercased() == name }?.name
                     ?? actual.headerFields.first { $0.name.lowercased() == name }?.name ?? name
                 out.append(
-                    .init(
-                        kind: .header, location: display,
-                        expected: e.isEmpty ? ResponseDifference.absent : e.joined(separator: ", "),
-                        actual: a.isEmpty ? ResponseDifference.absent : a.joined(separator: ", ")))
+                    Mismatch(
+                        path: "header \(display)",
+                        expected: e.isEmpty ? Mismatch.absent : e.joined(separator: ", "),
+                        actual: a.isEmpty ? Mismatch.absent : a.joined(separator: ", ")))
             }
         }
         out += compare(body: expected.body, actual: actual.body, noise: noise)
         return out
     }
 
-    static func compare(body expected: Data, actual: Data, noise: NoiseRules) -> [ResponseDifference] {
+    static func compare(body expected: Data, actual: Data, noise: NoiseRules) -> [Mismatch] {
         if expected == actual { return [] }
         if let e = try? JSONValue.parse(expected), let a = try? JSONValue.parse(actual) {
-            var out: [ResponseDifference] = []
+            var out: [Mismatch] = []
             compare(e, a, at: JSONPath(), noise: noise, into: &out)
             return out
         }
         if noise.ignoresPath(JSONPath()) { return [] }
-        return [.init(kind: .body, location: "", expected: render(expected), actual: render(actual))]
+        return [Mismatch(path: "body", expected: render(expected), actual: render(actual))]
     }
 
     static func compare(
-        _ e: JSONValue, _ a: JSONValue, at path: JSONPath, noise: NoiseRules, into out: inout [ResponseDifference]
+        _ e: JSONValue, _ a: JSONValue, at path: JSONPath, noise: NoiseRules, into out: inout [Mismatch]
     ) {
         if noise.ignoresPath(path) { return }
         switch (e, a) {
@@ -82,17 +55,17 @@ public enum ResponseDiff {
                     compare(value, other, at: child, noise: noise, into: &out)
                 } else if !noise.ignoresPath(child) {
                     out.append(
-                        .init(
-                            kind: .body, location: child.description, expected: value.serialized(),
-                            actual: ResponseDifference.absent))
+                        Mismatch(
+                            path: child.description, expected: value.serialized(),
+                            actual: Mismatch.absent))
                 }
             }
             for (key, value) in ao where eo[key] == nil {
                 let child = path.appending(key: key)
                 if !noise.ignoresPath(child) {
                     out.append(
-                        .init(
-                            kind: .body, location: child.description, expected: ResponseDifference.absent,
+                        Mismatch(
+                            path: child.description, expected: Mismatch.absent,
                             actual: value.serialized()))
                 }
             }
@@ -103,10 +76,10 @@ public enum ResponseDiff {
                     compare(ea[i], aa[i], at: child, noise: noise, into: &out)
                 } else if !noise.ignoresPath(child) {
                     out.append(
-                        .init(
-                            kind: .body, location: child.description,
-                            expected: i < ea.count ? ea[i].serialized() : ResponseDifference.absent,
-                            actual: i < aa.count ? aa[i].serialized() : ResponseDifference.absent))
+                        Mismatch(
+                            path: child.description,
+                            expected: i < ea.count ? ea[i].serialized() : Mismatch.absent,
+                            actual: i < aa.count ? aa[i].serialized() : Mismatch.absent))
                 }
             }
         case (.string(let es), .string(let as_)) where es != as_:
@@ -115,12 +88,12 @@ public enum ResponseDiff {
                 compare(ej, aj, at: path, noise: noise, into: &out)
             } else {
                 out.append(
-                    .init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
+                    Mismatch(path: path.description, expected: e.serialized(), actual: a.serialized()))
             }
         default:
             if !sameScalar(e, a) {
                 out.append(
-                    .init(kind: .body, location: path.description, expected: e.serialized(), actual: a.serialized()))
+                    Mismatch(path: path.description, expected: e.serialized(), actual: a.serialized()))
             }
         }
     }

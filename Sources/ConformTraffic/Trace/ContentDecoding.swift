@@ -1,7 +1,7 @@
 import ConformCore
 import Foundation
 
-/// Bodies as the application saw them: `Content-Encoding` (gzip, deflate, br) undone before anything stores,
+/// Bodies as the application saw them: `Content-Encoding` (gzip, deflate, br, zstd) undone before anything stores,
 /// redacts, checks or compares them, so no secret hides inside compressed bytes.
 ///
 /// A decoded message loses its `Content-Encoding` header and keeps the fact in `X-Conform-Content-Encoding`;
@@ -14,7 +14,7 @@ public enum ContentDecoding {
     public struct Decoded: Sendable {
         public var headerFields: HTTPFields
         public var body: Data
-        /// Why the body could not be decoded (an unknown coding such as zstd, or corrupt data); the body is then
+        /// Why the body could not be decoded (an unknown coding such as `compress`, or corrupt data); the body is then
         /// left out rather than kept undecodable.
         public var problem: String?
     }
@@ -39,6 +39,7 @@ public enum ContentDecoding {
                         out = try Decompression.inflate(out, raw: true, limit: limit)
                     }
                 case "br": out = try Decompression.brotli(out, limit: limit)
+                case "zstd": out = try Decompression.zstd(out, limit: limit)
                 default:
                     return Decoded(
                         headerFields: fields, body: Data(),

@@ -1,8 +1,9 @@
 internal import CBrotli
 internal import CZlib
+internal import CZstd
 import Foundation
 
-/// gzip, zlib, raw deflate and brotli, always with a limit on the output so a small bomb cannot fill memory.
+/// gzip, zlib, raw deflate, brotli and zstd, always with a limit on the output so a small bomb cannot fill memory.
 public enum Decompression {
     /// Why bytes could not be decompressed.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -77,6 +78,39 @@ public enum Decompression {
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: return "the compressed data ends early"
                 default: return "not valid brotli data"
                 }
+            }
+        }
+        if let outcome { throw Failure(message: outcome) }
+        return output
+    }
+
+    /// Decodes zstd data (one or more frames, as `Content-Encoding: zstd` sends them).
+    public static func zstd(_ data: Data, limit: Int = defaultLimit) throws(Failure) -> Data {
+        guard let stream = ZSTD_createDStream() else { throw Failure(message: "cannot start the zstd decoder") }
+        defer { ZSTD_freeDStream(stream) }
+        // A frame may ask for a window up to 2^31 bytes; the decoder refuses windows over 2^27 (128 MiB), as
+        // the standard for the HTTP coding (RFC 8878 section 3) lets a receiver do.
+        ZSTD_DCtx_setParameter(stream, ZSTD_d_windowLogMax, 27)
+        var output = Data()
+        var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
+        let outcome: String? = data.withUnsafeBytes { input in
+            var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+            var pending = 1  // what the decoder still expects: 0 once a frame ended with nothing held back
+            while true {
+                let produced: Int = chunk.withUnsafeMutableBufferPointer { out in
+                    var target = ZSTD_outBuffer(dst: out.baseAddress, size: out.count, pos: 0)
+                    pending = ZSTD_decompressStream(stream, &target, &source)
+                    return target.pos
+                }
+                if ZSTD_isError(pending) != 0 {
+                    return "not valid zstd data (\(String(cString: ZSTD_getErrorName(pending))))"
+                }
+                if output.count + produced > limit { return "decompresses to more than \(limit) bytes" }
+                output.append(contentsOf: chunk[0..<produced])
+                // Done when the input is used up and a frame has just ended (0), or the decoder has nothing
+                // more to give (a partial chunk) while it still expects input.
+                if source.pos == source.size && pending == 0 { return nil }
+                if source.pos == source.size && produced < chunk.count { return "the compressed data ends early" }
             }
         }
         if let outcome { throw Failure(message: outcome) }

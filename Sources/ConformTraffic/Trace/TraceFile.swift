@@ -110,8 +110,9 @@ public enum TraceFile {
         }
     }
 
+    /// The file's bytes, mapped rather than copied: a HAR is then read entry by entry from the page cache.
     private static func read(_ path: String) throws(Failure) -> Data {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
             throw Failure(file: path, message: "cannot read the file", help: "check that it is readable")
         }
         return data

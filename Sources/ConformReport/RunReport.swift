@@ -116,7 +116,8 @@ private struct Reader {
                 item["position"] == nil ? i : try int(item["position"], "\(path).position", 0...(planSuites - 1)))
             suites.append(try suite(item, path))
         }
-        let result = RunResult(suites: suites, duration: duration, target: target)
+        let kind: RunResult.Kind = root["kind"]?.stringValue == "comparison" ? .comparison : .conformance
+        let result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
         return RunReport(
             result: result, placement: ShardPlacement(shard: shard, planSuites: planSuites, positions: positions),
             source: source)
@@ -157,13 +158,24 @@ private struct Reader {
             suiteID: suiteID, flow: try string(v["flow"], "\(path).flow"),
             index: try int(v["index"], "\(path).index", 1...Self.maxCount) - 1,
             name: try string(v["name"], "\(path).name"),
-            file: file, mark: mark, spec: spec, verdict: Verdict(rawValue: try string(v["verdict"], "\(path).verdict")),
+            file: file, mark: mark, spec: spec, verdict: try verdict(v["verdict"], "\(path).verdict"),
             request: try v["request"].map { r throws(RunReportError) in try request(r, "\(path).request") },
             response: try v["response"].map { r throws(RunReportError) in try response(r, "\(path).response") },
             failures: failures,
             error: v["error"] == nil ? nil : try string(v["error"], "\(path).error"),
             attempts: try int(v["attempts"], "\(path).attempts", 0...Self.maxCount),
             duration: try number(v["duration"], "\(path).duration"))
+    }
+
+    func verdict(_ v: JSONValue?, _ path: String) throws(RunReportError) -> Verdict {
+        let text = try string(v, path)
+        guard let verdict = Verdict(rawValue: text) else {
+            throw fail(
+                path,
+                "unknown verdict '\(text)'; expected one of: \(Verdict.reportOrder.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+        return verdict
     }
 
     /// `FILE:LINE:COLUMN`, split from the right (the file may hold colons).

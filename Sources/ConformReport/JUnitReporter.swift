@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The document validates against `junit-10.xsd`, the schema of Jenkins' xUnit plugin: a step's file and line,
 /// which that schema has no attribute for, open the text of its failure, error, skip or assumption note.
-public struct JUnitReporter: RunReporter {
+public struct JUnitReporter: DocumentReporter {
     public var sink: any TextSink
     /// Zero the times, for golden files.
     public var deterministic: Bool
@@ -15,20 +15,22 @@ public struct JUnitReporter: RunReporter {
         self.deterministic = deterministic
     }
 
-    public func handle(_ event: RunEvent) {
-        if case .runFinished(let result) = event { sink.write(render(result)) }
+    /// The whole document as text.
+    public func render(_ result: RunResult) -> String {
+        text(result)
     }
 
-    public func render(_ result: RunResult) -> String {
+    /// Writes the document to `sink` suite by suite, so no more than one suite's text is held at a time.
+    public func write(_ result: RunResult, to sink: any TextSink) {
         let masker = SecretMasker(learningFrom: result)
-        let steps = result.steps
-        let failures = steps.filter { $0.verdict == .fail }.count
-        let errors = steps.filter { $0.verdict == .error }.count
+        let counts = result.counts
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         // `skipped` is counted per testsuite only: junit-10.xsd allows no such attribute on testsuites.
         out +=
-            "<testsuites name=\"conform\" tests=\"\(steps.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(time(result.duration))\">\n"
+            "<testsuites name=\"conform\" tests=\"\(result.stepCount)\" failures=\"\(counts[.fail, default: 0])\" errors=\"\(counts[.error, default: 0])\" time=\"\(time(result.duration))\">\n"
+        sink.write(out)
         for suite in result.suites {
+            out = ""
             let s = suite.steps
             out +=
                 "  <testsuite name=\"\(xml(suite.suite.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(xml(suite.suite.file))\">\n"
@@ -57,15 +59,15 @@ public struct JUnitReporter: RunReporter {
                     let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
                     out +=
                         ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step, masker)))</failure>\n    </testcase>\n"
-                default:
+                case .error:
                     out +=
                         ">\n      <error message=\"\(xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(xml(details(step, masker)))</error>\n    </testcase>\n"
                 }
             }
             out += "  </testsuite>\n"
+            sink.write(out)
         }
-        out += "</testsuites>\n"
-        return out
+        sink.write("</testsuites>\n")
     }
 
     /// The step's location, spec, exchange and mismatches, with credentials masked.

@@ -76,7 +76,7 @@ public struct ConsoleReporter: RunReporter {
         ]
         let time = String(format: "%.2f", result.duration)
         var out =
-            "\nSummary: \(count(result.suites.count, "suite")), \(count(result.steps.count, "step")): "
+            "\nSummary: \(count(result.suites.count, "suite")), \(count(result.stepCount, "step")): "
             + parts.joined(separator: ", ") + " in \(time) s\n"
         switch result.exitCode {
         case 0: out += paint("Result: CONFORMS", .green, .bold) + "\n"
@@ -94,7 +94,7 @@ public struct ConsoleReporter: RunReporter {
         case .assumptionNotMet: paint("~", .yellow)
         case .skipped: paint("-", .dim)
         case .fail: paint("✘", .red)
-        default: paint("!", .red, .bold)
+        case .error: paint("!", .red, .bold)
         }
     }
 

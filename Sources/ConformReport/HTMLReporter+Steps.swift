@@ -5,7 +5,7 @@ extension HTMLReporter {
     /// Bodies longer than this many characters are cut in the report.
     static let bodyLimit = 64 * 1024
 
-    func suiteSection(_ entry: Entry, masker: SecretMasker) -> String {
+    func writeSuiteSection(_ entry: Entry, masker: SecretMasker, to sink: any TextSink) {
         let result = entry.result
         let suite = result.suite
         var out =
@@ -21,11 +21,11 @@ extension HTMLReporter {
         if !suite.spec.isEmpty { out += fact("Spec", esc(suite.spec.summary)) }
         out += "</dl>\n"
         out += "<p class=\"back\"><a href=\"#verdict-matrix\">↑ Back to the verdict matrix</a></p>\n"
+        sink.write(out)
         for (i, step) in result.steps.enumerated() {
-            out += stepArticle(step, anchor: "\(entry.anchor)-step\(i + 1)", masker: masker)
+            sink.write(stepArticle(step, anchor: "\(entry.anchor)-step\(i + 1)", masker: masker))
         }
-        out += "</section>\n"
-        return out
+        sink.write("</section>\n")
     }
 
     func stepArticle(_ step: StepResult, anchor: String, masker: SecretMasker) -> String {

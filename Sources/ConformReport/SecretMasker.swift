@@ -24,13 +24,16 @@ public struct SecretMasker: Sendable, Hashable {
 
     /// A masker that knows every secret sent or received in the headers of the run.
     public init(learningFrom result: RunResult) {
-        var found: [String] = []
-        for step in result.steps {
-            for fields in [step.request?.headerFields, step.response?.headerFields].compactMap({ $0 }) {
-                for field in fields { found += Self.secretParts(name: field.name, value: field.value) }
+        var found: Set<String> = []
+        // Suite by suite, one exchange at a time: a spooled exchange is read back and let go.
+        for suite in result.suites {
+            for step in suite.steps where step.hasExchange {
+                for fields in [step.request?.headerFields, step.response?.headerFields].compactMap({ $0 }) {
+                    for field in fields { found.formUnion(Self.secretParts(name: field.name, value: field.value)) }
+                }
             }
         }
-        self.init(secrets: found)
+        self.init(secrets: Array(found))
     }
 
     /// How a header's value is treated.

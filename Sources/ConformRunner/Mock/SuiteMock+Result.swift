@@ -1,0 +1,60 @@
+import ConformCore
+import ConformReport
+import ConformYAML
+
+extension SuiteMock {
+    /// The session as a run result for the reporters: every exchange step of the suites passes when a request
+    /// reached it (the result keeps the request, not the response the mock built) and fails when none did; each request no step accepted is a failed step of the suite `unmatched`,
+    /// with why the closest step refused it.
+    public func result(target: String, duration: Double) -> RunResult {
+        let report = report()
+        var suiteResults: [SuiteResult] = []
+        for suite in suites {
+            var steps: [StepResult] = []
+            for flow in suite.flows {
+                for (n, step) in flow.steps.enumerated() {
+                    guard case .exchange = step.action else { continue }
+                    let label = "\(n + 1). \(step.name)"
+                    let played = report.matched.first {
+                        $0.suiteID == suite.id && $0.flow == flow.name && $0.step == label
+                    }
+                    var result = StepResult(
+                        suiteID: suite.id, flow: flow.name, index: n, name: step.name, file: suite.file,
+                        mark: step.mark, spec: step.spec, verdict: played == nil ? .fail : .pass,
+                        request: played?.request, attempts: played == nil ? 0 : 1)
+                    if played == nil { result.error = "no request reached this step" }
+                    steps.append(result)
+                }
+            }
+            suiteResults.append(SuiteResult(suite: suite, steps: steps, duration: 0))
+        }
+        if !report.unmatched.isEmpty {
+            let suite = Suite(id: "unmatched", title: "Requests no pending step accepted", flows: [], file: target)
+            let steps = report.unmatched.enumerated().map { i, entry in
+                let (file, mark) = Self.split(entry.location)
+                var step = StepResult(
+                    suiteID: suite.id, flow: "requests", index: i,
+                    name: "\(entry.request.method) \(entry.request.target)", file: file ?? target,
+                    mark: mark, spec: SpecReference(), verdict: .fail, request: entry.request, attempts: 1)
+                if entry.step.isEmpty {
+                    step.error = "no step of the suites accepts this request"
+                } else {
+                    step.error = "closest step: \(entry.suiteID) › \(entry.flow) › \(entry.step)"
+                    step.failures = [CheckFailure(severity: .must, mismatches: entry.mismatches)]
+                }
+                return step
+            }
+            suiteResults.append(SuiteResult(suite: suite, steps: steps, duration: 0))
+        }
+        return RunResult(suites: suiteResults, duration: duration, target: target)
+    }
+
+    /// `FILE:LINE:COLUMN` split from the right (a file may hold colons); no file for an empty location.
+    static func split(_ location: String) -> (String?, SourceMark) {
+        let parts = location.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let line = Int(parts[parts.count - 2]), let column = Int(parts[parts.count - 1]) else {
+            return (location.isEmpty ? nil : location, SourceMark(line: 0, column: 0))
+        }
+        return (parts.dropLast(2).joined(separator: ":"), SourceMark(line: line, column: column))
+    }
+}

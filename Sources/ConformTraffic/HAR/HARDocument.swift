@@ -1,0 +1,159 @@
+import ConformCore
+import Foundation
+
+/// A HAR read entry by entry, so a trace of a million entries never becomes one tree in memory.
+///
+/// Opening it scans the text once: it finds each entry of `log.entries` by its bytes, checks every entry the way
+/// ``HAR/import(_:file:attachments:)`` does (so a bad entry is an error before anything is written or judged), and
+/// keeps only where each entry is, when it started, and Conform's app events. Exchanges are then built one at a
+/// time, in file order or in start order. What the scan does not handle (a byte-order mark, escapes or repeats in
+/// the keys around `entries`, malformed text) is read the plain way, with the same errors.
+public struct HARDocument: Sendable {
+    public let file: String
+    let data: Data
+    let attachments: HAR.Attachments?
+    let entries: Entries
+    /// When each entry started, by index.
+    let startTimes: [Date]
+    /// Conform's app events (`log._conformEvents`), in `seq` order (ties keep file order).
+    public let events: [AppEvent]
+    /// Indices of the entries that lack something (a body left out, a failed request): they cannot be judged.
+    public let incomplete: [Int]
+
+    enum Entries: Sendable {
+        /// Byte ranges of each entry in `data`.
+        case ranges([Range<Int>])
+        /// A document read whole (the fallback).
+        case parsed([JSONValue])
+
+        var count: Int {
+            switch self {
+            case .ranges(let ranges): ranges.count
+            case .parsed(let values): values.count
+            }
+        }
+    }
+
+    /// How many entries the HAR has.
+    public var count: Int { entries.count }
+
+    public init(_ data: Data, file: String = "<har>", attachments: HAR.Attachments? = nil) throws(HARError) {
+        self.file = file
+        self.data = data
+        self.attachments = attachments
+        let eventsValue: JSONValue?
+        if let layout = HARLayout.scan(data) {
+            entries = .ranges(layout.entries)
+            eventsValue = try layout.events.map { range throws(HARError) in try Self.parse(data, range, file: file) }
+            for range in layout.others { _ = try Self.parse(data, range, file: file) }
+        } else {
+            let (values, events) = try HAR.entryValues(data, file: file)
+            entries = .parsed(values)
+            eventsValue = events
+        }
+        events = try HAR.appEvents(eventsValue, file: file)
+        var startTimes: [Date] = []
+        var incomplete: [Int] = []
+        let total = entries.count
+        startTimes.reserveCapacity(total)
+        for i in 0..<total {
+            let exchange = try Self.exchange(entries, i, data: data, file: file, attachments: attachments)
+            startTimes.append(exchange.startedAt)
+            if !exchange.omitted.isEmpty { incomplete.append(i) }
+        }
+        self.startTimes = startTimes
+        self.incomplete = incomplete
+    }
+
+    /// The exchange of entry `index` (0-based, file order).
+    public func exchange(_ index: Int) throws(HARError) -> RecordedExchange {
+        try Self.exchange(entries, index, data: data, file: file, attachments: attachments)
+    }
+
+    /// Entry indices by start time (stable): the causal order of a HAR whose tool listed entries otherwise.
+    public var startOrder: [Int] {
+        startTimes.indices.sorted { a, b in startTimes[a] != startTimes[b] ? startTimes[a] < startTimes[b] : a < b }
+    }
+
+    /// The trace, built one exchange at a time: with app events, entries in file order and each event before the
+    /// entry that follows it in Conform's numbering; without, entries in `order` (file order when `nil`).
+    public func records(order: [Int]? = nil) -> HARRecords {
+        HARRecords(document: self, order: events.isEmpty ? (order ?? Array(0..<count)) : Array(0..<count))
+    }
+
+    private static func exchange(
+        _ entries: Entries, _ index: Int, data: Data, file: String, attachments: HAR.Attachments?
+    ) throws(HARError) -> RecordedExchange {
+        let value: JSONValue
+        switch entries {
+        case .ranges(let ranges): value = try parse(data, ranges[index], file: file)
+        case .parsed(let values): value = values[index]
+        }
+        return try HAR.importEntry(value, index: index, file: file, attachments: attachments)
+    }
+
+    /// Parses one value of the document; an error names its line and column in the whole file.
+    private static func parse(_ data: Data, _ range: Range<Int>, file: String) throws(HARError) -> JSONValue {
+        let start = data.startIndex + range.lowerBound
+        do {
+            return try JSONValue.parse(data[start..<(data.startIndex + range.upperBound)], maxDepth: 500)
+        } catch {
+            let (line, column) = HARLayout.position(in: data, offset: range.lowerBound + error.offset)
+            throw HARError(
+                file: file, path: nil, line: line, column: column, message: "not JSON: \(error.message)",
+                help: "a HAR file is one JSON object with a `log` member; export it again from the tool")
+        }
+    }
+}
+
+/// A HAR's records, built as they are read.
+public struct HARRecords: AsyncSequence, Sendable {
+    public typealias Element = TraceRecord
+    let document: HARDocument
+    let order: [Int]
+
+    public func makeAsyncIterator() -> Iterator { Iterator(document: document, order: order) }
+
+    /// Every record, in memory.
+    public func all() throws(HARError) -> [TraceRecord] {
+        var iterator = makeAsyncIterator()
+        var out: [TraceRecord] = []
+        while let record = try iterator.nextRecord() { out.append(record) }
+        return out
+    }
+
+    /// Events due before each entry go first; the rest follow the last entry.
+    public struct Iterator: AsyncIteratorProtocol {
+        let document: HARDocument
+        let order: [Int]
+        var position = 0
+        var event = 0
+        var pending: RecordedExchange?
+
+        public mutating func next() async throws -> TraceRecord? { try nextRecord() }
+
+        /// The next record, read synchronously.
+        public mutating func nextRecord() throws(HARError) -> TraceRecord? {
+            let events = document.events
+            guard position < order.count else {
+                guard event < events.count else { return nil }
+                event += 1
+                return .event(events[event - 1])
+            }
+            let exchange: RecordedExchange
+            if let pending {
+                exchange = pending
+            } else {
+                exchange = try document.exchange(order[position])
+            }
+            if event < events.count, events[event].seq <= exchange.seq {
+                pending = exchange
+                event += 1
+                return .event(events[event - 1])
+            }
+            pending = nil
+            position += 1
+            return .exchange(exchange)
+        }
+    }
+}

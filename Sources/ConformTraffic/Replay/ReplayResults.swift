@@ -1,0 +1,57 @@
+import ConformCore
+import ConformReport
+import ConformYAML
+
+/// Replayed and diffed exchanges as steps of a run result, so every reporter renders them: one suite per device
+/// flow, one step per exchange, located at `TRACE:SEQ:1` as `conform check` locates its findings.
+///
+/// Only exchanges that did not pass keep their request and response, so a long replay's result stays small.
+public enum ReplayResults {
+    /// The suite of the device flow `flow` of the trace `trace`.
+    public static func suite(flow: String, trace: String, title: String) -> Suite {
+        Suite(
+            id: "flow \(flow)", title: "\(title), device flow \(flow)", flows: [], file: trace)
+    }
+
+    /// A replayed exchange: passed, failed with its differences (the recorded answer is what was expected), an
+    /// error when no answer came, or skipped when the recording cannot judge it.
+    public static func step(_ outcome: ReplayOutcome, trace: String) -> StepResult {
+        var step = StepResult(
+            suiteID: "", flow: outcome.flow, index: 0,
+            name: "exchange \(outcome.seq): \(outcome.request.method) \(outcome.request.target)", file: trace,
+            mark: SourceMark(line: outcome.seq, column: 1), spec: SpecReference(), verdict: .pass, attempts: 1,
+            duration: outcome.actual?.timing?.total ?? 0)
+        if let cannotJudge = outcome.cannotJudge {
+            step.verdict = .skipped
+            step.error = "cannot judge: \(cannotJudge)"
+        } else if let error = outcome.transportError {
+            step.verdict = .error
+            step.error = error
+        } else if !outcome.differences.isEmpty {
+            step.verdict = .fail
+            step.failures = [CheckFailure(severity: .must, mismatches: outcome.differences)]
+        }
+        if step.verdict != .pass {
+            step.request = outcome.request
+            step.response = outcome.actual
+        }
+        return step
+    }
+
+    /// An exchange sent to two implementations: passed when both answered alike, failed with A's answer as what
+    /// was expected and B's as what came.
+    public static func step(_ diff: DifferentialStep, trace: String) -> StepResult {
+        var mismatches = diff.differences
+        if diff.errorA != nil || diff.errorB != nil {
+            mismatches.insert(
+                Mismatch(
+                    path: "response", expected: diff.errorA.map { "A failed: \($0)" } ?? "A answered",
+                    actual: diff.errorB.map { "B failed: \($0)" } ?? "B answered"), at: 0)
+        }
+        return StepResult(
+            suiteID: "", flow: diff.flow, index: 0, name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
+            file: trace, mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(),
+            verdict: mismatches.isEmpty ? .pass : .fail,
+            failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1)
+    }
+}

@@ -13,18 +13,14 @@ extension CommandSpec {
 
     /// `--help` for this command.
     var helpText: String {
-        var out = "OVERVIEW: \(overview)\n\nUSAGE: \(usage)\n\n"
+        var sections = ["OVERVIEW: \(overview)\n", "USAGE: \(usage)\n"]
         if !arguments.isEmpty {
-            out += "ARGUMENTS:\n"
-            for argument in arguments { out += Self.entry(argument.name, argument.help) }
-            out += "\n"
+            sections.append("ARGUMENTS:\n" + arguments.map { Self.entry($0.name, $0.help) }.joined())
         }
-        out += "OPTIONS:\n"
-        for option in options { out += Self.entry(option.label, option.help) }
-        out += "\n"
-        if !discussion.isEmpty { out += discussion + "\n\n" }
-        if !exitCodes.isEmpty { out += "EXIT CODES:\n" + Self.indented(exitCodes, by: 2) + "\n\n" }
-        return out
+        sections.append("OPTIONS:\n" + options.map { Self.entry($0.label, $0.help) }.joined())
+        if !discussion.isEmpty { sections.append(discussion + "\n") }
+        if !exitCodes.isEmpty { sections.append("EXIT CODES:\n" + Self.indented(exitCodes, by: 2) + "\n") }
+        return sections.joined(separator: "\n")
     }
 
     /// `conform --help`: what Conform is and every command's abstract.

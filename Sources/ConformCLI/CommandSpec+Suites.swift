@@ -138,7 +138,8 @@ extension CommandSpec {
         overview:
             "Serve the embedded reference implementation over HTTP/1.1 (both the mobile and the backend API).",
         options: [
-            OptionSpec("--host", "ADDRESS", .text(), usage: true, help: "The address to listen on (default: 127.0.0.1)."),
+            OptionSpec(
+                "--host", "ADDRESS", .text(), usage: true, help: "The address to listen on (default: 127.0.0.1)."),
             .port,
             OptionSpec(
                 "--config", "FILE", .text(.file), usage: true,
@@ -200,7 +201,8 @@ extension CommandSpec {
                 Fix a suite variable (repeatable). Variables with generated defaults (fresh
                 user ids, tokens) are otherwise bound to what the client sends.
                 """, usage: true),
-            OptionSpec("--until-done", usage: true, help: "Stop once every step has been played (otherwise on Ctrl-C)."),
+            OptionSpec(
+                "--until-done", usage: true, help: "Stop once every step has been played (otherwise on Ctrl-C)."),
             OptionSpec(
                 "--timeout", "SECONDS", .duration(Arguments.timeoutRange), usage: true,
                 help: "Stop after this long in any case (for CI: a client that hangs still ends)."),

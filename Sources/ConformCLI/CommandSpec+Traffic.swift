@@ -116,7 +116,8 @@ extension CommandSpec {
         name: "diff", abstract: "Run the same exchanges against two implementations and compare.",
         overview: "Run the same exchanges against two implementations and report where they differ, step by step.",
         arguments: [
-            ArgumentSpec(name: "SUITES_OR_RECORDINGS", help: "Suite files or directories, or recordings (default: suites).")
+            ArgumentSpec(
+                name: "SUITES_OR_RECORDINGS", help: "Suite files or directories, or recordings (default: suites).")
         ],
         options: [
             OptionSpec(
@@ -202,7 +203,8 @@ extension CommandSpec {
         name: "export", abstract: "Export a recording as HAR.",
         overview: "Export a recording as HAR 1.2 (to standard output, or --out FILE.har).",
         arguments: [
-            ArgumentSpec(name: "RECORDING", help: "A recording directory or .jsonl file.", optional: false, repeatable: false)
+            ArgumentSpec(
+                name: "RECORDING", help: "A recording directory or .jsonl file.", optional: false, repeatable: false)
         ],
         options: [
             OptionSpec(

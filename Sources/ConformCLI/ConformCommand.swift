@@ -47,7 +47,9 @@ public enum ConformCommand {
         } catch let error as UsageError {
             io.err.write("Error: \(error.message)\n")
             if let sub = error.subcommand {
-                io.err.write("Usage: \(CommandSpec.named(sub)?.usage ?? "conform \(sub)")\n  See 'conform \(sub) --help' for more information.\n")
+                io.err.write(
+                    "Usage: \(CommandSpec.named(sub)?.usage ?? "conform \(sub)")\n  See 'conform \(sub) --help' for more information.\n"
+                )
             } else {
                 io.err.write("Usage: conform <subcommand>\n  See 'conform --help' for more information.\n")
             }

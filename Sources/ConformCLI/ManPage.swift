@@ -1,3 +1,5 @@
+import Foundation
+
 /// The manual page `conform.1` (roff, `man` macros) generated from the command declarations (`conform man`).
 enum ManPage {
     static func render(version: String) -> String {
@@ -31,7 +33,8 @@ enum ManPage {
                 out += ".TP\n.I \(escape(argument.name))\n\(text(argument.help))\n"
             }
             for option in command.options {
-                let name = option.name == "--help" ? "\\fB\\-h\\fR, \\fB\\-\\-help\\fR" : "\\fB\(escape(option.name))\\fR"
+                let name =
+                    option.name == "--help" ? "\\fB\\-h\\fR, \\fB\\-\\-help\\fR" : "\\fB\(escape(option.name))\\fR"
                 out += ".TP\n" + name + (option.value.isEmpty ? "" : " \\fI\(escape(option.value))\\fR") + "\n"
                 out += text(option.help) + "\n"
             }
@@ -63,9 +66,19 @@ enum ManPage {
         return out
     }
 
-    /// Roff-escapes `s`: backslashes and hyphens.
+    /// Roff-escapes `s`: backslashes, hyphens and non-ASCII characters.
     static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\e"
+            case "-": out += "\\-"
+            // Non-ASCII as roff's Unicode escapes, so the page renders whatever the reader's locale.
+            case _ where scalar.value > 0x7E: out += "\\[u" + String(format: "%04X", scalar.value) + "]"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// A paragraph: escaped, lines joined (roff fills them), no line starting with a control character.

@@ -36,12 +36,7 @@ enum MergeCommand {
             let sinks = requests.map { ($0, MemorySink()) }
             for (request, sink) in sinks { reporters.append(request.reporter(sink: sink)) }
             let fanout = ReporterFanout(reporters)
-            let run = merged.result
-            fanout.handle(
-                .runStarted(
-                    RunPlanSummary(suiteCount: run.suites.count, stepCount: run.steps.count, target: run.target)))
-            for suite in merged.result.suites { fanout.handle(.suiteFinished(suite)) }
-            fanout.handle(.runFinished(merged.result))
+            RunListing.replay(merged.result, to: fanout)
             guard ReportRequest.write(sinks, io: io) else { return ConformCommand.ExitCode.cannotRun }
             return merged.result.exitCode
         } catch {

@@ -89,7 +89,8 @@ enum ShellCompletion {
                 out += " \\\n            '\(spec)'"
             }
             for argument in command.arguments {
-                out += " \\\n            '\(argument.repeatable ? "*" : ""):\(argument.name):\(zshAction(argument.completion))'"
+                out +=
+                    " \\\n            '\(argument.repeatable ? "*" : ""):\(argument.name):\(zshAction(argument.completion))'"
             }
             out += "\n        ;;\n"
         }

@@ -7,7 +7,8 @@ enum ValidateCommand {
             return 0
         }
         do {
-            let files = try SuiteFiles.expand(parsed.positionals.isEmpty ? ["suites"] : parsed.positionals, io: io)
+            let files = try SuiteFiles.expand(
+                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
             let loaded = SuiteFiles.load(files, io: io, color: io.color && !parsed.has("--no-color"))
             if loaded.count > 0 {
                 io.err.write(loaded.problems)

@@ -68,7 +68,8 @@ struct Arguments {
             case .flag, .text: break
             }
             if option.required, value(option.name) == nil {
-                throw UsageError(message: "missing \(option.name) \(option.value)", subcommand: subcommand)
+                throw UsageError(
+                    message: "missing \(option.name) \(option.usageValue ?? option.value)", subcommand: subcommand)
             }
         }
     }

@@ -42,6 +42,15 @@ import Testing
             request: {url: "/reg/b"}
         """
 
+    static let flaky = """
+        suite: flaky
+        title: one step that changes
+        steps:
+          - name: sometimes fails
+            request: {url: "/x"}
+            expect: {status: 200}
+        """
+
     func steps(_ suites: [Suite]) -> [String] {
         suites.flatMap { s in s.flows.flatMap { f in f.steps.map { "\(s.id)/\(f.name)/\($0.name)" } } }
     }
@@ -130,15 +139,7 @@ import Testing
     }
 
     @Test func aRepeatedRunKeepsTheWorstVerdictAndNamesTheFlakySteps() async throws {
-        let s = try suite(
-            """
-            suite: flaky
-            title: one step that changes
-            steps:
-              - name: sometimes fails
-                request: {url: "/x"}
-                expect: {status: 200}
-            """)
+        let s = try suite(Self.flaky)
         let runner = Runner(transport: Alternating())
         let seen = Mutex<[Int]>([])
         let result = await runner.run(RunPlan(suites: [s], targetDescription: "fake"), times: 3) { n, _ in
@@ -161,15 +162,7 @@ import Testing
     }
 
     @Test func aRepeatedFailFastRunEndsWithTheFirstFailingRepetition() async throws {
-        let s = try suite(
-            """
-            suite: flaky
-            title: one step that changes
-            steps:
-              - name: sometimes fails
-                request: {url: "/x"}
-                expect: {status: 200}
-            """)
+        let s = try suite(Self.flaky)
         var plan = RunPlan(suites: [s], targetDescription: "fake")
         plan.failFast = true
         let result = await Runner(transport: Alternating()).run(plan, times: 10)

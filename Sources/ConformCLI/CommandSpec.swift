@@ -20,6 +20,17 @@ enum OptionKind: Sendable {
         case directory
         /// One of these words (checked by the command, with its own message).
         case words([String])
+        /// The name of a subcommand.
+        case commands
+
+        /// The words to offer, `nil` for files, directories or nothing.
+        var words: [String]? {
+            switch self {
+            case .words(let words): words
+            case .commands: CommandSpec.all.map(\.name)
+            default: nil
+            }
+        }
     }
 
     var takesValue: Bool {

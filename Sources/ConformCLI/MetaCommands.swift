@@ -6,9 +6,7 @@ extension CommandSpec {
         arguments: [
             ArgumentSpec(
                 name: "SUBCOMMAND", help: "The subcommand (default: the overview of every one).", repeatable: false,
-                completion: .words(
-                    ["run", "merge", "validate", "serve", "mock", "record", "replay", "diff", "check"]
-                        + ["import", "export", "scan", "help", "completion", "man"]))
+                completion: .commands)
         ],
         options: [.help])
 

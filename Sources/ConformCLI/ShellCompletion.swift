@@ -53,7 +53,8 @@ enum ShellCompletion {
         case .none: ":"
         case .file: "COMPREPLY=($(compgen -f -- \"$cur\"))"
         case .directory: "COMPREPLY=($(compgen -d -- \"$cur\"))"
-        case .words(let words): "COMPREPLY=($(compgen -W \"\(words.joined(separator: " "))\" -- \"$cur\"))"
+        case .words, .commands:
+            "COMPREPLY=($(compgen -W \"\(completion.words?.joined(separator: " ") ?? "")\" -- \"$cur\"))"
         }
     }
 
@@ -103,7 +104,7 @@ enum ShellCompletion {
         case .none: " "
         case .file: "_files"
         case .directory: "_files -/"
-        case .words(let words): "(\(words.joined(separator: " ")))"
+        case .words, .commands: "(\(completion.words?.joined(separator: " ") ?? ""))"
         }
     }
 
@@ -135,7 +136,7 @@ enum ShellCompletion {
         switch completion {
         case .none: ""
         case .file, .directory: " -F"
-        case .words(let words): " -f -a '\(words.joined(separator: " "))'"
+        case .words, .commands: " -f -a '\(completion.words?.joined(separator: " ") ?? "")'"
         }
     }
 }

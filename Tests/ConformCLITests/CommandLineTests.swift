@@ -86,6 +86,7 @@ import Testing
         #expect(
             try bashComplete(["conform", "run", "--fault", "depersonalizeN"], script: script) == ["depersonalizeNoop"])
         #expect(try bashComplete(["conform", "completion", "z"], script: script) == ["zsh"])
+        #expect(try bashComplete(["conform", "help", "m"], script: script) == ["merge", "mock", "man"])
         #expect(try bashComplete(["conform", "run", "--jobs", ""], script: script) == [])
     }
 

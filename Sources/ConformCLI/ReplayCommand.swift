@@ -57,14 +57,16 @@ enum ReplayCommand {
                     try target.makeTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
                 }
-            let isHAR = try TrafficSupport.isHAR(recording, io: io)
-            let harExchanges = isHAR ? try TrafficSupport.exchanges(recording, io: io) : []
+            // A HAR is read entry by entry, like a recording.
+            let har = try TrafficSupport.harDocument(recording, io: io)
             if let shard {
                 // A first pass over the recording groups the device flows that share a person.
                 options.partition =
-                    isHAR
-                    ? try await ReplayPartition.build(harExchanges, shard: shard)
-                    : try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
+                    if let har {
+                        try await ReplayPartition.build(har.exchanges, shard: shard)
+                    } else {
+                        try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
+                    }
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
@@ -82,8 +84,8 @@ enum ReplayCommand {
                 }
             }
             let summary: ReplaySummary
-            if isHAR {
-                summary = try await replayer.replay(harExchanges, onOutcome: onOutcome)
+            if let har {
+                summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
             } else {
                 summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
             }

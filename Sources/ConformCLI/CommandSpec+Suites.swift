@@ -163,6 +163,12 @@ extension CommandSpec {
                     thread per connection).
                     """),
             OptionSpec(
+                "--max-stored", "SIZE", .size(1024...(1 << 34)),
+                help: """
+                    The most data the reference keeps, 1KB to 16GB (default: 64MB); a write past it
+                    gets 507 STORAGE_LIMIT_REACHED, reads and deletes still go through.
+                    """),
+            OptionSpec(
                 "--check", usage: true,
                 help: """
                     Play the server side for an app under test: answer with the reference, record

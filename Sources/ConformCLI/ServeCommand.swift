@@ -39,8 +39,9 @@ enum ServeCommand {
                 return ConformCommand.ExitCode.cannotRun
             }
         }
+        let storage = try parsed.size("--max-stored").map(StorageLimit.init(bytes:)) ?? .default
         let reference = ReferenceImplementation(
-            configuration: configuration, faults: Set(faults), variants: Set(variants))
+            configuration: configuration, faults: Set(faults), variants: Set(variants), storageLimit: storage)
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             return await ProxySession.run(

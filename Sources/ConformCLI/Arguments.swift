@@ -6,17 +6,20 @@ struct UsageError: Error {
     var subcommand: String?
 }
 
-/// Command-line arguments split into options (repeatable) and positionals, checked against a declared set.
+/// Command-line arguments split into options (repeatable) and positionals, parsed and checked against a command's
+/// declaration: unknown options, missing values and values outside their declared range are usage errors.
 struct Arguments {
     var positionals: [String] = []
     var options: [String: [String]] = [:]
     var flags: Set<String> = []
-    /// The subcommand, for usage errors about a value.
-    var subcommand: String
+    /// The command, for usage errors about a value and for each option's declared range.
+    var command: CommandSpec
+    var subcommand: String { command.name }
 
-    /// Parses `args`; `valued` options take a value (`--x v` or `--x=v`), `flagNames` take none.
-    init(_ args: [String], valued: Set<String>, flagNames: Set<String>, subcommand: String) throws(UsageError) {
-        self.subcommand = subcommand
+    /// Parses `args` (`--x v`, `--x=v`, flags, `--` before positionals) against `command`'s options.
+    init(_ args: [String], command: CommandSpec) throws(UsageError) {
+        self.command = command
+        let subcommand = command.name
         var i = 0
         var onlyPositionals = false
         while i < args.count {
@@ -37,24 +40,36 @@ struct Arguments {
                 inline = String(arg[arg.index(after: eq)...])
             }
             if name == "-h" { name = "--help" }
-            if flagNames.contains(name) {
+            guard let option = command.option(name) else {
+                let hint = closest(name, command.options.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError(message: "unknown option '\(name)'\(hint)", subcommand: subcommand)
+            }
+            if !option.kind.takesValue {
                 if inline != nil {
                     throw UsageError(message: "option '\(name)' takes no value", subcommand: subcommand)
                 }
                 flags.insert(name)
-            } else if valued.contains(name) {
-                if let inline {
-                    options[name, default: []].append(inline)
-                } else if i < args.count {
-                    options[name, default: []].append(args[i])
-                    i += 1
-                } else {
-                    throw UsageError(message: "missing value for option '\(name)'", subcommand: subcommand)
-                }
+            } else if let inline {
+                options[name, default: []].append(inline)
+            } else if i < args.count {
+                options[name, default: []].append(args[i])
+                i += 1
             } else {
-                let all = Array(valued) + Array(flagNames)
-                let hint = closest(name, all).map { "; did you mean '\($0)'?" } ?? ""
-                throw UsageError(message: "unknown option '\(name)'\(hint)", subcommand: subcommand)
+                throw UsageError(message: "missing value for option '\(name)'", subcommand: subcommand)
+            }
+        }
+        if has("--help") { return }
+        // Every value is checked against its declaration before the command reads any.
+        for option in command.options {
+            switch option.kind {
+            case .integer: _ = try integer(option.name)
+            case .duration: _ = try duration(option.name)
+            case .size: _ = try size(option.name)
+            case .flag, .text: break
+            }
+            if option.required, value(option.name) == nil {
+                throw UsageError(
+                    message: "missing \(option.name) \(option.usageValue ?? option.value)", subcommand: subcommand)
             }
         }
     }
@@ -67,9 +82,10 @@ struct Arguments {
     static let timeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(86_400)
 
     /// The duration option `name` holds (`30`, `5s`, `200ms`, `1m`), or `nil` when it is absent; a value that is
-    /// not a duration or lies outside `range` is a usage error naming the option.
-    func duration(_ name: String, in range: ClosedRange<Duration> = timeoutRange) throws(UsageError) -> Duration? {
+    /// not a duration or lies outside the declared range is a usage error naming the option.
+    func duration(_ name: String) throws(UsageError) -> Duration? {
         guard let text = value(name) else { return nil }
+        guard case .duration(let range) = declared(name).kind else { preconditionFailure("\(name) is no duration") }
         guard let d = DurationText.parse(text, in: range) else {
             throw UsageError(
                 message:
@@ -80,9 +96,10 @@ struct Arguments {
     }
 
     /// The integer option `name` holds, or `nil` when it is absent; a value that is not an integer or lies
-    /// outside `range` is a usage error naming the option.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+    /// outside the declared range is a usage error naming the option.
+    func integer(_ name: String) throws(UsageError) -> Int? {
         guard let text = value(name) else { return nil }
+        guard case .integer(let range) = declared(name).kind else { preconditionFailure("\(name) is no integer") }
         guard let n = IntegerText.parse(text, in: range) else {
             throw UsageError(
                 message: "\(name) takes \(range.lowerBound) to \(range.upperBound), got '\(text)'",
@@ -91,20 +108,43 @@ struct Arguments {
         return n
     }
 
-    /// `--max-body SIZE` (`64MB`, `512KB`, bytes), or the default of 64 MB.
-    func maxBody() throws(UsageError) -> Int {
-        guard let text = value("--max-body") else { return ResponseLimits.defaultMaxBodyBytes }
-        guard let n = IntegerText.byteCount(text, in: ResponseLimits.maxBodyRange) else {
+    /// The size option `name` holds (`64MB`, `512KB`, bytes), or `nil` when it is absent.
+    func size(_ name: String) throws(UsageError) -> Int? {
+        guard let text = value(name) else { return nil }
+        guard case .size(let range) = declared(name).kind else { preconditionFailure("\(name) is no size") }
+        guard let n = IntegerText.byteCount(text, in: range) else {
             throw UsageError(
-                message: "--max-body takes a size from 1KB to 2GB such as 64MB or 512KB, got '\(text)'",
+                message:
+                    "\(name) takes a size from \(ByteText.format(range.lowerBound)) to \(ByteText.format(range.upperBound)) such as 64MB or 512KB, got '\(text)'",
                 subcommand: subcommand)
         }
         return n
     }
 
-    /// A port option: 0 (any free port) to 65535.
+    /// `--max-body SIZE`, or the default of 64 MB.
+    func maxBody() throws(UsageError) -> Int {
+        try size("--max-body") ?? ResponseLimits.defaultMaxBodyBytes
+    }
+
+    /// A port option: 0 (any free port) to 65535, as declared.
     func port(_ name: String) throws(UsageError) -> UInt16? {
-        try integer(name, in: 0...65_535).map { UInt16($0) }
+        try integer(name).map { UInt16($0) }
+    }
+
+    /// The declaration of an option the command reads; reading an undeclared one is a programming error.
+    private func declared(_ name: String) -> OptionSpec {
+        guard let option = command.option(name) else { preconditionFailure("\(command.name) declares no \(name)") }
+        return option
+    }
+}
+
+/// Sizes as messages write them: `1KB`, `64MB`, `2GB`.
+enum ByteText {
+    static func format(_ bytes: Int) -> String {
+        for (suffix, factor) in [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)] where bytes % factor == 0 {
+            return "\(bytes / factor)\(suffix)"
+        }
+        return "\(bytes) bytes"
     }
 }
 

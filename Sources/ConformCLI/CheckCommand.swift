@@ -5,11 +5,9 @@ import Synchronization
 /// `conform check RECORDING_OR_HAR… [--events FILE] [--report KIND:FILE]…`: the client side of an integration against the flow's rules.
 enum CheckCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--restricted", "--restricted-access", "--jwt", "--disable", "--events", "--report"],
-            flagNames: ["--help"], subcommand: "check")
+        let parsed = try Arguments(args, command: .check)
         if parsed.has("--help") {
-            io.out.write(Help.check)
+            io.out.write(CommandSpec.check.helpText)
             return 0
         }
         guard !parsed.positionals.isEmpty else {

@@ -18,13 +18,16 @@ public enum ConformCommand {
     public static func main(_ arguments: [String], io: CommandIO = .standard) async -> Int32 {
         let args = Array(arguments.dropFirst())
         guard let first = args.first else {
-            io.out.write(Help.root)
+            io.out.write(CommandSpec.rootHelp)
             return ExitCode.usage
         }
         let rest = Array(args.dropFirst())
         do {
             switch first {
-            case "-h", "--help", "help": io.out.write(Help.root); return 0
+            case "-h", "--help": io.out.write(CommandSpec.rootHelp); return 0
+            case "help": return try MetaCommands.help(rest, io: io)
+            case "completion": return try MetaCommands.completion(rest, io: io)
+            case "man": return try MetaCommands.man(rest, io: io)
             case "--version": io.out.write("conform \(version)\n"); return 0
             case "run": return try await RunCommand.main(rest, io: io)
             case "merge": return try MergeCommand.main(rest, io: io)
@@ -44,7 +47,9 @@ public enum ConformCommand {
         } catch let error as UsageError {
             io.err.write("Error: \(error.message)\n")
             if let sub = error.subcommand {
-                io.err.write("Usage: \(Help.usage(sub))\n  See 'conform \(sub) --help' for more information.\n")
+                io.err.write(
+                    "Usage: \(CommandSpec.named(sub)?.usage ?? "conform \(sub)")\n  See 'conform \(sub) --help' for more information.\n"
+                )
             } else {
                 io.err.write("Usage: conform <subcommand>\n  See 'conform --help' for more information.\n")
             }

@@ -8,12 +8,9 @@ import Foundation
 /// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
 enum DiffCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--target", "--noise", "--map", "--var", "--fault-a", "--fault-b", "--report"],
-            flagNames: ["--help"],
-            subcommand: "diff")
+        let parsed = try Arguments(args, command: .diff)
         if parsed.has("--help") {
-            io.out.write(Help.diff)
+            io.out.write(CommandSpec.diff.helpText)
             return 0
         }
         let targets = parsed.values("--target")

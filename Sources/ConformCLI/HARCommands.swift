@@ -4,10 +4,9 @@ import Foundation
 /// `conform import FILE.har --out DIR` and `conform export RECORDING [--out FILE.har]`.
 enum HARCommands {
     static func importHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--out", "--redact"], flagNames: ["--help", "--no-redact"], subcommand: "import")
+        let parsed = try Arguments(args, command: .importHAR)
         if parsed.has("--help") {
-            io.out.write(Help.importHAR)
+            io.out.write(CommandSpec.importHAR.helpText)
             return 0
         }
         guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
@@ -53,9 +52,9 @@ enum HARCommands {
     }
 
     static func exportHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, valued: ["--out"], flagNames: ["--help"], subcommand: "export")
+        let parsed = try Arguments(args, command: .exportHAR)
         if parsed.has("--help") {
-            io.out.write(Help.exportHAR)
+            io.out.write(CommandSpec.exportHAR.helpText)
             return 0
         }
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
@@ -79,9 +78,9 @@ enum HARCommands {
     }
 
     static func scan(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, valued: [], flagNames: ["--help"], subcommand: "scan")
+        let parsed = try Arguments(args, command: .scan)
         if parsed.has("--help") {
-            io.out.write(Help.scan)
+            io.out.write(CommandSpec.scan.helpText)
             return 0
         }
         guard !parsed.positionals.isEmpty else {

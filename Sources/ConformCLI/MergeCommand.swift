@@ -9,10 +9,9 @@ enum MergeCommand {
     static let maxReportBytes = 1 << 30
 
     static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--report"], flagNames: ["--help", "--verbose", "--no-color"], subcommand: "merge")
+        let parsed = try Arguments(args, command: .merge)
         if parsed.has("--help") {
-            io.out.write(Help.merge)
+            io.out.write(CommandSpec.merge.helpText)
             return 0
         }
         guard !parsed.positionals.isEmpty else {
@@ -37,12 +36,7 @@ enum MergeCommand {
             let sinks = requests.map { ($0, MemorySink()) }
             for (request, sink) in sinks { reporters.append(request.reporter(sink: sink)) }
             let fanout = ReporterFanout(reporters)
-            let run = merged.result
-            fanout.handle(
-                .runStarted(
-                    RunPlanSummary(suiteCount: run.suites.count, stepCount: run.steps.count, target: run.target)))
-            for suite in merged.result.suites { fanout.handle(.suiteFinished(suite)) }
-            fanout.handle(.runFinished(merged.result))
+            RunListing.replay(merged.result, to: fanout)
             guard ReportRequest.write(sinks, io: io) else { return ConformCommand.ExitCode.cannotRun }
             return merged.result.exitCode
         } catch {

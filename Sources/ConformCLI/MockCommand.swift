@@ -7,12 +7,9 @@ import Foundation
 /// `conform mock [SUITES…]`: Conform plays the server the suites describe, for testing a client or an SDK.
 enum MockCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--host", "--port", "--var", "--timeout", "--report"],
-            flagNames: ["--help", "--until-done"],
-            subcommand: "mock")
+        let parsed = try Arguments(args, command: .mock)
         if parsed.has("--help") {
-            io.out.write(Help.mock)
+            io.out.write(CommandSpec.mock.helpText)
             return 0
         }
         let port = try parsed.port("--port") ?? 0

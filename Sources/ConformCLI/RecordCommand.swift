@@ -8,11 +8,9 @@ import Synchronization
 /// `conform record`: a recording reverse proxy in front of one or two upstreams.
 enum RecordCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--listen", "--upstream", "--out", "--redact", "--timeout", "--max-body"],
-            flagNames: ["--help", "--no-redact", "--append", "--check", "--insecure"], subcommand: "record")
+        let parsed = try Arguments(args, command: .record)
         if parsed.has("--help") {
-            io.out.write(Help.record)
+            io.out.write(CommandSpec.record.helpText)
             return 0
         }
         guard let out = parsed.value("--out") else {

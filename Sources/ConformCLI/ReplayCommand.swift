@@ -9,15 +9,9 @@ import Synchronization
 /// `conform replay RECORDING`: re-send recorded requests, remap minted ids, diff each response against the recorded one.
 enum ReplayCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args,
-            valued: [
-                "--target", "--noise", "--map", "--learn-noise", "--timeout", "--connections", "--shard", "--speed",
-                "--rate", "--max-body", "--report",
-            ],
-            flagNames: ["--help", "--sequential", "--insecure", "--quiet"], subcommand: "replay")
+        let parsed = try Arguments(args, command: .replay)
         if parsed.has("--help") {
-            io.out.write(Help.replay)
+            io.out.write(CommandSpec.replay.helpText)
             return 0
         }
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
@@ -37,7 +31,7 @@ enum ReplayCommand {
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "replay")
         }
-        let connections = try parsed.integer("--connections", in: 1...256) ?? 8
+        let connections = try parsed.integer("--connections") ?? 8
         let reports = try ReportRequest.all(parsed, subcommand: "replay")
         do {
             if let output = parsed.value("--learn-noise") {
@@ -63,14 +57,16 @@ enum ReplayCommand {
                     try target.makeTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
                 }
-            let isHAR = try TrafficSupport.isHAR(recording, io: io)
-            let harExchanges = isHAR ? try TrafficSupport.exchanges(recording, io: io) : []
+            // A HAR is read entry by entry, like a recording.
+            let har = try TrafficSupport.harDocument(recording, io: io)
             if let shard {
                 // A first pass over the recording groups the device flows that share a person.
                 options.partition =
-                    isHAR
-                    ? try await ReplayPartition.build(harExchanges, shard: shard)
-                    : try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
+                    if let har {
+                        try await ReplayPartition.build(har.exchanges, shard: shard)
+                    } else {
+                        try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
+                    }
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
@@ -88,8 +84,8 @@ enum ReplayCommand {
                 }
             }
             let summary: ReplaySummary
-            if isHAR {
-                summary = try await replayer.replay(harExchanges, onOutcome: onOutcome)
+            if let har {
+                summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
             } else {
                 summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
             }

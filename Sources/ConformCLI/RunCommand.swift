@@ -6,15 +6,9 @@ import Foundation
 /// `conform run`: load suites, pick the target, run, report, exit 0/1/2.
 enum RunCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args,
-            valued: [
-                "--target", "--var", "--report", "--timeout", "--jobs", "--fault", "--variant", "--shard", "--max-body",
-            ],
-            flagNames: ["--help", "--verbose", "--no-color", "--insecure"], subcommand: "run"
-        )
+        let parsed = try Arguments(args, command: .run)
         if parsed.has("--help") {
-            io.out.write(Help.run)
+            io.out.write(CommandSpec.run.helpText)
             return 0
         }
         var overrides: [String: String] = [:]
@@ -26,7 +20,7 @@ enum RunCommand {
         }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
-        let jobs = try parsed.integer("--jobs", in: 1...1000) ?? .max
+        let jobs = try parsed.integer("--jobs") ?? .max
         let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
             try ReportRequest(parsing: spec)
         }
@@ -37,10 +31,14 @@ enum RunCommand {
             parsing: parsed.value("--target") ?? "builtin", faults: parsed.values("--fault"),
             variants: parsed.values("--variant"))
         let color = io.color && !parsed.has("--no-color")
+        let repeats = try parsed.integer("--repeat") ?? 1
+        let selection = RunSelection(
+            tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
 
         let files: [String]
         do {
-            files = try SuiteFiles.expand(parsed.positionals.isEmpty ? ["suites"] : parsed.positionals, io: io)
+            files = try SuiteFiles.expand(
+                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
         } catch {
             io.err.write(error.message + "\n")
             return ConformCommand.ExitCode.cannotRun
@@ -60,9 +58,20 @@ enum RunCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
-        var suites = loaded.suites
+        // Every shard selects alike, so the shards of a selection still make one whole run.
+        var suites = selection.apply(loaded.suites)
+        if suites.isEmpty {
+            io.err.write(
+                "error: no suite or step matches the selection (--tag, --filter, --step)\n"
+                    + "help: list what is there with 'conform run --list', then pick from it\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
         var placement = ShardPlacement.whole(suiteCount: suites.count)
         if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
+        if parsed.has("--list") {
+            io.out.write(RunListing.render(suites, selection: selection))
+            return 0
+        }
         let transport: any Transport
         do {
             transport = try target.makeTransport(
@@ -71,13 +80,14 @@ enum RunCommand {
             io.err.write("error: cannot set up the target \(target.description): \(error)\n")
             return ConformCommand.ExitCode.cannotRun
         }
-        let plan = RunPlan(
+        var plan = RunPlan(
             suites: suites, overrides: overrides,
             environment: RunPlan.variables(fromEnvironment: io.environment),
             targetDefaults: target.variableDefaults, exchangeTimeout: timeout, maxConcurrentSuites: jobs,
             targetDescription: target.description,
             functions: RunnerFunctions.all
         )
+        plan.failFast = parsed.has("--fail-fast")
         var reporters: [any RunReporter] = [
             ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
         ]
@@ -88,7 +98,17 @@ enum RunCommand {
         var retention = Runner.Retention.failures
         if !files.isEmpty { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
         let fanout = ReporterFanout(reporters)
-        let result = await Runner(transport: transport, retention: retention).run(plan) { fanout.handle($0) }
+        let runner = Runner(transport: transport, retention: retention)
+        let result: RunResult
+        if repeats > 1 {
+            // The repetitions run first; the reports then show each step once, with its worst verdict.
+            result = await runner.run(plan, times: repeats) { n, run in
+                io.err.write("Repetition \(n) of \(repeats): \(run.status.words.lowercased())\n")
+            }
+            RunListing.replay(result, to: fanout)
+        } else {
+            result = await runner.run(plan) { fanout.handle($0) }
+        }
         guard ReportFile.finish(files, io: io) else { return ConformCommand.ExitCode.cannotRun }
         return result.exitCode
     }

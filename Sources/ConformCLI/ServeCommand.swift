@@ -9,13 +9,9 @@ import Synchronization
 /// `conform serve`: the reference implementation over HTTP/1.1 until interrupted.
 enum ServeCommand {
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(
-            args, valued: ["--host", "--port", "--config", "--fault", "--variant", "--threads", "--out"],
-            flagNames: ["--help", "--check"],
-            subcommand: "serve"
-        )
+        let parsed = try Arguments(args, command: .serve)
         if parsed.has("--help") {
-            io.out.write(Help.serve)
+            io.out.write(CommandSpec.serve.helpText)
             return 0
         }
         guard parsed.positionals.isEmpty else {
@@ -29,7 +25,7 @@ enum ServeCommand {
         // Under latency every request holds its server thread for the delay: a thread per connection keeps
         // concurrent clients from waiting for each other.
         limits.threadPerConnection = variants.contains(.latency)
-        if let n = try parsed.integer("--threads", in: 1...64) {
+        if let n = try parsed.integer("--threads") {
             limits.threads = n
             limits.threadPerConnection = false
         }
@@ -43,8 +39,9 @@ enum ServeCommand {
                 return ConformCommand.ExitCode.cannotRun
             }
         }
+        let storage = try parsed.size("--max-stored").map(StorageLimit.init(bytes:)) ?? .default
         let reference = ReferenceImplementation(
-            configuration: configuration, faults: Set(faults), variants: Set(variants))
+            configuration: configuration, faults: Set(faults), variants: Set(variants), storageLimit: storage)
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             return await ProxySession.run(

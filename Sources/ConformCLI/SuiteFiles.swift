@@ -26,6 +26,21 @@ enum SuiteFiles {
         return files
     }
 
+    /// The suites a command uses when none are named: `suites` in the current directory, or else the bundled suites
+    /// installed beside the executable (`/usr/bin/conform` → `/usr/share/conform/suites`, as the package lays them
+    /// out); `suites` when neither exists, so the error names what was looked for.
+    static func defaultDirectory(io: CommandIO) -> String {
+        if FileManager.default.fileExists(atPath: io.resolve("suites")) { return "suites" }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let installed = executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/conform/suites").path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: installed, isDirectory: &isDirectory), isDirectory.boolValue {
+            return installed
+        }
+        return "suites"
+    }
+
     /// Loads every file; returns the suites and the rendered diagnostics of the files that failed.
     static func load(_ files: [String], io: CommandIO, color: Bool) -> (suites: [Suite], problems: String, count: Int) {
         let loaded = LoadedSuites(

@@ -91,12 +91,6 @@ enum TrafficSupport {
         return out
     }
 
-    /// Whether `path` holds a HAR (by content: any name, plain, compressed or zipped) rather than a recording.
-    static func isHAR(_ path: String, io: CommandIO) throws -> Bool {
-        if case .har = try TraceFile.open(io.resolve(path)) { return true }
-        return false
-    }
-
     /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)

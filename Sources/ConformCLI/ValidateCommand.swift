@@ -1,13 +1,14 @@
 /// `conform validate SUITES…`: every problem in every file, or silence and exit 0.
 enum ValidateCommand {
     static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, valued: [], flagNames: ["--help", "--no-color"], subcommand: "validate")
+        let parsed = try Arguments(args, command: .validate)
         if parsed.has("--help") {
-            io.out.write(Help.validate)
+            io.out.write(CommandSpec.validate.helpText)
             return 0
         }
         do {
-            let files = try SuiteFiles.expand(parsed.positionals.isEmpty ? ["suites"] : parsed.positionals, io: io)
+            let files = try SuiteFiles.expand(
+                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
             let loaded = SuiteFiles.load(files, io: io, color: io.color && !parsed.has("--no-color"))
             if loaded.count > 0 {
                 io.err.write(loaded.problems)

@@ -26,14 +26,20 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
     private struct Store: Sendable {
         var current: ReferenceState
         var history: PeopleHistory?
+        var stored = StorageCount()
     }
+
+    /// How much data the reference keeps before it refuses writes with 507.
+    public let storageLimit: StorageLimit
 
     /// Creates an empty implementation serving `configuration`, with `faults` and `variants` switched on.
     public convenience init(
         configuration: ReferenceConfiguration = .default, faults: Set<ReferenceFault> = [],
-        variants: Set<ReferenceVariant> = []
+        variants: Set<ReferenceVariant> = [], storageLimit: StorageLimit = .default
     ) {
-        self.init(configuration: configuration, faults: faults, variants: variants, clock: { Date() })
+        self.init(
+            configuration: configuration, faults: faults, variants: variants, storageLimit: storageLimit,
+            clock: { Date() })
     }
 
     /// Creates an implementation whose notion of "now" (JWT expiry, send times) comes from `clock`.
@@ -49,8 +55,9 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
     /// ``ReferenceVariant/eventualPeople``; ``ReferenceVariant/latency`` always waits in real time.
     public init(
         configuration: ReferenceConfiguration, faults: Set<ReferenceFault>, variants: Set<ReferenceVariant>,
-        clock: @escaping @Sendable () -> Date
+        storageLimit: StorageLimit = .default, clock: @escaping @Sendable () -> Date
     ) {
+        self.storageLimit = storageLimit
         self.configuration = configuration
         self.faults = faults
         self.variants = variants
@@ -90,6 +97,14 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let now = clock()
         let response = store.withLock { store in
+            // Only writes that bring data count; reads and deletes always go through, so space can be freed.
+            let body = request.body.count
+            if body > 0, request.effectiveMethod != .get, request.effectiveMethod != .delete {
+                guard store.stored.admits(body, limit: storageLimit, state: store.current) else {
+                    return StorageLimit.refusal(limit: storageLimit.bytes).response
+                }
+                store.stored.since += body
+            }
             guard let history = store.history else { return engine.handle(request, state: &store.current) }
             if Self.isLaggingRead(request) {
                 var view = history.view(at: now, current: store.current)

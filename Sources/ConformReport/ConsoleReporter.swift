@@ -75,7 +75,16 @@ public struct ConsoleReporter: RunReporter {
             "\(c[.error, default: 0]) could not run",
         ]
         let time = String(format: "%.2f", result.duration)
-        var out =
+        var out = ""
+        if result.repetitions > 1 {
+            out += "\nRepeated \(result.repetitions) times; each step shows its worst verdict. "
+            out += result.flaky.isEmpty ? "No step is flaky.\n" : "Flaky (the verdict changed):\n"
+            for f in result.flaky {
+                out += "    " + paint("~ \(f.title)", .yellow) + ": \(f.tally)\n"
+                out += paint("        --> \(f.location)", .dim) + "\n"
+            }
+        }
+        out +=
             "\nSummary: \(count(result.suites.count, "suite")), \(count(result.stepCount, "step")): "
             + parts.joined(separator: ", ") + " in \(time) s\n"
         switch result.exitCode {

@@ -105,6 +105,18 @@ public struct JSONReporter: DocumentReporter {
         ])
         // Replays and diffs say so: their exit status follows the comparison rules (RunStatus).
         if result.kind == .comparison { o["kind"] = "comparison" }
+        // A repeated run (`--repeat N`) names the steps whose verdict changed between repetitions.
+        if result.repetitions > 1 {
+            o["repetitions"] = .int(result.repetitions)
+            o["flaky"] = .array(
+                result.flaky.map { f in
+                    [
+                        "suite": .string(f.suiteID), "flow": .string(f.flow), "index": .int(f.index + 1),
+                        "name": .string(f.name), "location": .string(f.location),
+                        "verdicts": .array(f.verdicts.map { .string($0.rawValue) }),
+                    ]
+                })
+        }
         return o
     }
 

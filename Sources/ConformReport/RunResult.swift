@@ -125,6 +125,10 @@ public struct RunResult: Sendable, Hashable {
     public var duration: Double
     public var target: String
     public var kind: Kind
+    /// How many times the run played its plan (`conform run --repeat N`); each step keeps its worst verdict.
+    public var repetitions = 1
+    /// The steps whose verdict changed between repetitions.
+    public var flaky: [FlakyStep] = []
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites

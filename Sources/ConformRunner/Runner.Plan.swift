@@ -1,4 +1,5 @@
 import ConformCore
+import Synchronization
 
 /// What to run: suites, variable overrides, and limits.
 public struct RunPlan: Sendable {
@@ -17,6 +18,10 @@ public struct RunPlan: Sendable {
     public var targetDescription: String
     /// Functions templates may call beyond the built-in generators (e.g. `jwt`).
     public var functions: [String: TemplateFunction]
+    /// Start no step after the first that fails or cannot run; what did not start is `skipped` ("not run").
+    public var failFast = false
+    /// Set by the runner for a fail-fast run: shared by every flow, tripped by the first failure.
+    var halt: Halt?
 
     public init(
         suites: [Suite], overrides: [String: String] = [:], environment: [String: String] = [:],
@@ -42,4 +47,15 @@ public struct RunPlan: Sendable {
         }
         return out
     }
+}
+
+/// The first failure of a fail-fast run: once tripped, no flow starts another step.
+final class Halt: Sendable {
+    private let state = Mutex<String?>(nil)
+
+    /// Why the run stopped, once it has.
+    var reason: String? { state.withLock { $0 } }
+
+    /// Records the first failure; later ones change nothing.
+    func trip(_ reason: String) { state.withLock { if $0 == nil { $0 = reason } } }
 }

@@ -34,6 +34,9 @@ public struct Runner: Sendable {
 
     /// Runs every flow of every suite (flows concurrently, steps in order) and returns the result.
     public func run(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> RunResult {
+        var halting = plan
+        if plan.failFast { halting.halt = Halt() }
+        let plan = halting
         let clock = ContinuousClock()
         let start = clock.now
         events(
@@ -120,9 +123,13 @@ public struct Runner: Sendable {
                 suiteID: suite.id, flow: flow.name, index: index, name: step.name, file: suite.file, mark: step.mark,
                 spec: step.spec.isEmpty ? suite.spec : step.spec, verdict: .skipped
             )
-            if let blocked {
-                result.error = setupError != nil ? blocked : "skipped: \(blocked)"
-                result.verdict = setupError != nil ? .error : .skipped
+            if let blocked, setupError == nil {
+                result.error = "skipped: \(blocked)"
+            } else if let reason = plan.halt?.reason {
+                result.error = "not run: \(reason)"
+            } else if let blocked {
+                result.error = blocked
+                result.verdict = .error
             } else {
                 switch step.action {
                 case .wait(let wait):
@@ -139,7 +146,15 @@ public struct Runner: Sendable {
                     }
                 }
                 if result.verdict == .fail || result.verdict == .error {
-                    blocked = "step \(index + 1) '\(step.name)' of flow '\(flow.name)' did not pass"
+                    // A wait that failed because the fail-fast stop ended the flow it waited for did not really run.
+                    if case .wait = step.action, let reason = plan.halt?.reason {
+                        result.verdict = .skipped
+                        result.error = "not run: \(reason)"
+                    } else {
+                        plan.halt?.trip(
+                            "--fail-fast stopped the run after \(suite.id) › \(flow.name) › \(index + 1). \(step.name)")
+                        blocked = "step \(index + 1) '\(step.name)' of flow '\(flow.name)' did not pass"
+                    }
                 }
             }
             events(.stepFinished(result))

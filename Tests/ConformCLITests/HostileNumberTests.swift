@@ -60,15 +60,18 @@ import Testing
     }
 
     @Test func durationsInEveryFormAreAccepted() throws {
-        let parsed = try Arguments(
-            ["--a", "30", "--b", "1.5", "--c", "200ms", "--d", "2m", "--e", "24h"],
-            valued: ["--a", "--b", "--c", "--d", "--e"],
-            flagNames: [], subcommand: "run")
+        let command = CommandSpec(
+            name: "run", abstract: "", overview: "",
+            options: ["--a", "--b", "--c", "--d", "--e", "--absent"].map {
+                OptionSpec($0, "SECONDS", .duration(Arguments.timeoutRange), help: "")
+            })
+        let parsed = try Arguments(["--a", "30", "--b", "1.5", "--c", "200ms", "--d", "2m"], command: command)
         #expect(try parsed.duration("--a") == .seconds(30))
         #expect(try parsed.duration("--b") == .milliseconds(1500))
         #expect(try parsed.duration("--c") == .milliseconds(200))
         #expect(try parsed.duration("--d") == .seconds(120))
-        #expect(throws: UsageError.self) { try parsed.duration("--e") }
         #expect(try parsed.duration("--absent") == nil)
+        // Declared values are checked while parsing, before the command reads any.
+        #expect(throws: UsageError.self) { try Arguments(["--e", "24h"], command: command) }
     }
 }

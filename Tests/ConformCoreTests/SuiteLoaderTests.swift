@@ -140,6 +140,21 @@ import Testing
         #expect(rendered.hasPrefix("suite.yaml:4:2: error:"))
     }
 
+    @Test func tagsAreWordsListedOnce() throws {
+        let steps = "steps:\n  - name: a\n    request: {method: GET, url: /x}\n    expect: {status: 200}\n"
+        #expect(
+            try load("suite: s\ntitle: t\ntags: [smoke, mobile-api, d10]\n" + steps).tags == [
+                "smoke", "mobile-api", "d10",
+            ])
+        let rendered = problems("suite: s\ntitle: t\ntags: [Smoke, login, login, -x]\n" + steps)
+        #expect(rendered.contains("suite.yaml:3:8: error: invalid tag 'Smoke'"))
+        #expect(rendered.contains("suite.yaml:3:22: error: tag 'login' is listed twice"))
+        #expect(rendered.contains("suite.yaml:3:29: error: invalid tag '-x'"))
+        #expect(
+            problems("suite: s\ntitle: t\ntags: smoke\n" + steps).contains("suite.yaml:3:7: error: tags must be a list")
+        )
+    }
+
     @Test func duplicateKeysAreErrors() {
         let rendered = problems("suite: s\ntitle: t\nsuite: u\nsteps: []\n")
         #expect(rendered.contains("suite.yaml:3:1: error: duplicate key 'suite'"))

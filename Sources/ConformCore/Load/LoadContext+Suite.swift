@@ -31,7 +31,19 @@ extension LoadContext {
         var tags: [String] = []
         if let node = value(pairs, "tags") {
             if case .sequence(let items) = node.kind {
-                tags = items.compactMap { string($0, "a tag") }
+                for item in items {
+                    guard let tag = string(item, "a tag") else { continue }
+                    if !Self.isTag(tag) {
+                        error(
+                            item, "invalid tag '\(tag)'",
+                            help:
+                                "use lower-case letters, digits and '-', starting with a letter or digit, e.g. 'smoke'")
+                    } else if tags.contains(tag) {
+                        error(item, "tag '\(tag)' is listed twice", help: "remove the second '\(tag)'")
+                    } else {
+                        tags.append(tag)
+                    }
+                }
             } else {
                 error(node, "tags must be a list, found \(describe(node))", help: "write 'tags: [smoke, login]'")
             }
@@ -75,6 +87,12 @@ extension LoadContext {
         return Suite(
             id: id, title: title, step: step, spec: spec, profile: profile, tags: tags, variables: variables,
             flows: flows, file: file)
+    }
+
+    /// A tag as `--tag` selects it: a word of lower-case ASCII letters, digits and `-`.
+    static func isTag(_ text: String) -> Bool {
+        guard let first = text.utf8.first, first != UInt8(ascii: "-"), text.utf8.count <= 64 else { return false }
+        return text.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
     }
 
     func value(_ pairs: [YAMLNode.Pair], _ key: String) -> YAMLNode? {

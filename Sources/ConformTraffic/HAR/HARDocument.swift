@@ -157,3 +157,27 @@ public struct HARRecords: AsyncSequence, Sendable {
         }
     }
 }
+
+extension HARDocument {
+    /// The exchanges alone, in file order, built as they are read (what `replay` sends).
+    public var exchanges: HARExchanges { HARExchanges(records: records()) }
+}
+
+/// A HAR's exchanges without its app events, built as they are read.
+public struct HARExchanges: AsyncSequence, Sendable {
+    public typealias Element = RecordedExchange
+    let records: HARRecords
+
+    public func makeAsyncIterator() -> Iterator { Iterator(records: records.makeAsyncIterator()) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        var records: HARRecords.Iterator
+
+        public mutating func next() async throws -> RecordedExchange? {
+            while let record = try records.nextRecord() {
+                if case .exchange(let exchange) = record { return exchange }
+            }
+            return nil
+        }
+    }
+}

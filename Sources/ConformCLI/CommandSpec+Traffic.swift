@@ -1,0 +1,221 @@
+import ConformTraffic
+
+/// The declarations of the commands about recorded traffic: `record`, `replay`, `diff`, `check`, `import`,
+/// `export`, `scan`.
+extension CommandSpec {
+    static let noise = OptionSpec(
+        "--noise", "FILE", .text(.file), usage: true, help: "Noise rules (YAML) for volatile fields and headers.")
+    static let redact = OptionSpec(
+        "--redact", "FILE", .text(.file),
+        help: "Extra redaction rules (YAML: headers, jsonPaths, patterns; docs/recordings.md).")
+    static let noRedact = OptionSpec(
+        "--no-redact", help: "Keep secrets as they are (never for traffic that leaves your machine).")
+
+    static let record = CommandSpec(
+        name: "record", abstract: "Record real traffic through a reverse proxy (redacted by default).",
+        overview: "Record real traffic through a reverse proxy into a recording (redacted by default).",
+        options: [
+            OptionSpec(
+                "--upstream", "URL", .text(), repeatable: true, required: true,
+                usageValue: "URL|mobile=URL|backend=URL",
+                help: """
+                    Forward every request to URL; or name the upstreams: mobile=URL (paths under
+                    /mobile/) and backend=URL (the rest). Repeatable.
+                    """),
+            OptionSpec(
+                "--out", "DIRECTORY", .text(.directory), required: true,
+                help: "The recording to write (exchanges.jsonl + meta.json)."),
+            OptionSpec(
+                "--listen", "HOST:PORT", .text(), usage: true,
+                help: "Where the proxy listens (default: 127.0.0.1:0, any free port; printed)."),
+            redact, noRedact,
+            OptionSpec("--append", help: "Add to an existing recording."),
+            OptionSpec(
+                "--check", usage: true,
+                help: "Also check the traffic against the flow's rules and report violations live."),
+            .timeout("How long an upstream may take (default: 30; at most 24h)."),
+            .maxBody(
+                """
+                The largest upstream response body (default: 64MB); a larger one is answered
+                with 502 and recorded as such.
+                """),
+            OptionSpec("--insecure", help: "Accept any TLS certificate from the upstreams."),
+            .help,
+        ],
+        discussion: """
+            The app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
+            POST /_conform/events on the proxy: they are recorded among the exchanges and never forwarded
+            (docs/recordings.md, App events).
+            """)
+
+    static let replay = CommandSpec(
+        name: "replay", abstract: "Replay a recording against an implementation and diff the responses.",
+        overview: "Replay a recording against an implementation and diff each response against the recorded one.",
+        arguments: [
+            ArgumentSpec(
+                name: "RECORDING", help: "A recording directory, an exchanges.jsonl file, or a HAR file.",
+                optional: false, repeatable: false)
+        ],
+        options: [
+            OptionSpec(
+                "--target", "TARGET", .text(.words(["builtin", "http://", "https://", "exec:"])), usage: true,
+                usageValue: "URL|builtin|exec:CMD", help: "builtin (default), an http(s) URL, or exec:CMD."),
+            noise,
+            OptionSpec(
+                "--learn-noise", "FILE", .text(.file),
+                help: """
+                    Replay twice, propose rules for fields that differ between identical runs,
+                    and write them to FILE for review.
+                    """),
+            OptionSpec(
+                "--map", "OLD=NEW", .text(), repeatable: true, usage: true,
+                help: """
+                    Replace a value before sending (e.g. a pseudonymised application code by the
+                    target's real one). Repeatable.
+                    """),
+            OptionSpec("--sequential", help: "Replay in recorded order instead of device flows concurrently."),
+            .insecure,
+            .timeout("How long one exchange may take (default: 10; at most 24h)."),
+            .maxBody("The largest response body read (default: 64MB); a larger one fails the exchange."),
+            OptionSpec(
+                "--connections", "N", .integer(1...256),
+                help: "HTTP connections to an http(s) target, 1 to 256 (default: 8)."),
+            OptionSpec(
+                "--speed", "X|max", .text(.words(["max"])),
+                help: """
+                    Keep the recorded pacing scaled by X (2: twice as fast, 0.5: half speed;
+                    0.001 to 10000); max (default) sends as fast as flows allow.
+                    """),
+            OptionSpec(
+                "--rate", "N/s", .text(),
+                help: """
+                    Send N exchanges per second (0.001 to 1000000), whatever the recorded pace.
+                    With --speed or --rate the summary gives the rate reached, latency
+                    percentiles (p50, p90, p99) and how far the replay fell behind its schedule.
+                    """),
+            OptionSpec(
+                "--shard", "K/N", .text(),
+                help: """
+                    Replay only shard K of N (1 <= K <= N <= 1000): whole groups of device flows
+                    that share a person, with the backend calls about them (docs/sharding.md).
+                    """),
+            OptionSpec("--quiet", help: "No progress line (shown only on a terminal)."),
+            .report(
+                """
+                Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                test case per exchange, grouped by device flow.
+                """, usage: false),
+            .help,
+        ],
+        discussion: """
+            Identifiers the target mints (pushRegId, messageId, bulkId) are mapped from recorded to live values and
+            substituted into every later request and expectation. Exit 0 when every response matches, 1 otherwise.
+            """)
+
+    static let diff = CommandSpec(
+        name: "diff", abstract: "Run the same exchanges against two implementations and compare.",
+        overview: "Run the same exchanges against two implementations and report where they differ, step by step.",
+        arguments: [
+            ArgumentSpec(
+                name: "SUITES_OR_RECORDINGS", help: "Suite files or directories, or recordings (default: suites).")
+        ],
+        options: [
+            OptionSpec(
+                "--target", "TARGET", .text(.words(["builtin", "http://", "https://", "exec:"])), repeatable: true,
+                usage: true, usageValue: "A|B", help: "Exactly two: builtin, an http(s) URL or exec:CMD."),
+            OptionSpec(
+                "--fault-a", "NAME", .text(.words(faultNames)), repeatable: true,
+                help: "A reference fault for the first builtin target (repeatable)."),
+            OptionSpec(
+                "--fault-b", "NAME", .text(.words(faultNames)), repeatable: true,
+                help: "A reference fault for the second builtin target (repeatable)."),
+            OptionSpec(
+                "--noise", "FILE", .text(.file), usage: true, help: "Noise rules (YAML) for recordings and responses."),
+            .variables("Suite variables (repeatable)."),
+            OptionSpec(
+                "--map", "OLD=NEW", .text(), repeatable: true, help: "Value substitutions for recordings (repeatable)."),
+            .report(
+                """
+                Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                test case per step or exchange, B's answer against A's.
+                """, usage: false),
+            .help,
+        ])
+
+    static let check = CommandSpec(
+        name: "check", abstract: "Check an app's recorded traffic against the flow's rules.",
+        overview: "Check an app's recorded traffic against the flow's rules (client-side conformance).",
+        arguments: [
+            ArgumentSpec(
+                name: "RECORDING_OR_HAR", help: "Recordings or HAR files of the app's traffic.", optional: false)
+        ],
+        options: [
+            OptionSpec(
+                "--events", "FILE", .text(.file), usage: true,
+                help: """
+                    App events written by the app's test harness (JSON lines: event, at,
+                    pushRegId, externalUserId), placed among the exchanges by time.
+                    """),
+            OptionSpec(
+                "--restricted", "APPCODE", .text(), repeatable: true, usage: true,
+                help: """
+                    An application code that restricts personal-data updates from the app
+                    (default: the reference's).
+                    """),
+            OptionSpec(
+                "--restricted-access", "APPCODE", .text(), repeatable: true,
+                help: """
+                    An application code that also restricts reading the user (M7) from the app
+                    (default: the reference's).
+                    """),
+            OptionSpec(
+                "--jwt", "APPCODE", .text(), repeatable: true, usage: true,
+                help: "An application code in JWT mode (default: the reference's)."),
+            OptionSpec(
+                "--disable", "RULE", .text(.words(FlowRule.all.map(\.id))), repeatable: true,
+                help: "Skip a rule by id (repeatable)."),
+            .report(
+                """
+                Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
+                test case per trace and rule, grouped by flow step.
+                """),
+            .help,
+        ],
+        discussion: """
+            Every violation names the exchange (or app event), the flow step it breaks (as the suites name them:
+            1-registration … 8-hygiene), and how to fix it. App events recorded by 'record' or 'serve --check', or
+            kept in a HAR's log._conformEvents, are used as well; the rules about logout, session expiry, login and
+            app update stay silent without events. A note lists what events asked for and the trace did not show
+            yet. Exit 0 when there is no violation.
+            """)
+
+    static let importHAR = CommandSpec(
+        name: "import", abstract: "Import a HAR file as a recording.",
+        overview: "Import a HAR 1.2 file (browser devtools, Charles, Proxyman, mitmproxy) as a recording.",
+        arguments: [ArgumentSpec(name: "FILE.har", help: "The HAR file.", optional: false, repeatable: false)],
+        options: [
+            OptionSpec(
+                "--out", "DIRECTORY", .text(.directory), required: true, help: "The recording to write."),
+            noRedact, redact, .help,
+        ])
+
+    static let exportHAR = CommandSpec(
+        name: "export", abstract: "Export a recording as HAR.",
+        overview: "Export a recording as HAR 1.2 (to standard output, or --out FILE.har).",
+        arguments: [
+            ArgumentSpec(
+                name: "RECORDING", help: "A recording directory or .jsonl file.", optional: false, repeatable: false)
+        ],
+        options: [
+            OptionSpec(
+                "--out", "FILE.har", .text(.file), usage: true, help: "Where to write (default: standard output)."),
+            .help,
+        ])
+
+    static let scan = CommandSpec(
+        name: "scan", abstract: "Find unredacted secrets in files.",
+        overview: "Find unredacted secrets (emails, phone numbers, App keys, JWTs, push tokens) in files.",
+        arguments: [ArgumentSpec(name: "PATHS", help: "Files or directories to scan.", optional: false)],
+        options: [.help],
+        discussion: "Exit 1 when anything is found: use it as a CI gate against leaks in recordings.")
+}

@@ -1,0 +1,136 @@
+import ConformTestSupport
+import Foundation
+import Testing
+
+@testable import ConformCLI
+
+/// Help, usage, completions and the man page all come from the command declarations (`CommandSpec`).
+@Suite struct CommandLineTests {
+    static let names = CommandSpec.all.map(\.name)
+
+    @Test(arguments: names)
+    func helpComesFromTheDeclaration(_ name: String) async throws {
+        let command = try #require(CommandSpec.named(name))
+        let viaOption = await conformInProcess([name, "--help"])
+        let viaHelp = await conformInProcess(["help", name])
+        #expect(viaOption.code == 0 && viaHelp.code == 0)
+        #expect(viaOption.out == command.helpText)
+        #expect(viaHelp.out == command.helpText)
+        #expect(command.helpText.contains("USAGE: \(command.usage)\n"))
+        for option in command.options { #expect(command.helpText.contains("  \(option.label)")) }
+        #expect(CommandSpec.rootHelp.contains("  \(name) "), "the root help lists \(name)")
+    }
+
+    @Test func everyCommandIsDeclaredOnceWithOptionsDeclaredOnce() {
+        #expect(Set(Self.names).count == Self.names.count)
+        for command in CommandSpec.all {
+            let options = command.options.map(\.name)
+            #expect(Set(options).count == options.count, "\(command.name) declares an option twice")
+            #expect(options.last == "--help", "\(command.name) ends with --help")
+        }
+    }
+
+    @Test func everyRangedOptionRefusesTheValuesJustOutsideItsRange() throws {
+        for command in CommandSpec.all {
+            for option in command.options {
+                guard case .integer(let range) = option.kind else { continue }
+                for bad in [range.lowerBound - 1, range.upperBound + 1] {
+                    #expect(throws: UsageError.self, "\(command.name) \(option.name) \(bad)") {
+                        try Arguments([option.name, "\(bad)"], command: command)
+                    }
+                }
+                let parsed = try Arguments([option.name, "\(range.upperBound)"], command: command)
+                #expect(try parsed.integer(option.name) == range.upperBound)
+            }
+        }
+    }
+
+    @Test func aRequiredOptionIsAUsageErrorWhenMissing() async {
+        let result = await conformInProcess(["record", "--upstream", "http://127.0.0.1:1"])
+        #expect(result.code == 64)
+        #expect(result.err.hasPrefix("Error: missing --out DIRECTORY\nUsage: conform record --upstream "))
+    }
+
+    @Test func helpForAnUnknownCommandIsAUsageError() async {
+        let result = await conformInProcess(["help", "frobnicate"])
+        #expect(result.code == 64)
+        #expect(result.err.hasPrefix("Error: unknown subcommand 'frobnicate'\n"))
+    }
+
+    /// Runs the bash completion function for `words` (the last one being completed) and returns its replies.
+    func bashComplete(_ words: [String], script: URL) throws -> [String] {
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [
+            "-c",
+            "source '\(script.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _conform; "
+                + "printf '%s\\n' \"${COMPREPLY[@]}\"",
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash"), "needs bash"))
+    func bashCompletesCommandsOptionsAndDeclaredValues() async throws {
+        let scratch = try Scratch()
+        let script = scratch.url.appendingPathComponent("conform.bash")
+        let generated = await conformInProcess(["completion", "bash"])
+        #expect(generated.code == 0)
+        try Data(generated.out.utf8).write(to: script)
+        #expect(try bashComplete(["conform", "re"], script: script) == ["record", "replay"])
+        #expect(try bashComplete(["conform", "run", "--fa"], script: script) == ["--fault", "--fail-fast"])
+        #expect(
+            try bashComplete(["conform", "run", "--fault", "depersonalizeN"], script: script) == ["depersonalizeNoop"])
+        #expect(try bashComplete(["conform", "completion", "z"], script: script) == ["zsh"])
+        #expect(try bashComplete(["conform", "help", "m"], script: script) == ["merge", "mock", "man"])
+        #expect(try bashComplete(["conform", "run", "--jobs", ""], script: script) == [])
+    }
+
+    @Test(arguments: ["zsh", "fish"])
+    func zshAndFishCompleteEveryDeclaredOption(_ shell: String) async {
+        let generated = await conformInProcess(["completion", shell])
+        #expect(generated.code == 0)
+        for command in CommandSpec.all {
+            for option in command.options {
+                let spelled = shell == "fish" ? "-l \(option.name.dropFirst(2)) " : "\(option.name)["
+                #expect(generated.out.contains(spelled), "\(shell): \(command.name) \(option.name)")
+            }
+        }
+    }
+
+    @Test func theManPageDocumentsEveryCommandAndOption() async {
+        let page = await conformInProcess(["man"])
+        #expect(page.code == 0)
+        #expect(page.out.hasPrefix(".\\\" Generated by 'conform man'"))
+        #expect(page.out.contains(".TH CONFORM 1 \"\" \"conform \(ConformCommand.version)\""))
+        for command in CommandSpec.all {
+            #expect(page.out.contains(".SS \"conform \(command.name)\"\n"))
+            for option in command.options where option.name != "--help" {
+                #expect(page.out.contains("\\fB\(ManPage.escape(option.name))\\fR"), "\(command.name) \(option.name)")
+            }
+        }
+        #expect(!page.out.unicodeScalars.contains { $0.value > 0x7E }, "roff input stays ASCII")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"), "needs groff"))
+    func theManPageRendersWithoutWarnings() async throws {
+        let scratch = try Scratch()
+        let page = scratch.url.appendingPathComponent("conform.1")
+        try Data(await conformInProcess(["man"]).out.utf8).write(to: page)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/groff")
+        process.arguments = ["-man", "-Tutf8", "-ww", "-z", page.path]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(warnings.isEmpty, "\(warnings)")
+    }
+}

@@ -9,7 +9,13 @@ public struct Runner: Sendable {
     public init(transport: any Transport) { self.transport = transport }
 
     /// Runs every flow of every suite (flows concurrently, steps in order) and returns the result.
+    ///
+    /// The run's tasks prefer the transport's executor, when it names one, so exchanges need no thread switch.
     public func run(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> RunResult {
+        await withTaskExecutorPreference(transport.preferredTaskExecutor) { await runSuites(plan, events: events) }
+    }
+
+    private func runSuites(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void) async -> RunResult {
         let clock = ContinuousClock()
         let start = clock.now
         events(

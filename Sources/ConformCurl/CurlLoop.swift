@@ -73,7 +73,8 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
             return (wakeUp(&inbox), inbox.exited)
         }
         if exited {
-            transfer.complete(.failure(TransportError(.other, "\(transfer.method) \(transfer.url): the transport is closed")))
+            transfer.complete(
+                .failure(TransportError(.other, "\(transfer.method) \(transfer.url): the transport is closed")))
         } else if wake {
             curl_multi_wakeup(multi)
         }

@@ -23,8 +23,6 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let maxTransfers: Int
     let handles = EasyHandlePool()
-    /// The loop thread's `pthread_self()`, once it runs.
-    private let loopThread = Atomic<UInt>(0)
 
     // Touched by the loop thread only.
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
@@ -98,9 +96,6 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
         if wake { curl_multi_wakeup(multi) }
     }
 
-    /// Whether the caller runs on the loop thread.
-    var isCurrent: Bool { loopThread.load(ordering: .relaxed) == UInt(pthread_self()) }
-
     /// Starts the thread on first use; `true` when the loop sleeps and must be woken.
     private func wakeUp(_ inbox: inout Inbox) -> Bool {
         if !inbox.started && !inbox.exited {
@@ -118,7 +113,6 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
     // MARK: - On the loop thread
 
     private func run() {
-        loopThread.store(UInt(pthread_self()), ordering: .relaxed)
         let executor = asUnownedTaskExecutor()
         var running: Int32 = 0
         while true {
@@ -166,8 +160,15 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
                 end(transfer, .failure(cancelledError(transfer)))
                 continue
             }
+            let added = curl_multi_add_handle(multi, transfer.handle.raw)
+            guard added == CURLM_OK else {
+                let reason = String(cString: curl_multi_strerror(added))
+                end(
+                    transfer, .failure(TransportError(.other, "\(transfer.method) \(transfer.url): libcurl: \(reason)"))
+                )
+                continue
+            }
             active[ObjectIdentifier(transfer)] = transfer
-            _ = curl_multi_add_handle(multi, transfer.handle.raw)
         }
         if queuedHead == queued.count {
             queued.removeAll(keepingCapacity: true)
@@ -182,7 +183,10 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
             let code = message.pointee.data.result
             var privatePointer: UnsafeMutableRawPointer?
             _ = conform_curl_getinfo_ptr(easy, CURLINFO_PRIVATE, &privatePointer)
-            guard let privatePointer else { continue }
+            guard let privatePointer else {
+                curl_multi_remove_handle(multi, easy)
+                continue
+            }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(privatePointer).takeUnretainedValue()
             let outcome = CurlExchange.finish(transfer, code: code)
             curl_multi_remove_handle(multi, easy)

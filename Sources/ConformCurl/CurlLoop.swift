@@ -201,6 +201,12 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
             active[ObjectIdentifier(transfer)] = nil
             end(transfer, .failure(cancelledError(transfer)))
         }
+        // Those still waiting for a slot end now too, not when a slot frees.
+        let waiting = queued[queuedHead...]
+        guard waiting.contains(where: { $0.cancelled.isSet }) else { return }
+        queued = waiting.filter { !$0.cancelled.isSet }
+        queuedHead = 0
+        for transfer in waiting where transfer.cancelled.isSet { end(transfer, .failure(cancelledError(transfer))) }
     }
 
     private func end(_ transfer: CurlTransfer, _ outcome: Result<HTTPResponse, TransportError>) {

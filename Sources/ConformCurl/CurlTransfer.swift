@@ -23,7 +23,12 @@ final class CurlTransfer: @unchecked Sendable {
         self.url = url
         self.sink = sink
         self.body = UnsafeMutableRawBufferPointer.allocate(byteCount: body.count, alignment: 1)
-        _ = body.copyBytes(to: self.body)
+        let copy = self.body
+        body.withUnsafeBytes { bytes in
+            if let source = bytes.baseAddress, let target = copy.baseAddress {
+                target.copyMemory(from: source, byteCount: bytes.count)
+            }
+        }
         let size = Int(CURL_ERROR_SIZE) + 1
         errorBuffer = .allocate(capacity: size)
         errorBuffer.initialize(repeating: 0, count: size)

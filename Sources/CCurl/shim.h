@@ -12,3 +12,4 @@ static inline CURLcode conform_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t 
 static inline CURLMcode conform_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 typedef int (*conform_curl_progress_cb)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
 static inline CURLcode conform_curl_setopt_progress(CURL *h, conform_curl_progress_cb f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
+static inline CURLcode conform_curl_getinfo_ptr(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }

@@ -11,10 +11,10 @@ enum CurlExchange {
         var maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
     }
 
-    /// Runs the exchange synchronously on the calling thread.
-    static func perform(
+    /// Configures `handle` for the exchange; the transfer owns everything curl points into until it ends.
+    static func prepare(
         _ request: HTTPRequest, settings: Settings, on handle: EasyHandle, cancelled: CancelFlag
-    ) -> Result<HTTPResponse, TransportError> {
+    ) -> Result<CurlTransfer, TransportError> {
         if let problem = HTTPSyntax.problem(in: request) {
             return .failure(
                 TransportError(
@@ -22,80 +22,79 @@ enum CurlExchange {
                     "refused to send \(HTTPSyntax.quoted(request.method.rawValue)) \(HTTPSyntax.quoted(settings.url)): \(problem)"
                 ))
         }
+        let method = request.method.rawValue
+        let transfer = CurlTransfer(
+            handle: handle, method: method, url: settings.url,
+            sink: ResponseSink(cancelled: cancelled, maxBodyBytes: settings.maxBodyBytes), body: request.body)
         let h = handle.raw
         curl_easy_reset(h)
-        let sink = ResponseSink(cancelled: cancelled, maxBodyBytes: settings.maxBodyBytes)
-        let sinkPointer = Unmanaged.passUnretained(sink).toOpaque()
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
-
-        let method = request.method.rawValue
-        let sendsBody = !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method)
+        let sendsBody = !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH"
         for line in headerLines(request.headerFields, sendsBody: sendsBody) {
-            headerList = curl_slist_append(headerList, line)
+            transfer.headerList = curl_slist_append(transfer.headerList, line)
         }
+        let sinkPointer = Unmanaged.passUnretained(transfer.sink).toOpaque()
+        setLong(h, CURLOPT_NOSIGNAL, 1)
+        setString(h, CURLOPT_URL, settings.url)
+        setLong(h, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds)
+        setLong(h, CURLOPT_CONNECTTIMEOUT_MS, settings.timeoutMilliseconds)
+        setLong(h, CURLOPT_FOLLOWLOCATION, 0)
+        setLong(h, CURLOPT_PATH_AS_IS, 1)
+        setLong(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        setString(h, CURLOPT_PROXY, "")
+        setLong(h, CURLOPT_SSL_VERIFYPEER, settings.insecure ? 0 : 1)
+        setLong(h, CURLOPT_SSL_VERIFYHOST, settings.insecure ? 0 : 2)
+        setLong(h, CURLOPT_TCP_NODELAY, 1)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_HTTPHEADER, transfer.headerList)
+        _ = conform_curl_setopt_cb(h, CURLOPT_WRITEFUNCTION, conformCurlWrite)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_WRITEDATA, sinkPointer)
+        _ = conform_curl_setopt_cb(h, CURLOPT_HEADERFUNCTION, conformCurlHeader)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_HEADERDATA, sinkPointer)
+        setLong(h, CURLOPT_NOPROGRESS, 0)
+        _ = conform_curl_setopt_progress(h, conformCurlProgress)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, sinkPointer)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_PRIVATE, Unmanaged.passUnretained(transfer).toOpaque())
 
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
-            request.body.withUnsafeBytes { body in
-                setLong(h, CURLOPT_NOSIGNAL, 1)
-                setString(h, CURLOPT_URL, settings.url)
-                setLong(h, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds)
-                setLong(h, CURLOPT_CONNECTTIMEOUT_MS, settings.timeoutMilliseconds)
-                setLong(h, CURLOPT_FOLLOWLOCATION, 0)
-                setLong(h, CURLOPT_PATH_AS_IS, 1)
-                setLong(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
-                setString(h, CURLOPT_PROXY, "")
-                setLong(h, CURLOPT_SSL_VERIFYPEER, settings.insecure ? 0 : 1)
-                setLong(h, CURLOPT_SSL_VERIFYHOST, settings.insecure ? 0 : 2)
-                setLong(h, CURLOPT_TCP_NODELAY, 1)
-                _ = conform_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, errors.baseAddress)
-                _ = conform_curl_setopt_ptr(h, CURLOPT_HTTPHEADER, headerList)
-                _ = conform_curl_setopt_cb(h, CURLOPT_WRITEFUNCTION, conformCurlWrite)
-                _ = conform_curl_setopt_ptr(h, CURLOPT_WRITEDATA, sinkPointer)
-                _ = conform_curl_setopt_cb(h, CURLOPT_HEADERFUNCTION, conformCurlHeader)
-                _ = conform_curl_setopt_ptr(h, CURLOPT_HEADERDATA, sinkPointer)
-                setLong(h, CURLOPT_NOPROGRESS, 0)
-                _ = conform_curl_setopt_progress(h, conformCurlProgress)
-                _ = conform_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, sinkPointer)
-
-                if method == "HEAD" {
-                    setLong(h, CURLOPT_NOBODY, 1)
-                } else if sendsBody {
-                    _ = conform_curl_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-                    _ = conform_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, body.baseAddress ?? emptyBody)
-                    if method != "POST" { setString(h, CURLOPT_CUSTOMREQUEST, method) }
-                } else if method == "GET" {
-                    setLong(h, CURLOPT_HTTPGET, 1)
-                } else {
-                    setString(h, CURLOPT_CUSTOMREQUEST, method)
-                }
-                return curl_easy_perform(h)
-            }
+        if method == "HEAD" {
+            setLong(h, CURLOPT_NOBODY, 1)
+        } else if sendsBody {
+            _ = conform_curl_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer.body.count))
+            _ = conform_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, UnsafeRawPointer(transfer.body.baseAddress) ?? emptyBody)
+            if method != "POST" { setString(h, CURLOPT_CUSTOMREQUEST, method) }
+        } else if method == "GET" {
+            setLong(h, CURLOPT_HTTPGET, 1)
+        } else {
+            setString(h, CURLOPT_CUSTOMREQUEST, method)
         }
+        return .success(transfer)
+    }
 
+    /// The outcome of a transfer that libcurl ended with `code`.
+    static func finish(_ transfer: CurlTransfer, code: CURLcode) -> Result<HTTPResponse, TransportError> {
+        let sink = transfer.sink
+        let method = transfer.method
         if code != CURLE_OK {
             if let overflow = sink.overflow {
                 return .failure(
                     TransportError(
                         .tooLarge,
-                        "\(method) \(settings.url): \(overflow); reading stopped there (raise the limit with --max-body)"
+                        "\(method) \(transfer.url): \(overflow); reading stopped there (raise the limit with --max-body)"
                     ))
             }
-            if code == CURLE_ABORTED_BY_CALLBACK && cancelled.isSet {
-                return .failure(TransportError(.other, "\(method) \(settings.url): cancelled"))
+            if code == CURLE_ABORTED_BY_CALLBACK && sink.cancelled.isSet {
+                return .failure(TransportError(.other, "\(method) \(transfer.url): cancelled"))
             }
-            let detail = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failure(CurlErrorMapping.error(code: code, detail: detail, method: method, url: settings.url))
+            let detail = String(cString: transfer.errorBuffer)
+            return .failure(CurlErrorMapping.error(code: code, detail: detail, method: method, url: transfer.url))
         }
         guard let status = sink.status else {
             return .failure(
-                TransportError(.invalidResponse, "\(method) \(settings.url): the server sent no HTTP status line"))
+                TransportError(.invalidResponse, "\(method) \(transfer.url): the server sent no HTTP status line"))
         }
         return .success(
             HTTPResponse(
                 status: HTTPStatus(status), headerFields: HTTPFields(sink.headers), body: sink.body,
-                timing: timing(h)))
+                timing: timing(transfer.handle.raw)))
     }
 
     /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults.
@@ -123,11 +122,11 @@ enum CurlExchange {
         return HTTPTiming(total: total, connect: connect, firstByte: firstByte, reusedConnection: connects == 0)
     }
 
-    private static func setLong(_ h: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) {
+    static func setLong(_ h: UnsafeMutableRawPointer, _ option: CURLoption, _ value: Int) {
         _ = conform_curl_setopt_long(h, option, value)
     }
 
-    private static func setString(_ h: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
+    static func setString(_ h: UnsafeMutableRawPointer, _ option: CURLoption, _ value: String) {
         _ = value.withCString { conform_curl_setopt_ptr(h, option, $0) }
     }
 }

@@ -5,9 +5,10 @@ import Synchronization
 
 /// Sends requests over HTTP/1.1 and HTTPS with libcurl, reusing connections and reporting raw headers and timings.
 ///
-/// Each exchange in flight runs on its own worker thread with its own easy handle; idle handles keep their
-/// connections open, so sequential exchanges reuse one connection. Redirects are not followed, no headers are
-/// added beyond `Host` and `Content-Length`, and the method and body are sent exactly as given.
+/// One thread drives every exchange through a libcurl multi handle; idle connections stay open, so sequential
+/// exchanges reuse one connection. Tasks that prefer ``preferredTaskExecutor`` run on that same thread and send
+/// without a thread switch. Redirects are not followed, no headers are added beyond `Host` and `Content-Length`,
+/// and the method and body are sent exactly as given.
 public final class CurlTransport: Transport {
     /// How long an exchange may take when the request sets no timeout.
     public let defaultTimeout: Duration
@@ -15,33 +16,32 @@ public final class CurlTransport: Transport {
     public let insecure: Bool
     /// Prefixed to origin-form request URLs (`/path?query`), for example `http://127.0.0.1:8080`.
     public let baseURL: String?
-    private let handles: EasyHandlePool
-    private let workers: CurlWorkerPool
+    private let loop: CurlLoop
 
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
     public let maxBodyBytes: Int
 
-    /// Creates a transport; `maxConcurrentExchanges` bounds worker threads, further exchanges wait their turn.
+    /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn.
     public init(
         timeout: Duration = .seconds(30), insecure: Bool = false, baseURL: String? = nil,
         maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
     ) {
         self.maxBodyBytes = max(0, maxBodyBytes)
-        CurlGlobal.initialize()
         self.defaultTimeout = timeout
         self.insecure = insecure
         self.baseURL = baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-        self.handles = EasyHandlePool()
-        self.workers = CurlWorkerPool(maxThreads: max(1, maxConcurrentExchanges))
+        self.loop = CurlLoop(maxTransfers: max(1, maxConcurrentExchanges))
     }
 
     deinit {
-        workers.shutdown()
-        handles.drain()
+        loop.shutdown()
     }
 
     /// Every exchange ends by `request.timeout` (or the transport's default) on its own.
     public var enforcesTimeout: Bool { true }
+
+    /// The thread that drives libcurl: a task that prefers it sends and reads answers without a thread switch.
+    public var preferredTaskExecutor: (any TaskExecutor)? { loop }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let url = resolvedURL(request.url)
@@ -49,18 +49,23 @@ public final class CurlTransport: Transport {
             url: url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout), insecure: insecure,
             maxBodyBytes: maxBodyBytes)
         let cancelled = CancelFlag()
-        let handles = self.handles
+        let handle = loop.handles.take()
+        let transfer: CurlTransfer
+        switch CurlExchange.prepare(request, settings: settings, on: handle, cancelled: cancelled) {
+        case .success(let prepared): transfer = prepared
+        case .failure(let error):
+            loop.handles.put(handle)
+            throw error
+        }
+        let loop = self.loop
         let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                workers.submit {
-                    let handle = handles.take()
-                    let outcome = CurlExchange.perform(request, settings: settings, on: handle, cancelled: cancelled)
-                    handles.put(handle)
-                    continuation.resume(returning: outcome)
-                }
+                transfer.continuation = continuation
+                loop.start(transfer)
             }
         } onCancel: {
             cancelled.set()
+            loop.noteCancellation()
         }
         if cancelled.isSet { throw CancellationError() }
         return try result.get()

@@ -28,8 +28,18 @@ enum ReferenceRoute: Sendable, Hashable {
         var pattern: String
         var make: @Sendable (String) -> ReferenceRoute
         var endpoints: [(method: HTTPMethod, id: String, answersWithBody: Bool)]
+        /// The pattern's segments, split once: every request is matched against the table.
+        let segments: [String]
 
-        var segments: [Substring] { pattern.split(separator: "/") }
+        init(
+            pattern: String, make: @escaping @Sendable (String) -> ReferenceRoute,
+            endpoints: [(method: HTTPMethod, id: String, answersWithBody: Bool)]
+        ) {
+            self.pattern = pattern
+            self.make = make
+            self.endpoints = endpoints
+            segments = pattern.split(separator: "/").map(String.init)
+        }
     }
 
     /// The route table: every endpoint the reference serves, in the order paths are tried (literal paths before

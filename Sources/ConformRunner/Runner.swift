@@ -33,7 +33,13 @@ public struct Runner: Sendable {
     }
 
     /// Runs every flow of every suite (flows concurrently, steps in order) and returns the result.
+    ///
+    /// The run's tasks prefer the transport's executor, when it names one, so exchanges need no thread switch.
     public func run(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> RunResult {
+        await withTaskExecutorPreference(transport.preferredTaskExecutor) { await runSuites(plan, events: events) }
+    }
+
+    private func runSuites(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void) async -> RunResult {
         var halting = plan
         if plan.failFast { halting.halt = Halt() }
         let plan = halting

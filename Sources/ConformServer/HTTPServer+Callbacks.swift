@@ -146,8 +146,10 @@ func refuseHead(method: String, uri: String, headerFields: HTTPFields, _ context
     if headerFields.contains("Transfer-Encoding") {
         return badRequest("request has both Content-Length and Transfer-Encoding; send one of them")
     }
-    let text = lengths[0].trimmingCharacters(in: .whitespaces)
-    guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+    // The usual value is bare digits: no trimming through Foundation on every request.
+    let isDigits = { (text: String) in !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+    let text = isDigits(lengths[0]) ? lengths[0] : lengths[0].trimmingCharacters(in: .whitespaces)
+    guard isDigits(text) else {
         return badRequest("Content-Length '\(lengths[0].prefix(40))' is not a number of bytes")
     }
     if text.count > 18 || Int(text) ?? .max > context.maxBodyBytes { return tooLarge(context) }

@@ -14,6 +14,7 @@ public struct RebasedTransport: Transport {
     }
 
     public var enforcesTimeout: Bool { inner.enforcesTimeout }
+    public var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var rebased = request

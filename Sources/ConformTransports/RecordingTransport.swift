@@ -42,6 +42,7 @@ public struct RecordingTransport: Transport {
     }
 
     public var enforcesTimeout: Bool { inner.enforcesTimeout }
+    public var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let startedAt = Date()

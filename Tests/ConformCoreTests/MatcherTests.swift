@@ -1,4 +1,5 @@
 import ConformCore
+import Foundation
 import Testing
 
 @Suite struct MatcherTests {
@@ -63,6 +64,28 @@ import Testing
         #expect(!m.matches("text/html", in: scope))
         #expect(!m.matches(1, in: scope))
         #expect(MatchSpec.regex(try Template(parsing: "^{{ user }}$")).matches("ana", in: scope))
+    }
+
+    /// Plain-text patterns take a byte comparison instead of ICU: it must decide exactly as ICU does.
+    @Test func plainPatternsDecideAsICUDoes() throws {
+        let patterns = [
+            "^application/json", "application/json", "json", "^", "", "^APPLICATION", "charset=utf-8",
+            "^text/html; charset", "a-b_c:d,e f",
+        ]
+        let texts = [
+            "application/json", "application/json; charset=utf-8", "text/html; charset=utf-8",
+            "xapplication/json", "APPLICATION/JSON", "", "a-b_c:d,e f!", "appli", "é application/json",
+        ]
+        for pattern in patterns {
+            // A pattern ICU refuses (the empty one) fails the matcher whatever the text.
+            let icu = try? NSRegularExpression(pattern: pattern)
+            for text in texts {
+                let expected = icu?.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                #expect(
+                    MatchSpec.regex(Template(literal: pattern)).matches(.string(text), in: scope) == expected,
+                    "/\(pattern)/ against \(text.debugDescription)")
+            }
+        }
     }
 
     static let typeCases: [(String, JSONValue, Bool)] = [

@@ -21,8 +21,15 @@ struct DecoratorTests {
         }
     }
 
+    /// Runs every job where it is enqueued; only its identity matters here.
+    final class InlineExecutor: TaskExecutor {
+        func enqueue(_ job: consuming ExecutorJob) { job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
     struct SelfTimed: Transport {
+        let executor = InlineExecutor()
         var enforcesTimeout: Bool { true }
+        var preferredTaskExecutor: (any TaskExecutor)? { executor }
         func send(_ request: HTTPRequest) async throws -> HTTPResponse { HTTPResponse(status: 204) }
     }
 
@@ -37,8 +44,12 @@ struct DecoratorTests {
         #expect(String(decoding: originForm.body, as: UTF8.self) == "http://127.0.0.1:9/mobile/1/data")
     }
 
-    @Test("a decorator enforces a timeout exactly when the transport it wraps does")
+    @Test("a decorator enforces a timeout and prefers an executor exactly when the transport it wraps does")
     func forwardsEnforcesTimeout() {
+        let timed = SelfTimed()
+        #expect(RebasedTransport(base: "", inner: timed).preferredTaskExecutor as? InlineExecutor === timed.executor)
+        #expect(RecordingTransport(inner: timed) { _ in }.preferredTaskExecutor as? InlineExecutor === timed.executor)
+        #expect(RebasedTransport(base: "", inner: Echo()).preferredTaskExecutor == nil)
         #expect(!RebasedTransport(base: "", inner: Echo()).enforcesTimeout)
         #expect(RebasedTransport(base: "", inner: SelfTimed()).enforcesTimeout)
         #expect(RecordingTransport(inner: SelfTimed()) { _ in }.enforcesTimeout)

@@ -10,10 +10,15 @@ public protocol Transport: Sendable {
 
     /// Whether `send` itself gives up after `request.timeout`; when it does not, callers add their own deadline.
     var enforcesTimeout: Bool { get }
+
+    /// The executor on which callers best run the tasks that send through this transport (the thread that does the
+    /// I/O, so an exchange needs no thread switch), or `nil` when any executor does as well.
+    var preferredTaskExecutor: (any TaskExecutor)? { get }
 }
 
 extension Transport {
     public var enforcesTimeout: Bool { false }
+    public var preferredTaskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Something that answers HTTP requests synchronously: the reference implementation, a proxy, a test double.

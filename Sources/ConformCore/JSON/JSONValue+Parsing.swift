@@ -58,7 +58,12 @@ private struct JSONParser {
     }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
@@ -151,18 +156,25 @@ private struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes; ASCII text needs no UTF-8 validation.
+        var bits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let slice = bytes[start..<index]
+                let end = index
                 index += 1
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                if bits < 0x80 {
+                    return bytes.withUnsafeBufferPointer {
+                        String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
+                    }
+                }
+                guard let text = String(validating: bytes[start..<end], as: UTF8.self) else {
                     throw error("invalid UTF-8 in a string")
                 }
                 return text
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            bits |= byte
             index += 1
         }
         var out = [UInt8](bytes[start..<index])

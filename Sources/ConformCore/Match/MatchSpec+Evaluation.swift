@@ -84,8 +84,7 @@ extension MatchSpec {
             }
             do {
                 let pattern = try scope.renderText(template)
-                let regex = try RegexCache.regex(pattern)
-                if regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) == nil {
+                if try !RegexCache.matches(pattern, s) {
                     fail("a string matching /\(pattern)/")
                 }
             } catch let error as TemplateError {

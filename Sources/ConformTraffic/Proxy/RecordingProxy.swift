@@ -107,6 +107,7 @@ public struct RecordingProxy: Sendable {
         let inner: any Transport
 
         var enforcesTimeout: Bool { inner.enforcesTimeout }
+        var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             var outgoing = request

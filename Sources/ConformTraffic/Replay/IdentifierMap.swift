@@ -99,26 +99,28 @@ public struct IdentifierMap: Sendable, Hashable {
             out = out.replacingOccurrences(of: key, with: mapping[key]!)
         }
         let utf8 = Array(out.utf8)
-        var result: [UInt8] = []
-        var changed = false
+        // Built only once an id is found: most text holds none, and is returned as it came.
+        var result: [UInt8]?
+        var copied = 0
         var i = 0
         while i < utf8.count {
             guard Self.isTokenByte(utf8[i]) else {
-                result.append(utf8[i])
                 i += 1
                 continue
             }
             var j = i
             while j < utf8.count, Self.isTokenByte(utf8[j]) { j += 1 }
             if j - i >= 3, let live = mapping[String(decoding: utf8[i..<j], as: UTF8.self)] {
-                result.append(contentsOf: live.utf8)
-                changed = true
-            } else {
-                result.append(contentsOf: utf8[i..<j])
+                if result == nil { result = [] }
+                result!.append(contentsOf: utf8[copied..<i])
+                result!.append(contentsOf: live.utf8)
+                copied = j
             }
             i = j
         }
-        return changed ? String(decoding: result, as: UTF8.self) : out
+        guard var result else { return out }
+        result.append(contentsOf: utf8[copied...])
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// A body with ids replaced when it is UTF-8 text; binary bodies are left alone.

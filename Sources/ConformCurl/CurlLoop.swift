@@ -1,0 +1,220 @@
+internal import CCurl
+import ConformCore
+import Foundation
+import Synchronization
+
+/// One thread that drives every transfer of a ``CurlTransport`` through a libcurl multi handle, and that also runs
+/// the jobs of tasks preferring it as their executor: a task that sends from this thread and handles the response
+/// here never changes thread, and concurrent exchanges share one thread instead of one each.
+final class CurlLoop: TaskExecutor, @unchecked Sendable {
+    /// What other threads hand to the loop; guarded by `inbox`.
+    private struct Inbox {
+        var jobs: [UnownedJob] = []
+        var transfers: [CurlTransfer] = []
+        var cancellations = false
+        var stopping = false
+        /// The loop waits in `curl_multi_poll` and needs a wake-up for anything new.
+        var sleeping = false
+        var started = false
+        var exited = false
+    }
+
+    private let inbox = Mutex(Inbox())
+    private let multi: UnsafeMutableRawPointer
+    private let maxTransfers: Int
+    let handles = EasyHandlePool()
+
+    // Touched by the loop thread only.
+    private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    private var queued: [CurlTransfer] = []
+    private var queuedHead = 0
+    private var jobs: [UnownedJob] = []
+
+    init(maxTransfers: Int) {
+        CurlGlobal.initialize()
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: libcurl is out of memory") }
+        self.multi = multi
+        self.maxTransfers = max(1, maxTransfers)
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+        handles.drain()
+    }
+
+    // MARK: - From any thread
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let (wake, exited) = inbox.withLock { inbox in
+            inbox.jobs.append(job)
+            return (wakeUp(&inbox), inbox.exited)
+        }
+        if exited {
+            // Only a task that outlived its transport gets here; it goes on on a thread of the global pool.
+            let drained = inbox.withLock { inbox in
+                let jobs = inbox.jobs
+                inbox.jobs = []
+                return jobs
+            }
+            let executor = asUnownedTaskExecutor()
+            for job in drained { DispatchQueue.global().async { job.runSynchronously(on: executor) } }
+        } else if wake {
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Starts `transfer` once fewer than `maxTransfers` run; its continuation is resumed on the loop thread.
+    func start(_ transfer: CurlTransfer) {
+        let (wake, exited) = inbox.withLock { inbox in
+            inbox.transfers.append(transfer)
+            return (wakeUp(&inbox), inbox.exited)
+        }
+        if exited {
+            transfer.complete(
+                .failure(TransportError(.other, "\(transfer.method) \(transfer.url): the transport is closed")))
+        } else if wake {
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Tells the loop that a transfer's cancel flag was set.
+    func noteCancellation() {
+        let wake = inbox.withLock { inbox in
+            inbox.cancellations = true
+            return wakeUp(&inbox)
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    /// Lets the loop thread end once every transfer and job it holds is done.
+    func shutdown() {
+        let wake = inbox.withLock { inbox in
+            inbox.stopping = true
+            return inbox.started && wakeUp(&inbox)
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    /// Starts the thread on first use; `true` when the loop sleeps and must be woken.
+    private func wakeUp(_ inbox: inout Inbox) -> Bool {
+        if !inbox.started && !inbox.exited {
+            inbox.started = true
+            let thread = Thread { [self] in run() }
+            thread.name = "conform-curl"
+            thread.start()
+            return false
+        }
+        guard inbox.sleeping else { return false }
+        inbox.sleeping = false
+        return true
+    }
+
+    // MARK: - On the loop thread
+
+    private func run() {
+        let executor = asUnownedTaskExecutor()
+        var running: Int32 = 0
+        while true {
+            let (transfers, cancellations, stopping) = inbox.withLock { inbox in
+                swap(&jobs, &inbox.jobs)
+                let taken = (inbox.transfers, inbox.cancellations, inbox.stopping)
+                inbox.transfers = []
+                inbox.cancellations = false
+                return taken
+            }
+            for job in jobs { job.runSynchronously(on: executor) }
+            jobs.removeAll(keepingCapacity: true)
+            queued.append(contentsOf: transfers)
+            if cancellations { endCancelled() }
+            admit()
+            _ = curl_multi_perform(multi, &running)
+            collectFinished()
+            if stopping && active.isEmpty && queuedHead == queued.count {
+                let done = inbox.withLock { inbox in
+                    guard inbox.jobs.isEmpty && inbox.transfers.isEmpty else { return false }
+                    inbox.exited = true
+                    return true
+                }
+                if done { break }
+                continue
+            }
+            if queuedHead < queued.count && active.count < maxTransfers { continue }
+            let idle = inbox.withLock { inbox in
+                guard inbox.jobs.isEmpty && inbox.transfers.isEmpty && !inbox.cancellations else { return false }
+                inbox.sleeping = true
+                return true
+            }
+            guard idle else { continue }
+            // libcurl shortens the wait to its own next timeout; `curl_multi_wakeup` ends it early.
+            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+            inbox.withLock { $0.sleeping = false }
+        }
+    }
+
+    private func admit() {
+        while active.count < maxTransfers && queuedHead < queued.count {
+            let transfer = queued[queuedHead]
+            queuedHead += 1
+            if transfer.cancelled.isSet {
+                end(transfer, .failure(cancelledError(transfer)))
+                continue
+            }
+            let added = curl_multi_add_handle(multi, transfer.handle.raw)
+            guard added == CURLM_OK else {
+                let reason = String(cString: curl_multi_strerror(added))
+                end(
+                    transfer, .failure(TransportError(.other, "\(transfer.method) \(transfer.url): libcurl: \(reason)"))
+                )
+                continue
+            }
+            active[ObjectIdentifier(transfer)] = transfer
+        }
+        if queuedHead == queued.count {
+            queued.removeAll(keepingCapacity: true)
+            queuedHead = 0
+        }
+    }
+
+    private func collectFinished() {
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(multi, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let code = message.pointee.data.result
+            var privatePointer: UnsafeMutableRawPointer?
+            _ = conform_curl_getinfo_ptr(easy, CURLINFO_PRIVATE, &privatePointer)
+            guard let privatePointer else {
+                curl_multi_remove_handle(multi, easy)
+                continue
+            }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(privatePointer).takeUnretainedValue()
+            let outcome = CurlExchange.finish(transfer, code: code)
+            curl_multi_remove_handle(multi, easy)
+            active[ObjectIdentifier(transfer)] = nil
+            end(transfer, outcome)
+        }
+    }
+
+    private func endCancelled() {
+        for transfer in active.values where transfer.cancelled.isSet {
+            curl_multi_remove_handle(multi, transfer.handle.raw)
+            active[ObjectIdentifier(transfer)] = nil
+            end(transfer, .failure(cancelledError(transfer)))
+        }
+        // Those still waiting for a slot end now too, not when a slot frees.
+        let waiting = queued[queuedHead...]
+        guard waiting.contains(where: { $0.cancelled.isSet }) else { return }
+        queued = waiting.filter { !$0.cancelled.isSet }
+        queuedHead = 0
+        for transfer in waiting where transfer.cancelled.isSet { end(transfer, .failure(cancelledError(transfer))) }
+    }
+
+    private func end(_ transfer: CurlTransfer, _ outcome: Result<HTTPResponse, TransportError>) {
+        handles.put(transfer.handle)
+        transfer.complete(outcome)
+    }
+
+    private func cancelledError(_ transfer: CurlTransfer) -> TransportError {
+        TransportError(.other, "\(transfer.method) \(transfer.url): cancelled")
+    }
+}

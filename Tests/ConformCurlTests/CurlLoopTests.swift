@@ -1,0 +1,104 @@
+import ConformCore
+import ConformCurl
+import ConformServer
+import Foundation
+import Synchronization
+import Testing
+
+/// The one thread that drives every exchange: the bound on exchanges in flight, tasks that run on that thread, and
+/// cancelling an exchange that still waits for its turn.
+@Suite("CurlTransport loop")
+struct CurlLoopTests {
+    /// Answers after a short pause and counts how many requests it holds at once.
+    final class Counting: HTTPHandler {
+        let inFlight = Atomic<Int>(0)
+        let most = Atomic<Int>(0)
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            let now = inFlight.add(1, ordering: .sequentiallyConsistent).newValue
+            _ = most.max(now, ordering: .sequentiallyConsistent)
+            Thread.sleep(forTimeInterval: 0.02)
+            inFlight.subtract(1, ordering: .sequentiallyConsistent)
+            return HTTPResponse(
+                status: 200, headerFields: ["X-Target": request.target], body: Data(request.target.utf8))
+        }
+    }
+
+    func sendAll(_ transport: CurlTransport, base: String, count: Int) async throws -> [String] {
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let response = try await transport.send(HTTPRequest(method: .get, url: "\(base)/item/\(index)"))
+                    #expect(response.status == 200)
+                    #expect(response.headerFields["X-Target"] == "/item/\(index)")
+                    return String(decoding: response.body, as: UTF8.self)
+                }
+            }
+            var bodies: [String] = []
+            for try await body in group { bodies.append(body) }
+            return bodies
+        }
+    }
+
+    @Test func exchangesBeyondTheBoundWaitTheirTurnAndEachGetsItsOwnAnswer() async throws {
+        let handler = Counting()
+        var limits = HTTPServerLimits.default
+        limits.threads = 8
+        let server = try HTTPServer(handler: handler, limits: limits)
+        try server.start()
+        defer { server.stop() }
+        let transport = CurlTransport(timeout: .seconds(60), maxConcurrentExchanges: 3)
+        let bodies = try await sendAll(transport, base: server.baseURL, count: 24)
+        #expect(bodies.sorted() == (0..<24).map { "/item/\($0)" }.sorted())
+        #expect(handler.most.load(ordering: .sequentiallyConsistent) <= 3)
+    }
+
+    @Test func tasksThatPreferTheTransportsExecutorSendAndReceiveOnIt() async throws {
+        let server = try HTTPServer(handler: Counting())
+        try server.start()
+        defer { server.stop() }
+        let transport = CurlTransport(timeout: .seconds(60), maxConcurrentExchanges: 4)
+        let executor = try #require(transport.preferredTaskExecutor)
+        let bodies = try await withTaskExecutorPreference(executor) {
+            try await sendAll(transport, base: server.baseURL, count: 16)
+        }
+        #expect(bodies.count == 16)
+        // Sequential exchanges from that thread reuse one connection.
+        let first = try await withTaskExecutorPreference(executor) {
+            try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/a"))
+        }
+        let second = try await withTaskExecutorPreference(executor) {
+            try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/b"))
+        }
+        #expect(first.status == 200 && second.status == 200)
+        #expect(second.timing?.reusedConnection == true)
+    }
+
+    @Test func cancellingAnExchangeThatWaitsForItsTurnEndsItAndLeavesTheTransportUsable() async throws {
+        let release = Atomic<Bool>(false)
+        let arrived = Atomic<Int>(0)
+        let server = try RawServer { connection in
+            connection.readRequest()
+            arrived.add(1, ordering: .sequentiallyConsistent)
+            // Holds the one slot until the test lets go (or a minute passes), then answers.
+            for _ in 0..<6000 where !release.load(ordering: .sequentiallyConsistent) {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+        }
+        defer { server.stop() }
+        let transport = CurlTransport(timeout: .seconds(60), maxConcurrentExchanges: 1)
+        let holder = Task { try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/hold")) }
+        // Progress-based: wait until the server has the first request, so the second one queues behind it.
+        while arrived.load(ordering: .sequentiallyConsistent) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let queued = Task { try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/queued")) }
+        try await Task.sleep(for: .milliseconds(50))
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        release.store(true, ordering: .sequentiallyConsistent)
+        let held = try await holder.value
+        #expect(held.status == 200 && held.body == Data("ok".utf8))
+        #expect(arrived.load(ordering: .sequentiallyConsistent) == 1, "the cancelled exchange was never sent")
+        let after = try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/after"))
+        #expect(after.status == 200)
+    }
+}

@@ -88,6 +88,7 @@ import Testing
         #expect(throws: Decompression.Failure.self) { try Decompression.inflate(bomb, limit: 1 << 20) }
         #expect(try Decompression.inflate(bomb, limit: 8 << 20).count == 8 << 20)
         #expect(throws: Decompression.Failure.self) { try Decompression.inflate(bomb.prefix(100)) }
+        #expect(throws: Decompression.Failure.self) { try Decompression.inflate(Data()) }
         let zstdBomb = try Data(contentsOf: URL(fileURLWithPath: fixturePath("encoded/bomb.zst")))
         #expect(throws: Decompression.Failure.self) { try Decompression.zstd(zstdBomb, limit: 1 << 20) }
         #expect(try Decompression.zstd(zstdBomb, limit: 8 << 20) == Data(count: 8 << 20))

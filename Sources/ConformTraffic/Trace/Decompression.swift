@@ -22,11 +22,11 @@ public enum Decompression {
         }
         defer { inflateEnd(&stream) }
         guard data.count <= Int(UInt32.max) else { throw Failure(message: "compressed input over 4 GiB") }
+        guard !data.isEmpty else { throw Failure(message: "the compressed data ends early") }
         var output = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let result: Int32 = data.withUnsafeBytes { input in
-            stream.next_in = UnsafeMutablePointer(
-                mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(chunk))
+            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: UInt8.self).baseAddress)
             stream.avail_in = UInt32(input.count)
             while true {
                 let status: Int32 = chunk.withUnsafeMutableBufferPointer { out in

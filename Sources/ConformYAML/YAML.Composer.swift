@@ -36,6 +36,11 @@ extension YAML {
         private(set) var diagnostics: [YAMLDiagnostic] = []
         private(set) var root: YAMLNode?
         private var stack: [Frame] = []
+        /// Buffers of finished frames, emptied and kept: a collection is gathered in a reused buffer and stored
+        /// at its exact size, so the tree carries no growth slack and most collections cost one allocation.
+        private var spareItems: [[YAMLNode]] = []
+        private var sparePairs: [[YAMLNode.Pair]] = []
+        private var spareKeys: [[(key: YAMLScalar, mark: SourceMark)]] = []
         private var anchors: [String: Anchored] = [:]
         private var totalNodes = 0
         private var documentCount = 0
@@ -88,13 +93,31 @@ extension YAML {
                     help: "flatten the document; nesting this deep is not a meaningful suite")
                 return .stop
             }
-            stack.append(Frame(shape: sequence ? .sequence : .mapping, mark: mark, tag: tag, anchor: anchor))
+            var frame = Frame(shape: sequence ? .sequence : .mapping, mark: mark, tag: tag, anchor: anchor)
+            if sequence {
+                if let spare = spareItems.popLast() { frame.items = spare }
+            } else {
+                if let spare = sparePairs.popLast() { frame.pairs = spare }
+                if let spare = spareKeys.popLast() { frame.recentKeys = spare }
+            }
+            stack.append(frame)
             return .proceed
         }
 
         mutating func collectionEnd(endMark: SourceMark) -> Step {
-            guard let frame = stack.popLast() else { return .proceed }
-            let kind: YAMLNode.Kind = frame.shape == .sequence ? .sequence(frame.items) : .mapping(frame.pairs)
+            guard var frame = stack.popLast() else { return .proceed }
+            let kind: YAMLNode.Kind
+            if frame.shape == .sequence {
+                kind = .sequence(Self.exactCopy(of: frame.items))
+                frame.items.removeAll(keepingCapacity: true)
+                spareItems.append(frame.items)
+            } else {
+                kind = .mapping(Self.exactCopy(of: frame.pairs))
+                frame.pairs.removeAll(keepingCapacity: true)
+                sparePairs.append(frame.pairs)
+                frame.recentKeys.removeAll(keepingCapacity: true)
+                spareKeys.append(frame.recentKeys)
+            }
             let node = YAMLNode(kind: kind, mark: frame.mark, tag: frame.tag, endMark: endMark)
             if let tag = frame.tag { checkCollectionTag(tag, of: node) }
             if let anchor = frame.anchor { anchors[anchor] = Anchored(node: node, nodeCount: frame.nodeCount) }
@@ -119,6 +142,17 @@ extension YAML {
             node.mark = mark
             node.endMark = endMark
             return add(node, nodeCount: anchored.nodeCount)
+        }
+
+        /// A new array holding `elements` with no spare capacity (`Array(_:)` would share the buffer).
+        private static func exactCopy<Element>(of elements: [Element]) -> [Element] {
+            guard !elements.isEmpty else { return [] }
+            return elements.withUnsafeBufferPointer { source in
+                [Element](unsafeUninitializedCapacity: source.count) { target, count in
+                    _ = target.initialize(fromContentsOf: source)
+                    count = source.count
+                }
+            }
         }
 
         /// The document's root, or `nil` for an empty document.

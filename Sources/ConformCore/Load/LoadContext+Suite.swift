@@ -137,7 +137,13 @@ extension LoadContext {
             return Flow(name: name, steps: [])
         }
         if items.isEmpty { error(node, "flow '\(name)' has no steps", help: "add at least one step") }
-        return Flow(name: name, steps: items.compactMap { step($0) })
+        // Sized once: a step is large, and a flow of many steps would otherwise keep up to half again as spare room.
+        var steps: [Step] = []
+        steps.reserveCapacity(items.count)
+        for item in items {
+            if let loaded = step(item) { steps.append(loaded) }
+        }
+        return Flow(name: name, steps: steps)
     }
 
     mutating func step(_ node: YAMLNode) -> Step? {

@@ -51,6 +51,10 @@ struct LoadContext {
     /// Template names used, with where, checked once the whole file is read.
     var references: [(name: String, mark: SourceMark)] = []
     var declared: Set<String> = []
+    /// Templates parsed so far, by text: a text written on many steps (a URL, a header) is parsed once and its
+    /// parts are shared by every step that uses it.
+    var templates: [String: Template] = [:]
+    static let maxSharedTemplates = 1 << 16
 
     init(file: String, predefined: Set<String>) {
         self.file = file
@@ -101,9 +105,14 @@ struct LoadContext {
     }
 
     mutating func parseTemplate(_ text: String, at mark: SourceMark) -> Template? {
+        if let known = templates[text] {
+            for name in known.referencedNames { references.append((name, mark)) }
+            return known
+        }
         do {
             let t = try Template(parsing: text)
             for name in t.referencedNames { references.append((name, mark)) }
+            if templates.count < Self.maxSharedTemplates { templates[text] = t }
             return t
         } catch {
             self.error(at: mark, error.message, help: error.help)

@@ -27,7 +27,12 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
             parts.append(.expression(try TemplateExpression(parsing: String(Substring(rest[innerStart..<close])))))
             rest = rest[utf8.index(close, offsetBy: 2)...]
         }
-        if !rest.isEmpty { parts.append(.text(String(Substring(rest)))) }
+        if parts.isEmpty {
+            // No hole: the one literal part shares the source's storage.
+            if !text.isEmpty { parts = [.text(text)] }
+        } else if !rest.isEmpty {
+            parts.append(.text(String(Substring(rest))))
+        }
     }
 
     /// The index of the first doubled `byte` (`{{` or `}}`) in `bytes`.

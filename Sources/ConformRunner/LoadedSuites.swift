@@ -17,13 +17,20 @@ public struct LoadedSuites: Sendable {
 
     /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable).
     public init(files: [(name: String, contents: Data?)], color: Bool = false) {
+        let contents = Dictionary(files.map { ($0.name, $0.contents) }, uniquingKeysWith: { first, _ in first })
+        self.init(names: files.map(\.name), color: color) { contents[$0] ?? nil }
+    }
+
+    /// Loads the files `names`, reading each with `read` (`nil` when unreadable) only when its turn comes, so a
+    /// run over many large files holds one file's bytes at a time.
+    public init(names: [String], color: Bool = false, read: (String) -> Data?) {
         let loader = SuiteLoader(predefinedNames: Self.predefinedNames)
         suites = []
         problems = ""
         problemCount = 0
         var seen: [String: String] = [:]
-        for (file, data) in files {
-            guard let data else {
+        for file in names {
+            guard let data = read(file) else {
                 problems += "\(file): error: cannot read the file\nhelp: check that it exists and is readable\n"
                 problemCount += 1
                 continue

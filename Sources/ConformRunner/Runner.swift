@@ -110,7 +110,11 @@ public struct Runner: Sendable {
                         events: events)
                 }
             }
-            for await flowSteps in group { steps += flowSteps }
+            // Results are kept for the whole run: sized once, and a single flow's list is taken as it is.
+            if suite.flows.count > 1 { steps.reserveCapacity(suite.stepCount) }
+            for await flowSteps in group {
+                if suite.flows.count == 1 { steps = flowSteps } else { steps += flowSteps }
+            }
         }
         let order = Dictionary(uniqueKeysWithValues: suite.flows.enumerated().map { ($1.name, $0) })
         steps.sort { (order[$0.flow] ?? 0, $0.index) < (order[$1.flow] ?? 0, $1.index) }
@@ -123,6 +127,7 @@ public struct Runner: Sendable {
     ) async -> [StepResult] {
         var scope = initial
         var results: [StepResult] = []
+        results.reserveCapacity(flow.steps.count)
         var blocked: String? = setupError
         for (index, step) in flow.steps.enumerated() {
             var result = StepResult(

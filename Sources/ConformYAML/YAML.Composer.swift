@@ -21,6 +21,8 @@ extension YAML {
             var seenKeys: [YAMLScalar: SourceMark] = [:]
             /// Nodes in this subtree so far, aliases counted at their full expanded size.
             var nodeCount = 1
+            /// For a streamed sequence, the keys leading to it: its items are handed over, not kept.
+            var streamKeys: [String]?
         }
 
         private struct Anchored {
@@ -33,6 +35,10 @@ extension YAML {
 
         let file: String
         let limits: YAMLLimits
+        let streaming: ItemStream
+        /// Items of streamed sequences completed since the caller last took them.
+        private(set) var completedItems: [StreamedItem] = []
+        var hasCompletedItems: Bool { !completedItems.isEmpty }
         private(set) var diagnostics: [YAMLDiagnostic] = []
         private(set) var root: YAMLNode?
         private var stack: [Frame] = []
@@ -45,9 +51,24 @@ extension YAML {
         private var totalNodes = 0
         private var documentCount = 0
 
-        init(file: String, limits: YAMLLimits) {
+        init(file: String, limits: YAMLLimits, streaming: ItemStream = ItemStream(paths: [])) {
             self.file = file
             self.limits = limits
+            self.streaming = streaming
+        }
+
+        mutating func clearCompletedItems() { completedItems.removeAll(keepingCapacity: true) }
+
+        /// The keys leading to a sequence starting now, when every enclosing collection is a mapping waiting for
+        /// the value of a plain-text key and the path is one `streaming` names.
+        private func streamKeysForNewSequence() -> [String]? {
+            guard !stack.isEmpty, stack.count <= streaming.longestPath else { return nil }
+            var keys: [String] = []
+            for frame in stack {
+                guard frame.shape == .mapping, let key = frame.pendingKey?.scalarText else { return nil }
+                keys.append(key)
+            }
+            return streaming.matches(keys) ? keys : nil
         }
 
         mutating func report(_ mark: SourceMark, _ message: String, help: String?) {
@@ -96,6 +117,7 @@ extension YAML {
             var frame = Frame(shape: sequence ? .sequence : .mapping, mark: mark, tag: tag, anchor: anchor)
             if sequence {
                 if let spare = spareItems.popLast() { frame.items = spare }
+                if !streaming.paths.isEmpty { frame.streamKeys = streamKeysForNewSequence() }
             } else {
                 if let spare = sparePairs.popLast() { frame.pairs = spare }
                 if let spare = spareKeys.popLast() { frame.recentKeys = spare }
@@ -178,7 +200,13 @@ extension YAML {
             stack[top].nodeCount += nodeCount
             switch stack[top].shape {
             case .sequence:
-                stack[top].items.append(node)
+                if let keys = stack[top].streamKeys {
+                    completedItems.append(StreamedItem(keys: keys, index: stack[top].items.count, node: node))
+                    stack[top].items.append(
+                        YAMLNode(kind: .scalar("", .plain), mark: node.mark, endMark: node.endMark))
+                } else {
+                    stack[top].items.append(node)
+                }
             case .mapping:
                 if let key = stack[top].pendingKey {
                     stack[top].pairs.append(YAMLNode.Pair(key: key, value: node))

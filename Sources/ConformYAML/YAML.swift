@@ -35,6 +35,17 @@ public enum YAML {
     public static func parse(
         _ bytes: [UInt8], file: String, limits: YAMLLimits = .default
     ) throws(YAMLParseFailure) -> YAMLNode? {
+        try parse(bytes, file: file, limits: limits, streaming: ItemStream(paths: [])) { _ in }
+    }
+
+    /// Parses like ``parse(_:file:limits:)``, but hands each item of the sequences `streaming` names to `take` as
+    /// soon as the item is complete, and keeps only an empty scalar with the item's marks in its place: a loader
+    /// turns a long list into its own model item by item, and the whole tree is never in memory at once. Items
+    /// are handed over in document order, also when the document turns out to have errors.
+    public static func parse(
+        _ bytes: [UInt8], file: String, limits: YAMLLimits = .default, streaming: ItemStream,
+        take: (StreamedItem) -> Void
+    ) throws(YAMLParseFailure) -> YAMLNode? {
         let start = SourceMark(line: 1, column: 1)
         guard bytes.count <= limits.maxBytes else {
             throw YAMLParseFailure([
@@ -55,7 +66,7 @@ public enum YAML {
                             help: "save the file as UTF-8; the bytes from here on do not form a UTF-8 character")
                     ]))
             }
-            return compose(buffer, file: file, limits: limits)
+            return compose(buffer, file: file, limits: limits, streaming: streaming, take: take)
         }
         return try outcome.get()
     }
@@ -69,9 +80,10 @@ public enum YAML {
 
     /// Drives libyaml's event parser over the pinned `buffer` and feeds a ``Composer``.
     private static func compose(
-        _ buffer: UnsafeBufferPointer<UInt8>, file: String, limits: YAMLLimits
+        _ buffer: UnsafeBufferPointer<UInt8>, file: String, limits: YAMLLimits, streaming: ItemStream,
+        take: (StreamedItem) -> Void
     ) -> Result<YAMLNode?, YAMLParseFailure> {
-        var composer = Composer(file: file, limits: limits)
+        var composer = Composer(file: file, limits: limits, streaming: streaming)
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
             composer.report(SourceMark(line: 1, column: 1), "cannot initialise the YAML parser", help: nil)
@@ -116,6 +128,10 @@ public enum YAML {
                     string(event.data.alias.anchor) ?? "", mark: mark, endMark: SourceMark(event.end_mark))
             default:
                 step = .proceed
+            }
+            if composer.hasCompletedItems {
+                for item in composer.completedItems { take(item) }
+                composer.clearCompletedItems()
             }
             if step == .stop { break }
         }

@@ -24,7 +24,7 @@ extension LoadContext {
             let url = required(pairs, "url", in: node, help: "add 'url: \"{{ mobile }}/mobile/1/appinstance\"'")
                 .flatMap({ template($0, "url") })
         else { return nil }
-        var spec = RequestSpec(method: .string(method), url: .string(url), mark: node.mark)
+        var spec = RequestSpec(method: shared(.string(method)), url: shared(.string(url)), mark: node.mark)
         if let q = value(pairs, "query") { spec.query = namedMatchers(q, "query") }
         if let h = value(pairs, "headers") {
             spec.headers = namedMatchers(h, "headers")
@@ -44,7 +44,7 @@ extension LoadContext {
         guard let pairs = mapping(node, what) else { return nil }
         checkKeys(pairs, allowed: Self.responseKeys, in: what)
         var spec = ResponseSpec(mark: node.mark)
-        if let s = value(pairs, "status") { spec.status = status(s) }
+        if let s = value(pairs, "status") { spec.status = shared(status(s)) }
         if let h = value(pairs, "headers") { spec.headers = namedMatchers(h, "headers") }
         spec.body = body(pairs, in: node)
         if let s = value(pairs, "strict") {
@@ -68,8 +68,8 @@ extension LoadContext {
             )
             return nil
         }
-        if let json { return .json(matcher(json)) }
-        if let raw, let t = template(raw, "body") { return .text(.string(t)) }
+        if let json { return .json(shared(matcher(json))) }
+        if let raw, let t = template(raw, "body") { return .text(shared(.string(t))) }
         return nil
     }
 
@@ -78,7 +78,7 @@ extension LoadContext {
         var out: [(String, MatchSpec)] = []
         for pair in pairs {
             guard let name = pair.key.scalarString else { continue }
-            out.append((name, matcher(pair.value, scalarsAsText: true)))
+            out.append((name, shared(matcher(pair.value, scalarsAsText: true))))
         }
         return out
     }

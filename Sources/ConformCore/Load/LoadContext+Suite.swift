@@ -69,13 +69,15 @@ extension LoadContext {
             error(
                 stepsNode, "a suite has either 'steps' (one flow) or 'flows', not both",
                 help: "move these steps into a flow under 'flows:'")
-        } else if let stepsNode {
-            flows = [flow(name: "main", stepsNode)]
-        } else if let flowsNode, let flowPairs = mapping(flowsNode, "flows") {
+        }
+        if let stepsNode {
+            flows = [flow(name: "main", stepsNode, keys: ["steps"])]
+        }
+        if let flowsNode, let flowPairs = mapping(flowsNode, "flows") {
             for pair in flowPairs {
                 guard let name = pair.key.scalarString else { continue }
                 declare(name)
-                flows.append(flow(name: name, pair.value))
+                flows.append(flow(name: name, pair.value, keys: ["flows", name]))
             }
             if flowPairs.isEmpty { error(flowsNode, "'flows' is empty", help: "add at least one flow with steps") }
         } else if stepsNode == nil, flowsNode == nil {
@@ -129,7 +131,8 @@ extension LoadContext {
         return ref
     }
 
-    mutating func flow(name: String, _ node: YAMLNode) -> Flow {
+    /// The flow `name` from its list of steps, found under `keys`: steps the parser streamed are taken as built.
+    mutating func flow(name: String, _ node: YAMLNode, keys: [String]) -> Flow {
         guard case .sequence(let items) = node.kind else {
             error(
                 node, "the steps of flow '\(name)' must be a list, found \(describe(node))",
@@ -138,6 +141,17 @@ extension LoadContext {
         }
         if items.isEmpty { error(node, "flow '\(name)' has no steps", help: "add at least one step") }
         // Sized once: a step is large, and a flow of many steps would otherwise keep up to half again as spare room.
+        if let streamed = streamedSteps.removeValue(forKey: keys), streamed.items == items.count {
+            // A list that grew step by step keeps up to as much again as spare room; past an eighth, copy it out.
+            var steps = streamed.steps
+            if steps.capacity - steps.count > steps.count / 8 {
+                var exact: [Step] = []
+                exact.reserveCapacity(steps.count)
+                exact.append(contentsOf: steps)
+                steps = exact
+            }
+            return Flow(name: name, steps: steps)
+        }
         var steps: [Step] = []
         steps.reserveCapacity(items.count)
         for item in items {

@@ -7,10 +7,17 @@ public struct SuiteLoader: Sendable {
     /// Names every suite may use without declaring them (target defaults such as base URLs).
     public var predefinedNames: Set<String>
 
+    /// Whether steps become model steps as the parser completes each (the default: a file's whole tree is never
+    /// held), or only once the whole tree is built. Both give the same suite and the same diagnostics.
+    public var streamsSteps = true
+
     public init(limits: YAMLLimits = .default, predefinedNames: Set<String> = []) {
         self.limits = limits
         self.predefinedNames = predefinedNames
     }
+
+    /// The lists of steps: a suite's `steps`, and each flow's under `flows`.
+    static let stepLists = YAML.ItemStream(paths: [["steps"], ["flows", nil]])
 
     /// Reads and loads the suite at `path`.
     public func load(path: String) throws(YAMLParseFailure) -> Suite {
@@ -26,14 +33,19 @@ public struct SuiteLoader: Sendable {
 
     /// Loads a suite from bytes named `file` in diagnostics.
     public func load(bytes: [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
-        guard let root = try YAML.parse(bytes, file: file, limits: limits) else {
+        var context = LoadContext(file: file, predefined: predefinedNames)
+        // Steps become model steps as the parser completes each one, so a file's whole tree is never held.
+        let streaming = streamsSteps ? Self.stepLists : YAML.ItemStream(paths: [])
+        let parsed = try YAML.parse(bytes, file: file, limits: limits, streaming: streaming) { item in
+            context.streamedStep(item)
+        }
+        guard let root = parsed else {
             throw YAMLParseFailure([
                 YAMLDiagnostic(
                     file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty",
                     help: "a suite starts with 'suite: <id>' and 'title: <text>'")
             ])
         }
-        var context = LoadContext(file: file, predefined: predefinedNames)
         let suite = context.suite(root)
         context.checkReferences()
         if !context.diagnostics.isEmpty {
@@ -53,8 +65,15 @@ struct LoadContext {
     var declared: Set<String> = []
     /// Templates parsed so far, by text: a text written on many steps (a URL, a header) is parsed once and its
     /// parts are shared by every step that uses it.
+    /// Steps built while the file was parsed, by the keys of their list (`["steps"]`, `["flows", name]`), in
+    /// list order, with how many items the list had (an item that is not a step builds none).
+    var streamedSteps: [[String]: (steps: [Step], items: Int)] = [:]
     var templates: [String: Template] = [:]
     static let maxSharedTemplates = 1 << 16
+    /// Matchers and values built so far: an equal one built again (a status, a header check, an expected body
+    /// written on many steps) is replaced by the first, so the steps share its storage. Neither holds a mark.
+    var sharedMatchers: Set<MatchSpec> = []
+    var sharedValues: Set<TemplateValue> = []
 
     init(file: String, predefined: Set<String>) {
         self.file = file
@@ -118,6 +137,29 @@ struct LoadContext {
             self.error(at: mark, error.message, help: error.help)
             return nil
         }
+    }
+
+    /// Builds a step the parser has just completed.
+    mutating func streamedStep(_ item: YAML.StreamedItem) {
+        let built = step(item.node)
+        streamedSteps[item.keys, default: ([], 0)].items += 1
+        if let built { streamedSteps[item.keys]!.steps.append(built) }
+    }
+
+    /// The first matcher equal to `spec` built in this file (`spec` itself if it is the first).
+    mutating func shared(_ spec: MatchSpec) -> MatchSpec {
+        guard sharedMatchers.count < Self.maxSharedTemplates else {
+            return sharedMatchers.firstIndex(of: spec).map { sharedMatchers[$0] } ?? spec
+        }
+        return sharedMatchers.insert(spec).memberAfterInsert
+    }
+
+    /// The first value equal to `value` built in this file (`value` itself if it is the first).
+    mutating func shared(_ value: TemplateValue) -> TemplateValue {
+        guard sharedValues.count < Self.maxSharedTemplates else {
+            return sharedValues.firstIndex(of: value).map { sharedValues[$0] } ?? value
+        }
+        return sharedValues.insert(value).memberAfterInsert
     }
 
     mutating func duration(_ node: YAMLNode, _ what: String) -> Duration? {

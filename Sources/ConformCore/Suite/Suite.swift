@@ -132,22 +132,32 @@ public struct Exchange: Sendable, Hashable {
     public var captures: [Capture]
     /// The named event emitted when this exchange passes, e.g. `registrationUpdated`.
     public var emits: String?
-    public var eventually: Eventually?
+    public var eventually: Eventually? {
+        get { eventuallyStorage.first }
+        set { eventuallyStorage = newValue.map { [$0] } ?? [] }
+    }
     /// A control: the exchange repeats until this holds, and every check group must hold on every response seen
     /// until then. It is how a suite asserts that something did *not* happen: only once a later positive control
     /// has arrived did the thing checked against have its chance.
-    public var until: ResponseSpec?
+    public var until: ResponseSpec? {
+        get { untilStorage.first }
+        set { untilStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// The rarely given parts, each in an array that is empty (and allocates nothing) when the part is absent:
+    /// a suite holds every step in memory, and an inline optional would cost its full size on every step.
+    private var eventuallyStorage: [Eventually]
+    private var untilStorage: [ResponseSpec]
 
     public init(
         request: RequestSpec, checks: [CheckGroup] = [], captures: [Capture] = [], emits: String? = nil,
         eventually: Eventually? = nil, until: ResponseSpec? = nil
     ) {
-        self.until = until
         self.request = request
         self.checks = checks
         self.captures = captures
         self.emits = emits
-        self.eventually = eventually
+        eventuallyStorage = eventually.map { [$0] } ?? []
+        untilStorage = until.map { [$0] } ?? []
     }
 }
 

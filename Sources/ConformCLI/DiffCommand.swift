@@ -100,8 +100,9 @@ enum DiffCommand {
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
         func run(_ target: Target) async throws -> RunResult {
             let plan = RunPlan(
-                suites: loaded.suites, overrides: overrides, targetDefaults: target.variableDefaults,
-                targetDescription: target.description, functions: RunnerFunctions.all)
+                suites: loaded.suites, overrides: overrides,
+                targetDefaults: target.variableDefaults(ConformCommand.profile),
+                targetDescription: target.description, functions: ConformCommand.profile.functions)
             return await Runner(transport: try target.makeTransport(timeout: .seconds(10))).run(plan)
         }
         let ra = try await run(a)

@@ -44,7 +44,8 @@ enum SuiteFiles {
     /// Loads every file; returns the suites and the rendered diagnostics of the files that failed.
     static func load(_ files: [String], io: CommandIO, color: Bool) -> (suites: [Suite], problems: String, count: Int) {
         let loaded = LoadedSuites(
-            files: files.map { ($0, FileManager.default.contents(atPath: io.resolve($0))) }, color: color)
+            files: files.map { ($0, FileManager.default.contents(atPath: io.resolve($0))) },
+            profile: ConformCommand.profile, color: color)
         return (loaded.suites, loaded.problems, loaded.problemCount)
     }
 }

@@ -5,9 +5,6 @@ import Foundation
 /// Suite files loaded together for one run: each parsed and versioned by its SHA-256, suite ids unique, and the
 /// problems of every file rendered compiler-style (`file:line:col: error: …`, the source line, a `help:` line).
 public struct LoadedSuites: Sendable {
-    /// Names every suite may use without declaring them: the base URLs the target supplies.
-    public static let predefinedNames: Set<String> = ["mobile", "backend"]
-
     /// The suites that loaded, in the order of the files.
     public var suites: [Suite]
     /// The rendered diagnostics of the files that did not load, one problem after another.
@@ -15,9 +12,10 @@ public struct LoadedSuites: Sendable {
     /// How many problems `problems` holds; the run must not start unless it is zero.
     public var problemCount: Int
 
-    /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable).
-    public init(files: [(name: String, contents: Data?)], color: Bool = false) {
-        let loader = SuiteLoader(predefinedNames: Self.predefinedNames)
+    /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable); the
+    /// bases of `profile` are names every suite may use without declaring them.
+    public init(files: [(name: String, contents: Data?)], profile: ProtocolProfile, color: Bool = false) {
+        let loader = SuiteLoader(predefinedNames: profile.baseNames)
         suites = []
         problems = ""
         problemCount = 0

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import Foundation
@@ -16,7 +17,7 @@ import Testing
             $0.hasSuffix(".yaml")
         }.sorted()
         return try files.map {
-            try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+            try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
                 path: suitesDirectory.appendingPathComponent($0).path)
         }
     }
@@ -24,9 +25,10 @@ import Testing
     @Test(arguments: try bundledSuites().map(\.id))
     func theRunnerConformsToTheMockOfEachBundledSuite(_ id: String) async throws {
         let suite = try #require(try Self.bundledSuites().first { $0.id == id })
-        let mock = SuiteMock(suites: [suite], functions: RunnerFunctions.all)
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let plan = RunPlan(
-            suites: [suite], targetDefaults: ["mobile": "", "backend": ""], functions: RunnerFunctions.all)
+            suites: [suite], targetDefaults: ProtocolProfile.mobileMessaging.baseURLs(all: ""),
+            functions: MobileMessaging.functions)
         let result = await Runner(transport: InProcessTransport(mock)).run(plan)
         let failing = result.steps.filter { $0.verdict != .pass }.map { step in
             "\(step.flow) › \(step.index + 1). \(step.name): \(step.verdict.rawValue) \(step.error ?? "") \(step.failures.flatMap(\.mismatches).map { "\($0.path): expected \($0.expected) got \($0.actual)" })"
@@ -43,7 +45,7 @@ import Testing
     let suite: Suite
 
     init() throws {
-        suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+        suite = try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
             bytes: Array(
                 """
                 suite: mock
@@ -71,7 +73,7 @@ import Testing
     }
 
     @Test func mintsWhatTheSuiteCapturesAndBindsWhatTheClientChooses() throws {
-        let mock = SuiteMock(suites: [suite])
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let register = mock.handle(
             HTTPRequest(
                 method: .post, url: "/mobile/1/appinstance", headerFields: ["Authorization": "App conform-app-code"],
@@ -91,7 +93,7 @@ import Testing
     }
 
     @Test func aRequestNoStepAcceptsGetsTheClosestStepAndWhy() throws {
-        let mock = SuiteMock(suites: [suite])
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let wrong = mock.handle(
             HTTPRequest(
                 method: .post, url: "/mobile/1/appinstance", headerFields: ["Authorization": "App someone-else"],
@@ -148,7 +150,7 @@ import Testing
 
 @Suite struct SuiteMockAmbiguityTests {
     @Test func flowsThatStartAlikeAreToldApartWhenTheyDiverge() throws {
-        let suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+        let suite = try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
             bytes: Array(
                 """
                 suite: twins
@@ -171,7 +173,7 @@ import Testing
                       request: {method: DELETE, url: "{{ mobile }}/reg/{{ id }}"}
                       expect: {json: {who: second}}
                 """.utf8), file: "twins.yaml")
-        let mock = SuiteMock(suites: [suite])
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let a = try JSONValue.parse(mock.handle(HTTPRequest(method: .post, url: "/reg")).body)["id"]?.stringValue ?? ""
         let b = try JSONValue.parse(mock.handle(HTTPRequest(method: .post, url: "/reg")).body)["id"]?.stringValue ?? ""
         // The client that got the first id turns out to be the second flow.
@@ -188,13 +190,13 @@ import Testing
     static let other = "00112233445566778899aabbccddeeff"
 
     func token(sub: String, secret: String, ttl: Int = 3600) throws -> String {
-        try RunnerFunctions.jwt.call(
+        try MobileMessaging.jwt.call(
             [], ["sub": .string(sub), "secret": .string(secret), "kid": "k", "app": "a", "ttl": .int(ttl)]
         ).text
     }
 
     func binder() -> Binder {
-        var scope = TemplateScope(values: ["secret": .string(Self.secret)], functions: RunnerFunctions.all)
+        var scope = TemplateScope(values: ["secret": .string(Self.secret)], functions: MobileMessaging.functions)
         scope.functions.merge(TemplateScope.builtinFunctions) { a, _ in a }
         return Binder(scope: scope, free: ["user"])
     }
@@ -223,7 +225,7 @@ import Testing
 
 @Suite struct JWTTimeToLiveTests {
     func call(ttl: JSONValue) throws(TemplateError) -> JSONValue {
-        try RunnerFunctions.jwt.call([], ["sub": "ana", "secret": "00112233", "ttl": ttl])
+        try MobileMessaging.jwt.call([], ["sub": "ana", "secret": "00112233", "ttl": ttl])
     }
 
     @Test(arguments: [

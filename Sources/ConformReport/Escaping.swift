@@ -7,26 +7,33 @@ public enum Escaping {
     /// XML 1.0 content and attribute values (double- or single-quoted): `& < > " '` as entities; tab, line feed and
     /// carriage return kept; every character XML 1.0 cannot carry (other C0 controls, U+FFFE, U+FFFF) as `?`.
     public static func xml(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
-            case let s where s.value < 0x20 || s.value == 0xFFFE || s.value == 0xFFFF: out += "?"
-            default: out.unicodeScalars.append(scalar)
+        markup(text, apostrophe: "&apos;") { scalar in
+            switch scalar.value {
+            case 0x09, 0x0A, 0x0D: nil
+            case 0..<0x20, 0xFFFE, 0xFFFF: "?"
+            default: nil
             }
         }
-        return out
     }
 
     /// HTML content and attribute values (double- or single-quoted): `& < > " '` as references; tab and line feed
     /// kept, carriage return dropped; other C0 and C1 controls and DEL as U+FFFD, so no escape sequence survives.
     public static func html(_ text: String) -> String {
+        markup(text, apostrophe: "&#39;") { scalar in
+            switch scalar.value {
+            case 0x09, 0x0A: nil
+            case 0x0D: ""
+            case 0..<0x20, 0x7F..<0xA0: "\u{FFFD}"
+            default: nil
+            }
+        }
+    }
+
+    /// Markup text: `& < > "` as the entities XML and HTML share, `'` as `apostrophe`, and each other character as
+    /// `control` replaces it (`nil`: kept).
+    private static func markup(
+        _ text: String, apostrophe: String, control: (Unicode.Scalar) -> String?
+    ) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -35,11 +42,9 @@ public enum Escaping {
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            case "\r": break
-            case let s where s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0): out += "\u{FFFD}"
-            default: out.unicodeScalars.append(scalar)
+            case "'": out += apostrophe
+            default:
+                if let replacement = control(scalar) { out += replacement } else { out.unicodeScalars.append(scalar) }
             }
         }
         return out

@@ -11,10 +11,14 @@ let package = Package(
         .library(name: "ConformRunner", targets: ["ConformRunner"]),
         .library(name: "ConformTransports", targets: ["ConformTransports"]),
         .library(name: "ConformReference", targets: ["ConformReference"]),
+        .library(name: "ConformMobileMessaging", targets: ["ConformMobileMessaging"]),
         // Certification from an SDK's own tests; it brings the modules its API names (Transport, results, faults).
         .library(
             name: "ConformTesting",
-            targets: ["ConformTesting", "ConformCore", "ConformReport", "ConformRunner", "ConformReference"]),
+            targets: [
+                "ConformTesting", "ConformCore", "ConformReport", "ConformRunner", "ConformReference",
+                "ConformMobileMessaging",
+            ]),
         .library(name: "ConformFuzzTargets", targets: ["ConformFuzzTargets"]),
     ],
     targets: [
@@ -35,6 +39,8 @@ let package = Package(
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
         .target(name: "ConformReport", dependencies: ["ConformCore", "ConformYAML"]),
         .target(name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto", "ConformReport"]),
+        // The protocol profile the engine is handed: Mobile Messaging's bases and its `jwt` template function.
+        .target(name: "ConformMobileMessaging", dependencies: ["ConformCore", "ConformCrypto"]),
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
         .target(name: "ConformTransports", dependencies: ["ConformCore"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
@@ -50,13 +56,13 @@ let package = Package(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto",
+                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformMobileMessaging",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
         .target(
             name: "ConformTesting",
-            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformReference"],
+            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformMobileMessaging"],
             exclude: ["Suites/README.md"], resources: [.process("Suites")]),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
         .executableTarget(
@@ -86,7 +92,9 @@ let package = Package(
         .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ConformRunnerTests",
-            dependencies: ["ConformRunner", "ConformReport", "ConformReference", "ConformTestSupport"],
+            dependencies: [
+                "ConformRunner", "ConformReport", "ConformReference", "ConformMobileMessaging", "ConformTestSupport",
+            ],
             exclude: ["Goldens"]),
         .testTarget(
             name: "ConformCurlTests",
@@ -107,7 +115,7 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports", "ConformTestSupport",
+                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport",
             ],
             exclude: ["Cases", "Adapters"]
         ),

@@ -1,4 +1,5 @@
 import ConformReference
+import ConformReport
 import ConformRunner
 
 /// The declarations of the commands that play suites: `run`, `merge`, `validate`, `serve`, `mock`.
@@ -77,7 +78,7 @@ extension CommandSpec {
                     is reported as skipped (not run).
                     """),
             OptionSpec(
-                "--repeat", "N", .integer(1...1000),
+                "--repeat", "N", .integer(1...RunResult.maxRepetitions),
                 help: """
                     Run everything N times, 1 to 1000 (default: 1). A step takes its worst verdict;
                     a step whose verdict changed between repetitions is reported as flaky.
@@ -119,7 +120,8 @@ extension CommandSpec {
         ],
         discussion: """
             Refuses reports that do not make one whole run: a shard missing or given twice, different numbers of
-            shards, suites or targets. Durations are the longest shard's (docs/sharding.md).
+            shards, suites or targets. Durations are the longest shard's; the flaky steps of a repeated run
+            ('--repeat N') come back in the order of the whole plan (docs/sharding.md).
             """,
         exitCodes: """
             0 conforms, 1 at least one must/should mismatch, 2 a shard could not run or a report cannot be read

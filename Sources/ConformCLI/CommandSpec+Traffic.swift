@@ -117,7 +117,11 @@ extension CommandSpec {
         overview: "Run the same exchanges against two implementations and report where they differ, step by step.",
         arguments: [
             ArgumentSpec(
-                name: "SUITES_OR_RECORDINGS", help: "Suite files or directories, or recordings (default: suites).")
+                name: "SUITES_OR_RECORDINGS",
+                help: """
+                    Suite files or directories, or recordings (default: ./suites, in the current
+                    directory only; unlike run, never the suites installed beside conform).
+                    """)
         ],
         options: [
             OptionSpec(

@@ -1,3 +1,5 @@
+import ConformCore
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import Foundation
@@ -5,6 +7,8 @@ import Foundation
 /// The `conform` command line: parses arguments, wires transports and maps results to exit codes.
 public enum ConformCommand {
     public static let version = "0.1.0"
+    /// The protocol every command speaks: its bases and template functions, handed to the engine.
+    static let profile = ProtocolProfile.mobileMessaging
 
     /// Exit codes shared by every subcommand.
     public enum ExitCode {

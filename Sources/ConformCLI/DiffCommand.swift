@@ -20,6 +20,7 @@ enum DiffCommand {
         let a = try Target(parsing: targets[0], faults: parsed.values("--fault-a"), subcommand: "diff")
         let b = try Target(parsing: targets[1], faults: parsed.values("--fault-b"), subcommand: "diff")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        // Without inputs, ./suites and nothing else: a diff compares what the user has, never the installed suites.
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
         let reports = try ReportRequest.all(parsed, subcommand: "diff")
         let collector = reports.isEmpty ? nil : ResultCollector()
@@ -100,8 +101,9 @@ enum DiffCommand {
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
         func run(_ target: Target) async throws -> RunResult {
             let plan = RunPlan(
-                suites: loaded.suites, overrides: overrides, targetDefaults: target.variableDefaults,
-                targetDescription: target.description, functions: RunnerFunctions.all)
+                suites: loaded.suites, overrides: overrides,
+                targetDefaults: target.variableDefaults(ConformCommand.profile),
+                targetDescription: target.description, functions: ConformCommand.profile.functions)
             return await Runner(transport: try target.makeTransport(timeout: .seconds(10))).run(plan)
         }
         let ra = try await run(a)

@@ -1,3 +1,4 @@
+import ConformReport
 import Foundation
 
 /// The manual page `conform.1` (roff, `man` macros) generated from the command declarations (`conform man`).
@@ -28,18 +29,19 @@ enum ManPage {
             """
         for command in CommandSpec.all {
             out += ".SS \"conform \(command.name)\"\n"
-            out += text(command.overview) + "\n.PP\n.B Usage:\n" + text(command.usage) + "\n"
+            out += Escaping.roffText(command.overview) + "\n.PP\n.B Usage:\n" + Escaping.roffText(command.usage) + "\n"
             for argument in command.arguments {
-                out += ".TP\n.I \(escape(argument.name))\n\(text(argument.help))\n"
+                out += ".TP\n.I \(Escaping.roff(argument.name))\n\(Escaping.roffText(argument.help))\n"
             }
             for option in command.options {
                 let name =
-                    option.name == "--help" ? "\\fB\\-h\\fR, \\fB\\-\\-help\\fR" : "\\fB\(escape(option.name))\\fR"
-                out += ".TP\n" + name + (option.value.isEmpty ? "" : " \\fI\(escape(option.value))\\fR") + "\n"
-                out += text(option.help) + "\n"
+                    option.name == "--help"
+                    ? "\\fB\\-h\\fR, \\fB\\-\\-help\\fR" : "\\fB\(Escaping.roff(option.name))\\fR"
+                out += ".TP\n" + name + (option.value.isEmpty ? "" : " \\fI\(Escaping.roff(option.value))\\fR") + "\n"
+                out += Escaping.roffText(option.help) + "\n"
             }
-            if !command.discussion.isEmpty { out += ".PP\n" + text(command.discussion) + "\n" }
-            if !command.exitCodes.isEmpty { out += ".PP\nExit codes: " + text(command.exitCodes) + "\n" }
+            if !command.discussion.isEmpty { out += ".PP\n" + Escaping.roffText(command.discussion) + "\n" }
+            if !command.exitCodes.isEmpty { out += ".PP\nExit codes: " + Escaping.roffText(command.exitCodes) + "\n" }
         }
         out += """
             .SH EXIT STATUS
@@ -64,28 +66,5 @@ enum ManPage {
 
             """
         return out
-    }
-
-    /// Roff-escapes `s`: backslashes, hyphens and non-ASCII characters.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\e"
-            case "-": out += "\\-"
-            // Non-ASCII as roff's Unicode escapes, so the page renders whatever the reader's locale.
-            case _ where scalar.value > 0x7E: out += "\\[u" + String(format: "%04X", scalar.value) + "]"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    /// A paragraph: escaped, lines joined (roff fills them), no line starting with a control character.
-    static func text(_ s: String) -> String {
-        s.split(separator: "\n").map { line -> String in
-            let escaped = escape(String(line))
-            return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
-        }.joined(separator: "\n")
     }
 }

@@ -43,7 +43,7 @@ enum MockCommand {
             io.err.write("error: \(error)\n")
             return ConformCommand.ExitCode.cannotRun
         }
-        let mock = SuiteMock(suites: suites, overrides: overrides, functions: RunnerFunctions.all)
+        let mock = SuiteMock(suites: suites, overrides: overrides, profile: ConformCommand.profile)
         let server: HTTPServer
         do {
             server = try HTTPServer(handler: mock, host: parsed.value("--host") ?? "127.0.0.1", port: port)

@@ -83,9 +83,10 @@ enum RunCommand {
         var plan = RunPlan(
             suites: suites, overrides: overrides,
             environment: RunPlan.variables(fromEnvironment: io.environment),
-            targetDefaults: target.variableDefaults, exchangeTimeout: timeout, maxConcurrentSuites: jobs,
+            targetDefaults: target.variableDefaults(ConformCommand.profile), exchangeTimeout: timeout,
+            maxConcurrentSuites: jobs,
             targetDescription: target.description,
-            functions: RunnerFunctions.all
+            functions: ConformCommand.profile.functions
         )
         plan.failFast = parsed.has("--fail-fast")
         var reporters: [any RunReporter] = [

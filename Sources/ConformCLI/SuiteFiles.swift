@@ -43,7 +43,9 @@ enum SuiteFiles {
 
     /// Loads every file; returns the suites and the rendered diagnostics of the files that failed.
     static func load(_ files: [String], io: CommandIO, color: Bool) -> (suites: [Suite], problems: String, count: Int) {
-        let loaded = LoadedSuites(names: files, color: color) { FileManager.default.contents(atPath: io.resolve($0)) }
+        let loaded = LoadedSuites(names: files, profile: ConformCommand.profile, color: color) {
+            FileManager.default.contents(atPath: io.resolve($0))
+        }
         return (loaded.suites, loaded.problems, loaded.problemCount)
     }
 }

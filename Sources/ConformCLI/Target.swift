@@ -10,10 +10,6 @@ enum Target: CustomStringConvertible {
     case http(String)
     case exec(String)
 
-    /// Base URLs for the in-process reference; the host is not used.
-    static let builtinMobile = "http://mobile.conform.invalid"
-    static let builtinBackend = "http://backend.conform.invalid"
-
     /// Looks up `--fault` names among the reference implementation's faults.
     static func faults(_ names: [String], subcommand: String) throws(UsageError) -> [ReferenceFault] {
         var parsed: [ReferenceFault] = []
@@ -86,13 +82,14 @@ enum Target: CustomStringConvertible {
         }
     }
 
-    /// The variables the target supplies unless the suite or the command line says otherwise.
-    var variableDefaults: [String: String] {
+    /// The variables the target supplies unless the suite or the command line says otherwise: the bases of the
+    /// protocol `profile`.
+    func variableDefaults(_ profile: ProtocolProfile) -> [String: String] {
         switch self {
-        case .http(let url): ["mobile": url, "backend": url]
+        case .http(let url): profile.baseURLs(all: url)
         // An adapter decides where requests go: it gets origin-form URLs (`/mobile/1/appinstance`).
-        case .exec: ["mobile": "", "backend": ""]
-        case .builtin: ["mobile": Self.builtinMobile, "backend": Self.builtinBackend]
+        case .exec: profile.baseURLs(all: "")
+        case .builtin: profile.referenceBaseURLs
         }
     }
 

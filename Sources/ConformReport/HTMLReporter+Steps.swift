@@ -11,14 +11,15 @@ extension HTMLReporter {
         var out =
             "<section class=\"suite \(Self.cssClass(result.verdict))\" id=\"\(entry.anchor)\" aria-labelledby=\"\(entry.anchor)-title\">\n"
         out +=
-            "<h2 id=\"\(entry.anchor)-title\">\(badge(result.verdict)) <span class=\"suite-id\">\(esc(suite.id))</span> <span class=\"suite-title\">\(esc(suite.title))</span></h2>\n"
+            "<h2 id=\"\(entry.anchor)-title\">\(badge(result.verdict)) <span class=\"suite-id\">\(Escaping.html(suite.id))</span> <span class=\"suite-title\">\(Escaping.html(suite.title))</span></h2>\n"
         out += "<dl class=\"facts suite-facts\">\n"
-        out += fact("File", "<code>\(esc(suite.file))</code>")
+        out += fact("File", "<code>\(Escaping.html(suite.file))</code>")
         out += fact(
-            "Flow step", suite.step.isEmpty ? "<span class=\"muted\">(none)</span>" : "<code>\(esc(suite.step))</code>")
-        out += fact("Profile", "<code>\(esc(suite.profile))</code>")
+            "Flow step",
+            suite.step.isEmpty ? "<span class=\"muted\">(none)</span>" : "<code>\(Escaping.html(suite.step))</code>")
+        out += fact("Profile", "<code>\(Escaping.html(suite.profile))</code>")
         out += fact("Version (SHA-256)", version(suite.contentHash, short: false))
-        if !suite.spec.isEmpty { out += fact("Spec", esc(suite.spec.summary)) }
+        if !suite.spec.isEmpty { out += fact("Spec", Escaping.html(suite.spec.summary)) }
         out += "</dl>\n"
         out += "<p class=\"back\"><a href=\"#verdict-matrix\">↑ Back to the verdict matrix</a></p>\n"
         sink.write(out)
@@ -31,10 +32,10 @@ extension HTMLReporter {
     func stepArticle(_ step: StepResult, anchor: String, masker: SecretMasker) -> String {
         var out = "<article class=\"step \(Self.cssClass(step.verdict))\" id=\"\(anchor)\">\n<details open>\n"
         out +=
-            "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(esc(step.flow)) › \(step.index + 1). \(esc(step.name))</span></h3></summary>\n"
+            "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(Escaping.html(step.flow)) › \(step.index + 1). \(Escaping.html(step.name))</span></h3></summary>\n"
         out += "<dl class=\"facts step-facts\">\n"
-        out += fact("Source", "<code>\(esc(step.file)):\(step.mark)</code>")
-        if !step.spec.isEmpty { out += fact("Spec", esc(step.spec.summary)) }
+        out += fact("Source", "<code>\(Escaping.html(step.file)):\(step.mark)</code>")
+        if !step.spec.isEmpty { out += fact("Spec", Escaping.html(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
         if !deterministic {
             out += fact(
@@ -47,7 +48,7 @@ extension HTMLReporter {
             let skipped = step.verdict == .skipped
             let text = skipped && error.hasPrefix("skipped: ") ? String(error.dropFirst(9)) : error
             out +=
-                "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(esc(masker.text(text)))</p>\n"
+                "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(Escaping.html(masker.text(text)))</p>\n"
         }
         if !step.failures.isEmpty { out += diff(step.failures, masker: masker) }
         if step.request != nil || step.response != nil {
@@ -71,11 +72,11 @@ extension HTMLReporter {
                 failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
             let cls = failure.severity == .assumed ? "v-assumed" : "v-fail"
             for m in failure.mismatches {
-                out += "<tr><th scope=\"row\"><code>\(esc(masker.text(m.path)))</code></th>"
-                out += "<td><span class=\"severity \(cls)\">\(esc(severity))</span></td>"
-                out += "<td class=\"expected\"><code>\(esc(masker.text(m.expected)))</code></td>"
-                out += "<td class=\"actual\"><code>\(esc(masker.text(m.actual)))</code>"
-                if let note = m.note { out += "<div class=\"note\">\(esc(masker.text(note)))</div>" }
+                out += "<tr><th scope=\"row\"><code>\(Escaping.html(masker.text(m.path)))</code></th>"
+                out += "<td><span class=\"severity \(cls)\">\(Escaping.html(severity))</span></td>"
+                out += "<td class=\"expected\"><code>\(Escaping.html(masker.text(m.expected)))</code></td>"
+                out += "<td class=\"actual\"><code>\(Escaping.html(masker.text(m.actual)))</code>"
+                if let note = m.note { out += "<div class=\"note\">\(Escaping.html(masker.text(note)))</div>" }
                 out += "</td></tr>\n"
             }
         }
@@ -86,7 +87,7 @@ extension HTMLReporter {
     func request(_ request: HTTPRequest, masker: SecretMasker) -> String {
         var out = "<section class=\"request\">\n<h4>Request</h4>\n"
         out +=
-            "<p class=\"start-line\"><code><strong>\(esc(request.method.rawValue))</strong> \(esc(masker.text(request.url)))</code></p>\n"
+            "<p class=\"start-line\"><code><strong>\(Escaping.html(request.method.rawValue))</strong> \(Escaping.html(masker.text(request.url)))</code></p>\n"
         out += headers(request.headerFields, masker: masker)
         out += body(request.body, masker: masker)
         out += "</section>\n"
@@ -96,7 +97,7 @@ extension HTMLReporter {
     func response(_ response: HTTPResponse, masker: SecretMasker) -> String {
         var out = "<section class=\"response\">\n<h4>Response</h4>\n"
         out +=
-            "<p class=\"start-line\"><code><strong>\(response.status.code)</strong> \(esc(response.status.reasonPhrase))</code></p>\n"
+            "<p class=\"start-line\"><code><strong>\(response.status.code)</strong> \(Escaping.html(response.status.reasonPhrase))</code></p>\n"
         out += headers(response.headerFields, masker: masker)
         out += body(response.body, masker: masker)
         out += "</section>\n"
@@ -108,7 +109,7 @@ extension HTMLReporter {
         var out = "<table class=\"headers\"><caption class=\"visually-hidden\">Headers</caption><tbody>\n"
         for field in fields {
             out +=
-                "<tr><th scope=\"row\">\(esc(field.name))</th><td>\(esc(masker.header(name: field.name, value: field.value)))</td></tr>\n"
+                "<tr><th scope=\"row\">\(Escaping.html(field.name))</th><td>\(Escaping.html(masker.header(name: field.name, value: field.value)))</td></tr>\n"
         }
         out += "</tbody></table>\n"
         return out
@@ -126,6 +127,6 @@ extension HTMLReporter {
             shown = String(shown.prefix(Self.bodyLimit))
             cut = "<p class=\"muted\">(cut after \(Self.bodyLimit) characters; \(data.count) bytes in all)</p>\n"
         }
-        return "<pre class=\"body\">\(esc(masker.text(shown)))</pre>\n" + cut
+        return "<pre class=\"body\">\(Escaping.html(masker.text(shown)))</pre>\n" + cut
     }
 }

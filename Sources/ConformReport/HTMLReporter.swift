@@ -30,7 +30,7 @@ public struct HTMLReporter: DocumentReporter {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="generator" content="conform">
-            <title>Conform certification report: \(esc(result.target))</title>
+            <title>Conform certification report: \(Escaping.html(result.target))</title>
             <style>
             \(Self.css)</style>
             </head>
@@ -120,21 +120,22 @@ public struct HTMLReporter: DocumentReporter {
         .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
         var out = "<header class=\"report-header\">\n"
         out += "<p class=\"kicker\">Conform certification report for</p>\n"
-        out += "<h1>\(esc(result.target))</h1>\n"
+        out += "<h1>\(Escaping.html(result.target))</h1>\n"
         out +=
             "<p class=\"overall \(overallClass)\" id=\"overall\"><span class=\"symbol\" aria-hidden=\"true\">\(overallSymbol)</span> \(overallText)</p>\n"
         out += "<dl class=\"facts\">\n"
-        out += fact("Date", esc(date ?? Self.now()))
+        out += fact("Date", Escaping.html(date ?? Self.now()))
         out += fact(
             "Application profile" + (profiles.count == 1 ? "" : "s"),
-            profiles.map { "<code>\(esc($0))</code>" }.joined(separator: ", "))
+            profiles.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
         let durationText = deterministic ? "" : String(format: " in %.2f s", result.duration)
         out += fact(
             "Suites",
             "\(result.suites.count) suite\(result.suites.count == 1 ? "" : "s"), \(result.stepCount) step\(result.stepCount == 1 ? "" : "s")\(durationText)"
         )
         if !decisions.isEmpty {
-            out += fact("Decisions not met", decisions.map { "<code>\(esc($0))</code>" }.joined(separator: ", "))
+            out += fact(
+                "Decisions not met", decisions.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
         }
         out += "</dl>\n"
         out += "<ul class=\"counts\" aria-label=\"Steps by verdict\">\n"
@@ -148,7 +149,7 @@ public struct HTMLReporter: DocumentReporter {
     }
 
     func fact(_ name: String, _ valueHTML: String) -> String {
-        "<div><dt>\(esc(name))</dt><dd>\(valueHTML)</dd></div>\n"
+        "<div><dt>\(Escaping.html(name))</dt><dd>\(valueHTML)</dd></div>\n"
     }
 
     func matrix(_ page: Page) -> String {
@@ -168,21 +169,22 @@ public struct HTMLReporter: DocumentReporter {
             out += "<tbody>\n"
             for (i, entry) in group.entries.enumerated() {
                 let suite = entry.result.suite
-                out += "<tr data-suite=\"\(esc(suite.id))\" data-verdict=\"\(esc(entry.result.verdict.rawValue))\">"
+                out +=
+                    "<tr data-suite=\"\(Escaping.html(suite.id))\" data-verdict=\"\(Escaping.html(entry.result.verdict.rawValue))\">"
                 if i == 0 {
                     let label = group.step.isEmpty ? "(no flow step)" : group.step
                     out +=
-                        "<th scope=\"rowgroup\" rowspan=\"\(group.entries.count)\" class=\"flow-step\">\(esc(label))</th>"
+                        "<th scope=\"rowgroup\" rowspan=\"\(group.entries.count)\" class=\"flow-step\">\(Escaping.html(label))</th>"
                 }
                 out +=
-                    "<th scope=\"row\" class=\"suite-cell\"><a href=\"#\(entry.anchor)\">\(esc(suite.id))</a><span class=\"suite-title\">\(esc(suite.title))</span></th>"
-                out += "<td><code>\(esc(suite.profile))</code></td>"
+                    "<th scope=\"row\" class=\"suite-cell\"><a href=\"#\(entry.anchor)\">\(Escaping.html(suite.id))</a><span class=\"suite-title\">\(Escaping.html(suite.title))</span></th>"
+                out += "<td><code>\(Escaping.html(suite.profile))</code></td>"
                 out += "<td>\(version(suite.contentHash, short: true))</td>"
                 for verdict in Self.verdictOrder {
                     let steps = entry.result.steps.enumerated().filter { $0.element.verdict == verdict }
                     if let first = steps.first {
                         out +=
-                            "<td class=\"n \(Self.cssClass(verdict))\"><a href=\"#\(entry.anchor)-step\(first.offset + 1)\" aria-label=\"\(steps.count) \(Self.countLabel(verdict)) in \(esc(suite.id))\">\(steps.count)</a></td>"
+                            "<td class=\"n \(Self.cssClass(verdict))\"><a href=\"#\(entry.anchor)-step\(first.offset + 1)\" aria-label=\"\(steps.count) \(Self.countLabel(verdict)) in \(Escaping.html(suite.id))\">\(steps.count)</a></td>"
                     } else {
                         out += "<td class=\"n zero\">0</td>"
                     }
@@ -198,7 +200,7 @@ public struct HTMLReporter: DocumentReporter {
         out += "<td>\(overallBadge(page.result))</td></tr></tfoot>\n"
         out += "</table>\n"
         out += "<p class=\"legend\">"
-        out += Self.verdictOrder.map { "\(badge($0)) \(esc(Self.meaning($0)))" }.joined(separator: " ")
+        out += Self.verdictOrder.map { "\(badge($0)) \(Escaping.html(Self.meaning($0)))" }.joined(separator: " ")
         out += "</p>\n</section>\n"
         return out
     }
@@ -206,7 +208,7 @@ public struct HTMLReporter: DocumentReporter {
     func version(_ hash: String, short: Bool) -> String {
         guard !hash.isEmpty else { return "<span class=\"muted\">(not from a file)</span>" }
         let shown = short ? String(hash.prefix(12)) : hash
-        return "<code class=\"hash\" title=\"SHA-256 \(esc(hash))\">\(esc(shown))</code>"
+        return "<code class=\"hash\" title=\"SHA-256 \(Escaping.html(hash))\">\(Escaping.html(shown))</code>"
     }
 
     func overallBadge(_ result: RunResult) -> String {
@@ -227,7 +229,9 @@ public struct HTMLReporter: DocumentReporter {
     /// A verdict as colour, symbol and words; linked when `link` is given.
     func badge(_ verdict: Verdict, link: String? = nil) -> String {
         let inner = "<span class=\"symbol\" aria-hidden=\"true\">\(Self.symbol(verdict))</span> \(Self.label(verdict))"
-        if let link { return "<a class=\"badge \(Self.cssClass(verdict))\" href=\"\(esc(link))\">\(inner)</a>" }
+        if let link {
+            return "<a class=\"badge \(Self.cssClass(verdict))\" href=\"\(Escaping.html(link))\">\(inner)</a>"
+        }
         return "<span class=\"badge \(Self.cssClass(verdict))\">\(inner)</span>"
     }
 
@@ -309,24 +313,4 @@ public struct HTMLReporter: DocumentReporter {
         return formatter.string(from: Date()).replacingOccurrences(of: "T", with: " ").replacingOccurrences(
             of: "Z", with: " UTC")
     }
-}
-
-/// Escapes text for HTML content and attribute values; control characters become U+FFFD.
-func esc(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        case "\n", "\t": out.unicodeScalars.append(scalar)
-        case "\r": break
-        case let s where s.value < 0x20 || (s.value >= 0x7F && s.value < 0xA0): out += "\u{FFFD}"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
 }

@@ -33,24 +33,24 @@ public struct JUnitReporter: DocumentReporter {
             out = ""
             let s = suite.steps
             out +=
-                "  <testsuite name=\"\(xml(suite.suite.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(xml(suite.suite.file))\">\n"
+                "  <testsuite name=\"\(Escaping.xml(suite.suite.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(Escaping.xml(suite.suite.file))\">\n"
             out += "    <properties>\n"
-            out += "      <property name=\"title\" value=\"\(xml(suite.suite.title))\"/>\n"
-            out += "      <property name=\"flowStep\" value=\"\(xml(suite.suite.step))\"/>\n"
-            out += "      <property name=\"spec\" value=\"\(xml(suite.suite.spec.summary))\"/>\n"
+            out += "      <property name=\"title\" value=\"\(Escaping.xml(suite.suite.title))\"/>\n"
+            out += "      <property name=\"flowStep\" value=\"\(Escaping.xml(suite.suite.step))\"/>\n"
+            out += "      <property name=\"spec\" value=\"\(Escaping.xml(suite.suite.spec.summary))\"/>\n"
             out += "    </properties>\n"
             for step in s {
                 out +=
-                    "    <testcase classname=\"\(xml(suite.suite.id)).\(xml(step.flow))\" name=\"\(step.index + 1). \(xml(step.name))\" time=\"\(time(step.duration))\""
+                    "    <testcase classname=\"\(Escaping.xml(suite.suite.id)).\(Escaping.xml(step.flow))\" name=\"\(step.index + 1). \(Escaping.xml(step.name))\" time=\"\(time(step.duration))\""
                 switch step.verdict {
                 case .pass:
                     out += "/>\n"
                 case .assumptionNotMet:
                     out +=
-                        ">\n      <system-out>\(xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
+                        ">\n      <system-out>\(Escaping.xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
                 case .skipped:
                     out +=
-                        ">\n      <skipped message=\"\(xml(masker.text(step.error ?? "skipped")))\">\(xml("\(step.file):\(step.mark)"))</skipped>\n    </testcase>\n"
+                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(step.error ?? "skipped")))\">\(Escaping.xml("\(step.file):\(step.mark)"))</skipped>\n    </testcase>\n"
                 case .fail:
                     let first = masker.text(
                         step.failures.first?.mismatches.first.map {
@@ -58,10 +58,10 @@ public struct JUnitReporter: DocumentReporter {
                         } ?? step.error ?? "failed")
                     let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
                     out +=
-                        ">\n      <failure message=\"\(xml(first))\" type=\"\(type)\">\(xml(details(step, masker)))</failure>\n    </testcase>\n"
+                        ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(type)\">\(Escaping.xml(details(step, masker)))</failure>\n    </testcase>\n"
                 case .error:
                     out +=
-                        ">\n      <error message=\"\(xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(xml(details(step, masker)))</error>\n    </testcase>\n"
+                        ">\n      <error message=\"\(Escaping.xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(Escaping.xml(details(step, masker)))</error>\n    </testcase>\n"
                 }
             }
             out += "  </testsuite>\n"
@@ -89,22 +89,4 @@ public struct JUnitReporter: DocumentReporter {
     }
 
     func time(_ t: Double) -> String { deterministic ? "0.000" : String(format: "%.3f", t) }
-}
-
-/// Escapes text for XML attributes and content; drops characters XML 1.0 cannot carry.
-func xml(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&apos;"
-        case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
-        case let s where s.value < 0x20 || s.value == 0xFFFE || s.value == 0xFFFF: out += "?"
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
 }

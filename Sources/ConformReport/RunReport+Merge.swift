@@ -2,7 +2,9 @@ import ConformCore
 
 extension RunReport {
     /// The run the shard reports add up to: suites back in the order of the whole plan, the longest shard's
-    /// duration (shards run side by side); the same verdict, counts and pages as one unsharded run.
+    /// duration (shards run side by side), the flaky steps of a repeated run in plan order; the same verdict,
+    /// counts and pages as one unsharded run. Shards of a `--repeat --fail-fast` run may stop after different
+    /// repetitions: the merged run shows the most any shard played.
     ///
     /// Refuses reports that do not make exactly one whole: different shard counts, plans or targets, a shard
     /// missing or given twice, a suite position held twice or by none.
@@ -70,8 +72,13 @@ extension RunReport {
         // Every position is in range and taken once, and there are as many suites as positions: every slot is full.
         let suites = slots.compactMap { $0 }
         let duration = byIndex.values.map(\.result.duration).max() ?? 0
+        var result = RunResult(suites: suites, duration: duration, target: first.result.target)
+        result.repetitions = reports.map(\.result.repetitions).max() ?? 1
+        // Suite ids are unique in a plan: each flaky step goes where its suite went, in the order its shard gave.
+        let flaky = Dictionary(grouping: reports.flatMap(\.result.flaky), by: \.suiteID)
+        result.flaky = suites.flatMap { flaky[$0.suite.id] ?? [] }
         return RunReport(
-            result: RunResult(suites: suites, duration: duration, target: first.result.target),
-            placement: .whole(suiteCount: planSuites), source: reports.map(\.source).joined(separator: " + "))
+            result: result, placement: .whole(suiteCount: planSuites),
+            source: reports.map(\.source).joined(separator: " + "))
     }
 }

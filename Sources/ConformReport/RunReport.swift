@@ -117,10 +117,47 @@ private struct Reader {
             suites.append(try suite(item, path))
         }
         let kind: RunResult.Kind = root["kind"]?.stringValue == "comparison" ? .comparison : .conformance
-        let result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
+        var result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
+        try repetitions(root, into: &result)
         return RunReport(
             result: result, placement: ShardPlacement(shard: shard, planSuites: planSuites, positions: positions),
             source: source)
+    }
+
+    /// A repeated run's `repetitions` and `flaky` steps: both or neither (a run played once), each flaky step of a
+    /// suite the report holds, with two to `repetitions` verdicts.
+    func repetitions(_ root: JSONValue, into result: inout RunResult) throws(RunReportError) {
+        guard let count = root["repetitions"] else {
+            if root["flaky"] != nil { throw fail("$.flaky", "flaky steps without 'repetitions'") }
+            return
+        }
+        result.repetitions = try int(count, "$.repetitions", 2...RunResult.maxRepetitions)
+        let items = try array(root["flaky"], "$.flaky")
+        guard items.count <= result.stepCount else {
+            throw fail("$.flaky", "\(items.count) flaky steps, but the report holds \(result.stepCount) steps")
+        }
+        let suiteIDs = Set(result.suites.map(\.suite.id))
+        for (i, item) in items.enumerated() {
+            let path = "$.flaky[\(i)]"
+            _ = try object(item, path)
+            let suiteID = try string(item["suite"], "\(path).suite")
+            guard suiteIDs.contains(suiteID) else { throw fail("\(path).suite", "no suite '\(suiteID)' in the report") }
+            let verdictsJSON = try array(item["verdicts"], "\(path).verdicts")
+            guard (2...result.repetitions).contains(verdictsJSON.count) else {
+                throw fail(
+                    "\(path).verdicts",
+                    "\(verdictsJSON.count) verdicts; a flaky step has from 2 to \(result.repetitions) (one a repetition)"
+                )
+            }
+            var verdicts: [Verdict] = []
+            for (n, v) in verdictsJSON.enumerated() { verdicts.append(try verdict(v, "\(path).verdicts[\(n)]")) }
+            result.flaky.append(
+                FlakyStep(
+                    suiteID: suiteID, flow: try string(item["flow"], "\(path).flow"),
+                    index: try int(item["index"], "\(path).index", 1...Self.maxCount) - 1,
+                    name: try string(item["name"], "\(path).name"),
+                    location: try string(item["location"], "\(path).location"), verdicts: verdicts))
+        }
     }
 
     func suite(_ v: JSONValue, _ path: String) throws(RunReportError) -> SuiteResult {

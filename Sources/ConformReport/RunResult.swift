@@ -127,6 +127,8 @@ public struct RunResult: Sendable, Hashable {
     public var kind: Kind
     /// How many times the run played its plan (`conform run --repeat N`); each step keeps its worst verdict.
     public var repetitions = 1
+    /// The most repetitions a run may have (`--repeat` and reports read back).
+    public static let maxRepetitions = 1000
     /// The steps whose verdict changed between repetitions.
     public var flaky: [FlakyStep] = []
 

@@ -5,9 +5,6 @@ import Foundation
 /// Suite files loaded together for one run: each parsed and versioned by its SHA-256, suite ids unique, and the
 /// problems of every file rendered compiler-style (`file:line:col: error: …`, the source line, a `help:` line).
 public struct LoadedSuites: Sendable {
-    /// Names every suite may use without declaring them: the base URLs the target supplies.
-    public static let predefinedNames: Set<String> = ["mobile", "backend"]
-
     /// The suites that loaded, in the order of the files.
     public var suites: [Suite]
     /// The rendered diagnostics of the files that did not load, one problem after another.
@@ -15,16 +12,17 @@ public struct LoadedSuites: Sendable {
     /// How many problems `problems` holds; the run must not start unless it is zero.
     public var problemCount: Int
 
-    /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable).
-    public init(files: [(name: String, contents: Data?)], color: Bool = false) {
+    /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable); the
+    /// bases of `profile` are names every suite may use without declaring them.
+    public init(files: [(name: String, contents: Data?)], profile: ProtocolProfile, color: Bool = false) {
         let contents = Dictionary(files.map { ($0.name, $0.contents) }, uniquingKeysWith: { first, _ in first })
-        self.init(names: files.map(\.name), color: color) { contents[$0] ?? nil }
+        self.init(names: files.map(\.name), profile: profile, color: color) { contents[$0] ?? nil }
     }
 
-    /// Loads the files `names`, reading each with `read` (`nil` when unreadable) only when its turn comes, so a
-    /// run over many large files holds one file's bytes at a time.
-    public init(names: [String], color: Bool = false, read: (String) -> Data?) {
-        let loader = SuiteLoader(predefinedNames: Self.predefinedNames)
+    /// Loads the files `names` like ``init(files:profile:color:)``, reading each with `read` (`nil` when
+    /// unreadable) only when its turn comes, so a run over many large files holds one file's bytes at a time.
+    public init(names: [String], profile: ProtocolProfile, color: Bool = false, read: (String) -> Data?) {
+        let loader = SuiteLoader(predefinedNames: profile.baseNames)
         suites = []
         problems = ""
         problemCount = 0

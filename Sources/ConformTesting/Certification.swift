@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import Foundation
@@ -15,6 +16,9 @@ import Foundation
 /// The library depends on neither test framework: it returns a value, prints nothing and writes only the
 /// report files it is asked for.
 public enum Certification {
+    /// The protocol the bundled suites speak: its bases are the target's base URLs.
+    static let profile = ProtocolProfile.mobileMessaging
+
     /// Runs `suites` against `target` and returns whether it conforms, does not conform, or could not be run.
     ///
     /// - Parameters:
@@ -29,7 +33,7 @@ public enum Certification {
     ) async -> CertificationResult {
         let loaded: LoadedSuites
         do {
-            loaded = LoadedSuites(files: try suites.files())
+            loaded = LoadedSuites(files: try suites.files(), profile: profile)
         } catch {
             return CertificationResult(outcome: .couldNotRun, summary: error.message + "\n", run: nil)
         }
@@ -51,9 +55,9 @@ public enum Certification {
         }
         let plan = RunPlan(
             suites: loaded.suites, overrides: variables,
-            targetDefaults: ["mobile": target.mobile, "backend": target.backend],
+            targetDefaults: target.baseURLs,
             exchangeTimeout: options.exchangeTimeout, targetDescription: target.description,
-            functions: RunnerFunctions.all)
+            functions: profile.functions)
         let console = MemorySink()
         var reporters: [any RunReporter] = [ConsoleReporter(sink: console, color: false, verbose: options.verbose)]
         let fileSinks = options.reports.map { ($0, MemorySink()) }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReference
 import Foundation
 
@@ -54,9 +55,12 @@ public struct CertificationTarget: Sendable {
     }
 
     /// The mobile base URL of the in-process reference; it routes on the path, so the host is never resolved.
-    public static let referenceMobileURL = "http://mobile.conform.invalid"
+    public static let referenceMobileURL = MobileMessaging.mobile.referenceURL
     /// The backend base URL of the in-process reference.
-    public static let referenceBackendURL = "http://backend.conform.invalid"
+    public static let referenceBackendURL = MobileMessaging.backend.referenceURL
+
+    /// The values of the profile's bases for this target.
+    var baseURLs: [String: String] { [MobileMessaging.mobile.name: mobile, MobileMessaging.backend.name: backend] }
 
     private static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
 }

@@ -1,3 +1,4 @@
+import ConformReport
 import ConformTestSupport
 import Foundation
 import Testing
@@ -111,7 +112,7 @@ import Testing
         for command in CommandSpec.all {
             #expect(page.out.contains(".SS \"conform \(command.name)\"\n"))
             for option in command.options where option.name != "--help" {
-                #expect(page.out.contains("\\fB\(ManPage.escape(option.name))\\fR"), "\(command.name) \(option.name)")
+                #expect(page.out.contains("\\fB\(Escaping.roff(option.name))\\fR"), "\(command.name) \(option.name)")
             }
         }
         #expect(!page.out.unicodeScalars.contains { $0.value > 0x7E }, "roff input stays ASCII")

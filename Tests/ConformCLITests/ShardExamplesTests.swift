@@ -8,23 +8,14 @@ import Testing
 @Suite struct ShardExamplesTests {
     static let root = BinaryTests.root
 
-    /// Runs `command` with `environment` added and `.build/debug` first on PATH; returns the exit code and output.
-    static func shell(_ command: [String], environment: [String: String]) throws -> (code: Int32, out: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = command
-        process.currentDirectoryURL = root
+    /// Runs `/bin/sh` with `command` and `environment` added, `.build/debug` first on PATH; returns the exit code and
+    /// output (standard output and error together).
+    static func shell(_ command: [String], environment: [String: String]) async throws -> (code: Int32, out: String) {
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = root.appendingPathComponent(".build/debug").path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try await ChildProcess.output("/bin/sh", command, environment: env, directory: root)
+        return (outcome.status, outcome.output)
     }
 
     @Test func theIndexedJobCommandsAsLocalProcessesMergeIntoOneRun() async throws {
@@ -33,31 +24,26 @@ import Testing
         let shards = try await withThrowingTaskGroup(of: (Int32, String).self) { group in
             for index in 0..<count {
                 group.addTask {
-                    try await offThePool {
-                        try Self.shell(
-                            ["examples/sharding/shard.sh", "suites", "--fault", "personalizeNotIdempotent"],
-                            environment: [
-                                "JOB_COMPLETION_INDEX": String(index), "CONFORM_SHARD_COUNT": String(count),
-                                "CONFORM_REPORTS": scratch.url.path,
-                            ])
-                    }
+                    try await Self.shell(
+                        ["examples/sharding/shard.sh", "suites", "--fault", "personalizeNotIdempotent"],
+                        environment: [
+                            "JOB_COMPLETION_INDEX": String(index), "CONFORM_SHARD_COUNT": String(count),
+                            "CONFORM_REPORTS": scratch.url.path,
+                        ])
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for (code, out) in shards { #expect(code == 0, "a shard failed:\n\(out)") }
-        let merged = try await offThePool {
-            try Self.shell(["examples/sharding/merge.sh"], environment: ["CONFORM_REPORTS": scratch.url.path])
-        }
+        let merged = try await Self.shell(
+            ["examples/sharding/merge.sh"], environment: ["CONFORM_REPORTS": scratch.url.path])
         #expect(merged.code == 1, "\(merged.out)")
         #expect(merged.out.hasSuffix("Result: DOES NOT CONFORM\n"))
-        let whole = try await offThePool {
-            try Self.shell(
-                [
-                    "-c", "conform run --no-color suites --fault personalizeNotIdempotent --report json:\"$1\"", "sh",
-                    scratch.path("whole.json"),
-                ], environment: [:])
-        }
+        let whole = try await Self.shell(
+            [
+                "-c", "conform run --no-color suites --fault personalizeNotIdempotent --report json:\"$1\"", "sh",
+                scratch.path("whole.json"),
+            ], environment: [:])
         #expect(whole.code == 1, "\(whole.out)")
         #expect(ShardMergeTests.masked(merged.out) == ShardMergeTests.masked(whole.out))
         let a = try String(contentsOfFile: scratch.path("whole.json"), encoding: .utf8)
@@ -67,22 +53,17 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: scratch.path(file)), "merge.sh wrote no \(file)")
         }
         // Rerunning the merge reads the shard reports only, not its own output.
-        let again = try await offThePool {
-            try Self.shell(["examples/sharding/merge.sh"], environment: ["CONFORM_REPORTS": scratch.url.path])
-        }
+        let again = try await Self.shell(
+            ["examples/sharding/merge.sh"], environment: ["CONFORM_REPORTS": scratch.url.path])
         #expect(again.code == 1, "\(again.out)")
     }
 
     @Test func aShardWithoutAnIndexIsAUsageError() async throws {
-        let result = try await offThePool {
-            try Self.shell(["examples/sharding/shard.sh"], environment: ["CONFORM_SHARD_COUNT": "2"])
-        }
+        let result = try await Self.shell(["examples/sharding/shard.sh"], environment: ["CONFORM_SHARD_COUNT": "2"])
         #expect(result.code == 64)
         #expect(result.out.contains("set CONFORM_SHARD_INDEX"))
-        let bad = try await offThePool {
-            try Self.shell(
-                ["examples/sharding/shard.sh"], environment: ["CONFORM_SHARD_COUNT": "2", "JOB_COMPLETION_INDEX": "x"])
-        }
+        let bad = try await Self.shell(
+            ["examples/sharding/shard.sh"], environment: ["CONFORM_SHARD_COUNT": "2", "JOB_COMPLETION_INDEX": "x"])
         #expect(bad.code == 64)
     }
 }

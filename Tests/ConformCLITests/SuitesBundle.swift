@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReference
 import ConformReport
 import ConformRunner
@@ -13,9 +14,7 @@ enum SuitesBundle {
     static let root = TestPaths.root
 
     /// Base URLs of the embedded reference; the in-process transport ignores scheme and host.
-    static let builtinVariables = [
-        "mobile": "http://mobile.conform.invalid", "backend": "http://backend.conform.invalid",
-    ]
+    static let builtinVariables = ProtocolProfile.mobileMessaging.referenceBaseURLs
 
     /// Every `suites/*.yaml` file, sorted by name (the flow order), relative to the root.
     static func files() throws -> [String] {
@@ -28,7 +27,7 @@ enum SuitesBundle {
 
     /// Loads every bundled suite; a suite that does not load throws its rendered diagnostics.
     static func load() throws -> [Suite] {
-        let loader = SuiteLoader(predefinedNames: ["mobile", "backend"])
+        let loader = SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames)
         var suites: [Suite] = []
         for file in try files() {
             let data = try Data(contentsOf: root.appendingPathComponent(file))
@@ -54,7 +53,7 @@ enum SuitesBundle {
     static func plan(_ suites: [Suite], variables: [String: String] = builtinVariables, target: String) -> RunPlan {
         RunPlan(
             suites: suites, overrides: ["asyncWindow": asyncWindow], targetDefaults: variables,
-            exchangeTimeout: exchangeTimeout, targetDescription: target, functions: RunnerFunctions.all)
+            exchangeTimeout: exchangeTimeout, targetDescription: target, functions: MobileMessaging.functions)
     }
 
     /// Runs `suites` against the embedded reference with `faults` and `variants` switched on (in process; the

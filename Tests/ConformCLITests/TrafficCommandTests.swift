@@ -212,6 +212,22 @@ import Testing
         #expect(faulty.out.contains("verdict: A pass, B fail"))
         #expect(faulty.out.contains("status: expected 200, got 400"))
     }
+
+    @Test func diffWithoutInputsComparesTheSuitesOfTheCurrentDirectoryOnly() async throws {
+        let scratch = try Scratch()
+        let noise = TestPaths.root.appendingPathComponent(Self.sampleNoise).path
+        let args = ["diff", "--target", "builtin", "--target", "builtin", "--noise", noise]
+        let none = await conformInProcess(args, in: scratch.url.path)
+        #expect(none.code == 2, "diff printed:\n\(none.out)\(none.err)")
+        #expect(none.err.contains("suites: error: no such file or directory"), "\(none.err)")
+        try FileManager.default.createDirectory(atPath: scratch.path("suites"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: TestPaths.root.appendingPathComponent("suites/01-registration.yaml"),
+            to: URL(fileURLWithPath: scratch.path("suites/01-registration.yaml")))
+        let local = await conformInProcess(args, in: scratch.url.path)
+        #expect(local.code == 0, "diff printed:\n\(local.out)\(local.err)")
+        #expect(local.out == "Result: the two implementations behave the same\n")
+    }
 }
 
 /// The mobile calls a test device makes, over HTTP with libcurl.

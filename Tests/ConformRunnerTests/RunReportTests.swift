@@ -133,4 +133,74 @@ import Testing
             message(#"{"tool":"conform","target":"t","duration":1,"suites":[{"id":1}]}"#).contains(
                 "$.suites[0].spec: expected an object"))
     }
+
+    /// A repeated run's flaky steps read back: the same JSON and console summary as the run that wrote them.
+    @Test func theFlakyStepsOfARepeatedRunAreReadBack() async throws {
+        var run = try await ReporterTests().mixedRun()
+        let step = run.suites[0].steps[0]
+        run.repetitions = 3
+        run.flaky = [
+            FlakyStep(
+                suiteID: step.suiteID, flow: step.flow, index: step.index, name: step.name,
+                location: "\(step.file):\(step.mark)", verdicts: [.pass, .fail, .pass])
+        ]
+        let data = json(run)
+        let read = try RunReport.read(data, source: "r.json")
+        #expect(read.result.repetitions == 3)
+        #expect(read.result.flaky == run.flaky)
+        #expect(String(decoding: json(read.result), as: UTF8.self) == String(decoding: data, as: UTF8.self))
+        func summary(_ result: RunResult) -> String {
+            let sink = MemorySink()
+            ConsoleReporter(sink: sink).handle(.runFinished(result))
+            return sink.text
+        }
+        #expect(summary(read.result) == summary(run))
+        #expect(summary(read.result).contains("Flaky (the verdict changed):"))
+    }
+
+    @Test func hostileFlakyStepsSayWhereAndWhy() async throws {
+        var run = try await ReporterTests().mixedRun()
+        run.repetitions = 2
+        let root = try JSONValue.parse(json(run))
+        let suiteID = run.suites[0].suite.id
+        func message(_ change: (inout JSONObject) -> Void) -> String {
+            guard var object = root.objectValue else { return "no object" }
+            change(&object)
+            do {
+                _ = try RunReport.read(Data(JSONValue.object(object).serialized().utf8), source: "r.json")
+                return "read"
+            } catch { return error.description }
+        }
+        func flaky(_ entry: JSONValue) -> (inout JSONObject) -> Void { { $0["flaky"] = .array([entry]) } }
+        let good: JSONValue = [
+            "suite": .string(suiteID), "flow": "main", "index": 1, "name": "n", "location": "f.yaml:1:1",
+            "verdicts": ["pass", "fail"],
+        ]
+        func with(_ key: String, _ value: JSONValue?) -> JSONValue {
+            var entry = good.objectValue ?? JSONObject()
+            entry[key] = value
+            return .object(entry)
+        }
+        #expect(message(flaky(good)) == "read")
+        #expect(message { $0["repetitions"] = nil }.contains("r.json: $.flaky: flaky steps without 'repetitions'"))
+        #expect(message { $0["repetitions"] = 1 }.contains("$.repetitions: 1 is outside 2...1000"))
+        #expect(message { $0["repetitions"] = 1_000_000 }.contains("$.repetitions: 1000000 is outside 2...1000"))
+        #expect(message { $0["repetitions"] = "2" }.contains("$.repetitions: expected a whole number"))
+        #expect(message { $0["flaky"] = nil }.contains("$.flaky: expected an array"))
+        #expect(message { $0["flaky"] = "x" }.contains("$.flaky: expected an array"))
+        #expect(message(flaky("x")).contains("$.flaky[0]: expected an object"))
+        #expect(message(flaky(with("suite", "nowhere"))).contains("$.flaky[0].suite: no suite 'nowhere' in the report"))
+        #expect(message(flaky(with("suite", 7))).contains("$.flaky[0].suite: expected a string"))
+        #expect(message(flaky(with("index", 0))).contains("$.flaky[0].index: 0 is outside 1...10000000"))
+        #expect(message(flaky(with("name", nil))).contains("$.flaky[0].name: expected a string"))
+        #expect(
+            message(flaky(with("verdicts", ["pass"]))).contains("$.flaky[0].verdicts: 1 verdicts; a flaky step has"))
+        #expect(
+            message(flaky(with("verdicts", ["pass", "fail", "pass"]))).contains(
+                "$.flaky[0].verdicts: 3 verdicts; a flaky step has from 2 to 2"))
+        #expect(
+            message(flaky(with("verdicts", ["pass", "maybe"]))).contains("$.flaky[0].verdicts[1]: unknown verdict"))
+        let many = JSONValue.array(Array(repeating: good, count: run.stepCount + 1))
+        #expect(message { $0["flaky"] = many }.contains("$.flaky: \(run.stepCount + 1) flaky steps, but the report"))
+    }
 }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import Foundation
@@ -22,12 +23,12 @@ import Testing
         // in some interleavings the mock places a personalize in the wrong flow before the search that would undo
         // it runs out of budget. SuiteMockTests still plays it in order; this one leaves it out.
         for suite in try SuiteMockTests.bundledSuites() where suite.id != "jwt-profile" {
-            let mock = SuiteMock(suites: [suite], functions: RunnerFunctions.all)
+            let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
             // A mock's placement search beside the other machine-wide tests can take longer than the default 10 s;
             // a timed-out attempt of an `eventually` step would be sent again and find its step already played.
             let plan = RunPlan(
-                suites: [suite], targetDefaults: ["mobile": "", "backend": ""], exchangeTimeout: .seconds(60),
-                functions: RunnerFunctions.all)
+                suites: [suite], targetDefaults: ProtocolProfile.mobileMessaging.baseURLs(all: ""),
+                exchangeTimeout: .seconds(60), functions: MobileMessaging.functions)
             let result = await Runner(transport: Jittery(mock: mock)).run(plan)
             let failing = result.steps.filter { $0.verdict != .pass }.map {
                 "\(suite.id) › \($0.flow) › \($0.index + 1). \($0.name)"

@@ -1,5 +1,5 @@
 import ConformCore
-import ConformCrypto
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import Foundation
@@ -16,7 +16,7 @@ import Testing
             $0.hasSuffix(".yaml")
         }.sorted()
         return try files.map {
-            try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+            try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
                 path: suitesDirectory.appendingPathComponent($0).path)
         }
     }
@@ -24,9 +24,10 @@ import Testing
     @Test(arguments: try bundledSuites().map(\.id))
     func theRunnerConformsToTheMockOfEachBundledSuite(_ id: String) async throws {
         let suite = try #require(try Self.bundledSuites().first { $0.id == id })
-        let mock = SuiteMock(suites: [suite], functions: RunnerFunctions.all)
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let plan = RunPlan(
-            suites: [suite], targetDefaults: ["mobile": "", "backend": ""], functions: RunnerFunctions.all)
+            suites: [suite], targetDefaults: ProtocolProfile.mobileMessaging.baseURLs(all: ""),
+            functions: MobileMessaging.functions)
         let result = await Runner(transport: InProcessTransport(mock)).run(plan)
         let failing = result.steps.filter { $0.verdict != .pass }.map { step in
             "\(step.flow) › \(step.index + 1). \(step.name): \(step.verdict.rawValue) \(step.error ?? "") \(step.failures.flatMap(\.mismatches).map { "\($0.path): expected \($0.expected) got \($0.actual)" })"
@@ -43,7 +44,7 @@ import Testing
     let suite: Suite
 
     init() throws {
-        suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+        suite = try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
             bytes: Array(
                 """
                 suite: mock
@@ -71,7 +72,7 @@ import Testing
     }
 
     @Test func mintsWhatTheSuiteCapturesAndBindsWhatTheClientChooses() throws {
-        let mock = SuiteMock(suites: [suite])
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let register = mock.handle(
             HTTPRequest(
                 method: .post, url: "/mobile/1/appinstance", headerFields: ["Authorization": "App conform-app-code"],
@@ -91,7 +92,7 @@ import Testing
     }
 
     @Test func aRequestNoStepAcceptsGetsTheClosestStepAndWhy() throws {
-        let mock = SuiteMock(suites: [suite])
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let wrong = mock.handle(
             HTTPRequest(
                 method: .post, url: "/mobile/1/appinstance", headerFields: ["Authorization": "App someone-else"],
@@ -148,7 +149,7 @@ import Testing
 
 @Suite struct SuiteMockAmbiguityTests {
     @Test func flowsThatStartAlikeAreToldApartWhenTheyDiverge() throws {
-        let suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+        let suite = try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
             bytes: Array(
                 """
                 suite: twins
@@ -171,7 +172,7 @@ import Testing
                       request: {method: DELETE, url: "{{ mobile }}/reg/{{ id }}"}
                       expect: {json: {who: second}}
                 """.utf8), file: "twins.yaml")
-        let mock = SuiteMock(suites: [suite])
+        let mock = SuiteMock(suites: [suite], profile: .mobileMessaging)
         let a = try JSONValue.parse(mock.handle(HTTPRequest(method: .post, url: "/reg")).body)["id"]?.stringValue ?? ""
         let b = try JSONValue.parse(mock.handle(HTTPRequest(method: .post, url: "/reg")).body)["id"]?.stringValue ?? ""
         // The client that got the first id turns out to be the second flow.
@@ -180,76 +181,5 @@ import Testing
         let read = mock.handle(HTTPRequest(method: .get, url: "/reg/\(b)"))
         #expect(try JSONValue.parse(read.body)["who"] == "first")
         #expect(mock.report().complete)
-    }
-}
-
-@Suite struct JWTRecognitionTests {
-    static let secret = "636f6e666f726d2d6a77742d7365637265742d6b65792d3031"
-    static let other = "00112233445566778899aabbccddeeff"
-
-    func token(sub: String, secret: String, ttl: Int = 3600) throws -> String {
-        try RunnerFunctions.jwt.call(
-            [], ["sub": .string(sub), "secret": .string(secret), "kid": "k", "app": "a", "ttl": .int(ttl)]
-        ).text
-    }
-
-    func binder() -> Binder {
-        var scope = TemplateScope(values: ["secret": .string(Self.secret)], functions: RunnerFunctions.all)
-        scope.functions.merge(TemplateScope.builtinFunctions) { a, _ in a }
-        return Binder(scope: scope, free: ["user"])
-    }
-
-    @Test func aSignedTokenIsRecognisedByItsKeySubjectAndExpiry() throws {
-        let template = try Template(parsing: "Bearer {{ jwt sub=user secret=secret kid='k' app='a' }}")
-        var b = binder()
-        let ana = b.bind(template, to: "Bearer " + (try token(sub: "ana", secret: Self.secret)))
-        #expect(ana)
-        #expect(b.scope["user"] == "ana")
-        // Once bound, the subject must repeat.
-        let ivo = b.bind(template, to: "Bearer " + (try token(sub: "ivo", secret: Self.secret)))
-        #expect(!ivo)
-        var c = binder()
-        let otherKey = c.bind(template, to: "Bearer " + (try token(sub: "ana", secret: Self.other)))
-        #expect(!otherKey)
-        let expiredForLive = c.bind(template, to: "Bearer " + (try token(sub: "ana", secret: Self.secret, ttl: -60)))
-        #expect(!expiredForLive)
-        let expired = try Template(parsing: "Bearer {{ jwt sub=user secret=secret kid='k' app='a' ttl=-120 }}")
-        let expiredForExpired = c.bind(expired, to: "Bearer " + (try token(sub: "ana", secret: Self.secret, ttl: -60)))
-        #expect(expiredForExpired)
-        let garbage = c.bind(template, to: "Bearer not-a-token")
-        #expect(!garbage)
-    }
-}
-
-@Suite struct JWTTimeToLiveTests {
-    func call(ttl: JSONValue) throws(TemplateError) -> JSONValue {
-        try RunnerFunctions.jwt.call([], ["sub": "ana", "secret": "00112233", "ttl": ttl])
-    }
-
-    @Test(arguments: [
-        JSONValue.int(Int.max), .int(Int.min), .int(315_360_001), .string("99999999999999999999"),
-        .string("-99999999999999999999"), .double(1e300), .double(.infinity), .double(1.5), .string("soon"),
-        .string(""),
-    ])
-    func outOfRangeTimeToLiveIsAnErrorNotADefault(_ ttl: JSONValue) {
-        #expect(throws: TemplateError.self) { try call(ttl: ttl) }
-        do {
-            _ = try call(ttl: ttl)
-        } catch {
-            #expect(error.message.hasPrefix("jwt ttl must be a whole number of seconds from -315360000 to 315360000"))
-        }
-    }
-
-    @Test func timeToLiveInRangeSetsTheExpiry() throws {
-        for (ttl, expected) in [(JSONValue.int(-60), -60), (.string("120"), 120), (.double(600), 600)] {
-            let token = try call(ttl: ttl).text
-            guard case .success(let decoded) = JWT.decode(token) else {
-                Issue.record("not a JWT: \(token)")
-                continue
-            }
-            let claims = try JSONValue.parse(decoded.claims)
-            let iat = claims["iat"]?.numberValue ?? 0
-            #expect(claims["exp"]?.numberValue == iat + Double(expected))
-        }
     }
 }

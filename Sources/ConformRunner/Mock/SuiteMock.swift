@@ -55,17 +55,17 @@ public final class SuiteMock: HTTPHandler {
     private let initial: [FlowState]
     private let state: Mutex<State>
 
-    /// Prepares every flow of `suites`; `overrides` fix variables, as `--var` does for `conform run`.
-    public init(suites: [Suite], overrides: [String: String] = [:], functions: [String: TemplateFunction] = [:]) {
+    /// Prepares every flow of `suites`; `overrides` fix variables, as `--var` does for `conform run`; `profile`
+    /// names the bases (empty: a client sends origin-form paths) and the template functions beyond the built-ins.
+    public init(suites: [Suite], overrides: [String: String] = [:], profile: ProtocolProfile) {
         self.suites = suites
         var allFunctions = TemplateScope.builtinFunctions
-        allFunctions.merge(functions) { _, new in new }
+        allFunctions.merge(profile.functions) { _, new in new }
         var free: [Set<String>] = []
         var flows: [FlowState] = []
         for (index, suite) in suites.enumerated() {
             var scope = TemplateScope(functions: allFunctions)
-            scope["mobile"] = ""
-            scope["backend"] = ""
+            for base in profile.bases { scope[base.name] = "" }
             var names = Set<String>()
             for variable in suite.variables {
                 if let fixed = overrides[variable.name] {

@@ -16,7 +16,7 @@ public struct RunPlan: Sendable {
     public var maxConcurrentSuites: Int
     /// A description of the implementation under test, for reports.
     public var targetDescription: String
-    /// Functions templates may call beyond the built-in generators (e.g. `jwt`).
+    /// Functions templates may call beyond the built-in generators (`ProtocolProfile.functions`).
     public var functions: [String: TemplateFunction]
     /// Start no step after the first that fails or cannot run; what did not start is `skipped` ("not run").
     public var failFast = false

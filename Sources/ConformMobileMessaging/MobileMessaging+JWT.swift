@@ -2,10 +2,8 @@ import ConformCore
 import ConformCrypto
 import Foundation
 
-/// Template functions that need more than the core: signing JWTs for user-data authorization (D9).
-public enum RunnerFunctions {
-    public static var all: [String: TemplateFunction] { ["jwt": jwt] }
-
+/// The profile's template function: signing JWTs for user-data authorization (D9).
+extension MobileMessaging {
     /// `{{ jwt sub=user secret=jwtSecret kid=jwtKeyId app=jwtAppCode ttl=3600 }}`: an HS256 token as the SDK's JWT supplier gives it.
     public static let jwt = TemplateFunction(
         summary: "an HS256 JWT: sub, secret (hex), kid, app (infobip-api-key), ttl seconds (negative: expired)"

@@ -1,0 +1,49 @@
+/// What a protocol adds to the engine: the base URLs a target supplies (names every suite may use without
+/// declaring them) and the template functions its suites call beyond the built-in generators.
+///
+/// The engine (loader, runner, mock) knows no protocol; a profile module declares one (`ConformMobileMessaging`'s
+/// `ProtocolProfile.mobileMessaging`) and the command line or a test passes it in.
+public struct ProtocolProfile: Sendable {
+    /// One base URL a target supplies, e.g. the mobile API's.
+    public struct Base: Sendable, Hashable {
+        /// The variable suites read it by (`{{mobile}}/mobile/1/appinstance`).
+        public var name: String
+        /// Its URL on the embedded reference, which routes on the path alone, so the host is never resolved.
+        public var referenceURL: String
+
+        public init(name: String, referenceURL: String) {
+            self.name = name
+            self.referenceURL = referenceURL
+        }
+    }
+
+    /// The protocol's name, for messages.
+    public var name: String
+    /// The base URLs a target supplies, in the order the protocol lists them.
+    public var bases: [Base]
+    /// Functions templates may call beyond the built-in generators, by name.
+    public var functions: [String: TemplateFunction]
+
+    public init(name: String, bases: [Base], functions: [String: TemplateFunction] = [:]) {
+        self.name = name
+        self.bases = bases
+        self.functions = functions
+    }
+
+    /// A profile with no bases and no functions: suites declare every name they use.
+    public static let none = ProtocolProfile(name: "none", bases: [])
+
+    /// The names of the bases, which every suite may use without declaring them.
+    public var baseNames: Set<String> { Set(bases.map(\.name)) }
+
+    /// Every base at `url`: one origin serves the whole protocol (an `http` target, or `""` for an adapter that
+    /// gets origin-form URLs).
+    public func baseURLs(all url: String) -> [String: String] {
+        Dictionary(bases.map { ($0.name, url) }) { first, _ in first }
+    }
+
+    /// Every base at its URL on the embedded reference.
+    public var referenceBaseURLs: [String: String] {
+        Dictionary(bases.map { ($0.name, $0.referenceURL) }) { first, _ in first }
+    }
+}

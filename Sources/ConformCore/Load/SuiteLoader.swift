@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformYAML
 import Foundation
 
@@ -16,8 +17,8 @@ public struct SuiteLoader: Sendable {
     public func load(path: String) throws(YAMLParseFailure) -> Suite {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw YAMLParseFailure([
-                YAMLDiagnostic(
-                    file: path, mark: SourceMark(line: 1, column: 1), message: "cannot read the file",
+                Diagnostic(
+                    .fileUnreadable, file: path, mark: SourceMark(line: 1, column: 1), message: "cannot read the file",
                     help: "check that the path exists and is readable")
             ])
         }
@@ -28,8 +29,8 @@ public struct SuiteLoader: Sendable {
     public func load(bytes: [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
         guard let root = try YAML.parse(bytes, file: file, limits: limits) else {
             throw YAMLParseFailure([
-                YAMLDiagnostic(
-                    file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty",
+                Diagnostic(
+                    .fileEmpty, file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty",
                     help: "a suite starts with 'suite: <id>' and 'title: <text>'")
             ])
         }
@@ -37,7 +38,7 @@ public struct SuiteLoader: Sendable {
         let suite = context.suite(root)
         context.checkReferences()
         if !context.diagnostics.isEmpty {
-            throw YAMLParseFailure(context.diagnostics.sorted { $0.mark < $1.mark })
+            throw YAMLParseFailure(Diagnostic.inSourceOrder(context.diagnostics))
         }
         return suite!
     }
@@ -47,7 +48,7 @@ public struct SuiteLoader: Sendable {
 struct LoadContext {
     let file: String
     let predefined: Set<String>
-    var diagnostics: [YAMLDiagnostic] = []
+    var diagnostics: [Diagnostic] = []
     /// Template names used, with where, checked once the whole file is read.
     var references: [(name: String, mark: SourceMark)] = []
     var declared: Set<String> = []
@@ -57,18 +58,24 @@ struct LoadContext {
         self.predefined = predefined
     }
 
-    mutating func error(_ node: YAMLNode, _ message: String, help: String? = nil) {
-        diagnostics.append(YAMLDiagnostic(file: file, mark: node.mark, message: message, help: help))
+    mutating func error(
+        _ node: YAMLNode, _ message: String, help: String? = nil, id: DiagnosticID = .suiteInvalid
+    ) {
+        error(at: node.mark, message, help: help, id: id)
     }
 
-    mutating func error(at mark: SourceMark, _ message: String, help: String? = nil) {
-        diagnostics.append(YAMLDiagnostic(file: file, mark: mark, message: message, help: help))
+    mutating func error(
+        at mark: SourceMark, _ message: String, help: String? = nil, id: DiagnosticID = .suiteInvalid
+    ) {
+        diagnostics.append(Diagnostic(id, file: file, mark: mark, message: message, help: help))
     }
 
     /// The pairs of a mapping, or an error naming what was expected.
     mutating func mapping(_ node: YAMLNode, _ what: String) -> [YAMLNode.Pair]? {
         if case .mapping(let pairs) = node.kind { return pairs }
-        error(node, "\(what) must be a mapping, found \(describe(node))", help: "write '\(what)' as 'key: value' lines")
+        error(
+            node, "\(what) must be a mapping, found \(describe(node))", help: "write '\(what)' as 'key: value' lines",
+            id: .yamlWrongType)
         return nil
     }
 
@@ -76,7 +83,7 @@ struct LoadContext {
     mutating func checkKeys(_ pairs: [YAMLNode.Pair], allowed: [String], in what: String) {
         for pair in pairs {
             guard let key = pair.key.scalarString else {
-                error(pair.key, "keys in \(what) must be plain text")
+                error(pair.key, "keys in \(what) must be plain text", id: .yamlWrongType)
                 continue
             }
             if !allowed.contains(key) {
@@ -84,14 +91,16 @@ struct LoadContext {
                 let help =
                     suggestion.map { "did you mean '\($0)'?" }
                     ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
-                error(pair.key, "unknown key '\(key)' in \(what)", help: help)
+                error(pair.key, "unknown key '\(key)' in \(what)", help: help, id: .yamlUnknownKey)
             }
         }
     }
 
     mutating func string(_ node: YAMLNode, _ what: String) -> String? {
         if case .scalar(let text, _) = node.kind, node.resolvedScalar != .null { return text }
-        error(node, "\(what) must be text, found \(describe(node))", help: "write it as a quoted string")
+        error(
+            node, "\(what) must be text, found \(describe(node))", help: "write it as a quoted string",
+            id: .yamlWrongType)
         return nil
     }
 
@@ -106,7 +115,7 @@ struct LoadContext {
             for name in t.referencedNames { references.append((name, mark)) }
             return t
         } catch {
-            self.error(at: mark, error.message, help: error.help)
+            self.error(at: mark, error.message, help: error.help, id: .suiteTemplate)
             return nil
         }
     }
@@ -123,7 +132,7 @@ struct LoadContext {
         error(
             node,
             "\(what) must be a duration from 0 to 24h such as 5s, 200ms or 1m, found \(describe(node))",
-            help: "write e.g. '\(what): 5s'")
+            help: "write e.g. '\(what): 5s'", id: .yamlInvalidValue)
         return nil
     }
 
@@ -138,8 +147,8 @@ struct LoadContext {
             error(
                 at: mark, "'\(name)' is not defined",
                 help:
-                    "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step"
-            )
+                    "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step",
+                id: .suiteUndeclaredName)
         }
     }
 }

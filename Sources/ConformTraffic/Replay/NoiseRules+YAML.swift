@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformYAML
 
 extension NoiseRules {
@@ -29,7 +30,9 @@ extension NoiseRules {
                 case (.some, .some):
                     reader.error(item, "a rule has either path or header, not both", help: "split it into two rules")
                 case (nil, nil):
-                    if item.mappingPairs != nil, !reader.diagnostics.contains(where: { $0.mark >= item.mark }) {
+                    if item.mappingPairs != nil,
+                        !reader.diagnostics.contains(where: { ($0.mark.map { $0 >= item.mark }) == true })
+                    {
                         reader.error(item, "a rule needs a path or a header", help: "add path: $.field or header: Name")
                     }
                 }

@@ -11,7 +11,9 @@ extension Diagnostic {
     /// Renders like ``rendered(source:color:)`` given only the offending line (`nil` leaves the snippet out).
     public func rendered(sourceLine: Substring?, color: Bool = false) -> String {
         let paint = Paint(enabled: color)
-        var lines = [[location, "\(paint.severity(severity)) \(message)"].compactMap { $0 }.joined(separator: " ")]
+        var lines = [
+            [location, "\(paint.severity(severity, code: code)) \(message)"].compactMap { $0 }.joined(separator: " ")
+        ]
         if let mark, let sourceLine {
             let snippet = Snippet(line: sourceLine, column: mark.column)
             let number = String(mark.line)
@@ -100,7 +102,9 @@ private struct Paint {
         }
     }
 
-    func severity(_ severity: Diagnostic.Severity) -> String { wrap("\(severity.rawValue):", code(severity)) }
+    func severity(_ severity: Diagnostic.Severity, code: String?) -> String {
+        wrap("\(severity.rawValue)\(code.map { "[\($0)]" } ?? ""):", self.code(severity))
+    }
     func caret(_ severity: Diagnostic.Severity) -> String { wrap("^", code(severity)) }
     var help: String { wrap("help:", "1;36") }
 }
@@ -116,16 +120,20 @@ extension String {
 extension Diagnostic: CustomStringConvertible {
     /// The one-line form `file:line:col: severity: message`.
     public var description: String {
-        [location, "\(severity.rawValue): \(message)"].compactMap { $0 }.joined(separator: " ")
+        [location, "\(severity.rawValue)\(code.map { "[\($0)]" } ?? ""): \(message)"].compactMap { $0 }
+            .joined(separator: " ")
     }
 
-    /// `file:line:col:`, `file:` or `nil`, as the start of the first rendered line.
+    /// `file:line:col:`, `file:` or `nil`, then the context (`exchange 3 (…):`), as the start of the first line.
     var location: String? {
+        var parts: [String] = []
         switch (file, mark) {
-        case (let file?, let mark?): "\(file):\(mark.line):\(mark.column):"
-        case (let file?, nil): "\(file):"
-        case (nil, let mark?): "\(mark.line):\(mark.column):"
-        case (nil, nil): nil
+        case (let file?, let mark?): parts.append("\(file):\(mark.line):\(mark.column):")
+        case (let file?, nil): parts.append("\(file):")
+        case (nil, let mark?): parts.append("\(mark.line):\(mark.column):")
+        case (nil, nil): break
         }
+        if let context { parts.append("\(context):") }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 }

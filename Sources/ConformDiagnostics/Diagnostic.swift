@@ -13,18 +13,24 @@ public struct Diagnostic: Error, Sendable, Hashable {
     public var file: String?
     /// The 1-based line and column in `file`; `nil` when the problem is about the file as a whole.
     public var mark: SourceMark?
+    /// Where inside the file when a line and column say less (`exchange 3 (M4, …)` of a recording).
+    public var context: String?
+    /// A finer name within the id's family (a flow rule such as `registration-first`), shown as `error[code]:`.
+    public var code: String?
     public var message: String
     /// One actionable line telling how to fix it.
     public var help: String?
 
     public init(
         _ id: DiagnosticID, _ severity: Severity = .error, file: String? = nil, mark: SourceMark? = nil,
-        message: String, help: String? = nil
+        context: String? = nil, code: String? = nil, message: String, help: String? = nil
     ) {
         self.id = id
         self.severity = severity
         self.file = file
         self.mark = mark
+        self.context = context
+        self.code = code
         self.message = message
         self.help = help
     }
@@ -41,9 +47,11 @@ public struct Diagnostic: Error, Sendable, Hashable {
     }
 }
 
-/// Several problems found together (a loader reports every problem in a file, not only the first).
-public struct DiagnosticList: Error, Sendable, Hashable {
-    public var diagnostics: [Diagnostic]
+/// An error that is, for a person, one ``Diagnostic``: the command line renders it with the one renderer.
+public protocol DiagnosticConvertible: Error {
+    var diagnostic: Diagnostic { get }
+}
 
-    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+extension Diagnostic: DiagnosticConvertible {
+    public var diagnostic: Diagnostic { self }
 }

@@ -98,6 +98,10 @@ extension DiagnosticID {
 extension DiagnosticID {
     /// Suites had problems, so nothing was run.
     public static let runNotStarted = DiagnosticID("run.not-started")
+    /// No suite or step matches the selection (`--tag`, `--filter`, `--step`).
+    public static let runNoSelection = DiagnosticID("run.no-selection")
+    /// The target to run against cannot be set up (an adapter that does not start, a bad URL).
+    public static let runTargetUnavailable = DiagnosticID("run.target-unavailable")
     /// A bundled suite was asked for by a name that does not exist.
     public static let certificationUnknownSuite = DiagnosticID("certification.unknown-suite")
 }
@@ -106,10 +110,10 @@ extension DiagnosticID {
 extension DiagnosticID {
     /// A server cannot listen on the address asked for.
     public static let cliCannotListen = DiagnosticID("cli.cannot-listen")
-    /// A file the command was given cannot be read or written.
-    public static let cliFile = DiagnosticID("cli.file")
-    /// The command line asks for something that cannot be done.
-    public static let cliUsage = DiagnosticID("cli.usage")
+    /// A recording proxy could not forward an exchange or write it down.
+    public static let cliProxy = DiagnosticID("cli.proxy")
+    /// A command could not go on for a reason no other id names.
+    public static let cliFailed = DiagnosticID("cli.failed")
 }
 
 extension DiagnosticID {
@@ -122,7 +126,7 @@ extension DiagnosticID {
         .recordingInvalid, .recordingLineInvalid, .harInvalid, .harEntryInvalid, .traceInvalid, .secretUnredacted,
         .flowViolation,
         .reportInvalid, .reportUnwritable,
-        .runNotStarted, .certificationUnknownSuite,
-        .cliCannotListen, .cliFile, .cliUsage,
+        .runNotStarted, .runNoSelection, .runTargetUnavailable, .certificationUnknownSuite,
+        .cliCannotListen, .cliProxy, .cliFailed,
     ]
 }

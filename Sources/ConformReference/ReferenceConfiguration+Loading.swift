@@ -66,7 +66,7 @@ extension ReferenceConfiguration {
         }
         var decoder = ConfigurationDecoder(file: file, marks: marks)
         let configuration = decoder.decode(value)
-        if !decoder.problems.isEmpty { throw YAMLParseFailure(decoder.problems) }
+        if let failure = decoder.failure { throw failure }
         return configuration
     }
 
@@ -96,16 +96,25 @@ extension ReferenceConfiguration {
     }
 }
 
-/// Turns a JSON tree into a configuration, collecting every problem.
-struct ConfigurationDecoder {
+/// Turns a JSON tree into a configuration, collecting every problem at the mark of the JSON path it concerns.
+///
+/// It decodes JSON values, not YAML nodes, because a configuration may be JSON; the marks come from reading the
+/// same text as YAML.
+struct ConfigurationDecoder: YAMLDecodingContext {
     let file: String
     let marks: [String: SourceMark]
-    var problems: [Diagnostic] = []
+    var diagnostics: [Diagnostic] = []
+    var defaultID: DiagnosticID { .referenceConfigInvalid }
+
+    init(file: String, marks: [String: SourceMark]) {
+        self.file = file
+        self.marks = marks
+    }
 
     mutating func problem(_ path: String, _ message: String, help: String) {
-        let mark = marks[path] ?? marks[path + "#key"] ?? SourceMark(line: 1, column: 1)
-        problems.append(
-            Diagnostic(.referenceConfigInvalid, file: file, mark: mark, message: "\(path): \(message)", help: help))
+        error(
+            at: marks[path] ?? marks[path + "#key"] ?? SourceMark(line: 1, column: 1), "\(path): \(message)", help: help
+        )
     }
 
     mutating func decode(_ value: JSONValue) -> ReferenceConfiguration {

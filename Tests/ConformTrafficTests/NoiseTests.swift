@@ -1,5 +1,4 @@
 import ConformCore
-import ConformDiagnostics
 import ConformTestSupport
 import ConformYAML
 import Foundation

@@ -37,18 +37,17 @@ public struct SuiteLoader: Sendable {
         var context = LoadContext(file: file, predefined: predefinedNames)
         let suite = context.suite(root)
         context.checkReferences()
-        if !context.diagnostics.isEmpty {
-            throw YAMLParseFailure(Diagnostic.inSourceOrder(context.diagnostics))
-        }
+        if let failure = context.failure { throw failure }
         return suite!
     }
 }
 
 /// The state of loading one file: its name and the problems found so far.
-struct LoadContext {
+struct LoadContext: YAMLDecodingContext {
     let file: String
     let predefined: Set<String>
     var diagnostics: [Diagnostic] = []
+    var defaultID: DiagnosticID { .suiteInvalid }
     /// Template names used, with where, checked once the whole file is read.
     var references: [(name: String, mark: SourceMark)] = []
     var declared: Set<String> = []
@@ -56,52 +55,6 @@ struct LoadContext {
     init(file: String, predefined: Set<String>) {
         self.file = file
         self.predefined = predefined
-    }
-
-    mutating func error(
-        _ node: YAMLNode, _ message: String, help: String? = nil, id: DiagnosticID = .suiteInvalid
-    ) {
-        error(at: node.mark, message, help: help, id: id)
-    }
-
-    mutating func error(
-        at mark: SourceMark, _ message: String, help: String? = nil, id: DiagnosticID = .suiteInvalid
-    ) {
-        diagnostics.append(Diagnostic(id, file: file, mark: mark, message: message, help: help))
-    }
-
-    /// The pairs of a mapping, or an error naming what was expected.
-    mutating func mapping(_ node: YAMLNode, _ what: String) -> [YAMLNode.Pair]? {
-        if case .mapping(let pairs) = node.kind { return pairs }
-        error(
-            node, "\(what) must be a mapping, found \(describe(node))", help: "write '\(what)' as 'key: value' lines",
-            id: .yamlWrongType)
-        return nil
-    }
-
-    /// Reports keys not in `allowed`, with a "did you mean" when one is close.
-    mutating func checkKeys(_ pairs: [YAMLNode.Pair], allowed: [String], in what: String) {
-        for pair in pairs {
-            guard let key = pair.key.scalarString else {
-                error(pair.key, "keys in \(what) must be plain text", id: .yamlWrongType)
-                continue
-            }
-            if !allowed.contains(key) {
-                let suggestion = closestMatch(to: key, in: allowed)
-                let help =
-                    suggestion.map { "did you mean '\($0)'?" }
-                    ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
-                error(pair.key, "unknown key '\(key)' in \(what)", help: help, id: .yamlUnknownKey)
-            }
-        }
-    }
-
-    mutating func string(_ node: YAMLNode, _ what: String) -> String? {
-        if case .scalar(let text, _) = node.kind, node.resolvedScalar != .null { return text }
-        error(
-            node, "\(what) must be text, found \(describe(node))", help: "write it as a quoted string",
-            id: .yamlWrongType)
-        return nil
     }
 
     mutating func template(_ node: YAMLNode, _ what: String) -> Template? {
@@ -131,7 +84,7 @@ struct LoadContext {
         if let parsed { return parsed }
         error(
             node,
-            "\(what) must be a duration from 0 to 24h such as 5s, 200ms or 1m, found \(describe(node))",
+            "\(what) must be a duration from 0 to 24h such as 5s, 200ms or 1m, found \(node.kindDescription)",
             help: "write e.g. '\(what): 5s'", id: .yamlInvalidValue)
         return nil
     }
@@ -149,20 +102,6 @@ struct LoadContext {
                 help:
                     "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step",
                 id: .suiteUndeclaredName)
-        }
-    }
-}
-
-func describe(_ node: YAMLNode) -> String {
-    switch node.kind {
-    case .mapping: return "a mapping"
-    case .sequence: return "a list"
-    case .scalar(let text, _):
-        switch node.resolvedScalar {
-        case .null?: return "nothing (null)"
-        case .bool?: return "a boolean (\(text))"
-        case .int?, .double?: return "a number (\(text))"
-        default: return "text '\(text)'"
         }
     }
 }

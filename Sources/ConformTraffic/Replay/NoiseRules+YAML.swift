@@ -8,7 +8,7 @@ extension NoiseRules {
         guard let root = try YAML.parse(bytes, file: file) else { return NoiseRules() }
         var reader = YAMLConfigReader(file: file)
         var rules: [Rule] = []
-        for (key, value) in reader.pairs(root, allowed: ["ignore"], what: "a noise file") where key == "ignore" {
+        for (key, value) in reader.pairs(root, allowed: ["ignore"], in: "a noise file") where key == "ignore" {
             guard let items = value.sequenceItems else {
                 reader.error(value, "ignore must be a list", help: "write one '- path: …' or '- header: …' per line")
                 continue
@@ -17,11 +17,11 @@ extension NoiseRules {
                 var path: JSONPathPattern?
                 var header: String?
                 var reason: String?
-                for (k, v) in reader.pairs(item, allowed: ["path", "header", "reason"], what: "an ignore rule") {
+                for (k, v) in reader.pairs(item, allowed: ["path", "header", "reason"], in: "an ignore rule") {
                     switch k {
                     case "path": path = reader.pathPattern(v)
-                    case "header": header = reader.string(v, what: "header")
-                    default: reason = reader.string(v, what: "reason")
+                    case "header": header = reader.string(v, "header")
+                    default: reason = reader.string(v, "reason")
                     }
                 }
                 switch (path, header) {
@@ -38,7 +38,7 @@ extension NoiseRules {
                 }
             }
         }
-        if !reader.diagnostics.isEmpty { throw YAMLParseFailure(reader.sorted) }
+        if let failure = reader.failure { throw failure }
         return NoiseRules(rules)
     }
 

@@ -106,7 +106,7 @@ let package = Package(
             name: "ConformTrafficTests",
             dependencies: [
                 "ConformTraffic", "ConformReport", "ConformReference", "ConformServer", "ConformCurl",
-                "ConformCrypto", "ConformFuzzTargets", "ConformTestSupport",
+                "ConformCrypto", "ConformFuzzTargets", "ConformTestSupport", "ConformDiagnostics",
             ],
             exclude: ["Fixtures"]
         ),

@@ -32,37 +32,44 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
-        .target(name: "ConformYAML", dependencies: ["CYAML"]),
-        .target(name: "ConformCore", dependencies: ["ConformYAML"]),
+        // One diagnostic type (file:line:col, severity, message, help, an id from a catalog) and its renderer.
+        .target(name: "ConformDiagnostics"),
+        .target(name: "ConformYAML", dependencies: ["ConformDiagnostics", "CYAML"]),
+        .target(name: "ConformCore", dependencies: ["ConformDiagnostics", "ConformYAML"]),
         // JWT headers are written with the core's JSON writer.
         .target(name: "ConformCrypto", dependencies: ["ConformCore", "CCrypto"]),
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
-        .target(name: "ConformReport", dependencies: ["ConformCore", "ConformYAML"]),
-        .target(name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto", "ConformReport"]),
+        .target(name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML"]),
+        .target(
+            name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport"]),
         // The protocol profile the engine is handed: Mobile Messaging's bases and its `jwt` template function.
         .target(name: "ConformMobileMessaging", dependencies: ["ConformCore", "ConformCrypto"]),
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
         .target(name: "ConformTransports", dependencies: ["ConformCore"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
-        .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto"]),
+        .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
             name: "ConformTraffic",
             dependencies: [
-                "ConformCore", "ConformReport", "ConformCrypto", "ConformTransports", "ConformYAML", "CZlib", "CBrotli",
-                "CZstd",
+                "ConformCore", "ConformDiagnostics", "ConformReport", "ConformCrypto", "ConformTransports", "ConformYAML",
+                "CZlib", "CBrotli", "CZstd",
             ]),
         .target(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformMobileMessaging",
+                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformDiagnostics",
+                "ConformMobileMessaging",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
         .target(
             name: "ConformTesting",
-            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformMobileMessaging"],
+            dependencies: [
+                "ConformCore", "ConformDiagnostics", "ConformReport", "ConformRunner", "ConformReference",
+                "ConformMobileMessaging",
+            ],
             exclude: ["Suites/README.md"], resources: [.process("Suites")]),
         .executableTarget(name: "conform", dependencies: ["ConformCLI"]),
         .executableTarget(
@@ -88,12 +95,15 @@ let package = Package(
             path: "fuzz/Targets"),
         // What test targets share (scratch directories, fixture paths, child processes, tool traits); tests only.
         .target(name: "ConformTestSupport", path: "Tests/ConformTestSupport"),
-        .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML"], exclude: ["Fixtures"]),
-        .testTarget(name: "ConformCoreTests", dependencies: ["ConformCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "ConformDiagnosticsTests", dependencies: ["ConformDiagnostics"]),
+        .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML", "ConformDiagnostics"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "ConformCoreTests", dependencies: ["ConformCore", "ConformDiagnostics"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ConformRunnerTests",
             dependencies: [
                 "ConformRunner", "ConformReport", "ConformReference", "ConformMobileMessaging", "ConformTestSupport",
+                "ConformDiagnostics",
             ],
             exclude: ["Goldens"]),
         .testTarget(
@@ -107,7 +117,7 @@ let package = Package(
             name: "ConformTrafficTests",
             dependencies: [
                 "ConformTraffic", "ConformReport", "ConformReference", "ConformServer", "ConformCurl",
-                "ConformCrypto", "ConformFuzzTargets", "ConformTestSupport",
+                "ConformCrypto", "ConformFuzzTargets", "ConformTestSupport", "ConformDiagnostics",
             ],
             exclude: ["Fixtures"]
         ),

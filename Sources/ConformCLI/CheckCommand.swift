@@ -67,12 +67,12 @@ enum CheckCommand {
                             + e.omitted.joined(separator: "; ") + "\n")
                 }
                 unjudged += missing.count
-                for v in result.violations { io.out.write("\(path): \(v)\n") }
+                for v in result.violations { io.out.write(v.diagnostic(file: path).rendered(sourceLine: nil) + "\n") }
                 for note in result.notes { io.out.write("\(path): note: \(note)\n") }
                 total += result.violations.count
                 traces.append(FlowCheckReport.Trace(path: path, violations: result.violations, notes: result.notes))
             } catch {
-                io.err.write("\(error)\n")
+                io.report(failure: error)
                 return ConformCommand.ExitCode.cannotRun
             }
         }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformMobileMessaging
 import ConformReport
 import ConformRunner
@@ -59,9 +60,14 @@ public enum ConformCommand {
             }
             return ExitCode.usage
         } catch {
-            io.err.write("error: \(error)\n")
+            io.report(diagnostic(for: error))
             return ExitCode.cannotRun
         }
+    }
+
+    /// An error as a diagnostic: its own when it has one, else `cli.failed` with the error's text.
+    static func diagnostic(for error: any Error) -> Diagnostic {
+        (error as? any DiagnosticConvertible)?.diagnostic ?? Diagnostic(.cliFailed, message: "\(error)")
     }
 }
 

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformTraffic
@@ -58,7 +59,7 @@ enum DiffCommand {
         } catch let error as UsageError {
             throw error
         } catch {
-            io.err.write("\(error)\n")
+            io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
         if let collector {
@@ -96,7 +97,7 @@ enum DiffCommand {
         let loaded = SuiteFiles.load(files, io: io, color: false)
         if loaded.count > 0 {
             io.err.write(loaded.problems)
-            throw CLIFailure("\(loaded.count) problems in the suites")
+            throw CLIFailure(Diagnostic(.runNotStarted, message: "\(loaded.count) problems in the suites"))
         }
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
         func run(_ target: Target) async throws -> RunResult {

@@ -46,7 +46,7 @@ enum HARCommands {
                     + " from \(file) into \(out)\n")
             return 0
         } catch {
-            io.err.write("\(error)\n")
+            io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
     }
@@ -72,7 +72,7 @@ enum HARCommands {
             }
             return 0
         } catch {
-            io.err.write("\(error)\n")
+            io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
     }
@@ -92,12 +92,12 @@ enum HARCommands {
             let base = io.currentDirectory.hasSuffix("/") ? io.currentDirectory : io.currentDirectory + "/"
             for var f in findings {
                 if f.file.hasPrefix(base) { f.file.removeFirst(base.count) }
-                io.out.write("\(f)\n")
+                io.out.write(f.diagnostic.rendered(sourceLine: nil) + "\n")
             }
             if findings.isEmpty { io.out.write("No unredacted secrets found\n") }
             return findings.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
         } catch {
-            io.err.write("\(error)\n")
+            io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
     }

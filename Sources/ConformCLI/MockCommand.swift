@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformServer
@@ -37,10 +38,10 @@ enum MockCommand {
         } catch let error as UsageError {
             throw error
         } catch let error as CLIFailure {
-            io.err.write(error.message + "\n")
+            io.report(error.diagnostic)
             return ConformCommand.ExitCode.cannotRun
         } catch {
-            io.err.write("error: \(error)\n")
+            io.report(ConformCommand.diagnostic(for: error))
             return ConformCommand.ExitCode.cannotRun
         }
         let mock = SuiteMock(suites: suites, overrides: overrides, profile: ConformCommand.profile)
@@ -49,7 +50,10 @@ enum MockCommand {
             server = try HTTPServer(handler: mock, host: parsed.value("--host") ?? "127.0.0.1", port: port)
             try server.start()
         } catch {
-            io.err.write("error: cannot listen: \(error)\nhelp: pick a free port with --port, or 0 for any\n")
+            io.report(
+                Diagnostic(
+                    .cliCannotListen, message: "cannot listen: \(error)",
+                    help: "pick a free port with --port, or 0 for any"))
             return ConformCommand.ExitCode.cannotRun
         }
         let steps = suites.reduce(0) { $0 + $1.stepCount }

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformDiagnostics
 import ConformServer
 import ConformTraffic
 import Foundation
@@ -53,7 +54,7 @@ enum ProxySession {
             writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction, append: append)
             if let dropped = writer.droppedTail { io.err.write(dropped.warning + "\n") }
         } catch {
-            io.err.write("\(error)\n")
+            io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
         let checker = Mutex(FlowChecker())
@@ -73,7 +74,7 @@ enum ProxySession {
                 count.withLock { $0.exchanges += 1 }
                 checked(.exchange(exchange))
             },
-            onError: { io.err.write("error: \($0)\n") },
+            onError: { io.report(Diagnostic(.cliProxy, message: "\($0)")) },
             onEvent: { event in
                 count.withLock { $0.events += 1 }
                 io.out.write("App event \(event.seq): \(event.kind)\n")
@@ -88,9 +89,10 @@ enum ProxySession {
                 limits: limits)
             try server.start()
         } catch {
-            io.err.write(
-                "error: cannot listen on \(listen.host):\(listen.port): \(error)\nhelp: pick a free port, or 0 for any\n"
-            )
+            io.report(
+                Diagnostic(
+                    .cliCannotListen, message: "cannot listen on \(listen.host):\(listen.port): \(error)",
+                    help: "pick a free port, or 0 for any"))
             return ConformCommand.ExitCode.cannotRun
         }
         let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }

@@ -119,7 +119,7 @@ enum ReplayCommand {
             ]
             return RunStatus(kind: .comparison, counts: counts).rawValue
         } catch {
-            io.err.write("\(error)\n")
+            io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
     }

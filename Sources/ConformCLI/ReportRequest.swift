@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import Foundation
@@ -67,9 +68,10 @@ struct ReportRequest {
     }
 
     func cannotWrite(_ error: any Error, io: CommandIO) {
-        io.err.write(
-            "error: cannot write the \(kind) report to \(path): \(error.localizedDescription)\n"
-                + "help: check that the directory exists and is writable\n")
+        io.report(
+            Diagnostic(
+                .reportUnwritable, message: "cannot write the \(kind) report to \(path): \(error.localizedDescription)",
+                help: "check that the directory exists and is writable"))
     }
 }
 

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import Foundation
@@ -40,30 +41,35 @@ enum RunCommand {
             files = try SuiteFiles.expand(
                 parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
         } catch {
-            io.err.write(error.message + "\n")
+            io.report(error.diagnostic)
             return ConformCommand.ExitCode.cannotRun
         }
         let loaded = SuiteFiles.load(files, io: io, color: color)
         if loaded.count > 0 {
             io.err.write(loaded.problems)
-            io.err.write(
-                "error: \(loaded.count) problem\(loaded.count == 1 ? "" : "s") in the suites; nothing was run\nhelp: run 'conform validate' on them and fix each problem\n"
-            )
+            io.report(
+                Diagnostic(
+                    .runNotStarted,
+                    message: "\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in the suites; nothing was run",
+                    help: "run 'conform validate' on them and fix each problem"))
             return ConformCommand.ExitCode.cannotRun
         }
         if loaded.suites.isEmpty {
-            io.err.write(
-                "error: no suites found in \(parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " "))\nhelp: pass suite files (*.yaml) or directories holding them\n"
-            )
+            let named = parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " ")
+            io.report(
+                Diagnostic(
+                    .suiteNotFound, message: "no suites found in \(named)",
+                    help: "pass suite files (*.yaml) or directories holding them"))
             return ConformCommand.ExitCode.cannotRun
         }
         // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
         // Every shard selects alike, so the shards of a selection still make one whole run.
         var suites = selection.apply(loaded.suites)
         if suites.isEmpty {
-            io.err.write(
-                "error: no suite or step matches the selection (--tag, --filter, --step)\n"
-                    + "help: list what is there with 'conform run --list', then pick from it\n")
+            io.report(
+                Diagnostic(
+                    .runNoSelection, message: "no suite or step matches the selection (--tag, --filter, --step)",
+                    help: "list what is there with 'conform run --list', then pick from it"))
             return ConformCommand.ExitCode.cannotRun
         }
         var placement = ShardPlacement.whole(suiteCount: suites.count)
@@ -77,7 +83,8 @@ enum RunCommand {
             transport = try target.makeTransport(
                 timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
         } catch {
-            io.err.write("error: cannot set up the target \(target.description): \(error)\n")
+            io.report(
+                Diagnostic(.runTargetUnavailable, message: "cannot set up the target \(target.description): \(error)"))
             return ConformCommand.ExitCode.cannotRun
         }
         var plan = RunPlan(

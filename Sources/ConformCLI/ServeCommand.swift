@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReference
 import ConformServer
 import ConformYAML
@@ -35,7 +36,7 @@ enum ServeCommand {
                 configuration = try ReferenceConfiguration.load(contentsOf: URL(fileURLWithPath: io.resolve(path)))
             } catch {
                 let source = (try? String(contentsOfFile: io.resolve(path), encoding: .utf8)) ?? ""
-                for d in error.diagnostics { io.err.write(d.rendered(source: source, color: io.color) + "\n") }
+                io.report(error.diagnostics, source: source)
                 return ConformCommand.ExitCode.cannotRun
             }
         }
@@ -55,8 +56,10 @@ enum ServeCommand {
             server = try HTTPServer(handler: reference, host: host, port: port, limits: limits)
             try server.start()
         } catch {
-            io.err.write(
-                "error: cannot serve on \(host):\(port): \(error)\nhelp: pick a free port with --port, or 0 for any\n")
+            io.report(
+                Diagnostic(
+                    .cliCannotListen, message: "cannot serve on \(host):\(port): \(error)",
+                    help: "pick a free port with --port, or 0 for any"))
             return ConformCommand.ExitCode.cannotRun
         }
         io.out.write("Serving the reference implementation on \(server.baseURL)\n")

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformRunner
 import Foundation
 
@@ -12,8 +13,9 @@ enum SuiteFiles {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: full, isDirectory: &isDir) else {
                 throw CLIFailure(
-                    "\(path): error: no such file or directory\nhelp: pass suite files or directories that exist, e.g. 'suites'"
-                )
+                    Diagnostic(
+                        .suiteNotFound, file: path, message: "no such file or directory",
+                        help: "pass suite files or directories that exist, e.g. 'suites'"))
             }
             if isDir.boolValue {
                 files += LoadedSuites.suiteFiles(inDirectory: full).map {
@@ -51,7 +53,7 @@ enum SuiteFiles {
 }
 
 /// A failure the command reports as-is and exits 2 for.
-struct CLIFailure: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
+struct CLIFailure: DiagnosticConvertible {
+    var diagnostic: Diagnostic
+    init(_ diagnostic: Diagnostic) { self.diagnostic = diagnostic }
 }

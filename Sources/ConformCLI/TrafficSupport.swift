@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformTraffic
 import ConformYAML
 import Foundation
@@ -10,14 +11,17 @@ enum TrafficSupport {
         -> T?
     {
         guard let data = FileManager.default.contents(atPath: io.resolve(path)) else {
-            io.err.write("\(path): error: cannot read the file\nhelp: check that it exists and is readable\n")
+            io.report(
+                Diagnostic(
+                    .fileUnreadable, file: path, message: "cannot read the file",
+                    help: "check that it exists and is readable"))
             return nil
         }
         do {
             return try load([UInt8](data), path)
         } catch {
             let source = String(decoding: data, as: UTF8.self)
-            for d in error.diagnostics { io.err.write(d.rendered(source: source, color: io.color) + "\n") }
+            io.report(error.diagnostics, source: source)
             return nil
         }
     }

@@ -1,3 +1,5 @@
+import ConformDiagnostics
+
 /// `conform validate SUITES…`: every problem in every file, or silence and exit 0.
 enum ValidateCommand {
     static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
@@ -6,10 +8,11 @@ enum ValidateCommand {
             io.out.write(CommandSpec.validate.helpText)
             return 0
         }
+        let color = io.color && !parsed.has("--no-color")
         do {
             let files = try SuiteFiles.expand(
                 parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
-            let loaded = SuiteFiles.load(files, io: io, color: io.color && !parsed.has("--no-color"))
+            let loaded = SuiteFiles.load(files, io: io, color: color)
             if loaded.count > 0 {
                 io.err.write(loaded.problems)
                 io.err.write(
@@ -19,7 +22,7 @@ enum ValidateCommand {
             }
             return 0
         } catch {
-            io.err.write(error.message + "\n")
+            io.err.write(error.diagnostic.rendered(sourceLine: nil, color: color) + "\n")
             return ConformCommand.ExitCode.cannotRun
         }
     }

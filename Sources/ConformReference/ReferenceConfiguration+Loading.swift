@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformYAML
 import Foundation
 
@@ -24,8 +25,8 @@ extension ReferenceConfiguration {
             data = try Data(contentsOf: url)
         } catch {
             throw YAMLParseFailure([
-                YAMLDiagnostic(
-                    file: file, mark: SourceMark(line: 1, column: 1),
+                Diagnostic(
+                    .fileUnreadable, file: file, mark: SourceMark(line: 1, column: 1),
                     message: "cannot read the file: \(error.localizedDescription)",
                     help: "check the path and permissions")
             ])
@@ -44,8 +45,9 @@ extension ReferenceConfiguration {
                 value = try JSONValue.parse(Data(bytes))
             } catch {
                 throw YAMLParseFailure([
-                    YAMLDiagnostic(
-                        file: file, mark: SourceMark(line: error.line, column: error.column), message: error.message,
+                    Diagnostic(
+                        .referenceConfigInvalid, file: file, mark: SourceMark(line: error.line, column: error.column),
+                        message: error.message,
                         help: "fix the JSON syntax")
                 ])
             }
@@ -54,8 +56,9 @@ extension ReferenceConfiguration {
         } else {
             guard let node = try YAML.parse(bytes, file: file) else {
                 throw YAMLParseFailure([
-                    YAMLDiagnostic(
-                        file: file, mark: SourceMark(line: 1, column: 1), message: "the configuration is empty",
+                    Diagnostic(
+                        .fileEmpty, file: file, mark: SourceMark(line: 1, column: 1),
+                        message: "the configuration is empty",
                         help: "add an 'applications' list")
                 ])
             }
@@ -63,7 +66,7 @@ extension ReferenceConfiguration {
         }
         var decoder = ConfigurationDecoder(file: file, marks: marks)
         let configuration = decoder.decode(value)
-        if !decoder.problems.isEmpty { throw YAMLParseFailure(decoder.problems) }
+        if let failure = decoder.failure { throw failure }
         return configuration
     }
 
@@ -93,15 +96,25 @@ extension ReferenceConfiguration {
     }
 }
 
-/// Turns a JSON tree into a configuration, collecting every problem.
-struct ConfigurationDecoder {
+/// Turns a JSON tree into a configuration, collecting every problem at the mark of the JSON path it concerns.
+///
+/// It decodes JSON values, not YAML nodes, because a configuration may be JSON; the marks come from reading the
+/// same text as YAML.
+struct ConfigurationDecoder: YAMLDecodingContext {
     let file: String
     let marks: [String: SourceMark]
-    var problems: [YAMLDiagnostic] = []
+    var diagnostics: [Diagnostic] = []
+    var defaultID: DiagnosticID { .referenceConfigInvalid }
+
+    init(file: String, marks: [String: SourceMark]) {
+        self.file = file
+        self.marks = marks
+    }
 
     mutating func problem(_ path: String, _ message: String, help: String) {
-        let mark = marks[path] ?? marks[path + "#key"] ?? SourceMark(line: 1, column: 1)
-        problems.append(YAMLDiagnostic(file: file, mark: mark, message: "\(path): \(message)", help: help))
+        error(
+            at: marks[path] ?? marks[path + "#key"] ?? SourceMark(line: 1, column: 1), "\(path): \(message)", help: help
+        )
     }
 
     mutating func decode(_ value: JSONValue) -> ReferenceConfiguration {

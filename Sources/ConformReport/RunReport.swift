@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformYAML
 import Foundation
 
@@ -17,7 +18,7 @@ public struct RunReport: Sendable, Hashable {
 }
 
 /// Why a JSON report cannot be read or merged: the file and, when known, the JSON path or line and column.
-public struct RunReportError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RunReportError: DiagnosticConvertible, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     public var help: String
 
@@ -26,7 +27,10 @@ public struct RunReportError: Error, Sendable, Hashable, CustomStringConvertible
         self.help = help
     }
 
-    public var description: String { "error: \(message)\nhelp: \(help)" }
+    /// The problem as a `report.invalid` diagnostic; the message names the file and where in it.
+    public var diagnostic: Diagnostic { Diagnostic(.reportInvalid, message: message, help: help) }
+
+    public var description: String { diagnostic.rendered(sourceLine: nil) }
 }
 
 extension RunReport {

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformDiagnostics
 import Foundation
 
 /// Suite files loaded together for one run: each parsed and versioned by its SHA-256, suite ids unique, and the
@@ -29,7 +30,10 @@ public struct LoadedSuites: Sendable {
         var seen: [String: String] = [:]
         for file in names {
             guard let data = read(file) else {
-                problems += "\(file): error: cannot read the file\nhelp: check that it exists and is readable\n"
+                let problem = Diagnostic(
+                    .fileUnreadable, file: file, message: "cannot read the file",
+                    help: "check that it exists and is readable")
+                problems += problem.rendered(sourceLine: nil, color: color) + "\n"
                 problemCount += 1
                 continue
             }
@@ -37,8 +41,11 @@ public struct LoadedSuites: Sendable {
                 var suite = try loader.load(bytes: [UInt8](data), file: file)
                 suite.contentHash = Self.contentHash(of: data)
                 if let other = seen[suite.id] {
-                    problems +=
-                        "\(file):1:1: error: suite id '\(suite.id)' is also used by \(other)\nhelp: give every suite a unique 'suite:' id\n"
+                    let problem = Diagnostic(
+                        .suiteDuplicateID, file: file, mark: SourceMark(line: 1, column: 1),
+                        message: "suite id '\(suite.id)' is also used by \(other)",
+                        help: "give every suite a unique 'suite:' id")
+                    problems += problem.rendered(sourceLine: nil, color: color) + "\n"
                     problemCount += 1
                     continue
                 }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformMobileMessaging
 import ConformReport
 import ConformRunner
@@ -35,22 +36,27 @@ public enum Certification {
         do {
             loaded = LoadedSuites(files: try suites.files(), profile: profile)
         } catch {
-            return CertificationResult(outcome: .couldNotRun, summary: error.message + "\n", run: nil)
+            return CertificationResult(outcome: .couldNotRun, summary: rendered(error.diagnostic), run: nil)
         }
         if loaded.problemCount > 0 {
             let plural = loaded.problemCount == 1 ? "" : "s"
             return CertificationResult(
                 outcome: .couldNotRun,
                 summary: loaded.problems
-                    + "error: \(loaded.problemCount) problem\(plural) in the suites; nothing was run\n"
-                    + "help: fix each problem ('conform validate' on the files shows the same)\n",
+                    + rendered(
+                        Diagnostic(
+                            .runNotStarted,
+                            message: "\(loaded.problemCount) problem\(plural) in the suites; nothing was run",
+                            help: "fix each problem ('conform validate' on the files shows the same)")),
                 run: nil)
         }
         if loaded.suites.isEmpty {
             return CertificationResult(
                 outcome: .couldNotRun,
-                summary:
-                    "error: no suites found in \(suites)\nhelp: pass suite files (*.yaml) or directories holding them\n",
+                summary: rendered(
+                    Diagnostic(
+                        .suiteNotFound, message: "no suites found in \(suites)",
+                        help: "pass suite files (*.yaml) or directories holding them")),
                 run: nil)
         }
         let plan = RunPlan(
@@ -70,14 +76,20 @@ public enum Certification {
             do {
                 try Data(sink.text.utf8).write(to: report.file, options: .atomic)
             } catch {
-                summary +=
-                    "error: cannot write the \(report.kind.rawValue) report to \(report.file.path): \(error.localizedDescription)\n"
-                    + "help: check that the directory exists and is writable\n"
+                summary += rendered(
+                    Diagnostic(
+                        .reportUnwritable,
+                        message:
+                            "cannot write the \(report.kind.rawValue) report to \(report.file.path): \(error.localizedDescription)",
+                        help: "check that the directory exists and is writable"))
                 outcome = .couldNotRun
             }
         }
         return CertificationResult(outcome: outcome, summary: summary, run: run)
     }
+
+    /// A problem as the summary shows it: the one compiler-style rendering, plain, ending in a newline.
+    private static func rendered(_ diagnostic: Diagnostic) -> String { diagnostic.rendered(sourceLine: nil) + "\n" }
 }
 
 /// How a certification runs beyond its target, suites and variables.

@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformRunner
 import Foundation
 
@@ -51,8 +52,10 @@ public struct CertificationSuites: Sendable, Hashable, CustomStringConvertible {
                 let file = name.hasSuffix(".yaml") || name.hasSuffix(".yml") ? name : name + ".yaml"
                 guard available.contains(file) else {
                     throw Failure(
-                        message: "error: no bundled suite named '\(name)'\nhelp: use one of: "
-                            + available.map { String($0.prefix { $0 != "." }) }.joined(separator: ", "))
+                        diagnostic: Diagnostic(
+                            .certificationUnknownSuite, message: "no bundled suite named '\(name)'",
+                            help: "use one of: "
+                                + available.map { String($0.prefix { $0 != "." }) }.joined(separator: ", ")))
                 }
                 chosen.append(file)
             }
@@ -66,8 +69,9 @@ public struct CertificationSuites: Sendable, Hashable, CustomStringConvertible {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
                     throw Failure(
-                        message: "\(url.path): error: no such file or directory\n"
-                            + "help: pass suite files or directories that exist")
+                        diagnostic: Diagnostic(
+                            .suiteNotFound, file: url.path, message: "no such file or directory",
+                            help: "pass suite files or directories that exist"))
                 }
                 guard isDirectory.boolValue else {
                     out.append((url.path, FileManager.default.contents(atPath: url.path)))
@@ -83,7 +87,7 @@ public struct CertificationSuites: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A selection that names no suite that exists.
-    struct Failure: Error {
-        var message: String
+    struct Failure: DiagnosticConvertible {
+        var diagnostic: Diagnostic
     }
 }

@@ -1,4 +1,5 @@
 internal import CYAML
+import ConformDiagnostics
 
 extension YAML.Composer {
     /// Records the error that stopped libyaml, worded as libyaml and PyYAML word it, with a hint on how to fix it.
@@ -8,13 +9,14 @@ extension YAML.Composer {
         case YAML_MEMORY_ERROR:
             report(
                 SourceMark(line: 1, column: 1), "out of memory while parsing",
-                help: "split the file into smaller suites")
+                help: "split the file into smaller suites", id: .yamlLimit)
         case YAML_READER_ERROR:
             let mark = YAML.InputCheck.mark(atOffset: Int(parser.problem_offset), in: buffer)
             let value = String(UInt32(bitPattern: parser.problem_value), radix: 16, uppercase: true)
             report(
                 mark, "\(problem) (character U+\(String(repeating: "0", count: max(0, 4 - value.count)) + value))",
-                help: "remove the character, or write it as an escape inside a double-quoted string")
+                help: "remove the character, or write it as an escape inside a double-quoted string",
+                id: .yamlEncoding)
         default:
             let mark = SourceMark(parser.problem_mark)
             let context = parser.context.map { String(cString: $0) }
@@ -29,7 +31,7 @@ extension YAML.Composer {
                     help = (help.map { $0 + "; " } ?? "check the syntax here; ") + "the \(subject) starts at \(start)"
                 }
             }
-            report(mark, message, help: help ?? "check the syntax at this point")
+            report(mark, message, help: help ?? "check the syntax at this point", id: .yamlSyntax)
         }
     }
 

@@ -1,3 +1,5 @@
+import ConformDiagnostics
+
 extension YAML {
     /// Builds a ``YAMLNode`` tree from parser events and records every problem libyaml does not check:
     /// duplicate keys, undefined and recursive aliases, alias expansion and nesting limits, tag mismatches, merge keys.
@@ -39,7 +41,7 @@ extension YAML {
         /// Items of streamed sequences completed since the caller last took them.
         private(set) var completedItems: [StreamedItem] = []
         var hasCompletedItems: Bool { !completedItems.isEmpty }
-        private(set) var diagnostics: [YAMLDiagnostic] = []
+        private(set) var diagnostics: [Diagnostic] = []
         private(set) var root: YAMLNode?
         private var stack: [Frame] = []
         /// Buffers of finished frames, emptied and kept: a collection is gathered in a reused buffer and stored
@@ -71,8 +73,10 @@ extension YAML {
             return streaming.matches(keys) ? keys : nil
         }
 
-        mutating func report(_ mark: SourceMark, _ message: String, help: String?) {
-            diagnostics.append(YAMLDiagnostic(.error, file: file, mark: mark, message: message, help: help))
+        mutating func report(
+            _ mark: SourceMark, _ message: String, help: String?, id: DiagnosticID = .yamlStructure
+        ) {
+            diagnostics.append(Diagnostic(id, file: file, mark: mark, message: message, help: help))
         }
 
         mutating func documentStart(mark: SourceMark) -> Step {
@@ -111,7 +115,7 @@ extension YAML {
             guard stack.count < limits.maxDepth else {
                 report(
                     mark, "collections are nested deeper than \(limits.maxDepth) levels",
-                    help: "flatten the document; nesting this deep is not a meaningful suite")
+                    help: "flatten the document; nesting this deep is not a meaningful suite", id: .yamlLimit)
                 return .stop
             }
             var frame = Frame(shape: sequence ? .sequence : .mapping, mark: mark, tag: tag, anchor: anchor)
@@ -189,7 +193,8 @@ extension YAML {
             guard totalNodes <= limits.maxNodes else {
                 report(
                     node.mark, "document expands to more than \(limits.maxNodes) nodes once aliases are resolved",
-                    help: "use fewer aliases to large nodes (this looks like an alias bomb), or split the document")
+                    help: "use fewer aliases to large nodes (this looks like an alias bomb), or split the document",
+                    id: .yamlLimit)
                 return .stop
             }
             guard !stack.isEmpty else {
@@ -239,7 +244,7 @@ extension YAML {
                 let name = key.scalarText ?? ""
                 report(
                     key.mark, "duplicate key '\(name)'",
-                    help: "remove one of the two '\(name)' keys; the first is at \(first)")
+                    help: "remove one of the two '\(name)' keys; the first is at \(first)", id: .yamlDuplicateKey)
             }
         }
 

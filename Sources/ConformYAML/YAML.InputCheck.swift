@@ -1,3 +1,5 @@
+import ConformDiagnostics
+
 extension YAML {
     /// Byte-level checks that run before libyaml sees the input: UTF-8 validity and offset-to-mark conversion.
     enum InputCheck {

@@ -1,4 +1,5 @@
 internal import CYAML
+public import ConformDiagnostics
 
 /// Limits that keep hostile input from crashing the loader or exhausting memory.
 public struct YAMLLimits: Sendable, Hashable {
@@ -20,9 +21,14 @@ public struct YAMLLimits: Sendable, Hashable {
 
 /// Every problem found in one file; a loader reports them all, not only the first.
 public struct YAMLParseFailure: Error, Sendable, Hashable {
-    public var diagnostics: [YAMLDiagnostic]
+    public var diagnostics: [Diagnostic]
 
-    public init(_ diagnostics: [YAMLDiagnostic]) { self.diagnostics = diagnostics }
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+    /// Every diagnostic rendered against `source`, one after another.
+    public func rendered(source: String, color: Bool = false) -> String {
+        diagnostics.map { $0.rendered(source: source, color: color) }.joined(separator: "\n")
+    }
 }
 
 /// The entry points of the YAML layer: parse to a tree of ``YAMLNode``, resolve scalars, emit, render diagnostics.
@@ -49,8 +55,8 @@ public enum YAML {
         let start = SourceMark(line: 1, column: 1)
         guard bytes.count <= limits.maxBytes else {
             throw YAMLParseFailure([
-                YAMLDiagnostic(
-                    file: file, mark: start,
+                Diagnostic(
+                    .yamlLimit, file: file, mark: start,
                     message: "file is \(bytes.count) bytes, more than the limit of \(limits.maxBytes) bytes",
                     help: "split the file into smaller suites, or raise the size limit")
             ])
@@ -60,8 +66,8 @@ public enum YAML {
                 let byte = String(buffer[bad], radix: 16, uppercase: true)
                 return .failure(
                     YAMLParseFailure([
-                        YAMLDiagnostic(
-                            file: file, mark: InputCheck.mark(atOffset: bad, in: buffer),
+                        Diagnostic(
+                            .yamlEncoding, file: file, mark: InputCheck.mark(atOffset: bad, in: buffer),
                             message: "invalid UTF-8 (byte 0x\(byte.count == 1 ? "0" + byte : byte))",
                             help: "save the file as UTF-8; the bytes from here on do not form a UTF-8 character")
                     ]))
@@ -86,7 +92,8 @@ public enum YAML {
         var composer = Composer(file: file, limits: limits, streaming: streaming)
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else {
-            composer.report(SourceMark(line: 1, column: 1), "cannot initialise the YAML parser", help: nil)
+            composer.report(
+                SourceMark(line: 1, column: 1), "cannot initialise the YAML parser", help: nil, id: .yamlLimit)
             return .failure(YAMLParseFailure(composer.diagnostics))
         }
         defer { yaml_parser_delete(&parser) }
@@ -136,10 +143,7 @@ public enum YAML {
             if step == .stop { break }
         }
         guard composer.diagnostics.isEmpty else {
-            let ordered = composer.diagnostics.enumerated().sorted { a, b in
-                a.element.mark != b.element.mark ? a.element.mark < b.element.mark : a.offset < b.offset
-            }
-            return .failure(YAMLParseFailure(ordered.map(\.element)))
+            return .failure(YAMLParseFailure(Diagnostic.inSourceOrder(composer.diagnostics)))
         }
         return .success(composer.document)
     }

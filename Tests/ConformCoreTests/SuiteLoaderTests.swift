@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformYAML
 import Testing
 
@@ -250,5 +251,43 @@ import Testing
             problems(#"{url: /m, headers: {"X-A\nX-B": v}}"#).contains("header name 'X-A\\nX-B' is not an HTTP token"))
         #expect(problems(#"{url: /m, method: PATCH, headers: {X-Request-Id: v}}"#) == "")
         #expect(problems(#"{url: /m, method: "{{ verb }}"}"#).contains("'verb' is not defined"))
+    }
+}
+
+/// Suite problems carry the catalog's ids: the kind of problem is data, not only words.
+@Suite struct SuiteLoaderDiagnosticIDTests {
+    @Test func unknownKeysWrongTypesAndUndefinedNamesHaveTheirIds() {
+        let text = """
+            suite: s
+            title: t
+            profil: all
+            steps:
+              - name: a
+                request: {url: "{{ nowhere }}"}
+            """
+        do {
+            _ = try SuiteLoader().load(bytes: Array(text.utf8), file: "s.yaml")
+            Issue.record("expected a failure")
+        } catch {
+            let ids = Dictionary(error.diagnostics.map { ($0.message, $0.id) }, uniquingKeysWith: { a, _ in a })
+            #expect(ids["unknown key 'profil' in a suite"] == .yamlUnknownKey)
+            #expect(ids["'nowhere' is not defined"] == .suiteUndeclaredName)
+            #expect(error.diagnostics.allSatisfy { DiagnosticID.catalog.contains($0.id) })
+        }
+    }
+
+    @Test func yamlProblemsHaveTheirIds() {
+        do {
+            _ = try SuiteLoader().load(bytes: Array("a: 1\na: 2\n".utf8), file: "s.yaml")
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.diagnostics.map(\.id) == [.yamlDuplicateKey])
+        }
+        do {
+            _ = try SuiteLoader().load(bytes: Array("a: [1, 2\n".utf8), file: "s.yaml")
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.diagnostics.map(\.id) == [.yamlSyntax])
+        }
     }
 }

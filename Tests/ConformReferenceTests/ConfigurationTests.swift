@@ -100,7 +100,7 @@ import Testing
         } catch {
             #expect(error.diagnostics.count == 1)
             #expect(error.diagnostics[0].file == "c.json")
-            #expect(error.diagnostics[0].mark.line == 2)
+            #expect(error.diagnostics[0].mark?.line == 2)
         }
     }
 

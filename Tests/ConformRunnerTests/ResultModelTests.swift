@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReport
 import ConformYAML
 import Testing

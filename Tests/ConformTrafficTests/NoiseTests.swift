@@ -95,7 +95,7 @@ import Testing
             Issue.record("expected a failure")
         } catch {
             #expect(
-                error.diagnostics.map { "\($0.mark): \($0.message)" } == [
+                error.diagnostics.map { "\($0.mark!): \($0.message)" } == [
                     "2:11: 'bulks.id' is not a JSON path",
                     "3:5: a rule has either path or header, not both",
                     "5:5: unknown key 'colour' in an ignore rule",
@@ -172,7 +172,7 @@ import Testing
             Issue.record("expected a failure")
         } catch {
             #expect(
-                error.diagnostics.map { "\($0.file):\($0.mark): \($0.message)" } == [
+                error.diagnostics.map { "\($0.file!):\($0.mark!): \($0.message)" } == [
                     "r.yaml:1:10: enabled must be true or false",
                     "r.yaml:2:12: '([a-z' is not a valid regular expression",
                     "r.yaml:3:13: 'nope' is not a JSON path",

@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformYAML
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
         let keys = (1...30).map { "k\($0): \($0)" } + ["k3: again", "k25: again"]
         let failure = parseFailure(keys.joined(separator: "\n"))
         #expect(
-            failure?.diagnostics.map { "\($0.mark) \($0.message) \($0.help ?? "")" } == [
+            failure?.diagnostics.map { "\($0.mark!) \($0.message) \($0.help ?? "")" } == [
                 "31:1 duplicate key 'k3' remove one of the two 'k3' keys; the first is at 3:1",
                 "32:1 duplicate key 'k25' remove one of the two 'k25' keys; the first is at 25:1",
             ])
@@ -65,7 +66,7 @@ import Testing
     @Test func composerProblemsBeforeASyntaxErrorAreKept() {
         let failure = parseFailure("a: 1\na: 2\nb: [x, y\nc: 2\n")
         #expect(
-            failure?.diagnostics.map { "\($0.mark) \($0.message)" } == [
+            failure?.diagnostics.map { "\($0.mark!) \($0.message)" } == [
                 "2:1 duplicate key 'a'",
                 "4:2 did not find expected ',' or ']' (while parsing a flow sequence)",
             ])
@@ -177,9 +178,9 @@ import Testing
     }
 
     @Test func colourOnlyWhenAsked() {
-        let diagnostic = YAMLDiagnostic(
-            file: "f.yaml", mark: mark(1, 3), message: "bad", help: "fix it")
-        let warning = YAMLDiagnostic(.warning, file: "f.yaml", mark: mark(1, 1), message: "odd")
+        let diagnostic = Diagnostic(
+            .yamlSyntax, file: "f.yaml", mark: mark(1, 3), message: "bad", help: "fix it")
+        let warning = Diagnostic(.yamlSyntax, .warning, file: "f.yaml", mark: mark(1, 1), message: "odd")
         #expect(
             diagnostic.rendered(source: "a: b", color: true) == """
                 f.yaml:1:3: \u{1B}[1;31merror:\u{1B}[0m bad
@@ -194,7 +195,7 @@ import Testing
 
     @Test func longLinesAreCutAroundTheCaret() {
         let line = String(repeating: "a", count: 200) + "X" + String(repeating: "b", count: 200)
-        let diagnostic = YAMLDiagnostic(file: "f.yaml", mark: mark(1, 201), message: "here")
+        let diagnostic = Diagnostic(.yamlSyntax, file: "f.yaml", mark: mark(1, 201), message: "here")
         let lines = diagnostic.rendered(source: line).split(separator: "\n")
         let snippet = lines[1].dropFirst("    1 | ".count)
         let caret = lines[2].dropFirst("      | ".count)
@@ -205,18 +206,18 @@ import Testing
     }
 
     @Test func oneLineDescription() {
-        let diagnostic = YAMLDiagnostic(.warning, file: "f.yaml", mark: mark(2, 7), message: "odd")
+        let diagnostic = Diagnostic(.yamlSyntax, .warning, file: "f.yaml", mark: mark(2, 7), message: "odd")
         #expect(diagnostic.description == "f.yaml:2:7: warning: odd")
     }
 
     @Test func missingLineLeavesTheSnippetOut() {
-        let diagnostic = YAMLDiagnostic(file: "f.yaml", mark: mark(9, 1), message: "gone", help: "h")
+        let diagnostic = Diagnostic(.yamlSyntax, file: "f.yaml", mark: mark(9, 1), message: "gone", help: "h")
         #expect(diagnostic.rendered(source: "a: 1\n") == "f.yaml:9:1: error: gone\nhelp: h")
     }
 
     @Test func wideLineNumbersKeepTheGutterAligned() {
         let source = String(repeating: "x: 1\n", count: 123_456) + "oops"
-        let diagnostic = YAMLDiagnostic(file: "f.yaml", mark: mark(123_457, 2), message: "m")
+        let diagnostic = Diagnostic(.yamlSyntax, file: "f.yaml", mark: mark(123_457, 2), message: "m")
         #expect(
             diagnostic.rendered(source: source) == """
                 f.yaml:123457:2: error: m

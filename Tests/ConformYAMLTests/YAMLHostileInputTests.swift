@@ -74,7 +74,8 @@ import Testing
     func invalidUTF8IsRefusedAtTheFirstBadByte(_ bad: [UInt8], _ position: String, _ byte: String) {
         let bytes = Array("a: é".utf8) + [UInt8(ascii: "x")] + bad + Array(" y\n".utf8)
         let failure = parseFailure(bytes)
-        #expect(failure?.diagnostics.map { "\($0.mark) \($0.message)" } == ["\(position) invalid UTF-8 (byte \(byte))"])
+        #expect(
+            failure?.diagnostics.map { "\($0.mark!) \($0.message)" } == ["\(position) invalid UTF-8 (byte \(byte))"])
     }
 
     @Test func invalidUTF8OnALaterLine() {

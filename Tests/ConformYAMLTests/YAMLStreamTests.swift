@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformYAML
 import Testing
 

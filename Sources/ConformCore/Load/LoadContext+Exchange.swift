@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformYAML
 
 extension LoadContext {
@@ -52,7 +53,7 @@ extension LoadContext {
                 spec.strictJSON = b
             } else {
                 error(
-                    s, "strict must be true or false, found \(describe(s))",
+                    s, "strict must be true or false, found \(s.kindDescription)",
                     help: "write 'strict: true' to refuse members the suite does not list")
             }
         }
@@ -170,7 +171,7 @@ extension LoadContext {
             } else if key == "$contains" {
                 items = [node]
             } else {
-                error(node, "\(key) takes a list, found \(describe(node))", help: "write '{\(key): [a, b]}'")
+                error(node, "\(key) takes a list, found \(node.kindDescription)", help: "write '{\(key): [a, b]}'")
                 return nil
             }
             let ms = items.map { matcher($0) }
@@ -181,7 +182,7 @@ extension LoadContext {
             case .int(let i)?: n = Double(i)
             case .double(let d)?: n = d
             default:
-                error(node, "\(key) takes a number, found \(describe(node))", help: "write '{\(key): 10}'")
+                error(node, "\(key) takes a number, found \(node.kindDescription)", help: "write '{\(key): 10}'")
                 return nil
             }
             switch key {
@@ -197,7 +198,7 @@ extension LoadContext {
         case "$strict":
             guard case .object(let fields, _) = matcher(node) else {
                 error(
-                    node, "$strict takes a mapping of members, found \(describe(node))",
+                    node, "$strict takes a mapping of members, found \(node.kindDescription)",
                     help: "write '{$strict: {a: 1}}'")
                 return nil
             }

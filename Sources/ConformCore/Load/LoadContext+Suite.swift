@@ -45,7 +45,7 @@ extension LoadContext {
                     }
                 }
             } else {
-                error(node, "tags must be a list, found \(describe(node))", help: "write 'tags: [smoke, login]'")
+                error(node, "tags must be a list, found \(node.kindDescription)", help: "write 'tags: [smoke, login]'")
             }
         }
         var variables: [Variable] = []
@@ -125,7 +125,7 @@ extension LoadContext {
                     ref.decisions.append(id)
                 }
             } else {
-                error(d, "decisions must be a list, found \(describe(d))", help: "write 'decisions: [D2, D3]'")
+                error(d, "decisions must be a list, found \(d.kindDescription)", help: "write 'decisions: [D2, D3]'")
             }
         }
         return ref
@@ -135,7 +135,7 @@ extension LoadContext {
     mutating func flow(name: String, _ node: YAMLNode, keys: [String]) -> Flow {
         guard case .sequence(let items) = node.kind else {
             error(
-                node, "the steps of flow '\(name)' must be a list, found \(describe(node))",
+                node, "the steps of flow '\(name)' must be a list, found \(node.kindDescription)",
                 help: "write each step as a list item starting with '- name: …'")
             return Flow(name: name, steps: [])
         }

@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformYAML
 import Foundation
 
@@ -23,8 +24,8 @@ public struct SuiteLoader: Sendable {
     public func load(path: String) throws(YAMLParseFailure) -> Suite {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw YAMLParseFailure([
-                YAMLDiagnostic(
-                    file: path, mark: SourceMark(line: 1, column: 1), message: "cannot read the file",
+                Diagnostic(
+                    .fileUnreadable, file: path, mark: SourceMark(line: 1, column: 1), message: "cannot read the file",
                     help: "check that the path exists and is readable")
             ])
         }
@@ -41,25 +42,24 @@ public struct SuiteLoader: Sendable {
         }
         guard let root = parsed else {
             throw YAMLParseFailure([
-                YAMLDiagnostic(
-                    file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty",
+                Diagnostic(
+                    .fileEmpty, file: file, mark: SourceMark(line: 1, column: 1), message: "the file is empty",
                     help: "a suite starts with 'suite: <id>' and 'title: <text>'")
             ])
         }
         let suite = context.suite(root)
         context.checkReferences()
-        if !context.diagnostics.isEmpty {
-            throw YAMLParseFailure(context.diagnostics.sorted { $0.mark < $1.mark })
-        }
+        if let failure = context.failure { throw failure }
         return suite!
     }
 }
 
 /// The state of loading one file: its name and the problems found so far.
-struct LoadContext {
+struct LoadContext: YAMLDecodingContext {
     let file: String
     let predefined: Set<String>
-    var diagnostics: [YAMLDiagnostic] = []
+    var diagnostics: [Diagnostic] = []
+    var defaultID: DiagnosticID { .suiteInvalid }
     /// Template names used, with where, checked once the whole file is read.
     var references: [(name: String, mark: SourceMark)] = []
     var declared: Set<String> = []
@@ -80,44 +80,6 @@ struct LoadContext {
         self.predefined = predefined
     }
 
-    mutating func error(_ node: YAMLNode, _ message: String, help: String? = nil) {
-        diagnostics.append(YAMLDiagnostic(file: file, mark: node.mark, message: message, help: help))
-    }
-
-    mutating func error(at mark: SourceMark, _ message: String, help: String? = nil) {
-        diagnostics.append(YAMLDiagnostic(file: file, mark: mark, message: message, help: help))
-    }
-
-    /// The pairs of a mapping, or an error naming what was expected.
-    mutating func mapping(_ node: YAMLNode, _ what: String) -> [YAMLNode.Pair]? {
-        if case .mapping(let pairs) = node.kind { return pairs }
-        error(node, "\(what) must be a mapping, found \(describe(node))", help: "write '\(what)' as 'key: value' lines")
-        return nil
-    }
-
-    /// Reports keys not in `allowed`, with a "did you mean" when one is close.
-    mutating func checkKeys(_ pairs: [YAMLNode.Pair], allowed: [String], in what: String) {
-        for pair in pairs {
-            guard let key = pair.key.scalarString else {
-                error(pair.key, "keys in \(what) must be plain text")
-                continue
-            }
-            if !allowed.contains(key) {
-                let suggestion = closestMatch(to: key, in: allowed)
-                let help =
-                    suggestion.map { "did you mean '\($0)'?" }
-                    ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
-                error(pair.key, "unknown key '\(key)' in \(what)", help: help)
-            }
-        }
-    }
-
-    mutating func string(_ node: YAMLNode, _ what: String) -> String? {
-        if case .scalar(let text, _) = node.kind, node.resolvedScalar != .null { return text }
-        error(node, "\(what) must be text, found \(describe(node))", help: "write it as a quoted string")
-        return nil
-    }
-
     mutating func template(_ node: YAMLNode, _ what: String) -> Template? {
         guard let text = string(node, what) else { return nil }
         return parseTemplate(text, at: node.mark)
@@ -134,7 +96,7 @@ struct LoadContext {
             if templates.count < Self.maxSharedTemplates { templates[text] = t }
             return t
         } catch {
-            self.error(at: mark, error.message, help: error.help)
+            self.error(at: mark, error.message, help: error.help, id: .suiteTemplate)
             return nil
         }
     }
@@ -173,8 +135,8 @@ struct LoadContext {
         if let parsed { return parsed }
         error(
             node,
-            "\(what) must be a duration from 0 to 24h such as 5s, 200ms or 1m, found \(describe(node))",
-            help: "write e.g. '\(what): 5s'")
+            "\(what) must be a duration from 0 to 24h such as 5s, 200ms or 1m, found \(node.kindDescription)",
+            help: "write e.g. '\(what): 5s'", id: .yamlInvalidValue)
         return nil
     }
 
@@ -189,22 +151,8 @@ struct LoadContext {
             error(
                 at: mark, "'\(name)' is not defined",
                 help:
-                    "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step"
-            )
-        }
-    }
-}
-
-func describe(_ node: YAMLNode) -> String {
-    switch node.kind {
-    case .mapping: return "a mapping"
-    case .sequence: return "a list"
-    case .scalar(let text, _):
-        switch node.resolvedScalar {
-        case .null?: return "nothing (null)"
-        case .bool?: return "a boolean (\(text))"
-        case .int?, .double?: return "a number (\(text))"
-        default: return "text '\(text)'"
+                    "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step",
+                id: .suiteUndeclaredName)
         }
     }
 }

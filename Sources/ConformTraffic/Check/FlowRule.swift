@@ -1,3 +1,5 @@
+import ConformDiagnostics
+
 /// A client-side rule of the personalization flow; an open set of static members.
 public struct FlowRule: Sendable, Hashable, CustomStringConvertible {
     /// Stable id used in reports and configuration, e.g. `registration-first`.
@@ -43,9 +45,17 @@ public struct FlowViolation: Sendable, Hashable, CustomStringConvertible {
     public var message: String
     public var help: String
 
-    public var description: String {
+    /// The violation as a `flow.violation` diagnostic naming the exchange or event, coded with the rule's id.
+    public var diagnostic: Diagnostic { diagnostic(file: nil) }
+
+    /// The diagnostic with the recording it was found in.
+    public func diagnostic(file: String?) -> Diagnostic {
         let what =
             endpoint.hasPrefix("event:") ? "event \(seq) (\(endpoint.dropFirst(6))" : "exchange \(seq) (\(endpoint)"
-        return "\(what), step \(step), flow \(flow)): error[\(rule.id)]: \(message)\nhelp: \(help)"
+        return Diagnostic(
+            .flowViolation, file: file, context: "\(what), step \(step), flow \(flow))", code: rule.id,
+            message: message, help: help)
     }
+
+    public var description: String { diagnostic.rendered(sourceLine: nil) }
 }

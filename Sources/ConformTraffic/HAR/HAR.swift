@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import Foundation
 
 /// HTTP Archive 1.2 import and export, so traffic moves between Conform and browser devtools, Charles or mitmproxy.
@@ -231,7 +232,7 @@ public enum HAR {
 }
 
 /// Why a HAR file cannot be imported, naming the JSON path (or line and column) of what is wrong.
-public struct HARError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct HARError: DiagnosticConvertible, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var path: String?
     public var line: Int
@@ -248,9 +249,13 @@ public struct HARError: Error, Sendable, Hashable, CustomStringConvertible {
         self.help = help
     }
 
-    public var description: String {
-        let location = line > 0 ? "\(file):\(line):\(column)" : file
-        let at = path.map { "\($0): " } ?? ""
-        return "\(location): error: \(at)\(message)\nhelp: \(help)"
+    /// The problem as a diagnostic: `har.entry-invalid` inside an entry, else `har.invalid`; the JSON path leads.
+    public var diagnostic: Diagnostic {
+        Diagnostic(
+            path?.contains(".entries[") == true ? .harEntryInvalid : .harInvalid, file: file,
+            mark: line > 0 ? SourceMark(line: line, column: column) : nil,
+            message: (path.map { "\($0): " } ?? "") + message, help: help)
     }
+
+    public var description: String { diagnostic.rendered(sourceLine: nil) }
 }

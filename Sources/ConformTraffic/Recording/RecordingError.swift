@@ -1,5 +1,7 @@
+import ConformDiagnostics
+
 /// A problem with a recording file, rendered compiler-style: `file:line:col: error: message` and a `help:` line.
-public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RecordingError: DiagnosticConvertible, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     /// 1-based line in the file, or 0 when the problem is about the file as a whole.
     public var line: Int
@@ -15,13 +17,17 @@ public struct RecordingError: Error, Sendable, Hashable, CustomStringConvertible
         self.help = help
     }
 
-    public var description: String { rendered(severity: "error") }
+    /// The problem as a diagnostic: `recording.line-invalid` with its line and column, else `recording.invalid`.
+    public var diagnostic: Diagnostic { diagnostic(.error) }
+
+    public var description: String { diagnostic.rendered(sourceLine: nil) }
 
     /// The same problem as a warning: reported, and the rest of the file still read.
-    public var warning: String { rendered(severity: "warning") }
+    public var warning: String { diagnostic(.warning).rendered(sourceLine: nil) }
 
-    private func rendered(severity: String) -> String {
-        let location = line > 0 ? "\(file):\(line):\(max(column, 1))" : file
-        return "\(location): \(severity): \(message)\nhelp: \(help)"
+    private func diagnostic(_ severity: Diagnostic.Severity) -> Diagnostic {
+        Diagnostic(
+            line > 0 ? .recordingLineInvalid : .recordingInvalid, severity, file: file,
+            mark: line > 0 ? SourceMark(line: line, column: max(column, 1)) : nil, message: message, help: help)
     }
 }

@@ -13,23 +13,23 @@ extension RedactionPolicy {
         var policy = RedactionPolicy()
         guard let root = try YAML.parse(bytes, file: file) else { return policy }
         var reader = YAMLConfigReader(file: file)
-        for (key, value) in reader.pairs(root, allowed: yamlKeys, what: "a redaction policy") {
+        for (key, value) in reader.pairs(root, allowed: yamlKeys, in: "a redaction policy") {
             switch key {
-            case "enabled": policy.enabled = reader.bool(value, what: key) ?? true
-            case "emailsInText": policy.emailsInText = reader.bool(value, what: key) ?? true
-            case "phonesInText": policy.phonesInText = reader.bool(value, what: key) ?? true
-            case "headers": policy.headers += reader.strings(value, what: key)
-            case "phoneFields": policy.phoneFields += reader.strings(value, what: key)
-            case "tokenFields": policy.tokenFields += reader.strings(value, what: key)
-            case "keep": policy.keep += reader.strings(value, what: key)
+            case "enabled": policy.enabled = reader.bool(value, key) ?? true
+            case "emailsInText": policy.emailsInText = reader.bool(value, key) ?? true
+            case "phonesInText": policy.phonesInText = reader.bool(value, key) ?? true
+            case "headers": policy.headers += reader.strings(value, key)
+            case "phoneFields": policy.phoneFields += reader.strings(value, key)
+            case "tokenFields": policy.tokenFields += reader.strings(value, key)
+            case "keep": policy.keep += reader.strings(value, key)
             case "jsonPaths":
                 for item in value.sequenceItems ?? [] {
                     if let pattern = reader.pathPattern(item) { policy.jsonPaths.append(pattern) }
                 }
-                if value.sequenceItems == nil { _ = reader.strings(value, what: key) }
+                if value.sequenceItems == nil { _ = reader.strings(value, key) }
             case "patterns":
                 for item in value.sequenceItems ?? [] {
-                    guard let text = reader.string(item, what: "pattern") else { continue }
+                    guard let text = reader.string(item, "pattern") else { continue }
                     if (try? TextPattern(text)) == nil {
                         reader.error(
                             item, "'\(text)' is not a valid regular expression", help: "fix the pattern (ICU syntax)")
@@ -37,11 +37,11 @@ extension RedactionPolicy {
                         policy.patterns.append(text)
                     }
                 }
-                if value.sequenceItems == nil { _ = reader.strings(value, what: key) }
+                if value.sequenceItems == nil { _ = reader.strings(value, key) }
             default: break
             }
         }
-        if !reader.diagnostics.isEmpty { throw YAMLParseFailure(reader.sorted) }
+        if let failure = reader.failure { throw failure }
         return policy
     }
 }

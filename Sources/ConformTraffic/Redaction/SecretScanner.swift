@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformDiagnostics
 import Foundation
 
 /// One unredacted secret found in a file, with its 1-based position and how to fix it.
@@ -26,9 +27,14 @@ public struct SecretFinding: Sendable, Hashable, CustomStringConvertible {
     public var excerpt: String
     public var help: String
 
-    public var description: String {
-        "\(file):\(line):\(column): error: unredacted \(kind.rawValue) '\(excerpt)'\nhelp: \(help)"
+    /// The finding as a `secret.unredacted` diagnostic at its line and column.
+    public var diagnostic: Diagnostic {
+        Diagnostic(
+            .secretUnredacted, file: file, mark: SourceMark(line: line, column: column),
+            message: "unredacted \(kind.rawValue) '\(excerpt)'", help: help)
     }
+
+    public var description: String { diagnostic.rendered(sourceLine: nil) }
 }
 
 /// Finds secret patterns that redaction would have replaced: the CI gate behind `conform scan`.

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformYAML
 
 extension NoiseRules {
@@ -7,7 +8,7 @@ extension NoiseRules {
         guard let root = try YAML.parse(bytes, file: file) else { return NoiseRules() }
         var reader = YAMLConfigReader(file: file)
         var rules: [Rule] = []
-        for (key, value) in reader.pairs(root, allowed: ["ignore"], what: "a noise file") where key == "ignore" {
+        for (key, value) in reader.pairs(root, allowed: ["ignore"], in: "a noise file") where key == "ignore" {
             guard let items = value.sequenceItems else {
                 reader.error(value, "ignore must be a list", help: "write one '- path: …' or '- header: …' per line")
                 continue
@@ -16,11 +17,11 @@ extension NoiseRules {
                 var path: JSONPathPattern?
                 var header: String?
                 var reason: String?
-                for (k, v) in reader.pairs(item, allowed: ["path", "header", "reason"], what: "an ignore rule") {
+                for (k, v) in reader.pairs(item, allowed: ["path", "header", "reason"], in: "an ignore rule") {
                     switch k {
                     case "path": path = reader.pathPattern(v)
-                    case "header": header = reader.string(v, what: "header")
-                    default: reason = reader.string(v, what: "reason")
+                    case "header": header = reader.string(v, "header")
+                    default: reason = reader.string(v, "reason")
                     }
                 }
                 switch (path, header) {
@@ -29,13 +30,15 @@ extension NoiseRules {
                 case (.some, .some):
                     reader.error(item, "a rule has either path or header, not both", help: "split it into two rules")
                 case (nil, nil):
-                    if item.mappingPairs != nil, !reader.diagnostics.contains(where: { $0.mark >= item.mark }) {
+                    if item.mappingPairs != nil,
+                        !reader.diagnostics.contains(where: { ($0.mark.map { $0 >= item.mark }) == true })
+                    {
                         reader.error(item, "a rule needs a path or a header", help: "add path: $.field or header: Name")
                     }
                 }
             }
         }
-        if !reader.diagnostics.isEmpty { throw YAMLParseFailure(reader.sorted) }
+        if let failure = reader.failure { throw failure }
         return NoiseRules(rules)
     }
 

@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import Foundation
 
 /// A trace on disk, told apart by its content, never its name: a recording (a directory, or JSON lines starting
@@ -13,11 +14,13 @@ public enum TraceFile {
     }
 
     /// Why a trace cannot be read.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Failure: DiagnosticConvertible, Sendable, Hashable, CustomStringConvertible {
         public var file: String
         public var message: String
         public var help: String
-        public var description: String { "\(file): error: \(message)\nhelp: \(help)" }
+        /// The problem as a `trace.invalid` diagnostic about the file as a whole.
+        public var diagnostic: Diagnostic { Diagnostic(.traceInvalid, file: file, message: message, help: help) }
+        public var description: String { diagnostic.rendered(sourceLine: nil) }
     }
 
     /// The largest HAR read into memory once decompressed (2 GiB).

@@ -1,16 +1,20 @@
-extension YAMLDiagnostic {
+extension Diagnostic {
     /// The compiler-style text: `file:line:col: severity: message`, the source line with a caret, and `help:`.
+    ///
+    /// Without a mark the first line is `file: severity: message`; without a file, `severity: message`.
     ///
     /// `source` is the whole file the diagnostic points into; `color` adds ANSI colours (ask only for a terminal).
     public func rendered(source: String, color: Bool = false) -> String {
-        rendered(sourceLine: Self.line(mark.line, of: source), color: color)
+        rendered(sourceLine: mark.flatMap { Self.line($0.line, of: source) }, color: color)
     }
 
     /// Renders like ``rendered(source:color:)`` given only the offending line (`nil` leaves the snippet out).
     public func rendered(sourceLine: Substring?, color: Bool = false) -> String {
         let paint = Paint(enabled: color)
-        var lines = ["\(file):\(mark.line):\(mark.column): \(paint.severity(severity)) \(message)"]
-        if let sourceLine {
+        var lines = [
+            [location, "\(paint.severity(severity, code: code)) \(message)"].compactMap { $0 }.joined(separator: " ")
+        ]
+        if let mark, let sourceLine {
             let snippet = Snippet(line: sourceLine, column: mark.column)
             let number = String(mark.line)
             let width = max(5, number.count)
@@ -39,13 +43,6 @@ extension YAMLDiagnostic {
             index = source.index(after: index)
         }
         return current == number ? source[start..<source.endIndex] : nil
-    }
-}
-
-extension YAMLParseFailure {
-    /// Every diagnostic rendered against `source`, one after another.
-    public func rendered(source: String, color: Bool = false) -> String {
-        diagnostics.map { $0.rendered(source: source, color: color) }.joined(separator: "\n")
     }
 }
 
@@ -97,7 +94,7 @@ private struct Paint {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    private func code(_ severity: YAMLDiagnostic.Severity) -> String {
+    private func code(_ severity: Diagnostic.Severity) -> String {
         switch severity {
         case .error: "1;31"
         case .warning: "1;33"
@@ -105,8 +102,10 @@ private struct Paint {
         }
     }
 
-    func severity(_ severity: YAMLDiagnostic.Severity) -> String { wrap("\(severity.rawValue):", code(severity)) }
-    func caret(_ severity: YAMLDiagnostic.Severity) -> String { wrap("^", code(severity)) }
+    func severity(_ severity: Diagnostic.Severity, code: String?) -> String {
+        wrap("\(severity.rawValue)\(code.map { "[\($0)]" } ?? ""):", self.code(severity))
+    }
+    func caret(_ severity: Diagnostic.Severity) -> String { wrap("^", code(severity)) }
     var help: String { wrap("help:", "1;36") }
 }
 
@@ -118,7 +117,23 @@ extension String {
     }
 }
 
-extension YAMLDiagnostic: CustomStringConvertible {
+extension Diagnostic: CustomStringConvertible {
     /// The one-line form `file:line:col: severity: message`.
-    public var description: String { "\(file):\(mark.line):\(mark.column): \(severity.rawValue): \(message)" }
+    public var description: String {
+        [location, "\(severity.rawValue)\(code.map { "[\($0)]" } ?? ""): \(message)"].compactMap { $0 }
+            .joined(separator: " ")
+    }
+
+    /// `file:line:col:`, `file:` or `nil`, then the context (`exchange 3 (…):`), as the start of the first line.
+    var location: String? {
+        var parts: [String] = []
+        switch (file, mark) {
+        case (let file?, let mark?): parts.append("\(file):\(mark.line):\(mark.column):")
+        case (let file?, nil): parts.append("\(file):")
+        case (nil, let mark?): parts.append("\(mark.line):\(mark.column):")
+        case (nil, nil): break
+        }
+        if let context { parts.append("\(context):") }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
 }

@@ -76,12 +76,13 @@ extension LoadContext {
 
     mutating func namedMatchers(_ node: YAMLNode, _ what: String) -> [(name: String, value: MatchSpec)] {
         guard let pairs = mapping(node, what) else { return [] }
-        var out: [(String, MatchSpec)] = []
+        var out: [(name: String, value: MatchSpec)] = []
+        out.reserveCapacity(pairs.count)
         for pair in pairs {
             guard let name = pair.key.scalarString else { continue }
             out.append((name, shared(matcher(pair.value, scalarsAsText: true))))
         }
-        return out
+        return matcherLists.intern(NamedMatcherList(items: out)).items
     }
 
     mutating func status(_ node: YAMLNode) -> MatchSpec {

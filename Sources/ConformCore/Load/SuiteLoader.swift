@@ -63,17 +63,18 @@ struct LoadContext: YAMLDecodingContext {
     /// Template names used, with where, checked once the whole file is read.
     var references: [(name: String, mark: SourceMark)] = []
     var declared: Set<String> = []
-    /// Templates parsed so far, by text: a text written on many steps (a URL, a header) is parsed once and its
-    /// parts are shared by every step that uses it.
     /// Steps built while the file was parsed, by the keys of their list (`["steps"]`, `["flows", name]`), in
     /// list order, with how many items the list had (an item that is not a step builds none).
     var streamedSteps: [[String]: (steps: [Step], items: Int)] = [:]
+    /// Templates parsed so far, by text: a text written on many steps (a URL, a header) is parsed once and its
+    /// parts are shared by every step that uses it.
     var templates: [String: Template] = [:]
     static let maxSharedTemplates = 1 << 16
-    /// Matchers and values built so far: an equal one built again (a status, a header check, an expected body
-    /// written on many steps) is replaced by the first, so the steps share its storage. Neither holds a mark.
-    var sharedMatchers: Set<MatchSpec> = []
-    var sharedValues: Set<TemplateValue> = []
+    /// Matchers, values and named-matcher lists built so far, shared by the steps that build equal ones (none
+    /// holds a mark, so equal ones are interchangeable).
+    var matchers = Interner<MatchSpec>()
+    var values = Interner<TemplateValue>()
+    var matcherLists = Interner<NamedMatcherList>()
 
     init(file: String, predefined: Set<String>) {
         self.file = file
@@ -109,20 +110,10 @@ struct LoadContext: YAMLDecodingContext {
     }
 
     /// The first matcher equal to `spec` built in this file (`spec` itself if it is the first).
-    mutating func shared(_ spec: MatchSpec) -> MatchSpec {
-        guard sharedMatchers.count < Self.maxSharedTemplates else {
-            return sharedMatchers.firstIndex(of: spec).map { sharedMatchers[$0] } ?? spec
-        }
-        return sharedMatchers.insert(spec).memberAfterInsert
-    }
+    mutating func shared(_ spec: MatchSpec) -> MatchSpec { matchers.intern(spec) }
 
     /// The first value equal to `value` built in this file (`value` itself if it is the first).
-    mutating func shared(_ value: TemplateValue) -> TemplateValue {
-        guard sharedValues.count < Self.maxSharedTemplates else {
-            return sharedValues.firstIndex(of: value).map { sharedValues[$0] } ?? value
-        }
-        return sharedValues.insert(value).memberAfterInsert
-    }
+    mutating func shared(_ value: TemplateValue) -> TemplateValue { values.intern(value) }
 
     mutating func duration(_ node: YAMLNode, _ what: String) -> Duration? {
         var parsed: Duration?

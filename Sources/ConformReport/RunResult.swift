@@ -25,8 +25,14 @@ public struct StepResult: Sendable, Hashable {
     /// Where the exchange is kept: a boxed pair in memory, or a spool on disk; one word either way.
     private var exchange: ExchangeStorage
     public var failures: [CheckFailure]
-    /// Why there is no response, or why the step could not run.
-    public var error: String?
+    /// Why there is no response, why the step could not run, or what more its verdict needs said, part by part.
+    public var errors: [StepError]
+    /// ``errors`` as the one line reports show (the parts joined by "; "); setting it replaces them with one part
+    /// of kind ``StepError/Kind/text``.
+    public var error: String? {
+        get { errors.isEmpty ? nil : errors.map(\.message).joined(separator: StepError.separator) }
+        set { errors = newValue.map { [StepError(.text, $0)] } ?? [] }
+    }
     public var attempts: Int
     /// Wall time of the step in seconds.
     public var duration: Double
@@ -46,7 +52,7 @@ public struct StepResult: Sendable, Hashable {
         self.verdict = verdict
         self.exchange = request == nil && response == nil ? .none : .inline(request, response)
         self.failures = failures
-        self.error = error
+        self.errors = error.map { [StepError(.text, $0)] } ?? []
         self.attempts = attempts
         self.duration = duration
     }

@@ -135,11 +135,11 @@ public struct Runner: Sendable {
                 spec: step.spec.isEmpty ? suite.spec : step.spec, verdict: .skipped
             )
             if let blocked, setupError == nil {
-                result.error = "skipped: \(blocked)"
+                result.errors = [StepError(.skipped, "skipped: \(blocked)", fields: ["blockedBy": blocked])]
             } else if let reason = plan.halt?.reason {
-                result.error = "not run: \(reason)"
+                result.errors = [StepError(.notRun, "not run: \(reason)", fields: ["reason": reason])]
             } else if let blocked {
-                result.error = blocked
+                result.errors = [StepError(.setup, blocked, fields: ["cause": blocked])]
                 result.verdict = .error
             } else {
                 switch step.action {
@@ -160,7 +160,7 @@ public struct Runner: Sendable {
                     // A wait that failed because the fail-fast stop ended the flow it waited for did not really run.
                     if case .wait = step.action, let reason = plan.halt?.reason {
                         result.verdict = .skipped
-                        result.error = "not run: \(reason)"
+                        result.errors = [StepError(.notRun, "not run: \(reason)", fields: ["reason": reason])]
                     } else {
                         plan.halt?.trip(
                             "--fail-fast stopped the run after \(suite.id) › \(flow.name) › \(index + 1). \(step.name)")
@@ -190,13 +190,22 @@ public struct Runner: Sendable {
             result.verdict = .pass
         case .failure(.stalled):
             result.verdict = .fail
-            result.error =
-                "event '\(wait.event)'\(source) did not come: no other flow had an exchange under way, started or "
-                + "finished one for \(DurationText.format(wait.timeout)) (the wait's window; raise it with 'timeout:' on the wait)"
+            let window = DurationText.format(wait.timeout)
+            result.errors = [
+                StepError(
+                    .eventStalled,
+                    "event '\(wait.event)'\(source) did not come: no other flow had an exchange under way, started or "
+                        + "finished one for \(window) (the wait's window; raise it with 'timeout:' on the wait)",
+                    fields: ["event": wait.event, "window": window])
+            ]
         case .failure(.finishedWithout):
             result.verdict = .fail
             let who = wait.flow.map { "flow '\($0)' finished" } ?? "every other flow finished"
-            result.error = "event '\(wait.event)'\(source) will not come: \(who) without emitting it"
+            result.errors = [
+                StepError(
+                    .eventWillNotCome, "event '\(wait.event)'\(source) will not come: \(who) without emitting it",
+                    fields: ["event": wait.event])
+            ]
         }
         result.duration = seconds(clock.now - start)
         return result
@@ -216,7 +225,11 @@ public struct Runner: Sendable {
                 window = try eventually.resolvedTimeout(in: scope)
             } catch {
                 result.verdict = .error
-                result.error = "\(result.file):\(eventually.mark): \(error.message); \(error.help)"
+                result.errors = [
+                    StepError(
+                        .badWindow, "\(result.file):\(eventually.mark): \(error.message); \(error.help)",
+                        fields: ["window": eventually.window?.source ?? ""], file: result.file, mark: eventually.mark)
+                ]
                 return result
             }
         }
@@ -250,7 +263,7 @@ public struct Runner: Sendable {
             switch sent {
             case .success(let response):
                 result.response = response
-                result.error = nil
+                result.errors = []
                 var failures = exchange.failures(for: response, in: scope)
                 if let until = exchange.until {
                     controlMissing = until.mismatches(response, in: scope)
@@ -281,11 +294,11 @@ public struct Runner: Sendable {
             case .failure(let error as TransportError):
                 result.response = nil
                 result.failures = []
-                result.error = "no response: \(error)"
+                result.errors = [StepError(.noResponse, "no response: \(error)", fields: ["cause": "\(error)"])]
                 result.verdict = error.meansCannotRun ? .error : .fail
             case .failure(let error):
                 result.response = nil
-                result.error = "no response: \(error)"
+                result.errors = [StepError(.noResponse, "no response: \(error)", fields: ["cause": "\(error)"])]
                 result.verdict = .fail
             }
             // A control ends the repetition as soon as it arrives; otherwise the step repeats until everything holds.
@@ -300,14 +313,16 @@ public struct Runner: Sendable {
             if attemptStart >= deadline {
                 let tried =
                     "\(result.attempts) attempt\(result.attempts == 1 ? "" : "s") in \(DurationText.format(window))"
+                let fields = ["attempts": "\(result.attempts)", "window": DurationText.format(window)]
                 if !controlMissing.isEmpty {
                     result.failures.append(CheckFailure(severity: .must, mismatches: controlMissing))
-                    result.error =
-                        (result.error.map { $0 + "; " } ?? "")
-                        + "the control ('until') did not arrive after \(tried), so the checks of this step "
-                        + "cannot be judged; the control itself must arrive"
+                    result.errors.append(
+                        StepError(
+                            .controlMissing,
+                            "the control ('until') did not arrive after \(tried), so the checks of this step "
+                                + "cannot be judged; the control itself must arrive", fields: fields))
                 } else {
-                    result.error = (result.error.map { $0 + "; " } ?? "") + "still failing after \(tried)"
+                    result.errors.append(StepError(.stillFailing, "still failing after \(tried)", fields: fields))
                 }
                 return result
             }

@@ -23,7 +23,7 @@ extension SuiteMock {
                         suiteID: suite.id, flow: flow.name, index: n, name: step.name, file: suite.file,
                         mark: step.mark, spec: step.spec, verdict: played == nil ? .fail : .pass,
                         request: played?.request, attempts: played == nil ? 0 : 1)
-                    if played == nil { result.error = "no request reached this step" }
+                    if played == nil { result.errors = [StepError(.notPlayed, "no request reached this step")] }
                     steps.append(result)
                 }
             }
@@ -38,9 +38,13 @@ extension SuiteMock {
                     name: "\(entry.request.method) \(entry.request.target)", file: file ?? target,
                     mark: mark, spec: SpecReference(), verdict: .fail, request: entry.request, attempts: 1)
                 if entry.step.isEmpty {
-                    step.error = "no step of the suites accepts this request"
+                    step.errors = [StepError(.unmatched, "no step of the suites accepts this request")]
                 } else {
-                    step.error = "closest step: \(entry.suiteID) › \(entry.flow) › \(entry.step)"
+                    step.errors = [
+                        StepError(
+                            .unmatched, "closest step: \(entry.suiteID) › \(entry.flow) › \(entry.step)",
+                            fields: ["suite": entry.suiteID, "flow": entry.flow, "step": entry.step])
+                    ]
                     step.failures = [CheckFailure(severity: .must, mismatches: entry.mismatches)]
                 }
                 return step

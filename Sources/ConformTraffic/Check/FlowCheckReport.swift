@@ -69,7 +69,9 @@ public enum FlowCheckReport {
             guard let s = suites.firstIndex(where: { $0.steps.contains { $0.flow == trace.path } }),
                 let i = suites[s].steps.firstIndex(where: { $0.flow == trace.path })
             else { continue }
-            suites[s].steps[i].error = trace.notes.map { "note: \($0)" }.joined(separator: "\n")
+            suites[s].steps[i].errors = [
+                StepError(.note, trace.notes.map { "note: \($0)" }.joined(separator: "\n"))
+            ]
         }
     }
 }

@@ -24,10 +24,10 @@ public enum ReplayResults {
             duration: outcome.actual?.timing?.total ?? 0)
         if let cannotJudge = outcome.cannotJudge {
             step.verdict = .skipped
-            step.error = "cannot judge: \(cannotJudge)"
+            step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
         } else if let error = outcome.transportError {
             step.verdict = .error
-            step.error = error
+            step.errors = [StepError(.replay, error, fields: ["cause": error])]
         } else if !outcome.differences.isEmpty {
             step.verdict = .fail
             step.failures = [CheckFailure(severity: .must, mismatches: outcome.differences)]

@@ -1,0 +1,60 @@
+import ConformDiagnostics
+
+/// Why a step has no verdict of its own, or what more its verdict needs said: one part of ``StepResult/errors``.
+///
+/// The message is the text reports show, as it always was; the kind and the fields are the same facts as data,
+/// for programs (an SDK's own tests, a CI gate) that act on why a step did not pass without parsing the text.
+public struct StepError: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// An earlier step of the flow did not pass (`fields["blockedBy"]`).
+        case skipped
+        /// `--fail-fast` stopped the run first (`fields["reason"]`).
+        case notRun
+        /// The suite could not be set up, e.g. a variable whose default does not render (`fields["cause"]`).
+        case setup
+        /// A wait's event did not come while the suite was stuck (`fields["event"]`, `fields["window"]`).
+        case eventStalled
+        /// A wait's event will not come: the flows that could emit it finished (`fields["event"]`).
+        case eventWillNotCome
+        /// An `eventually` window that does not render to a duration (`fields["window"]`).
+        case badWindow
+        /// The request got no response (`fields["cause"]`).
+        case noResponse
+        /// An `eventually` step ran out of attempts (`fields["attempts"]`, `fields["window"]`).
+        case stillFailing
+        /// An `until` control never arrived (`fields["attempts"]`, `fields["window"]`).
+        case controlMissing
+        /// Mock sessions: no request reached this step, or a request matched no step.
+        case notPlayed, unmatched
+        /// Replays and diffs: the exchange cannot be judged, or could not be replayed.
+        case cannotJudge, replay
+        /// A note attached to a judged step (client checks).
+        case note
+        /// Text read back from a JSON report, or given by a caller without a kind.
+        case text
+    }
+
+    public var kind: Kind
+    /// The text reports show.
+    public var message: String
+    /// The facts behind the message, by name (see each ``Kind``).
+    public var fields: [String: String]
+    /// Where the problem is in a suite file, when it is there rather than at the step.
+    public var file: String?
+    public var mark: SourceMark?
+
+    public init(
+        _ kind: Kind, _ message: String, fields: [String: String] = [:], file: String? = nil, mark: SourceMark? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.fields = fields
+        self.file = file
+        self.mark = mark
+    }
+
+    public var description: String { message }
+
+    /// How the parts of one step read as one line.
+    static let separator = "; "
+}

@@ -15,8 +15,8 @@ extension YAML {
             var mark: SourceMark
             var tag: String?
             var anchor: String?
-            var items: [YAMLNode] = []
-            var pairs: [YAMLNode.Pair] = []
+            var items: GatherBuffer<YAMLNode>?
+            var pairs: GatherBuffer<YAMLNode.Pair>?
             var pendingKey: YAMLNode?
             /// Keys seen so far: a short list first, a dictionary once the mapping grows.
             var recentKeys: [(key: YAMLScalar, mark: SourceMark)] = []
@@ -46,8 +46,8 @@ extension YAML {
         private var stack: [Frame] = []
         /// Buffers of finished frames, emptied and kept: a collection is gathered in a reused buffer and stored
         /// at its exact size, so the tree carries no growth slack and most collections cost one allocation.
-        private var spareItems: [[YAMLNode]] = []
-        private var sparePairs: [[YAMLNode.Pair]] = []
+        private var spareItems: [GatherBuffer<YAMLNode>] = []
+        private var sparePairs: [GatherBuffer<YAMLNode.Pair>] = []
         private var spareKeys: [[(key: YAMLScalar, mark: SourceMark)]] = []
         private var anchors: [String: Anchored] = [:]
         private var totalNodes = 0
@@ -120,10 +120,10 @@ extension YAML {
             }
             var frame = Frame(shape: sequence ? .sequence : .mapping, mark: mark, tag: tag, anchor: anchor)
             if sequence {
-                if let spare = spareItems.popLast() { frame.items = spare }
+                frame.items = spareItems.popLast() ?? GatherBuffer()
                 if !streaming.paths.isEmpty { frame.streamKeys = streamKeysForNewSequence() }
             } else {
-                if let spare = sparePairs.popLast() { frame.pairs = spare }
+                frame.pairs = sparePairs.popLast() ?? GatherBuffer()
                 if let spare = spareKeys.popLast() { frame.recentKeys = spare }
             }
             stack.append(frame)
@@ -134,13 +134,13 @@ extension YAML {
             guard var frame = stack.popLast() else { return .proceed }
             let kind: YAMLNode.Kind
             if frame.shape == .sequence {
-                kind = .sequence(Self.exactCopy(of: frame.items))
-                frame.items.removeAll(keepingCapacity: true)
-                spareItems.append(frame.items)
+                let items = frame.items!
+                kind = .sequence(items.takeAll())
+                spareItems.append(items)
             } else {
-                kind = .mapping(Self.exactCopy(of: frame.pairs))
-                frame.pairs.removeAll(keepingCapacity: true)
-                sparePairs.append(frame.pairs)
+                let pairs = frame.pairs!
+                kind = .mapping(pairs.takeAll())
+                sparePairs.append(pairs)
                 frame.recentKeys.removeAll(keepingCapacity: true)
                 spareKeys.append(frame.recentKeys)
             }
@@ -170,17 +170,6 @@ extension YAML {
             return add(node, nodeCount: anchored.nodeCount)
         }
 
-        /// A new array holding `elements` with no spare capacity (`Array(_:)` would share the buffer).
-        private static func exactCopy<Element>(of elements: [Element]) -> [Element] {
-            guard !elements.isEmpty else { return [] }
-            return elements.withUnsafeBufferPointer { source in
-                [Element](unsafeUninitializedCapacity: source.count) { target, count in
-                    _ = target.initialize(fromContentsOf: source)
-                    count = source.count
-                }
-            }
-        }
-
         /// The document's root, or `nil` for an empty document.
         var document: YAMLNode? {
             guard let root else { return nil }
@@ -188,7 +177,7 @@ extension YAML {
             return root
         }
 
-        private mutating func add(_ node: YAMLNode, nodeCount: Int) -> Step {
+        private mutating func add(_ node: consuming YAMLNode, nodeCount: Int) -> Step {
             totalNodes += nodeCount
             guard totalNodes <= limits.maxNodes else {
                 report(
@@ -206,15 +195,15 @@ extension YAML {
             switch stack[top].shape {
             case .sequence:
                 if let keys = stack[top].streamKeys {
-                    completedItems.append(StreamedItem(keys: keys, index: stack[top].items.count, node: node))
-                    stack[top].items.append(
-                        YAMLNode(kind: .scalar("", .plain), mark: node.mark, endMark: node.endMark))
+                    let placeholder = YAMLNode(kind: .scalar("", .plain), mark: node.mark, endMark: node.endMark)
+                    completedItems.append(StreamedItem(keys: keys, index: stack[top].items!.count, node: node))
+                    stack[top].items!.append(placeholder)
                 } else {
-                    stack[top].items.append(node)
+                    stack[top].items!.append(node)
                 }
             case .mapping:
                 if let key = stack[top].pendingKey {
-                    stack[top].pairs.append(YAMLNode.Pair(key: key, value: node))
+                    stack[top].pairs!.append(YAMLNode.Pair(key: key, value: node))
                     stack[top].pendingKey = nil
                 } else {
                     checkDuplicate(key: node, inFrame: top)

@@ -3,7 +3,8 @@ extension YAML {
     public struct ItemStream: Sendable, Hashable {
         /// Each path is the keys from the root mapping down to a sequence; `nil` stands for any key. `["steps"]`
         /// names the sequence under the root's `steps` key, `["flows", nil]` every sequence under a key of the
-        /// root's `flows` mapping. Sequences inside sequences are never streamed.
+        /// root's `flows` mapping. Sequences inside sequences, and anchored sequences (an alias may repeat them),
+        /// are never streamed.
         public var paths: [[String?]]
 
         public init(paths: [[String?]]) { self.paths = paths }

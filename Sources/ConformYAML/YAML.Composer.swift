@@ -121,7 +121,8 @@ extension YAML {
             var frame = Frame(shape: sequence ? .sequence : .mapping, mark: mark, tag: tag, anchor: anchor)
             if sequence {
                 frame.items = spareItems.popLast() ?? GatherBuffer()
-                if !streaming.paths.isEmpty { frame.streamKeys = streamKeysForNewSequence() }
+                // An anchored list is kept whole: an alias to it later must find its items, not placeholders.
+                if !streaming.paths.isEmpty, anchor == nil { frame.streamKeys = streamKeysForNewSequence() }
             } else {
                 frame.pairs = sparePairs.popLast() ?? GatherBuffer()
                 if let spare = spareKeys.popLast() { frame.recentKeys = spare }

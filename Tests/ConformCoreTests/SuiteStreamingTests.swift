@@ -63,6 +63,26 @@ import Testing
         #expect(marks == marks.sorted())
     }
 
+    @Test func aFlowRepeatedThroughAnAliasKeepsItsSteps() throws {
+        let text = """
+            suite: s
+            title: T
+            flows:
+              phone: &lifecycle
+                - name: register
+                  request: {method: POST, url: "{{ mobile }}/mobile/1/appinstance"}
+                - name: read back
+                  request: {url: "{{ mobile }}/mobile/1/appinstance/x"}
+              tablet: *lifecycle
+            """
+        let (streaming, whole) = loaders()
+        let a = try outcome(streaming, Array(text.utf8)).get()
+        let b = try outcome(whole, Array(text.utf8)).get()
+        #expect(a == b)
+        #expect(a.flows.map(\.name) == ["phone", "tablet"])
+        #expect(a.flows.map { $0.steps.map(\.name) } == [["register", "read back"], ["register", "read back"]])
+    }
+
     @Test func aSuiteWithStepsAndFlowsIsRefusedAlike() {
         let text = """
             suite: s

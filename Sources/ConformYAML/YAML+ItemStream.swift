@@ -5,9 +5,14 @@ extension YAML {
         /// names the sequence under the root's `steps` key, `["flows", nil]` every sequence under a key of the
         /// root's `flows` mapping. Sequences inside sequences, and anchored sequences (an alias may repeat them),
         /// are never streamed.
-        public var paths: [[String?]]
+        public let paths: [[String?]]
+        /// The most keys any path has: deeper sequences are not looked at (computed once, not per sequence).
+        let longestPath: Int
 
-        public init(paths: [[String?]]) { self.paths = paths }
+        public init(paths: [[String?]]) {
+            self.paths = paths
+            longestPath = paths.map(\.count).max() ?? 0
+        }
 
         /// The path `keys` matches, if any.
         func matches(_ keys: [String]) -> Bool {
@@ -16,8 +21,6 @@ extension YAML {
                     && zip(path, keys).allSatisfy { pattern, key in pattern == nil || pattern == key }
             }
         }
-
-        var longestPath: Int { paths.map(\.count).max() ?? 0 }
     }
 
     /// One item of a streamed sequence.

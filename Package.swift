@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // glibc's malloc.h (libc itself): the arena setting the executable applies.
+        .systemLibrary(name: "CMalloc"),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         // One diagnostic type (file:line:col, severity, message, help, an id from a catalog) and its renderer.
@@ -60,7 +62,7 @@ let package = Package(
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformDiagnostics",
-                "ConformMobileMessaging",
+                "ConformMobileMessaging", "CMalloc",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.

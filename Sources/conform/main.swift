@@ -1,4 +1,5 @@
 import ConformCLI
 import Foundation
 
+ConformCommand.configureProcess()
 exit(await ConformCommand.main(CommandLine.arguments))

@@ -113,17 +113,21 @@ final class ReportFile: Sendable {
     /// Puts every complete report in its place; on the first that cannot be moved, says so and returns false.
     static func finish(_ files: [ReportFile], io: CommandIO) -> Bool {
         for file in files {
-            do {
-                if FileManager.default.fileExists(atPath: file.destination.path) {
-                    _ = try FileManager.default.replaceItemAt(file.destination, withItemAt: file.partial)
-                } else {
-                    try FileManager.default.moveItem(at: file.partial, to: file.destination)
-                }
-            } catch {
-                file.request.cannotWrite(error, io: io)
+            // rename(2) replaces an earlier report in one step. (Foundation's `replaceItemAt` on Linux removed the
+            // earlier report and then failed, so a second run with the same `--report` paths lost its reports.)
+            guard rename(file.partial.path, file.destination.path) == 0 else {
+                file.request.cannotWrite(SystemCallError(call: "rename", code: errno), io: io)
                 return false
             }
         }
         return true
     }
+}
+
+/// A failed system call, worded as the C library words its error number.
+struct SystemCallError: LocalizedError {
+    var call: String
+    var code: Int32
+
+    var errorDescription: String? { "\(call): \(String(cString: strerror(code)))" }
 }

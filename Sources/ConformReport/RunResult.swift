@@ -3,15 +3,67 @@ import ConformDiagnostics
 import ConformYAML
 
 /// What happened in one step.
+///
+/// A run keeps every step's result to its end (the reporters write suites from them), so the layout is compact:
+/// what the steps of one flow share (suite, flow, file, the suite's reference) is one shared ``Origin``, the
+/// counts are 32-bit, and a step's own reference is stored only when it differs from its suite's.
 public struct StepResult: Sendable, Hashable {
-    public var suiteID: String
-    public var flow: String
-    public var index: Int
+    /// What every step of one flow shares. Make one per flow and hand it to ``init(origin:index:name:mark:spec:verdict:)``
+    /// so that the steps hold it once.
+    public final class Origin: Sendable, Hashable {
+        public let suiteID: String
+        public let flow: String
+        public let file: String
+        /// The suite's reference, which a step without one of its own reports.
+        public let spec: SpecReference
+
+        public init(suiteID: String, flow: String, file: String, spec: SpecReference) {
+            self.suiteID = suiteID
+            self.flow = flow
+            self.file = file
+            self.spec = spec
+        }
+
+        public static func == (lhs: Origin, rhs: Origin) -> Bool {
+            lhs === rhs
+                || (lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.spec == rhs.spec)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(suiteID)
+            hasher.combine(flow)
+        }
+
+        func with(suiteID: String? = nil, flow: String? = nil, file: String? = nil) -> Origin {
+            Origin(suiteID: suiteID ?? self.suiteID, flow: flow ?? self.flow, file: file ?? self.file, spec: spec)
+        }
+    }
+
+    public private(set) var origin: Origin
+    public var suiteID: String {
+        get { origin.suiteID }
+        set { origin = origin.with(suiteID: newValue) }
+    }
+    public var flow: String {
+        get { origin.flow }
+        set { origin = origin.with(flow: newValue) }
+    }
+    public var file: String {
+        get { origin.file }
+        set { origin = origin.with(file: newValue) }
+    }
+    /// The step's place in its flow, from 0.
+    public var index: Int {
+        get { Int(storedIndex) }
+        set { storedIndex = Int32(clamping: newValue) }
+    }
     public var name: String
-    public var file: String
     public var mark: SourceMark
-    public var spec: SpecReference
-    public var verdict: Verdict
+    /// The step's reference, or its suite's when it has none of its own.
+    public var spec: SpecReference {
+        get { ownSpec.first ?? origin.spec }
+        set { ownSpec = newValue == origin.spec ? [] : [newValue] }
+    }
     /// The last request sent, when there was an exchange (read back from a spool when the step was spooled).
     public var request: HTTPRequest? {
         get { exchange.parts.0 }
@@ -33,27 +85,45 @@ public struct StepResult: Sendable, Hashable {
         get { errors.isEmpty ? nil : errors.map(\.message).joined(separator: StepError.separator) }
         set { errors = newValue.map { [StepError(.text, $0)] } ?? [] }
     }
-    public var attempts: Int
+    public var attempts: Int {
+        get { Int(storedAttempts) }
+        set { storedAttempts = Int32(clamping: newValue) }
+    }
     /// Wall time of the step in seconds.
     public var duration: Double
+    private var ownSpec: [SpecReference]
+    private var storedIndex: Int32
+    private var storedAttempts: Int32
+    /// (Declared last, beside the 32-bit counts, so that it takes no word of its own.)
+    public var verdict: Verdict
 
     public init(
         suiteID: String, flow: String, index: Int, name: String, file: String, mark: SourceMark, spec: SpecReference,
         verdict: Verdict, request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
         error: String? = nil, attempts: Int = 0, duration: Double = 0
     ) {
-        self.suiteID = suiteID
-        self.flow = flow
-        self.index = index
+        self.init(
+            origin: Origin(suiteID: suiteID, flow: flow, file: file, spec: spec), index: index, name: name, mark: mark,
+            spec: spec, verdict: verdict, request: request, response: response, failures: failures, error: error,
+            attempts: attempts, duration: duration)
+    }
+
+    /// A result that shares `origin` with the other steps of its flow.
+    public init(
+        origin: Origin, index: Int, name: String, mark: SourceMark, spec: SpecReference, verdict: Verdict,
+        request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
+        error: String? = nil, attempts: Int = 0, duration: Double = 0
+    ) {
+        self.origin = origin
+        self.storedIndex = Int32(clamping: index)
         self.name = name
-        self.file = file
         self.mark = mark
-        self.spec = spec
+        self.ownSpec = spec == origin.spec ? [] : [spec]
         self.verdict = verdict
         self.exchange = request == nil && response == nil ? .none : .inline(request, response)
         self.failures = failures
         self.errors = error.map { [StepError(.text, $0)] } ?? []
-        self.attempts = attempts
+        self.storedAttempts = Int32(clamping: attempts)
         self.duration = duration
     }
 }

@@ -129,11 +129,11 @@ public struct Runner: Sendable {
         var results: [StepResult] = []
         results.reserveCapacity(flow.steps.count)
         var blocked: String? = setupError
+        let origin = StepResult.Origin(suiteID: suite.id, flow: flow.name, file: suite.file, spec: suite.spec)
         for (index, step) in flow.steps.enumerated() {
             var result = StepResult(
-                suiteID: suite.id, flow: flow.name, index: index, name: step.name, file: suite.file, mark: step.mark,
-                spec: step.spec.isEmpty ? suite.spec : step.spec, verdict: .skipped
-            )
+                origin: origin, index: index, name: step.name, mark: step.mark,
+                spec: step.spec.isEmpty ? suite.spec : step.spec, verdict: .skipped)
             if let blocked, setupError == nil {
                 result.errors = [StepError(.skipped, "skipped: \(blocked)", fields: ["blockedBy": blocked])]
             } else if let reason = plan.halt?.reason {

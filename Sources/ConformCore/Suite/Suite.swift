@@ -97,8 +97,14 @@ public struct Step: Sendable, Hashable {
     public var name: String
     public var action: Action
     /// Extra reference for this step, added to the suite's.
-    public var spec: SpecReference
+    public var spec: SpecReference {
+        get { specStorage.first ?? SpecReference() }
+        set { specStorage = newValue.isEmpty ? [] : [newValue] }
+    }
     public var mark: SourceMark
+    /// Most steps have no reference of their own: an empty array takes one word and allocates nothing, where an
+    /// inline reference would take three on every step a suite holds.
+    private var specStorage: [SpecReference]
 
     public init(
         name: String, action: Action, spec: SpecReference = SpecReference(),
@@ -106,7 +112,7 @@ public struct Step: Sendable, Hashable {
     ) {
         self.name = name
         self.action = action
-        self.spec = spec
+        self.specStorage = spec.isEmpty ? [] : [spec]
         self.mark = mark
     }
 }

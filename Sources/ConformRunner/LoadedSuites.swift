@@ -29,7 +29,8 @@ public struct LoadedSuites: Sendable {
         problemCount = 0
         var seen: [String: String] = [:]
         for file in names {
-            guard let data = read(file) else {
+            // The file's bytes are held once: as the array the parser reads (the `Data` is gone once copied).
+            guard let (bytes, hash) = read(file).map({ ([UInt8]($0), Self.contentHash(of: $0)) }) else {
                 let problem = Diagnostic(
                     .fileUnreadable, file: file, message: "cannot read the file",
                     help: "check that it exists and is readable")
@@ -38,8 +39,9 @@ public struct LoadedSuites: Sendable {
                 continue
             }
             do {
-                var suite = try loader.load(bytes: [UInt8](data), file: file)
-                suite.contentHash = Self.contentHash(of: data)
+                // Handed over, so that a large file's bytes are gone before its flows are put together.
+                var suite = try loader.load(bytes: consume bytes, file: file)
+                suite.contentHash = hash
                 if let other = seen[suite.id] {
                     let problem = Diagnostic(
                         .suiteDuplicateID, file: file, mark: SourceMark(line: 1, column: 1),
@@ -52,7 +54,8 @@ public struct LoadedSuites: Sendable {
                 seen[suite.id] = file
                 suites.append(suite)
             } catch {
-                let source = String(decoding: data, as: UTF8.self)
+                // Read again to quote the lines of a file that has problems.
+                let source = read(file).map { String(decoding: $0, as: UTF8.self) } ?? ""
                 for d in error.diagnostics { problems += d.rendered(source: source, color: color) + "\n" }
                 problemCount += error.diagnostics.count
             }

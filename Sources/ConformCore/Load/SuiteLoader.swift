@@ -32,14 +32,16 @@ public struct SuiteLoader: Sendable {
         return try load(bytes: [UInt8](data), file: path)
     }
 
-    /// Loads a suite from bytes named `file` in diagnostics.
-    public func load(bytes: [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
+    /// Loads a suite from bytes named `file` in diagnostics. A caller that hands the bytes over (`consume`) lets
+    /// them go as soon as the parser is done, before the flows are put together.
+    public func load(bytes: consuming [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
         var context = LoadContext(file: file, predefined: predefinedNames)
         // Steps become model steps as the parser completes each one, so a file's whole tree is never held.
         let streaming = streamsSteps ? Self.stepLists : YAML.ItemStream(paths: [])
         let parsed = try YAML.parse(bytes, file: file, limits: limits, streaming: streaming) { item in
             context.streamedStep(item)
         }
+        _ = consume bytes
         guard let root = parsed else {
             throw YAMLParseFailure([
                 Diagnostic(

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Every performance target of docs/performance.md in one run: the side-by-side peers (bench/peers), memory of a
+# 100,000-step run (bench/memory), replay against wrk (bench/replay, part a), `conform serve` against nginx
+# (bench/serve) and the YAML tree against libyaml (bench/yaml), one after the other on the same box, then a
+# table of the figures and whether each target is met. Each ratio compares figures measured in the same script.
+# Installs what the parts install (nginx, wrk, a throwaway venv with Tavern from PyPI). About ten minutes.
+# Usage: bench/targets.sh                 (CONFORM_BINARY=PATH skips the release build of conform)
+set -eu
+cd "$(dirname "$0")/.."
+LOG="$(mktemp -d /tmp/conform-bench-targets.XXXXXX)"
+trap 'rm -rf "$LOG"' EXIT INT TERM
+if [ -z "${CONFORM_BINARY:-}" ]; then
+    swift build -c release --product conform >/dev/null
+    CONFORM_BINARY="$(swift build -c release --show-bin-path)/conform"
+fi
+export CONFORM_BINARY
+part() {
+    name="$1"
+    shift
+    echo "=== $name: $*"
+    "$@" 2>&1 | tee "$LOG/$name"
+}
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+part peers bench/peers/run.sh 100 1000 5
+part memory bench/memory/rss.sh
+CONFORM_BENCH_PARTS=a part replay bench/replay/run.sh
+part serve bench/serve/run.sh 5
+part yaml bench/yaml/run.sh 20 5
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The figures, read back from the parts' own output.
+cell() { awk -F'|' -v row="$2" -v col="$3" 'index($2, row) { gsub(/[ *×]/, "", $col); print $col; exit }' "$LOG/$1"; }
+conform_ms="$(cell peers 'conform run' 3)"
+curl_ms="$(cell peers 'curl -K' 3)"
+tavern_ratio="$(cell peers 'Tavern' 4)"
+rss_console="$(sed -n 's/^console only:.*max RSS \([0-9]*\) MB.*/\1/p' "$LOG/memory")"
+rss_reports="$(sed -n 's/^console + JUnit.*max RSS \([0-9]*\) MB.*/\1/p' "$LOG/memory")"
+replay="$(sed -n 's/^median: \(.*\)/\1/p' "$LOG/replay")"
+replay_ratio="$(printf '%s\n' "$replay" | sed -n 's/.*ratio \([0-9.]*\).*/\1/p')"
+median() { sed -n "s/^$1 median: \([0-9.]*\).*/\1/p" "$LOG/serve"; }
+nginx_before="$(median 'nginx static JSON')"
+nginx_after="$(median 'nginx static JSON (again)')"
+register="$(median 'conform serve: registration (M1)')"
+personalize="$(median 'conform serve: personalize (M4)')"
+libyaml="$(sed -n 's/^libyaml events: median \([0-9.]*\) MB.*/\1/p' "$LOG/yaml")"
+tree="$(sed -n 's/^conform tree: median \([0-9.]*\) MB.*/\1/p' "$LOG/yaml")"
+verdict() { awk -v ok="$1" 'BEGIN { print (ok ? "met" : "not met") }'; }
+echo
+echo "| target | figure (this run) | met? |"
+echo "|---|---|---|"
+echo "| \`conform run\` <= 0.1 ms per checked exchange | $conform_ms ms | $(verdict "$(awk -v a="$conform_ms" 'BEGIN { print (a <= 0.1) }')") |"
+echo "| below unchecked \`curl -K\` | $conform_ms against $curl_ms ms | $(verdict "$(awk -v a="$conform_ms" -v b="$curl_ms" 'BEGIN { print (a < b) }')") |"
+echo "| >= 100x cheaper than Tavern | ${tavern_ratio}x | $(verdict "$(awk -v a="$tavern_ratio" 'BEGIN { print (a >= 100) }')") |"
+echo "| 100,000 steps in <= 100 MB | $rss_console MB console, $rss_reports MB with JUnit, JSON, HTML | $(verdict "$(awk -v a="$rss_console" -v b="$rss_reports" 'BEGIN { print (a <= 100 && b <= 100) }')") |"
+echo "| replay >= 0.5 of wrk | $replay | $(verdict "$(awk -v a="$replay_ratio" 'BEGIN { print (a >= 0.5) }')") |"
+nginx_mean="$(awk -v a="$nginx_before" -v b="$nginx_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')"
+share() { awk -v a="$1" -v b="$nginx_mean" 'BEGIN { printf "%.0f", 100 * a / b }'; }
+echo "| \`conform serve\` >= 50 % of nginx | registration $register, personalize $personalize req/s; nginx $nginx_before before, $nginx_after after (mean $nginx_mean): $(share "$register") % and $(share "$personalize") % | $(verdict "$(awk -v a="$(share "$register")" -v b="$(share "$personalize")" 'BEGIN { print (a >= 50 && b >= 50) }')") |"
+yaml_ratio="$(awk -v a="$tree" -v b="$libyaml" 'BEGIN { printf "%.2f", a / b }')"
+echo "| suite loading >= 0.5 of libyaml | $tree against $libyaml MB/s: $yaml_ratio | $(verdict "$(awk -v a="$yaml_ratio" 'BEGIN { print (a >= 0.5) }')") |"

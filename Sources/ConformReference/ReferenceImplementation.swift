@@ -93,17 +93,23 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
         return response
     }
 
+    /// How many times the stored data was measured against ``storageLimit`` (for tests).
+    var storageMeasures: Int { store.withLock { $0.stored.measures } }
+
     /// Answers one request at once, whatever ``latency`` says.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let now = clock()
         let response = store.withLock { store in
             // Only writes that bring data count; reads and deletes always go through, so space can be freed.
             let body = request.body.count
-            if body > 0, request.effectiveMethod != .get, request.effectiveMethod != .delete {
+            let method = request.effectiveMethod
+            if body > 0, method != .get, method != .delete {
                 guard store.stored.admits(body, limit: storageLimit, state: store.current) else {
                     return StorageLimit.refusal(limit: storageLimit.bytes).response
                 }
                 store.stored.since += body
+            } else if method != .get {
+                store.stored.mayHaveFreed = true
             }
             guard let history = store.history else { return engine.handle(request, state: &store.current) }
             if Self.isLaggingRead(request) {

@@ -22,17 +22,40 @@ public struct StorageLimit: Sendable, Hashable {
 }
 
 /// What a store has counted against its ``StorageLimit``.
+///
+/// Measuring walks the whole state, so it is rationed: a store filled to its limit would otherwise measure on every
+/// write and stall every client behind its lock (one second and more a request with a million registrations). A
+/// measure runs only when the optimistic bound fails and either 1/64 of the limit has been accepted since the last
+/// one (so measures are paid for by the data that prompted them) or a request that can free space (a delete, a
+/// write without a body such as depersonalize) has run since, and then, when the last measure took more than a
+/// millisecond, no sooner than ten times its length after it ended. Until then a write that does not fit the bound
+/// is refused.
 struct StorageCount: Sendable {
     /// The estimate at the last measure.
     var measured = 0
     /// Request bodies accepted since then.
     var since = 0
+    /// Whether a request that can free space has run since the last measure.
+    var mayHaveFreed = false
+    /// The earliest a measure prompted by ``mayHaveFreed`` may run.
+    var nextMeasure: ContinuousClock.Instant?
+    /// How many times the state was measured.
+    private(set) var measures = 0
 
-    /// Whether a write with `body` bytes fits; measures `state` again when the optimistic bound does not.
+    /// Whether a write with `body` bytes fits; measures `state` again when the optimistic bound does not and a
+    /// measure is due.
     mutating func admits(_ body: Int, limit: StorageLimit, state: ReferenceState) -> Bool {
         if measured + since + body <= limit.bytes { return true }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let grown = since >= max(1, limit.bytes / 64)
+        guard grown || (mayHaveFreed && nextMeasure.map { start >= $0 } ?? true) else { return false }
         measured = state.estimatedBytes
+        measures += 1
         since = 0
+        mayHaveFreed = false
+        let end = clock.now
+        nextMeasure = end - start > .milliseconds(1) ? end + (end - start) * 10 : nil
         return measured + body <= limit.bytes
     }
 }

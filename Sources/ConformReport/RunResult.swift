@@ -126,6 +126,22 @@ public struct StepResult: Sendable, Hashable {
         self.storedAttempts = Int32(clamping: attempts)
         self.duration = duration
     }
+
+    /// Equal when every public part is: how the parts are stored (which reference sits in the origin) does not count.
+    public static func == (lhs: StepResult, rhs: StepResult) -> Bool {
+        lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.index == rhs.index
+            && lhs.name == rhs.name && lhs.mark == rhs.mark && lhs.spec == rhs.spec && lhs.verdict == rhs.verdict
+            && lhs.exchange == rhs.exchange && lhs.failures == rhs.failures && lhs.errors == rhs.errors
+            && lhs.attempts == rhs.attempts && lhs.duration == rhs.duration
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(suiteID)
+        hasher.combine(flow)
+        hasher.combine(index)
+        hasher.combine(name)
+        hasher.combine(verdict)
+    }
 }
 
 /// Where a step's exchange is kept.

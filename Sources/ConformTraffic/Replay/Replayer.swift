@@ -178,17 +178,22 @@ public struct Replayer: Sendable {
             let live = ContentDecoding.decoded(try await transport.send(request))
             latency = clock.now - sentAt
             outcome.actual = live
-            let recordedJSON = try? JSONValue.parse(ContentDecoding.decoded(exchange.response).body)
+            // Each body is decoded and parsed once: for learning ids and for the comparison.
+            let recorded = ContentDecoding.decoded(exchange.response)
+            let recordedJSON = try? JSONValue.parse(recorded.body)
             let liveJSON = recordedJSON == nil ? nil : try? JSONValue.parse(live.body)
             outcome.expected = state.summary.withLock { summary in
                 if let recordedJSON, let liveJSON {
                     summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
                 }
-                return summary.identifiers.apply(ContentDecoding.decoded(exchange.response))
+                return summary.identifiers.apply(recorded)
             }
             var live2 = live
             live2.timing = nil
-            outcome.differences = ResponseDiff.compare(expected: outcome.expected, actual: live2, noise: noise)
+            // The recorded body parsed above stands for the expected one when remapping changed nothing in it.
+            let expectedJSON = outcome.expected.body == recorded.body ? recordedJSON : nil
+            outcome.differences = ResponseDiff.compare(
+                expected: outcome.expected, actual: live2, noise: noise, parsed: (expectedJSON, liveJSON))
         } catch {
             latency = clock.now - sentAt
             outcome.transportError = (error as? TransportError)?.description ?? "\(error)"

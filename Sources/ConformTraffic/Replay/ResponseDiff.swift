@@ -4,7 +4,12 @@ import Foundation
 /// Compares responses: status, headers (volatile ones ignored) and bodies (JSON structurally, by path).
 public enum ResponseDiff {
     /// Every difference between `expected` and `actual` that `noise` does not ignore.
-    public static func compare(expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules) -> [Mismatch] {
+    /// `parsed` holds the bodies as JSON when the caller has parsed them already (a replay learns ids from both),
+    /// so they are not parsed again; `nil` parts are parsed here.
+    public static func compare(
+        expected: HTTPResponse, actual: HTTPResponse, noise: NoiseRules,
+        parsed: (expected: JSONValue?, actual: JSONValue?) = (nil, nil)
+    ) -> [Mismatch] {
         var out: [Mismatch] = []
         if expected.status != actual.status {
             out.append(Mismatch(path: "status", expected: "\(expected.status)", actual: "\(actual.status)"))
@@ -28,13 +33,18 @@ public enum ResponseDiff {
                         actual: a.isEmpty ? Mismatch.absent : a.joined(separator: ", ")))
             }
         }
-        out += compare(body: expected.body, actual: actual.body, noise: noise)
+        out += compare(body: expected.body, actual: actual.body, noise: noise, parsed: parsed)
         return out
     }
 
-    static func compare(body expected: Data, actual: Data, noise: NoiseRules) -> [Mismatch] {
+    static func compare(
+        body expected: Data, actual: Data, noise: NoiseRules,
+        parsed: (expected: JSONValue?, actual: JSONValue?) = (nil, nil)
+    ) -> [Mismatch] {
         if expected == actual { return [] }
-        if let e = try? JSONValue.parse(expected), let a = try? JSONValue.parse(actual) {
+        if let e = parsed.expected ?? (try? JSONValue.parse(expected)),
+            let a = parsed.actual ?? (try? JSONValue.parse(actual))
+        {
             var out: [Mismatch] = []
             compare(e, a, at: JSONPath(), noise: noise, into: &out)
             return out

@@ -20,6 +20,10 @@ public struct IdentifierMap: Sendable, Hashable {
     private var transientStart = 0
     /// Ids with characters outside `[A-Za-z0-9-]`, replaced by substring search (longest first) instead of by token.
     private var irregular: [String] = []
+    /// How many mapped ids have each UTF-8 length (the last entry counts every length from ``longKey`` up), so a
+    /// token of a length no id has is skipped without building and hashing a string.
+    private var keyLengths = [Int](repeating: 0, count: longKey + 1)
+    static let longKey = 128
 
     public init(_ mapping: [String: String] = [:]) {
         for (k, v) in mapping { set(k, v) }
@@ -32,16 +36,19 @@ public struct IdentifierMap: Sendable, Hashable {
 
     mutating func set(_ recorded: String, _ live: String, transient isTransient: Bool) {
         guard recorded != live, recorded.count >= 3 else { return }
-        if mapping.updateValue(live, forKey: recorded) == nil, !recorded.utf8.allSatisfy(Self.isTokenByte) {
-            irregular.append(recorded)
-            irregular.sort { $0.count > $1.count }
+        if mapping.updateValue(live, forKey: recorded) == nil {
+            keyLengths[min(recorded.utf8.count, Self.longKey)] += 1
+            if !recorded.utf8.allSatisfy(Self.isTokenByte) {
+                irregular.append(recorded)
+                irregular.sort { $0.count > $1.count }
+            }
         }
         guard isTransient else { return }
         transient.append(recorded)
         if transient.count - transientStart > transientLimit {
             let oldest = transient[transientStart]
             transientStart += 1
-            mapping[oldest] = nil
+            if mapping.removeValue(forKey: oldest) != nil { keyLengths[min(oldest.utf8.count, Self.longKey)] -= 1 }
             irregular.removeAll { $0 == oldest }
             if transientStart > 4096, transientStart * 2 > transient.count {
                 transient.removeFirst(transientStart)
@@ -98,8 +105,15 @@ public struct IdentifierMap: Sendable, Hashable {
         for key in irregular where out.contains(key) {
             out = out.replacingOccurrences(of: key, with: mapping[key]!)
         }
-        let utf8 = Array(out.utf8)
-        // Built only once an id is found: most text holds none, and is returned as it came.
+        let replaced =
+            out.utf8.withContiguousStorageIfAvailable { replacingTokens(in: $0) }
+            ?? Array(out.utf8).withUnsafeBufferPointer { replacingTokens(in: $0) }
+        return replaced.map { String(decoding: $0, as: UTF8.self) } ?? out
+    }
+
+    /// The bytes with every mapped token replaced, or `nil` when none is mapped (most text holds none, and is
+    /// returned as it came). A token is looked up only when some recorded id has its length.
+    private func replacingTokens(in utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var result: [UInt8]?
         var copied = 0
         var i = 0
@@ -110,17 +124,19 @@ public struct IdentifierMap: Sendable, Hashable {
             }
             var j = i
             while j < utf8.count, Self.isTokenByte(utf8[j]) { j += 1 }
-            if j - i >= 3, let live = mapping[String(decoding: utf8[i..<j], as: UTF8.self)] {
+            if j - i >= 3, keyLengths[min(j - i, Self.longKey)] > 0,
+                let live = mapping[String(decoding: UnsafeBufferPointer(rebasing: utf8[i..<j]), as: UTF8.self)]
+            {
                 if result == nil { result = [] }
-                result!.append(contentsOf: utf8[copied..<i])
+                result!.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied..<i]))
                 result!.append(contentsOf: live.utf8)
                 copied = j
             }
             i = j
         }
-        guard var result else { return out }
-        result.append(contentsOf: utf8[copied...])
-        return String(decoding: result, as: UTF8.self)
+        guard var result else { return nil }
+        result.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied...]))
+        return result
     }
 
     /// A body with ids replaced when it is UTF-8 text; binary bodies are left alone.

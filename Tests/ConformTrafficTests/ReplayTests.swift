@@ -124,6 +124,12 @@ import Testing
         #expect(map.apply("to a.b@c") == "to x.y@z")
         map.set("ab", "cd")
         #expect(map.apply("ab") == "ab")
+        // Ids of any length, past the lengths counted one by one too, and text in non-contiguous storage.
+        let long = String(repeating: "L", count: 300)
+        map.set(long, "short-id")
+        #expect(map.apply("/x/\(long)/y \(long)L") == "/x/short-id/y \(long)L")
+        let bridged = NSString(string: "id=abc-123").description
+        #expect(map.apply(bridged) == "id=zzz-999")
     }
 }
 

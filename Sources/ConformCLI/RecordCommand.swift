@@ -32,6 +32,14 @@ enum RecordCommand {
                     message: "--upstream takes URL or NAME=URL (mobile, backend), got '\(value)'", subcommand: "record")
             }
         }
+        for (name, url) in upstreams {
+            if let problem = HTTPSyntax.baseURLProblem(url) {
+                throw UsageError(
+                    message: "--upstream \(name == "*" ? "" : name + "=")\(HTTPSyntax.quoted(url)) \(problem); "
+                        + "give http(s)://HOST[:PORT][/PATH]",
+                    subcommand: "record")
+            }
+        }
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(30)
@@ -39,7 +47,8 @@ enum RecordCommand {
             timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody())
         return await ProxySession.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
-            listen: listen, check: parsed.has("--check"), banner: "Recording", io: io)
+            listen: listen, check: parsed.has("--check"), banner: "Recording",
+            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), io: io)
     }
 }
 
@@ -47,7 +56,8 @@ enum RecordCommand {
 enum ProxySession {
     static func run(
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
-        listen: (host: String, port: UInt16), check: Bool, banner: String, io: CommandIO
+        listen: (host: String, port: UInt16), check: Bool, banner: String, limits proxyLimits: ProxyLimits = .default,
+        io: CommandIO
     ) async -> Int32 {
         let writer: RecordingWriter
         do {
@@ -79,9 +89,11 @@ enum ProxySession {
                 count.withLock { $0.events += 1 }
                 io.out.write("App event \(event.seq): \(event.kind)\n")
                 checked(.event(event))
-            })
+            }, limits: proxyLimits)
+        // A request waiting for its upstream holds only its own connection's thread; the proxy's limits bound how
+        // many wait and for how long.
         var limits = HTTPServerLimits.default
-        limits.threads = 32
+        limits.threadPerConnection = true
         let server: HTTPServer
         do {
             server = try HTTPServer(

@@ -50,6 +50,11 @@ enum Target: CustomStringConvertible {
         if text == "builtin" {
             self = .builtin(faults: parsedFaults, variants: parsedVariants)
         } else if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            if let problem = HTTPSyntax.baseURLProblem(text) {
+                throw UsageError(
+                    message: "--target \(HTTPSyntax.quoted(text)) \(problem); give http(s)://HOST[:PORT][/PATH]",
+                    subcommand: subcommand)
+            }
             self = .http(text.hasSuffix("/") ? String(text.dropLast()) : text)
         } else if text.hasPrefix("exec:"), text.count > 5 {
             self = .exec(String(text.dropFirst(5)))

@@ -72,8 +72,8 @@ public final class CurlTransport: Transport {
     }
 
     private func resolvedURL(_ url: String) -> String {
-        if url.hasPrefix("/"), let baseURL { return baseURL + url }
-        return url
+        guard url.hasPrefix("/"), let baseURL else { return url }
+        return (try? HTTPRequest.url(base: baseURL, target: url)) ?? url
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -16,9 +16,9 @@ public struct RebasedTransport: Transport {
     public var enforcesTimeout: Bool { inner.enforcesTimeout }
     public var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
+    /// Sends `request` to ``base``; a URL that is neither absolute nor origin-form is refused with
+    /// ``RequestTargetError`` and never reaches ``inner``.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var rebased = request
-        rebased.url = base + URLParts(request.url).target
-        return try await inner.send(rebased)
+        try await inner.send(try request.rebased(onto: base))
     }
 }

@@ -29,9 +29,7 @@ public enum HTTPSyntax {
         if !isToken(request.method.rawValue) {
             return "method \(quoted(request.method.rawValue)) is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)"
         }
-        if !isTarget(request.url) {
-            return "URL \(quoted(request.url)) holds spaces or control characters; percent-encode them"
-        }
+        if let problem = urlFormProblem(request.url) { return "URL \(quoted(request.url)) \(problem)" }
         for field in request.headerFields {
             if !isToken(field.name) { return "header name \(quoted(field.name)) is not an HTTP token" }
             if !isFieldValue(field.value) {

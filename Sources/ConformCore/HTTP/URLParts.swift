@@ -10,7 +10,9 @@ public struct URLParts: Sendable, Hashable {
         var utf8 = Substring(url).utf8
         if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { utf8 = utf8[..<hash] }
         var originEnd = utf8.startIndex
-        if let colon = utf8.firstIndex(of: UInt8(ascii: ":")) {
+        // Only a scheme (a letter, then letters, digits, `+`, `-`, `.`) before `://` starts an origin: an
+        // origin-form target such as `/a?next=http://b/` keeps its whole path and query.
+        if let colon = utf8.firstIndex(of: UInt8(ascii: ":")), Self.isScheme(utf8[utf8.startIndex..<colon]) {
             let after = utf8[colon...]
             if after.starts(with: "://".utf8) {
                 let authorityStart = utf8.index(colon, offsetBy: 3)
@@ -29,6 +31,18 @@ public struct URLParts: Sendable, Hashable {
             query = nil
         }
         if path.isEmpty { path = "/" }
+    }
+
+    private static func isScheme(_ bytes: Substring.UTF8View) -> Bool {
+        guard let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z") else {
+            return false
+        }
+        return bytes.allSatisfy { byte in
+            let lower = byte | 0x20
+            return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
     }
 
     /// The raw query of `url` (without `?` and fragment) as UTF-8, without splitting the rest.

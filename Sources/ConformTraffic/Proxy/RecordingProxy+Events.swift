@@ -63,7 +63,8 @@ extension RecordingProxy {
         return .json(200, ["recorded": .array(recorded)])
     }
 
-    private static func refusal(_ status: Int, _ id: String, _ text: String) -> HTTPResponse {
+    /// The protocol's error envelope, its text saying it comes from Conform.
+    static func refusal(_ status: Int, _ id: String, _ text: String) -> HTTPResponse {
         .json(
             HTTPStatus(status),
             ["requestError": ["serviceException": ["messageId": .string(id), "text": .string("conform: \(text)")]]])

@@ -17,6 +17,11 @@ public struct RecordingProxy: Sendable {
     public let onError: @Sendable (String) -> Void
     /// Called after an app event posted to ``eventsPath`` is written.
     public let onEvent: @Sendable (AppEvent) -> Void
+    /// How many requests go upstream at once, how long others wait, and how long one exchange may take.
+    public var limits: ProxyLimits { gate.limits }
+    /// Requests being forwarded now, and requests waiting for their turn.
+    public var load: (forwarding: Int, waiting: Int) { gate.load }
+    let gate: AdmissionGate
 
     /// Headers that belong to one connection and are never forwarded.
     static let hopByHop: Set<String> = [
@@ -28,8 +33,9 @@ public struct RecordingProxy: Sendable {
         upstreams: [String: String], transport: any Transport, writer: RecordingWriter,
         onExchange: @escaping @Sendable (RecordedExchange) -> Void = { _ in },
         onError: @escaping @Sendable (String) -> Void = { _ in },
-        onEvent: @escaping @Sendable (AppEvent) -> Void = { _ in }
+        onEvent: @escaping @Sendable (AppEvent) -> Void = { _ in }, limits: ProxyLimits = .default
     ) {
+        self.gate = AdmissionGate(limits: limits)
         self.upstreams = upstreams.mapValues { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.transport = transport
         self.writer = writer
@@ -54,20 +60,60 @@ public struct RecordingProxy: Sendable {
     ///
     /// The way upstream is a stack of transport decorators: recording around rebasing onto the upstream's base URL
     /// around the end-to-end filter around ``transport``.
+    ///
+    /// Only origin-form targets (`/path?query`) are forwarded, and only to the configured upstream: anything else
+    /// (an absolute URL, `@host/path`, `host/path`) is answered 400 and neither forwarded nor recorded. Requests wait
+    /// their turn under ``limits``: 503 when too many wait or one waits too long, 504 when the upstream takes longer
+    /// than the request deadline (recorded as the client saw it).
     public func forward(_ request: HTTPRequest) async -> HTTPResponse {
+        if let problem = Self.targetProblem(request.url) {
+            return Self.refusal(
+                400, "BAD_REQUEST_TARGET", "request target \(HTTPSyntax.quoted(request.url)) \(problem)")
+        }
         if Self.isEventsRequest(request) { return receiveEvents(request) }
         let name = upstreamName(for: request.path)
-        let base = upstreams[name] ?? upstreams["*"] ?? ""
+        guard let base = upstreams[name] ?? upstreams["*"] else {
+            return Self.refusal(502, "BAD_GATEWAY", "no upstream is configured for \(HTTPSyntax.quoted(request.path))")
+        }
+        let deadline = limits.requestDeadline
         let upstream = RecordingTransport(
-            inner: RebasedTransport(base: base, inner: EndToEndTransport(inner: transport))
+            inner: DeadlineTransport(
+                inner: RebasedTransport(base: base, inner: EndToEndTransport(inner: transport)), deadline: deadline)
         ) { exchange in
             write(exchange, upstream: name, base: base)
         }
         do {
-            return try await upstream.send(request)
+            return try await gate.admitted {
+                do {
+                    return try await upstream.send(request)
+                } catch {
+                    return Self.badGateway(upstream: name, base: base, error: error)
+                }
+            }
         } catch {
-            return Self.badGateway(upstream: name, base: base, error: error)
+            switch error {
+            case .queueFull:
+                return Self.busy("\(limits.maxInFlight) requests are being forwarded and \(limits.maxQueued) wait")
+            case .waitedTooLong:
+                return Self.busy("no turn to forward came within \(limits.queueTimeout)")
+            }
         }
+    }
+
+    /// Why a request target is not one the proxy forwards: origin-form only, with no spaces or control characters.
+    static func targetProblem(_ target: String) -> String? {
+        if let problem = HTTPSyntax.urlFormProblem(target) { return problem }
+        if target.utf8.first != UInt8(ascii: "/") {
+            return "is absolute-form; this is a reverse proxy, so send origin-form targets (/path?query)"
+        }
+        return nil
+    }
+
+    /// 503 with the envelope and `Retry-After`, when the proxy has no turn for a request.
+    static func busy(_ reason: String) -> HTTPResponse {
+        var response = refusal(503, "SERVICE_UNAVAILABLE", "the proxy is busy: \(reason); retry later")
+        response.headerFields["Retry-After"] = "1"
+        return response
     }
 
     /// Writes one exchange (a 502 when the upstream gave no response, as the client sees it) and reports it.
@@ -90,15 +136,10 @@ public struct RecordingProxy: Sendable {
 
     /// The protocol's error envelope with 502, saying which upstream gave no response and why.
     static func badGateway(upstream name: String, base: String, error: any Error) -> HTTPResponse {
-        let envelope: JSONValue = [
-            "requestError": [
-                "serviceException": [
-                    "messageId": "BAD_GATEWAY",
-                    "text": .string("conform proxy: upstream \(name) (\(base)) gave no response: \(error)"),
-                ]
-            ]
-        ]
-        return .json(502, envelope)
+        if let timeout = error as? TransportError, timeout.kind == .timeout {
+            return refusal(504, "GATEWAY_TIMEOUT", "upstream \(name) (\(base)) gave no response in time: \(error)")
+        }
+        return refusal(502, "BAD_GATEWAY", "upstream \(name) (\(base)) gave no response: \(error)")
     }
 
     /// Removes the headers that belong to one connection from the request and the response, and the response's

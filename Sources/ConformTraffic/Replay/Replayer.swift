@@ -153,7 +153,18 @@ public struct Replayer: Sendable {
 
     private func run(_ item: Scheduled, state: ReplayState) async -> ReplayOutcome {
         let exchange = item.exchange
-        let request = state.summary.withLock { $0.identifiers.apply(rewriteOrigin(exchange)) }
+        let rebased: HTTPRequest
+        do {
+            rebased = try rewriteOrigin(exchange)
+        } catch {
+            // Never sent: the recorded URL would reach another host than the target.
+            var refused = ReplayOutcome(
+                seq: exchange.seq, flow: exchange.flow, request: exchange.request, expected: exchange.response,
+                actual: nil, differences: [], transportError: nil)
+            refused.cannotJudge = "\(error)"
+            return unjudged(refused, state: state)
+        }
+        let request = state.summary.withLock { $0.identifiers.apply(rebased) }
         var outcome = ReplayOutcome(
             seq: exchange.seq, flow: exchange.flow, request: request, expected: exchange.response, actual: nil,
             differences: [], transportError: nil)
@@ -163,13 +174,7 @@ public struct Replayer: Sendable {
                 outcome.actual = try? await transport.send(request)
             }
             outcome.cannotJudge = exchange.omitted.joined(separator: "; ")
-            let kept = outcome
-            state.summary.withLock { summary in
-                summary.total += 1
-                summary.unjudged += 1
-                if summary.mismatches.count < options.maxKeptMismatches { summary.mismatches.append(kept) }
-            }
-            return outcome
+            return unjudged(outcome, state: state)
         }
         let clock = ContinuousClock()
         let sentAt = clock.now
@@ -215,14 +220,20 @@ public struct Replayer: Sendable {
         return outcome
     }
 
-    private func rewriteOrigin(_ exchange: RecordedExchange) -> HTTPRequest {
-        var request = exchange.request
-        guard let origin = options.origins[exchange.upstream] ?? options.origins["*"] else { return request }
-        let parts = URLParts(request.url)
-        var base = origin
-        while base.hasSuffix("/") { base.removeLast() }
-        request.url = base + parts.target
-        return request
+    /// Counts `outcome` as an exchange the replay cannot judge and keeps it among the first that did not pass.
+    private func unjudged(_ outcome: ReplayOutcome, state: ReplayState) -> ReplayOutcome {
+        state.summary.withLock { summary in
+            summary.total += 1
+            summary.unjudged += 1
+            if summary.mismatches.count < options.maxKeptMismatches { summary.mismatches.append(outcome) }
+        }
+        return outcome
+    }
+
+    /// The recorded request sent to the target's origin for its upstream, when one is configured.
+    private func rewriteOrigin(_ exchange: RecordedExchange) throws(RequestTargetError) -> HTTPRequest {
+        guard let origin = options.origins[exchange.upstream] ?? options.origins["*"] else { return exchange.request }
+        return try exchange.request.rebased(onto: origin)
     }
 }
 

@@ -1,0 +1,71 @@
+/// Sending a request to one configured origin, and nowhere else: the one place that joins a base URL and a target.
+///
+/// A relayed request keeps only its origin-form target (`/path?query`); that target is appended to the base, so the
+/// scheme, host and port of what goes out are always the base's. A URL that is neither absolute (`http://…`) nor
+/// origin-form (`/…`), such as `@host:port/path` or `host/path`, would change the authority once glued onto a base,
+/// so it is refused here.
+extension HTTPRequest {
+    /// The request sent to `base` (`http://host:port`, optionally with a base path) with its own path and query.
+    public func rebased(onto base: String) throws(RequestTargetError) -> HTTPRequest {
+        var rebased = self
+        rebased.url = try Self.url(base: base, target: url)
+        return rebased
+    }
+
+    /// `base` followed by the origin-form target of `url` (its path and query).
+    public static func url(base: String, target url: String) throws(RequestTargetError) -> String {
+        if let problem = HTTPSyntax.baseURLProblem(base) {
+            throw RequestTargetError(url: url, reason: "the base URL \(HTTPSyntax.quoted(base)) \(problem)")
+        }
+        if let problem = HTTPSyntax.urlFormProblem(url) { throw RequestTargetError(url: url, reason: "it \(problem)") }
+        var trimmed = Substring(base)
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        return trimmed + URLParts(url).target
+    }
+}
+
+/// Why a request was not sent to the configured origin.
+public struct RequestTargetError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The URL or request target as the client, the recording or the suite gave it.
+    public var url: String
+    public var reason: String
+
+    public init(url: String, reason: String) {
+        self.url = url
+        self.reason = reason
+    }
+
+    public var description: String { "refused to send \(HTTPSyntax.quoted(url)): \(reason)" }
+}
+
+extension HTTPSyntax {
+    /// Why `url` is neither an absolute `http(s)://authority/…` URL nor an origin-form `/…` target: a phrase that
+    /// follows the URL ("holds spaces …"), or `nil`.
+    public static func urlFormProblem(_ url: String) -> String? {
+        if !isTarget(url) { return "holds spaces or control characters; percent-encode them" }
+        if url.utf8.first == UInt8(ascii: "/") { return nil }
+        let head = String(decoding: url.utf8.prefix(8), as: UTF8.self).lowercased()
+        for scheme in ["http://", "https://"] where head.hasPrefix(scheme) {
+            let authority = URLParts(url).authority
+            if authority.isEmpty { return "names no host after \(scheme)" }
+            return authority.utf8.contains(UInt8(ascii: "\\")) ? "holds a backslash in its host" : nil
+        }
+        return
+            "is neither origin-form (/path?query) nor absolute (http://host/path); "
+            + "joined to a base URL it would reach another host"
+    }
+
+    /// Why `base` cannot be an origin requests are sent to (`http(s)://host[:port][/path]`, no query or fragment):
+    /// a phrase that follows the URL ("is not http:// or https://"), or `nil`.
+    public static func baseURLProblem(_ base: String) -> String? {
+        let lower = base.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            return "is not http:// or https://"
+        }
+        guard isTarget(base), !base.contains("?"), !base.contains("#"), !base.contains("\\") else {
+            return "holds a query, a fragment, a backslash, spaces or control characters"
+        }
+        if URLParts(base).authority.isEmpty { return "names no host" }
+        return nil
+    }
+}

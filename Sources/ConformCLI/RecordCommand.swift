@@ -119,6 +119,17 @@ enum ProxySession {
         let found = violations.withLock { $0 }
         let events = total.events == 0 ? "" : " and \(total.events) app event\(total.events == 1 ? "" : "s")"
         io.out.write("Recorded \(total.exchanges) exchange\(total.exchanges == 1 ? "" : "s")\(events) into \(out)\n")
+        let lost = writer.lostCount
+        if lost > 0 {
+            // The clients were answered, but the recording misses what could not be written: not a whole recording.
+            io.report(
+                Diagnostic(
+                    .cliProxy,
+                    message: "\(lost) exchange\(lost == 1 ? "" : "s") or event\(lost == 1 ? "" : "s") could not be "
+                        + "written (reported above); the recording is incomplete",
+                    help: "free disk space and record again; the lines that were written are whole and readable"))
+            return ConformCommand.ExitCode.cannotRun
+        }
         if check {
             io.out.write(
                 found.isEmpty

@@ -81,5 +81,12 @@ final class LineReader {
 /// POSIX calls under names that do not clash with methods of the same name.
 enum POSIX {
     static func closeFile(_ fd: Int32) { _ = close(fd) }
-    static func writeBytes(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, pointer, count) }
+    @Sendable static func writeBytes(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
+        write(fd, pointer, count)
+    }
+    /// Whether `path` itself (not what it names) is a symbolic link.
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
 }

@@ -24,13 +24,30 @@ public final class RecordingWriter: Sendable {
     private struct State {
         var fd: Int32
         var nextSeq: Int
+        /// Where the file last ended on a whole line, when a failed write could not be cut back to it at once.
+        var repairTo: off_t?
+        /// Lines that could not be written.
+        var lost = 0
     }
 
+    /// How bytes reach the file: `write(2)`, or a stand-in that fails as a full disk would (tests).
+    let output: @Sendable (Int32, UnsafeRawPointer, Int) -> Int
+
     /// Creates `directory` (and `meta.json`) and opens `exchanges.jsonl`; refuses a non-empty recording unless `append`.
-    public init(
+    public convenience init(
         directory: String, redaction: RedactionPolicy = .default, append: Bool = false, now: Date = Date(),
         maxLineBytes: Int = RecordingLayout.maxLineBytes
     ) throws(RecordingError) {
+        try self.init(
+            directory: directory, redaction: redaction, append: append, now: now, maxLineBytes: maxLineBytes,
+            output: POSIX.writeBytes)
+    }
+
+    init(
+        directory: String, redaction: RedactionPolicy, append: Bool, now: Date, maxLineBytes: Int,
+        output: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int
+    ) throws(RecordingError) {
+        self.output = output
         self.directory = directory
         self.maxLineBytes = maxLineBytes
         var droppedTail: RecordingError?
@@ -42,6 +59,14 @@ public final class RecordingWriter: Sendable {
             throw RecordingError(
                 file: directory, message: "cannot create the recording directory",
                 help: "check the path and permissions")
+        }
+        let metaFile = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
+        // Never write through a link: a link named exchanges.jsonl or meta.json would send client-controlled lines
+        // into whatever file it names.
+        for path in [file, metaFile] where POSIX.isSymbolicLink(path) {
+            throw RecordingError(
+                file: path, message: "is a symbolic link; a recording's files are never written through links",
+                help: "remove the link, or record into a new directory")
         }
         var nextSeq = 1
         if let attributes = try? FileManager.default.attributesOfItem(atPath: file),
@@ -57,21 +82,29 @@ public final class RecordingWriter: Sendable {
             droppedTail = try Self.endCleanly(file, torn: reader.truncatedTail)
         }
         self.droppedTail = droppedTail
-        let metaFile = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
-        if !FileManager.default.fileExists(atPath: metaFile) {
-            let meta = RecordingMeta(
-                createdAt: now, redacted: redactor != nil,
-                pseudonymScheme: redactor != nil ? Redactor.scheme : "none",
-                redactionRules: redaction.enabled ? redaction.summary : [])
-            guard FileManager.default.createFile(atPath: metaFile, contents: Data(meta.jsonText().utf8)) else {
-                throw RecordingError(file: metaFile, message: "cannot write", help: "check permissions")
+        let meta = RecordingMeta(
+            createdAt: now, redacted: redactor != nil,
+            pseudonymScheme: redactor != nil ? Redactor.scheme : "none",
+            redactionRules: redaction.enabled ? redaction.summary : [])
+        let metaFD = open(metaFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if metaFD >= 0 {
+            let text = Array(meta.jsonText().utf8)
+            let written = text.withUnsafeBytes { output(metaFD, $0.baseAddress!, $0.count) }
+            POSIX.closeFile(metaFD)
+            guard written == text.count else {
+                unlink(metaFile)
+                throw RecordingError(file: metaFile, message: "cannot write", help: "check free disk space")
             }
-        }
-        let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
+        } else if errno != EEXIST {
             throw RecordingError(
-                file: file, message: "cannot open for appending (\(String(cString: strerror(errno))))",
+                file: metaFile, message: "cannot create (\(String(cString: strerror(errno))))",
                 help: "check the path and permissions")
+        }
+        let fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw RecordingError(
+                file: file, message: "cannot open for appending (\(reason))", help: "check the path and permissions")
         }
         state = Mutex(State(fd: fd, nextSeq: nextSeq))
     }
@@ -96,7 +129,7 @@ public final class RecordingWriter: Sendable {
         if let redactor { exchange = redactor.redact(exchange) }
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
             exchange.seq = state.nextSeq
-            try write(exchange.boundedJSONLine(limit: maxLineBytes), fd: state.fd)
+            try write(exchange.boundedJSONLine(limit: maxLineBytes), into: &state)
             state.nextSeq += 1
             return exchange
         }
@@ -108,7 +141,7 @@ public final class RecordingWriter: Sendable {
         let decoded = ContentDecoding.decoded(exchange)
         let written = redactor.map { $0.redact(decoded) } ?? decoded
         try state.withLock { (state) throws(RecordingError) in
-            try write(written.boundedJSONLine(limit: maxLineBytes), fd: state.fd)
+            try write(written.boundedJSONLine(limit: maxLineBytes), into: &state)
             state.nextSeq = max(state.nextSeq, written.seq + 1)
         }
         return written
@@ -122,7 +155,7 @@ public final class RecordingWriter: Sendable {
         if let redactor, let user = event.externalUserId { event.externalUserId = redactor.redact(text: user) }
         return try state.withLock { (state) throws(RecordingError) -> AppEvent in
             if event.seq <= 0 { event.seq = state.nextSeq }
-            try write(event.jsonLine(), fd: state.fd)
+            try write(event.jsonLine(), into: &state)
             state.nextSeq = max(state.nextSeq, event.seq + 1)
             return event
         }
@@ -186,19 +219,49 @@ public final class RecordingWriter: Sendable {
         }
     }
 
-    private func write(_ line: String, fd: Int32) throws(RecordingError) {
+    /// Exchanges and events that could not be written (a full disk, an I/O error); each was reported by its append.
+    public var lostCount: Int { state.withLock { $0.lost } }
+
+    /// Appends one whole line, or nothing: a write that fails part-way is cut back to where the line began, so the
+    /// file stays readable and a later line never joins a partial one.
+    private func write(_ line: String, into state: inout State) throws(RecordingError) {
+        let fd = state.fd
         guard fd >= 0 else {
             throw RecordingError(file: file, message: "the writer is closed", help: "open a new RecordingWriter")
         }
+        if let end = state.repairTo {
+            guard ftruncate(fd, end) == 0 else {
+                state.lost += 1
+                throw RecordingError(
+                    file: file,
+                    message: "cannot remove a partial line left by an earlier failed write "
+                        + "(\(String(cString: strerror(errno)))); this exchange is not recorded",
+                    help: "check free disk space and permissions")
+            }
+            state.repairTo = nil
+        }
+        let start = lseek(fd, 0, SEEK_END)
         let bytes = Array(line.utf8)
         let total = bytes.count
         var offset = 0
         while offset < total {
-            let n = bytes.withUnsafeBytes { POSIX.writeBytes(fd, $0.baseAddress! + offset, total - offset) }
+            let n = bytes.withUnsafeBytes { output(fd, $0.baseAddress! + offset, total - offset) }
             if n < 0 {
-                if errno == EINTR { continue }
+                let code = errno
+                if code == EINTR { continue }
+                state.lost += 1
+                var cut = "nothing of it was written"
+                if offset > 0 {
+                    if start >= 0, ftruncate(fd, start) == 0 {
+                        cut = "its partial line was removed"
+                    } else {
+                        state.repairTo = start >= 0 ? start : nil
+                        cut = "its partial line is removed before the next write"
+                    }
+                }
                 throw RecordingError(
-                    file: file, message: "write failed (\(String(cString: strerror(errno))))",
+                    file: file,
+                    message: "write failed (\(String(cString: strerror(code)))): this exchange is not recorded; \(cut)",
                     help: "check free disk space and permissions")
             }
             offset += n

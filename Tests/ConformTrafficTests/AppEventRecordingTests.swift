@@ -200,4 +200,24 @@ import Testing
         #expect(user != "cust-ana")
         #expect(event.externalUserId == user)
     }
+
+    /// An email, a phone number or a JWT posted as an event's pushRegId is redacted like the same text in a body, so
+    /// `conform scan` finds nothing in the recorder's own output.
+    @Test(arguments: [
+        "ana.kovac@mail.example.org", "+385 91 234 5678",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbmEifQ.c2lnbmF0dXJlc2lnbmF0dXJl",
+    ])
+    func everyEventFieldIsRedacted(secret: String) throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let writer = try RecordingWriter(directory: dir)
+        let event = try writer.append(
+            event: AppEvent(kind: .login, at: Self.t0, pushRegId: secret, externalUserId: "user \(secret)"))
+        writer.close()
+        #expect(event.pushRegId != secret)
+        #expect(event.externalUserId?.contains(secret) == false)
+        let text = try String(contentsOfFile: dir + "/exchanges.jsonl", encoding: .utf8)
+        #expect(!text.contains(secret))
+        #expect(try SecretScanner().scan(paths: [dir]).isEmpty)
+    }
 }

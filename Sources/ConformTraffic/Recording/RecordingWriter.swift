@@ -147,12 +147,16 @@ public final class RecordingWriter: Sendable {
         return written
     }
 
-    /// Appends an app event between the exchanges, numbered in the same sequence; its externalUserId is redacted as
-    /// free text is (user patterns), so it matches the exchanges' bodies.
+    /// Appends an app event between the exchanges, numbered in the same sequence; every text it carries (its
+    /// externalUserId and pushRegId) is redacted as free text is (credentials, emails, phones, JWTs, user patterns),
+    /// so it matches the exchanges' bodies and no secret posted as an event reaches the disk.
     @discardableResult
     public func append(event: AppEvent) throws(RecordingError) -> AppEvent {
         var event = event
-        if let redactor, let user = event.externalUserId { event.externalUserId = redactor.redact(text: user) }
+        if let redactor {
+            event.externalUserId = event.externalUserId.map { redactor.redact(text: $0) }
+            event.pushRegId = event.pushRegId.map { redactor.redact(text: $0) }
+        }
         return try state.withLock { (state) throws(RecordingError) -> AppEvent in
             if event.seq <= 0 { event.seq = state.nextSeq }
             try write(event.jsonLine(), into: &state)

@@ -34,6 +34,7 @@ enum CheckCommand {
         var traces: [FlowCheckReport.Trace] = []
         var total = 0
         var unjudged = 0
+        let unreadable = Atomic(0)
         for path in parsed.positionals {
             do {
                 var events: [AppEvent] = []
@@ -52,8 +53,13 @@ enum CheckCommand {
                         recording: document.records(order: document.startOrder), events: events,
                         configuration: configuration)
                 } else {
-                    result = try await FlowChecker.check(
-                        recording: TraceSequence(path: io.resolve(path)), events: events, configuration: configuration)
+                    // A line that is not a record is skipped and named; the check cannot then say the flow holds.
+                    let trace = TraceSequence(path: io.resolve(path)) { _ in
+                    } onSkipped: { problem in
+                        io.err.write(problem.warning + "\n")
+                        unreadable.add(1, ordering: .relaxed)
+                    }
+                    result = try await FlowChecker.check(recording: trace, events: events, configuration: configuration)
                     let sequence = RecordingSequence(path: io.resolve(path)) { io.err.write($0.warning + "\n") }
                     for try await e in sequence where !e.omitted.isEmpty {
                         incomplete.withLock { $0.append(e) }
@@ -80,6 +86,19 @@ enum CheckCommand {
             let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
             let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
             if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
+        }
+        let skipped = unreadable.load(ordering: .relaxed)
+        if skipped > 0 {
+            io.out.write(
+                "\(skipped) unreadable line\(skipped == 1 ? "" : "s") skipped (see the warnings); what they held was not "
+                    + "checked\n")
+            if unjudged == 0 {
+                io.out.write(
+                    (total > 0
+                        ? "\(total) violation\(total == 1 ? "" : "s") found in what could be read, which may follow "
+                            + "from the skipped lines\n" : "") + "Result: CANNOT JUDGE\n")
+                return ConformCommand.ExitCode.cannotRun
+            }
         }
         if unjudged > 0 {
             io.out.write(

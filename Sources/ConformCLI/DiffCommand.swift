@@ -5,6 +5,7 @@ import ConformRunner
 import ConformTraffic
 import ConformTransports
 import Foundation
+import Synchronization
 
 /// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
 enum DiffCommand {
@@ -27,6 +28,7 @@ enum DiffCommand {
         let collector = reports.isEmpty ? nil : ResultCollector()
         let started = ContinuousClock.now
         var differing = 0
+        let unreadable = Atomic(0)
         do {
             for input in inputs {
                 if isRecording(input, io: io) {
@@ -41,8 +43,12 @@ enum DiffCommand {
                         a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)),
                         noise: noise,
                         options: options)
-                    let report = try await differential.run(sequence: RecordingSequence(path: io.resolve(input))) {
-                        step in
+                    let sequence = RecordingSequence(path: io.resolve(input)) { _ in
+                    } onSkipped: { problem in
+                        io.err.write(problem.warning + "\n")
+                        unreadable.add(1, ordering: .relaxed)
+                    }
+                    let report = try await differential.run(sequence: sequence) { step in
                         collector?.add(
                             ReplayResults.step(step, trace: input),
                             to: ReplayResults.suite(flow: step.flow, trace: input, title: "Diff of \(input)"))
@@ -67,6 +73,14 @@ enum DiffCommand {
                 target: "A \(a.description), B \(b.description)", duration: ReportRequest.seconds(since: started),
                 kind: .comparison)
             guard ReportRequest.write(reports, for: result, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        }
+        let skipped = unreadable.load(ordering: .relaxed)
+        if skipped > 0 && differing == 0 {
+            // What the skipped lines held was sent to neither side: the two cannot be called the same.
+            io.out.write(
+                "Result: cannot judge: \(skipped) unreadable line\(skipped == 1 ? "" : "s") skipped (see the warnings)\n"
+            )
+            return ConformCommand.ExitCode.cannotRun
         }
         io.out.write(
             differing == 0

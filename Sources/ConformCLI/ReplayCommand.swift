@@ -87,10 +87,18 @@ enum ReplayCommand {
             if let har {
                 summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
             } else {
-                summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
+                summary = try await replayer.replay(
+                    recording: io.resolve(recording),
+                    onSkipped: { problem in
+                        progress.clear()
+                        io.err.write(problem.warning + "\n")
+                    }, onOutcome: onOutcome)
             }
             progress.clear()
-            let unjudged = summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : ""
+            let unjudged =
+                (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")
+                + (summary.unreadable > 0
+                    ? ", \(summary.unreadable) unreadable line\(summary.unreadable == 1 ? "" : "s") skipped" : "")
             io.out.write(
                 "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
             )
@@ -108,14 +116,15 @@ enum ReplayCommand {
                     return ConformCommand.ExitCode.cannotRun
                 }
             }
-            if summary.mismatched == 0 && summary.failed == 0 && summary.unjudged > 0 {
+            if summary.mismatched == 0 && summary.failed == 0 && (summary.unjudged > 0 || summary.unreadable > 0) {
                 // Nothing differed, but the recording lacks what it takes to say the behaviour is the same.
                 io.out.write("Result: CANNOT JUDGE\n")
             } else {
                 io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
             }
             let counts: [Verdict: Int] = [
-                .pass: summary.passed, .fail: summary.mismatched, .error: summary.failed, .skipped: summary.unjudged,
+                .pass: summary.passed, .fail: summary.mismatched, .error: summary.failed,
+                .skipped: summary.unjudged + summary.unreadable,
             ]
             return RunStatus(kind: .comparison, counts: counts).rawValue
         } catch {

@@ -90,6 +90,7 @@ enum TrafficSupport {
         }
         let reader = try RecordingReader(path: io.resolve(path))
         var out: [TraceRecord] = []
+        reader.onSkipped = { io.err.write($0.warning + "\n") }
         while let record = try reader.nextRecord() { out.append(record) }
         if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
         return out
@@ -103,6 +104,7 @@ enum TrafficSupport {
         }
         let reader = try RecordingReader(path: full)
         var out: [RecordedExchange] = []
+        reader.onSkipped = { io.err.write($0.warning + "\n") }
         while let e = try reader.next() { out.append(e) }
         if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
         return out

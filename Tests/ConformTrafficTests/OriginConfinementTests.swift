@@ -49,7 +49,7 @@ import Testing
             let outcome = try await ChildProcess.output(
                 "/usr/bin/env",
                 [
-                    "curl", "-s", "--max-time", "20", "-o", "-", "-w", "\n%{http_code}", "--request-target", target,
+                    "curl", "-s", "--max-time", "60", "-o", "-", "-w", "\n%{http_code}", "--request-target", target,
                     "-H", "Authorization: App secret", recorder.baseURL + "/",
                 ])
             #expect(outcome.output.hasSuffix("\n400"), "\(target): \(outcome.output)")
@@ -59,7 +59,7 @@ import Testing
         let doubled = try await ChildProcess.output(
             "/usr/bin/env",
             [
-                "curl", "-s", "--max-time", "20", "-o", "-", "-w", "\n%{http_code}", "--request-target",
+                "curl", "-s", "--max-time", "60", "-o", "-", "-w", "\n%{http_code}", "--request-target",
                 "//\(otherAuthority)/x", recorder.baseURL + "/",
             ])
         #expect(doubled.output.hasSuffix("\n200"), "\(doubled.output)")

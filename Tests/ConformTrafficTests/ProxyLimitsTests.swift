@@ -76,7 +76,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let transport = Hanging()
         let limits = ProxyLimits(
-            maxInFlight: 1, maxQueued: 4, queueTimeout: .seconds(30), requestDeadline: .milliseconds(300))
+            maxInFlight: 1, maxQueued: 4, queueTimeout: .seconds(60), requestDeadline: .seconds(5))
         let proxy = try proxy(transport, limits, dir: dir)
         async let hung = proxy.forward(HTTPRequest(method: .get, url: "/hang"))
         try await eventually { transport.started.count == 1 }

@@ -46,7 +46,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let disk = FullDisk()
         let writer = try RecordingWriter(
-            directory: dir, redaction: .disabled, append: false, now: Date(), maxLineBytes: RecordingLayout.maxLineBytes,
+            directory: dir, redaction: .disabled, append: false, now: Date(),
+            maxLineBytes: RecordingLayout.maxLineBytes,
             output: disk.output)
         let (r1, s1) = exchange(1)
         try writer.append(upstream: "mobile", request: r1, response: s1, startedAt: Date(), durationMs: 1)
@@ -77,7 +78,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let disk = FullDisk()
         let writer = try RecordingWriter(
-            directory: dir, redaction: .disabled, append: false, now: Date(), maxLineBytes: RecordingLayout.maxLineBytes,
+            directory: dir, redaction: .disabled, append: false, now: Date(),
+            maxLineBytes: RecordingLayout.maxLineBytes,
             output: disk.output)
         disk.fill(leaving: 0)
         let (r1, s1) = exchange(1)

@@ -105,23 +105,53 @@ import Testing
         #expect(meta.redacted)
     }
 
-    @Test func malformedMiddleLineNamesFileLineAndColumn() throws {
+    @Test func malformedMiddleLineIsSkippedAndNamedWithFileLineAndColumn() throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/exchanges.jsonl"
         let good = exchange(url: "/a").jsonLine()
         try Data((good + "{\"seq\": 2,, }\n" + good).utf8).write(to: URL(fileURLWithPath: file))
         let reader = try RecordingReader(path: file)
-        _ = try reader.next()
-        #expect(throws: RecordingError.self) { try reader.next() }
-        do {
-            _ = try RecordingReader(path: file).next()
-            let r = try RecordingReader(path: file)
-            _ = try r.next()
-            _ = try r.next()
-        } catch {
-            #expect(error.description.hasPrefix("\(file):2:11: error: invalid exchange"))
-        }
+        var met: [RecordingError] = []
+        reader.onSkipped = { met.append($0) }
+        var read: [RecordedExchange] = []
+        while let exchange = try reader.next() { read.append(exchange) }
+        #expect(read.count == 2)
+        #expect(reader.skippedCount == 1)
+        #expect(met == reader.skipped)
+        let problem = try #require(reader.skipped.first)
+        #expect(problem.warning.hasPrefix("\(file):2:11: warning: invalid exchange"))
+        #expect(problem.description.contains("this line is skipped"))
+    }
+
+    /// One request the recorder should never have written (an invalid method, header name, or a control byte in
+    /// its URL) is skipped and named; the exchanges around it are still read, replayed and checked.
+    @Test(arguments: [
+        #"{"method":"G ET","url":"/x"}"#, #"{"method":"GET","url":"/x","headers":[["Bad Name","v"]]}"#,
+        #"{"method":"GET","url":"/x\u001b[2J"}"#, #"{"method":"GET","url":"@127.0.0.1:9/x"}"#,
+    ])
+    func aBadRequestLineDoesNotPoisonTheRecording(request: String) async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/exchanges.jsonl"
+        let good = exchange(url: "/a").jsonLine()
+        let bad =
+            #"{"seq":2,"flow":"f","upstream":"mobile","startedAt":"2026-01-05T08:00:00.000Z","durationMs":1,"request":"#
+            + request + #","response":{"status":200}}"# + "\n"
+        try Data((good + bad + good).utf8).write(to: URL(fileURLWithPath: file))
+        let reader = try RecordingReader(path: file)
+        var read: [RecordedExchange] = []
+        while let exchange = try reader.next() { read.append(exchange) }
+        #expect(read.count == 2)
+        #expect(reader.skipped.map(\.line) == [2])
+        let summary = try await Replayer(transport: InProcessTransport(EchoHandler())).replay(recording: dir)
+        #expect(summary.total == 2)
+        #expect(summary.unreadable == 1)
+        #expect(!summary.allPassed)
+    }
+
+    struct EchoHandler: HTTPHandler {
+        func handle(_ request: HTTPRequest) -> HTTPResponse { .empty(200) }
     }
 
     @Test func asyncSequenceReadsLazily() async throws {

@@ -89,7 +89,7 @@ public struct FlowChecker: Sendable {
         recording: RecordingSequence, configuration: FlowCheckConfiguration = .reference,
         onViolation: (FlowViolation) -> Void = { _ in }
     ) async throws -> [FlowViolation] {
-        try await check(recording: TraceSequence(path: recording.path), configuration: configuration) {
+        try await check(recording: recording.records, configuration: configuration) {
             onViolation($0)
         }.violations
     }

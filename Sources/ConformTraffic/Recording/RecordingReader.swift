@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads `exchanges.jsonl` one exchange at a time with bounded memory; a torn last line is skipped and reported.
+/// Reads `exchanges.jsonl` one exchange at a time with bounded memory; a torn last line, and any line that is not an
+/// exchange or app event, is skipped and reported (``truncatedTail``, ``skipped``), and the rest is still read.
 public final class RecordingReader {
     /// The file being read.
     public let file: String
@@ -8,6 +9,15 @@ public final class RecordingReader {
     public private(set) var truncatedTail: RecordingError?
     /// The 1-based number of the last line read.
     public private(set) var lineNumber = 0
+    /// Lines that are not an exchange or app event (the first ``maxKeptSkips`` of them), skipped so that one bad
+    /// record does not make the rest of the recording unreadable; ``skippedCount`` counts them all.
+    public private(set) var skipped: [RecordingError] = []
+    /// How many lines were skipped as unreadable.
+    public private(set) var skippedCount = 0
+    /// Called for each line skipped as unreadable, as reading meets it.
+    public var onSkipped: ((RecordingError) -> Void)?
+    /// Most skipped lines kept in ``skipped``.
+    public static let maxKeptSkips = 100
     private let lines: LineReader
 
     /// Opens `recordings/NAME/exchanges.jsonl` given the recording directory, or a `.jsonl` file itself.
@@ -73,12 +83,15 @@ public final class RecordingReader {
                     return nil
                 }
                 let location = error.path.map { " at \($0)" } ?? ""
-                throw RecordingError(
+                let problem = RecordingError(
                     file: file, line: lineNumber, column: error.column,
-                    message: "invalid exchange\(location): \(error.message)",
+                    message: "invalid exchange\(location): \(error.message); this line is skipped",
                     help:
                         "each line must be one JSON exchange or app event as written by the recorder; fix or delete this line"
                 )
+                skippedCount += 1
+                if skipped.count < Self.maxKeptSkips { skipped.append(problem) }
+                onSkipped?(problem)
             }
         }
     }

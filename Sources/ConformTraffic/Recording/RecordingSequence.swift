@@ -8,8 +8,11 @@ public struct RecordingSequence: AsyncSequence, Sendable {
     /// Called once if the file ends with a torn line.
     public var onTruncatedTail: (@Sendable (RecordingError) -> Void)? { records.onTruncatedTail }
 
-    public init(path: String, onTruncatedTail: (@Sendable (RecordingError) -> Void)? = nil) {
-        records = TraceSequence(path: path, onTruncatedTail: onTruncatedTail)
+    public init(
+        path: String, onTruncatedTail: (@Sendable (RecordingError) -> Void)? = nil,
+        onSkipped: (@Sendable (RecordingError) -> Void)? = nil
+    ) {
+        records = TraceSequence(path: path, onTruncatedTail: onTruncatedTail, onSkipped: onSkipped)
     }
 
     public func makeAsyncIterator() -> Iterator { Iterator(records: records.makeAsyncIterator()) }

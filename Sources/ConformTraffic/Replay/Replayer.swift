@@ -78,7 +78,10 @@ public struct ReplaySummary: Sendable, Hashable {
     /// Latencies, the rate reached and, with a schedule, how far the replay fell behind it.
     public var timing = ReplayTiming()
 
-    public var allPassed: Bool { mismatched == 0 && failed == 0 && unjudged == 0 }
+    /// Lines of the recording skipped because they are not exchanges or app events: never sent, never judged.
+    public var unreadable = 0
+
+    public var allPassed: Bool { mismatched == 0 && failed == 0 && unjudged == 0 && unreadable == 0 }
 }
 
 /// Re-sends recorded requests, remapping minted ids, and diffs each live response against the recorded one.
@@ -100,11 +103,21 @@ public struct Replayer: Sendable {
         try await replay(sequence: AsyncArraySequence(exchanges), onOutcome: onOutcome)
     }
 
-    /// Replays a recording directory (or `.jsonl` file), streaming it line by line.
+    /// Replays a recording directory (or `.jsonl` file), streaming it line by line; a line that is not a record is
+    /// skipped, handed to `onSkipped` and counted in ``ReplaySummary/unreadable``.
     public func replay(
-        recording path: String, onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
+        recording path: String, onSkipped: (@Sendable (RecordingError) -> Void)? = nil,
+        onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
     ) async throws -> ReplaySummary {
-        try await replay(sequence: RecordingSequence(path: path), onOutcome: onOutcome)
+        let unreadable = SkipCount()
+        let sequence = RecordingSequence(path: path) { _ in
+        } onSkipped: { problem in
+            unreadable.add()
+            onSkipped?(problem)
+        }
+        var summary = try await replay(sequence: sequence, onOutcome: onOutcome)
+        summary.unreadable = unreadable.count
+        return summary
     }
 
     /// Replays any sequence of exchanges: flows run concurrently, each in order; backend-wide calls are barriers.
@@ -235,6 +248,13 @@ public struct Replayer: Sendable {
         guard let origin = options.origins[exchange.upstream] ?? options.origins["*"] else { return exchange.request }
         return try exchange.request.rebased(onto: origin)
     }
+}
+
+/// Counts the lines a reader skipped, from whichever task reads.
+final class SkipCount: Sendable {
+    private let value = Mutex(0)
+    func add() { value.withLock { $0 += 1 } }
+    var count: Int { value.withLock { $0 } }
 }
 
 private func seconds(_ d: Duration) -> Double {

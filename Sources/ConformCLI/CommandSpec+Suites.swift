@@ -22,6 +22,14 @@ extension CommandSpec {
             it gets origin-form URLs ('mobile' and 'backend' default to empty).
             """)
 
+    static let allowHost = OptionSpec(
+        "--allow-host", "HOST", .text(), repeatable: true,
+        help: """
+            Let requests go to HOST (or HOST:PORT) too (repeatable). Without it a request
+            goes only to the target's base URLs and the values given to 'mobile' and
+            'backend'; a suite URL naming another host is refused, never sent.
+            """)
+
     static let run = CommandSpec(
         name: "run", abstract: "Run suites against an implementation (default: the embedded reference).",
         overview: "Run suites against an implementation and report every mismatch.",
@@ -46,6 +54,7 @@ extension CommandSpec {
                 Set a suite variable (repeatable). The environment's CONFORM_VAR_NAME also
                 sets it; --var wins over the environment, which wins over suite defaults.
                 """, usage: true),
+            allowHost,
             .report(
                 """
                 Also write a report: junit:FILE, json:FILE, or html:FILE (a certification
@@ -132,8 +141,12 @@ extension CommandSpec {
         name: "validate", abstract: "Check suite files and print every problem.",
         overview: "Check suite files and print every problem with its file, line and column.",
         arguments: [suitesArgument],
-        options: [OptionSpec("--no-color", help: "Never colour the output."), .help],
-        discussion: "Prints nothing and exits 0 when every suite is valid; otherwise prints each problem and exits 2.")
+        options: [allowHost, OptionSpec("--no-color", help: "Never colour the output."), .help],
+        discussion: """
+            Prints nothing and exits 0 when every suite is valid; otherwise prints each problem and exits 2.
+            A request URL that writes out its own host (instead of {{ mobile }} or {{ backend }}) is a problem
+            unless that host is allowed with --allow-host.
+            """)
 
     static let serve = CommandSpec(
         name: "serve", abstract: "Serve the reference implementation over HTTP (with --check: check an app).",

@@ -96,6 +96,7 @@ enum RunCommand {
             functions: ConformCommand.profile.functions
         )
         plan.failFast = parsed.has("--fail-fast")
+        plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
         var reporters: [any RunReporter] = [
             ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
         ]

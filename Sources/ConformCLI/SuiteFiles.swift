@@ -52,6 +52,43 @@ enum SuiteFiles {
     }
 }
 
+extension SuiteFiles {
+    /// The `--allow-host` values: a host name or address, with an optional port, nothing else.
+    static func allowedHosts(_ parsed: Arguments, subcommand: String) throws(UsageError) -> [String] {
+        try parsed.values("--allow-host").map { (host: String) throws(UsageError) -> String in
+            let allowed = host.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    true
+                default: Array("-._:[]".utf8).contains(byte)
+                }
+            }
+            guard allowed, !host.isEmpty, host.count <= 255 else {
+                throw UsageError(
+                    message: "--allow-host takes HOST or HOST:PORT (no scheme or path), got \(HTTPSyntax.quoted(host))",
+                    subcommand: subcommand)
+            }
+            return host.lowercased()
+        }
+    }
+
+    /// Each request URL that writes out a host outside `allowed`, as a problem at the URL.
+    static func outsideTarget(_ suites: [Suite], allowed: [String]) -> [Diagnostic] {
+        let policy = OriginPolicy(bases: [String](), allowedHosts: allowed)
+        return suites.flatMap { suite in
+            suite.writtenOrigins.filter { !policy.permits($0.origin + "/") }.map { written in
+                Diagnostic(
+                    .suiteOutsideTarget, file: suite.file, mark: written.mark,
+                    message: "the request goes to \(written.origin), a host the suite writes out itself; "
+                        + "'conform run' sends only to the target and the values of its base names",
+                    help: "address the implementation through {{ mobile }} or {{ backend }}, or pass --allow-host "
+                        + URLParts(written.origin).authority)
+            }
+        }
+    }
+}
+
 /// A failure the command reports as-is and exits 2 for.
 struct CLIFailure: DiagnosticConvertible {
     var diagnostic: Diagnostic

@@ -1,4 +1,5 @@
 import ConformDiagnostics
+import Foundation
 
 /// `conform validate SUITES…`: every problem in every file, or silence and exit 0.
 enum ValidateCommand {
@@ -9,14 +10,21 @@ enum ValidateCommand {
             return 0
         }
         let color = io.color && !parsed.has("--no-color")
+        let allowed = try SuiteFiles.allowedHosts(parsed, subcommand: "validate")
         do {
             let files = try SuiteFiles.expand(
                 parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
             let loaded = SuiteFiles.load(files, io: io, color: color)
-            if loaded.count > 0 {
+            let outside = SuiteFiles.outsideTarget(loaded.suites, allowed: allowed)
+            for problem in outside {
+                let source = problem.file.flatMap { FileManager.default.contents(atPath: io.resolve($0)) }
+                io.report(problem, source: source.map { String(decoding: $0, as: UTF8.self) })
+            }
+            let count = loaded.count + outside.count
+            if count > 0 {
                 io.err.write(loaded.problems)
                 io.err.write(
-                    "\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")\n"
+                    "\(count) problem\(count == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")\n"
                 )
                 return ConformCommand.ExitCode.cannotRun
             }

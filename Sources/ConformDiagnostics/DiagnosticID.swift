@@ -54,6 +54,8 @@ extension DiagnosticID {
     public static let suiteTemplate = DiagnosticID("suite.template")
     /// A template uses a name no step declares.
     public static let suiteUndeclaredName = DiagnosticID("suite.undeclared-name")
+    /// A request URL names a host outside the target's origins (the user has not allowed it with `--allow-host`).
+    public static let suiteOutsideTarget = DiagnosticID("suite.outside-target")
     /// Two suites share an id.
     public static let suiteDuplicateID = DiagnosticID("suite.duplicate-id")
     /// No suite files were found where suites were asked for.
@@ -121,7 +123,7 @@ extension DiagnosticID {
     public static let catalog: [DiagnosticID] = [
         .yamlSyntax, .yamlDuplicateKey, .yamlStructure, .yamlLimit, .yamlEncoding,
         .fileUnreadable, .fileEmpty, .yamlUnknownKey, .yamlWrongType, .yamlInvalidValue, .yamlMissingKey,
-        .suiteInvalid, .suiteTemplate, .suiteUndeclaredName, .suiteDuplicateID, .suiteNotFound,
+        .suiteInvalid, .suiteTemplate, .suiteUndeclaredName, .suiteOutsideTarget, .suiteDuplicateID, .suiteNotFound,
         .configInvalid, .referenceConfigInvalid,
         .recordingInvalid, .recordingLineInvalid, .harInvalid, .harEntryInvalid, .traceInvalid, .secretUnredacted,
         .flowViolation,

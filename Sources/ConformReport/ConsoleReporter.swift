@@ -84,6 +84,9 @@ public struct ConsoleReporter: RunReporter {
                 out += paint("        --> \(f.location)", .dim) + "\n"
             }
         }
+        if !result.contactedOrigins.isEmpty {
+            out += "\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n"
+        }
         out +=
             "\nSummary: \(count(result.suites.count, "suite")), \(count(result.stepCount, "step")): "
             + parts.joined(separator: ", ") + " in \(time) s\n"

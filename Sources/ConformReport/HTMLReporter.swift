@@ -133,6 +133,11 @@ public struct HTMLReporter: DocumentReporter {
             "Suites",
             "\(result.suites.count) suite\(result.suites.count == 1 ? "" : "s"), \(result.stepCount) step\(result.stepCount == 1 ? "" : "s")\(durationText)"
         )
+        if !result.contactedOrigins.isEmpty {
+            out += fact(
+                "Requests went to",
+                result.contactedOrigins.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
+        }
         if !decisions.isEmpty {
             out += fact(
                 "Decisions not met", decisions.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))

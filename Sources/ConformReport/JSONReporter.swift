@@ -105,6 +105,8 @@ public struct JSONReporter: DocumentReporter {
         ])
         // Replays and diffs say so: their exit status follows the comparison rules (RunStatus).
         if result.kind == .comparison { o["kind"] = "comparison" }
+        // Where the requests went: the target's origins, and any host the user allowed.
+        if !result.contactedOrigins.isEmpty { o["origins"] = .array(result.contactedOrigins.map { .string($0) }) }
         // A repeated run (`--repeat N`) names the steps whose verdict changed between repetitions.
         if result.repetitions > 1 {
             o["repetitions"] = .int(result.repetitions)

@@ -38,6 +38,10 @@ public struct JUnitReporter: DocumentReporter {
             out += "      <property name=\"title\" value=\"\(Escaping.xml(suite.suite.title))\"/>\n"
             out += "      <property name=\"flowStep\" value=\"\(Escaping.xml(suite.suite.step))\"/>\n"
             out += "      <property name=\"spec\" value=\"\(Escaping.xml(suite.suite.spec.summary))\"/>\n"
+            if !result.contactedOrigins.isEmpty {
+                let origins = result.contactedOrigins.joined(separator: " ")
+                out += "      <property name=\"origins\" value=\"\(Escaping.xml(origins))\"/>\n"
+            }
             out += "    </properties>\n"
             for step in s {
                 out +=

@@ -74,6 +74,7 @@ extension RunReport {
         let duration = byIndex.values.map(\.result.duration).max() ?? 0
         var result = RunResult(suites: suites, duration: duration, target: first.result.target)
         result.repetitions = reports.map(\.result.repetitions).max() ?? 1
+        result.contactedOrigins = Set(reports.flatMap(\.result.contactedOrigins)).sorted()
         // Suite ids are unique in a plan: each flaky step goes where its suite went, in the order its shard gave.
         let flaky = Dictionary(grouping: reports.flatMap(\.result.flaky), by: \.suiteID)
         result.flaky = suites.flatMap { flaky[$0.suite.id] ?? [] }

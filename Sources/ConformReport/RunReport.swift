@@ -123,9 +123,22 @@ private struct Reader {
         let kind: RunResult.Kind = root["kind"]?.stringValue == "comparison" ? .comparison : .conformance
         var result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
         try repetitions(root, into: &result)
+        result.contactedOrigins = try origins(root["origins"])
         return RunReport(
             result: result, placement: ShardPlacement(shard: shard, planSuites: planSuites, positions: positions),
             source: source)
+    }
+
+    /// The origins a run sent to: each an origin as the runner writes it (`scheme://host[:port]`), or the target's
+    /// description for origin-form requests; at most ``maxCount``.
+    func origins(_ value: JSONValue?) throws(RunReportError) -> [String] {
+        guard let value else { return [] }
+        let items = try strings(value, "$.origins")
+        guard items.count <= Self.maxCount else { throw fail("$.origins", "more than \(Self.maxCount) origins") }
+        for (i, item) in items.enumerated() where item.isEmpty || item.utf8.count > 1024 {
+            throw fail("$.origins[\(i)]", "an origin is 1 to 1024 characters")
+        }
+        return items
     }
 
     /// A repeated run's `repetitions` and `flaky` steps: both or neither (a run played once), each flaky step of a

@@ -224,6 +224,9 @@ public struct RunResult: Sendable, Hashable {
     public static let maxRepetitions = 1000
     /// The steps whose verdict changed between repetitions.
     public var flaky: [FlakyStep] = []
+    /// Every origin (`scheme://host[:port]`) the run sent a request to, sorted; an adapter or an in-process target
+    /// that got origin-form requests is named by its description.
+    public var contactedOrigins: [String] = []
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites

@@ -20,6 +20,9 @@ public struct StepError: Sendable, Hashable, CustomStringConvertible {
         case badWindow
         /// The request got no response (`fields["cause"]`).
         case noResponse
+        /// The request was not sent: its URL is outside the target's origins and the allowed hosts
+        /// (`fields["url"]`, `fields["origin"]`, `fields["allowed"]`).
+        case outsideTarget
         /// An `eventually` step ran out of attempts (`fields["attempts"]`, `fields["window"]`).
         case stillFailing
         /// An `until` control never arrived (`fields["attempts"]`, `fields["window"]`).

@@ -20,8 +20,25 @@ public struct RunPlan: Sendable {
     public var functions: [String: TemplateFunction]
     /// Start no step after the first that fails or cannot run; what did not start is `skipped` ("not run").
     public var failFast = false
+    /// Hosts requests may go to beyond the target's base URLs (`--allow-host`): `host` or `host:port`.
+    public var allowedHosts: [String] = []
     /// Set by the runner for a fail-fast run: shared by every flow, tripped by the first failure.
     var halt: Halt?
+    /// Set by the runner: the origins its requests went to, and ``originPolicy`` worked out once.
+    var contacted: OriginLog?
+    var policy: OriginPolicy?
+
+    /// Where requests may go: the target's base URLs, the values the user gave those names (`--var`,
+    /// `CONFORM_VAR_`), and ``allowedHosts``. A suite's own defaults do not widen it; the runner adds the origins
+    /// the implementation itself hands out in captured values (a base URL).
+    public var originPolicy: OriginPolicy {
+        var bases = Array(targetDefaults.values)
+        for name in targetDefaults.keys {
+            if let value = overrides[name] { bases.append(value) }
+            if let value = environment[name] { bases.append(value) }
+        }
+        return OriginPolicy(bases: bases, allowedHosts: allowedHosts)
+    }
 
     public init(
         suites: [Suite], overrides: [String: String] = [:], environment: [String: String] = [:],
@@ -47,6 +64,41 @@ public struct RunPlan: Sendable {
         }
         return out
     }
+}
+
+/// The origins a run's requests went to, from every flow, and those the implementation itself pointed to.
+final class OriginLog: Sendable {
+    private struct State {
+        var contacted: Set<String> = []
+        var announced: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Notes the origin of `url`, or `originForm` (the target's description) for an origin-form URL.
+    func note(_ url: String, originForm: String) {
+        let origin = OriginPolicy.origin(of: url) ?? originForm
+        _ = state.withLock { $0.contacted.insert(origin) }
+    }
+
+    /// Learns the origins of absolute URLs captured from the implementation's responses (a base URL it hands out,
+    /// as M12 does): the implementation may send its clients there, so the run may follow.
+    func learn(from captured: [String: JSONValue]) {
+        let origins = captured.values.compactMap { value -> String? in
+            guard case .string(let text) = value, text.utf8.count <= 2048 else { return nil }
+            return OriginPolicy.origin(of: text)
+        }
+        if origins.isEmpty { return }
+        state.withLock { $0.announced.formUnion(origins) }
+    }
+
+    /// Whether the implementation handed out `url`'s origin in a response.
+    func announced(_ url: String) -> Bool {
+        guard let origin = OriginPolicy.origin(of: url) else { return false }
+        return state.withLock { $0.announced.contains(origin) }
+    }
+
+    var sorted: [String] { state.withLock { $0.contacted.sorted() } }
 }
 
 /// The first failure of a fail-fast run: once tripped, no flow starts another step.

@@ -30,6 +30,7 @@ extension Runner {
                     if step.verdict > best.suites[s].steps[i].verdict { best.suites[s].steps[i] = step }
                 }
             }
+            best.contactedOrigins = Set(best.contactedOrigins).union(result.contactedOrigins).sorted()
             combined = best
             if plan.failFast && result.exitCode != 0 { break }
         }

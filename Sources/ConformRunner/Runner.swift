@@ -42,6 +42,9 @@ public struct Runner: Sendable {
     private func runSuites(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void) async -> RunResult {
         var halting = plan
         if plan.failFast { halting.halt = Halt() }
+        let contacted = OriginLog()
+        halting.contacted = contacted
+        halting.policy = plan.originPolicy
         let plan = halting
         let clock = ContinuousClock()
         let start = clock.now
@@ -71,7 +74,8 @@ public struct Runner: Sendable {
                 }
             }
         }
-        let result = RunResult(suites: results, duration: seconds(clock.now - start), target: plan.targetDescription)
+        var result = RunResult(suites: results, duration: seconds(clock.now - start), target: plan.targetDescription)
+        result.contactedOrigins = contacted.sorted
         events(.runFinished(result))
         return result
     }
@@ -250,6 +254,23 @@ public struct Runner: Sendable {
             var timed = request
             timed.timeout = plan.exchangeTimeout
             result.request = timed
+            let policy = plan.policy ?? plan.originPolicy
+            guard policy.permits(request.url) || plan.contacted?.announced(request.url) == true else {
+                // Never sent: the suite would take the user's variables (credentials among them) elsewhere.
+                let origin = OriginPolicy.origin(of: request.url) ?? HTTPSyntax.quoted(request.url)
+                let host = URLParts(origin).authority
+                result.verdict = .error
+                result.errors = [
+                    StepError(
+                        .outsideTarget,
+                        "\(result.file):\(exchange.request.mark): not sent: the request goes to \(origin), outside the "
+                            + "target's origins (\(policy)); pass --allow-host \(host) to allow it",
+                        fields: ["url": request.url, "origin": origin, "allowed": policy.description],
+                        file: result.file, mark: exchange.request.mark)
+                ]
+                return result
+            }
+            plan.contacted?.note(request.url, originForm: plan.targetDescription)
             var controlMissing: [Mismatch] = []
             let attemptStart = clock.now
             await progress(true)
@@ -276,6 +297,7 @@ public struct Runner: Sendable {
                     failures += assumedSeen.filter { !decided.contains($0.decision ?? "") }
                 }
                 let captured = exchange.capture(from: response)
+                plan.contacted?.learn(from: captured.values)
                 if !captured.missing.isEmpty, controlMissing.isEmpty {
                     failures.append(CheckFailure(severity: .must, mismatches: captured.missing))
                 }

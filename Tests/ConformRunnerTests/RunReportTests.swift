@@ -67,7 +67,8 @@ import Testing
         var reports: [RunReport] = []
         for index in [2, 1] {
             let positions = (0..<count).filter { $0 % 2 == index - 1 }
-            let part = RunResult(suites: positions.map { run.suites[$0] }, duration: 0, target: run.target)
+            var part = RunResult(suites: positions.map { run.suites[$0] }, duration: 0, target: run.target)
+            part.contactedOrigins = index == 1 ? [run.contactedOrigins[0]] : Array(run.contactedOrigins.dropFirst())
             let placement = ShardPlacement(
                 shard: try #require(Shard(index: index, count: 2)), planSuites: count, positions: positions)
             reports.append(try RunReport.read(json(part, placement: placement), source: "shard-\(index).json"))

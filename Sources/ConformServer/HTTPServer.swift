@@ -33,12 +33,12 @@ public final class HTTPServer: Sendable {
                 "'\(host)' is not an IPv4 or IPv6 address; use a numeric address such as 127.0.0.1, ::1 or 0.0.0.0")
         }
         guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.connectionTimeoutSeconds >= 0,
-            (1...3600).contains(limits.headerTimeoutSeconds),
+            (1...3600).contains(limits.headerTimeoutSeconds), (1...100_000).contains(limits.maxHeaderFields),
             limits.maxConnections >= 1, (1...64).contains(limits.threads)
         else {
             throw HTTPServerError(
                 .invalidLimits,
-                "limits out of range (\(limits)); headers need at least 1024 bytes, the head timeout 1 to 3600 s, threads 1 to 64, connections at least 1"
+                "limits out of range (\(limits)); headers need at least 1024 bytes and 1 to 100000 fields, the head timeout 1 to 3600 s, threads 1 to 64, connections at least 1"
             )
         }
         self.host = host

@@ -10,6 +10,8 @@ public struct HTTPServerLimits: Sendable, Hashable {
     /// when it opens or its previous request was answered; a slow-drip client is disconnected after it. An idle
     /// keep-alive connection closes after it too.
     public var headerTimeoutSeconds: Int
+    /// The most header fields one request may carry; more are refused with 431.
+    public var maxHeaderFields: Int
     /// How many connections may be open at once; further clients are refused.
     public var maxConnections: Int
     /// Worker threads serving connections (epoll in each); ignored with ``threadPerConnection``.
@@ -20,8 +22,10 @@ public struct HTTPServerLimits: Sendable, Hashable {
 
     public init(
         maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 64 * 1024, connectionTimeoutSeconds: Int = 30,
-        headerTimeoutSeconds: Int = 10, maxConnections: Int = 1024, threads: Int = 4, threadPerConnection: Bool = false
+        headerTimeoutSeconds: Int = 10, maxHeaderFields: Int = 1000, maxConnections: Int = 1024, threads: Int = 4,
+        threadPerConnection: Bool = false
     ) {
+        self.maxHeaderFields = maxHeaderFields
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.maxBodyBytes = maxBodyBytes
         self.maxHeaderBytes = maxHeaderBytes
@@ -31,6 +35,6 @@ public struct HTTPServerLimits: Sendable, Hashable {
         self.threadPerConnection = threadPerConnection
     }
 
-    /// 8 MB bodies, 64 KB of headers, 30 s idle timeout, 10 s for a request head, 1024 connections, 4 threads.
+    /// 8 MB bodies, 64 KB and 1000 fields of headers, 30 s idle timeout, 10 s for a request head, 1024 connections, 4 threads.
     public static let `default` = HTTPServerLimits()
 }

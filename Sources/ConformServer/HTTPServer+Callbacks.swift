@@ -34,6 +34,8 @@ final class Upload {
     var headerFields = HTTPFields()
     var sawHeaders = false
     var refused = false
+    /// A body without a declared length grew past the limit: the rest is read and dropped, then 413 is answered.
+    var overLimit = false
     var body = Data()
 
     init(rawURI: [UInt8]) { self.rawURI = rawURI }
@@ -108,11 +110,12 @@ func conformServerAccess(
     if uploadSize.pointee > 0 {
         let count = uploadSize.pointee
         uploadSize.pointee = 0
-        if upload.refused { return .YES }
+        if upload.refused || upload.overLimit { return .YES }
         if upload.body.count + count > context.maxBodyBytes {
-            upload.refused = true
+            // libmicrohttpd takes a response only once the body is in: drop the rest, answer 413 then.
+            upload.overLimit = true
             upload.body = Data()
-            return queue(tooLarge(context), on: connection)
+            return .YES
         }
         if let uploadData {
             upload.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: count)
@@ -120,6 +123,10 @@ func conformServerAccess(
         return .YES
     }
     if upload.refused { return .YES }
+    if upload.overLimit {
+        upload.refused = true
+        return queue(tooLarge(context), on: connection)
+    }
 
     let request = HTTPRequest(
         method: HTTPMethod(String(decoding: methodBytes, as: UTF8.self)),

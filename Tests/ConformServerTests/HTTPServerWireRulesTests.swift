@@ -142,4 +142,25 @@ struct HTTPServerWireRulesTests {
         let (scaled, _) = try exchange(head(fields: 10), limits: HTTPServerLimits(maxHeaderFields: 10))
         #expect(scaled.status == 431)
     }
+
+    /// A chunked body has no declared length: over the limit it is read to its end and answered with 413 and the
+    /// envelope, as a declared one is, instead of a closed connection.
+    @Test func chunkedBodiesOverTheLimitGet413WithTheEnvelope() throws {
+        var request = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for _ in 0..<4 { request += "1F4\r\n" + String(repeating: "z", count: 500) + "\r\n" }
+        let (reply, handled) = try exchange(
+            request + "0\r\n\r\n" + Self.smuggled, limits: HTTPServerLimits(maxBodyBytes: 1000))
+        #expect(reply.status == 413, "\(reply.text.prefix(80).debugDescription)")
+        #expect(reply.statusLines == 1, "exactly one answer: \(reply.text)")
+        #expect(reply.envelope?.code == "PAYLOAD_TOO_LARGE")
+        #expect(reply.envelope?.text.contains("1000 bytes") == true)
+        #expect(handled.isEmpty)
+
+        // At the limit, the same body is served.
+        var fits = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        for _ in 0..<2 { fits += "1F4\r\n" + String(repeating: "z", count: 500) + "\r\n" }
+        let (served, _) = try exchange(fits + "0\r\n\r\n", limits: HTTPServerLimits(maxBodyBytes: 1000))
+        #expect(served.status == 200, "\(served.text.prefix(80).debugDescription)")
+        #expect(served.text.hasSuffix(String(repeating: "z", count: 1000)))
+    }
 }

@@ -110,6 +110,7 @@ func conformServerAccess(
     if uploadSize.pointee > 0 {
         let count = uploadSize.pointee
         uploadSize.pointee = 0
+        context.watch.bodyReceived(connection, bytes: count)
         if upload.refused || upload.overLimit { return .YES }
         if upload.body.count + count > context.maxBodyBytes {
             // libmicrohttpd takes a response only once the body is in: drop the rest, answer 413 then.
@@ -122,6 +123,7 @@ func conformServerAccess(
         }
         return .YES
     }
+    context.watch.requestReceived(connection)
     if upload.refused { return .YES }
     if upload.overLimit {
         upload.refused = true

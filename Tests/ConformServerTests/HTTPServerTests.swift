@@ -42,9 +42,11 @@ struct HTTPServerTests {
 
     @Test func sequentialRequestsShareOneConnection() async throws {
         // A keep-alive connection waiting for its next request head is closed after the header timeout: a long one
-        // here, so a test starved of its thread for a while still sees one connection.
+        // here, so a test starved of its thread for a while still sees one connection (the whole-request deadline
+        // counts from the same point, so it is raised too).
         var limits = HTTPServerLimits.default
         limits.headerTimeoutSeconds = 120
+        limits.requestTimeoutSeconds = 120
         let server = try started(limits: limits)
         defer { server.stop() }
         let transport = CurlTransport(baseURL: server.baseURL)

@@ -76,12 +76,22 @@ final class ConnectionWatch: Sendable {
     /// Connections shut down so far to make room for new clients.
     var crowdedCount: Int { crowdedCuts.load(ordering: .relaxed) }
 
-    func opened(_ connection: OpaquePointer, now: ContinuousClock.Instant = .now) {
-        let socket = conform_mhd_connection_fd(connection)
+    /// A connection opened; with more than the budget waiting on their client, the longest-waiting are cut.
+    func opened(_ connection: OpaquePointer) {
+        opened(connection, socket: conform_mhd_connection_fd(connection))
+    }
+
+    /// ``opened(_:)`` with the socket given (-1: none to shut down) and the time, for tests.
+    func opened(_ connection: OpaquePointer, socket: Int32, now: ContinuousClock.Instant = .now) {
         entries.withLock { entries in
             entries[key(connection)] = Entry(socket: socket, since: now, bodySince: now)
             makeRoom(&entries)
         }
+    }
+
+    /// Whether the connection has been shut down and not yet closed.
+    func isCut(_ connection: OpaquePointer) -> Bool {
+        entries.withLock { $0[key(connection)]?.cut ?? false }
     }
 
     /// libmicrohttpd calls this before it closes the socket, so a cut never reaches a reused descriptor.

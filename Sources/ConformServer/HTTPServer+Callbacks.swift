@@ -30,6 +30,8 @@ final class ServerContext: Sendable {
 final class Upload {
     /// The request target as the client sent it (query included), before any decoding.
     let rawURI: [UInt8]
+    /// Where libmicrohttpd holds the target in its read buffer (``RequestHeadLayout``), or 0.
+    let rawURIAddress: Int
     /// The header fields, read and checked once when the head arrives.
     var headerFields = HTTPFields()
     var sawHeaders = false
@@ -38,14 +40,17 @@ final class Upload {
     var overLimit = false
     var body = Data()
 
-    init(rawURI: [UInt8]) { self.rawURI = rawURI }
+    init(rawURI: UnsafePointer<CChar>?) {
+        self.rawURI = rawURI.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? [0x2F]
+        self.rawURIAddress = Int(bitPattern: rawURI)
+    }
 }
 
 /// Called once per request with the raw URI (query included); its result becomes `con_cls`.
 func conformServerURILog(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
-    let upload = Upload(rawURI: uri.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? [0x2F])
+    let upload = Upload(rawURI: uri)
     return Unmanaged.passRetained(upload).toOpaque()
 }
 
@@ -85,7 +90,7 @@ func conformServerAccess(
     if let raw = slot.pointee {
         upload = Unmanaged<Upload>.fromOpaque(raw).takeUnretainedValue()
     } else {
-        upload = Upload(rawURI: url.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? [0x2F])
+        upload = Upload(rawURI: url)
         slot.pointee = Unmanaged.passRetained(upload).toOpaque()
     }
     let methodBytes = UnsafeRawBufferPointer(start: method, count: method.map { strlen($0) } ?? 0)
@@ -93,7 +98,7 @@ func conformServerAccess(
     if !upload.sawHeaders {
         upload.sawHeaders = true
         context.watch.headReceived(connection)
-        switch readHead(connection, method: methodBytes, target: upload.rawURI, context) {
+        switch readHead(connection, method: methodBytes, version: version, upload, context) {
         case .failure(let refusal):
             upload.refused = true
             return queue(context.response(for: refusal), on: connection)
@@ -146,11 +151,14 @@ private func tooLarge(_ context: ServerContext) -> HTTPResponse {
         message: "request body larger than the server limit of \(context.maxBodyBytes) bytes")
 }
 
-/// Checks the method, the request target and every header field (``RequestHeadRules``), the number of fields and
-/// the size of the head, and returns the fields in arrival order with their raw names.
+/// Checks the method, the request target and every header field (``RequestHeadRules``), the number of fields, the
+/// size of the head and the bytes libmicrohttpd would drop (``RequestHeadLayout``), and returns the fields in
+/// arrival order with their raw names.
 func readHead(
-    _ connection: OpaquePointer, method: UnsafeRawBufferPointer, target: [UInt8], _ context: ServerContext
+    _ connection: OpaquePointer, method: UnsafeRawBufferPointer, version: UnsafePointer<CChar>?, _ upload: Upload,
+    _ context: ServerContext
 ) -> Result<HTTPFields, RequestHeadRules.Refusal> {
+    let target = upload.rawURI
     if let refusal = RequestHeadRules.checkMethod(method) { return .failure(refusal) }
     if let refusal = RequestHeadRules.checkTarget(target) { return .failure(refusal) }
     var collector = HeadCollector(
@@ -160,6 +168,21 @@ func readHead(
         _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, conformServerCollectHeader, pointer)
     }
     if let refusal = collector.refusal { return .failure(refusal) }
+
+    var layout = RequestHeadLayout(
+        start: Int(bitPattern: method.baseAddress), count: conform_mhd_header_size(connection))
+    layout.pieces.append(.init(address: layout.start, count: method.count, name: "method"))
+    layout.pieces.append(.init(address: upload.rawURIAddress, count: target.count, name: "request target"))
+    layout.pieces.append(
+        .init(address: Int(bitPattern: version), count: version.map { strlen($0) } ?? 0, name: "HTTP version"))
+    for (field, place) in zip(collector.fields, collector.places) {
+        let shown = RequestHeadRules.shown(field.name.utf8)
+        layout.pieces.append(
+            .init(address: place.name, count: field.name.utf8.count, name: "name of header field '\(shown)'"))
+        layout.pieces.append(
+            .init(address: place.value, count: place.valueCount, name: "value of header field '\(shown)'"))
+    }
+    if let refusal = layout.firstHidden() { return .failure(refusal) }
     return .success(HTTPFields(collector.fields))
 }
 
@@ -169,6 +192,8 @@ struct HeadCollector {
     let maxBytes: Int
     var bytes: Int
     var fields: [HTTPFields.Field] = []
+    /// Where each field's name and value lie in libmicrohttpd's buffer, for ``RequestHeadLayout``.
+    var places: [(name: Int, value: Int, valueCount: Int)] = []
     var refusal: RequestHeadRules.Refusal?
 
     /// Adds one field; `false` once the head is refused, which ends the walk.
@@ -192,6 +217,7 @@ struct HeadCollector {
         fields.append(
             HTTPFields.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         )
+        places.append((Int(bitPattern: name.baseAddress), Int(bitPattern: value.baseAddress), value.count))
         return true
     }
 }

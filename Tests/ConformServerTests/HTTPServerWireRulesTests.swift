@@ -116,6 +116,25 @@ struct HTTPServerWireRulesTests {
         #expect(handled.isEmpty, "reached the handler: \(handled)")
     }
 
+    /// libmicrohttpd hands out C strings, so a NUL byte would silently cut off what follows it (and a folded line is
+    /// dropped): such heads are refused instead of reaching the handler shortened.
+    @Test(arguments: [
+        ("GET /a\u{0}b HTTP/1.1\r\nHost: x\r\n\r\n", "request target", "b"),
+        ("G\u{0}T /a HTTP/1.1\r\nHost: x\r\n\r\n", "method", "T"),
+        ("GET /a HTTP/1.1\r\nHost: x\r\nX-A: b\u{0}hidden\r\n\r\n", "value of header field 'X-A'", "hidden"),
+        ("GET /a HTTP/1.1\r\nX-A: b\u{0}hidden\r\nHost: x\r\n\r\n", "value of header field 'X-A'", "hidden"),
+        ("GET /a HTTP/1.1\r\nHost: x\r\nX-A: b\r\n folded\r\nX-B: c\r\n\r\n", "value of header field 'X-A", "folded"),
+    ])
+    func bytesTheServerWouldDropAreRefused(_ head: String, _ piece: String, _ dropped: String) throws {
+        let (reply, handled) = try exchange(head)
+        #expect(reply.status == 400, "\(head.debugDescription): \(reply.text.prefix(80).debugDescription)")
+        let text = reply.envelope?.text ?? ""
+        // libmicrohttpd glues a folded line's text onto the field name, so only the name's start is certain.
+        #expect(text.hasPrefix("the \(piece)"), "\(text)")
+        #expect(text.contains("followed by bytes the server would drop ('\(dropped)')"), "\(text)")
+        #expect(handled.isEmpty, "reached the handler: \(handled)")
+    }
+
     /// UTF-8 beyond ASCII, tabs in values and every token character still reach the handler unchanged.
     @Test func wellFormedHeadsStillPass() throws {
         let (reply, handled) = try exchange(

@@ -171,18 +171,16 @@ func readHead(
 
     var layout = RequestHeadLayout(
         start: Int(bitPattern: method.baseAddress), count: conform_mhd_header_size(connection))
-    layout.pieces.append(.init(address: layout.start, count: method.count, name: "method"))
-    layout.pieces.append(.init(address: upload.rawURIAddress, count: target.count, name: "request target"))
+    layout.pieces.reserveCapacity(3 + 2 * collector.places.count)
+    layout.pieces.append(.init(address: layout.start, count: method.count, kind: .method))
+    layout.pieces.append(.init(address: upload.rawURIAddress, count: target.count, kind: .target))
     layout.pieces.append(
-        .init(address: Int(bitPattern: version), count: version.map { strlen($0) } ?? 0, name: "HTTP version"))
-    for (field, place) in zip(collector.fields, collector.places) {
-        let shown = RequestHeadRules.shown(field.name.utf8)
-        layout.pieces.append(
-            .init(address: place.name, count: field.name.utf8.count, name: "name of header field '\(shown)'"))
-        layout.pieces.append(
-            .init(address: place.value, count: place.valueCount, name: "value of header field '\(shown)'"))
+        .init(address: Int(bitPattern: version), count: version.map { strlen($0) } ?? 0, kind: .version))
+    for (index, place) in collector.places.enumerated() {
+        layout.pieces.append(.init(address: place.name, count: place.nameCount, kind: .fieldName(index)))
+        layout.pieces.append(.init(address: place.value, count: place.valueCount, kind: .fieldValue(index)))
     }
-    if let refusal = layout.firstHidden() { return .failure(refusal) }
+    if let refusal = layout.firstHidden(fieldName: { collector.fields[$0].name }) { return .failure(refusal) }
     return .success(HTTPFields(collector.fields))
 }
 
@@ -193,7 +191,7 @@ struct HeadCollector {
     var bytes: Int
     var fields: [HTTPFields.Field] = []
     /// Where each field's name and value lie in libmicrohttpd's buffer, for ``RequestHeadLayout``.
-    var places: [(name: Int, value: Int, valueCount: Int)] = []
+    var places: [(name: Int, nameCount: Int, value: Int, valueCount: Int)] = []
     var refusal: RequestHeadRules.Refusal?
 
     /// Adds one field; `false` once the head is refused, which ends the walk.
@@ -217,7 +215,7 @@ struct HeadCollector {
         fields.append(
             HTTPFields.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         )
-        places.append((Int(bitPattern: name.baseAddress), Int(bitPattern: value.baseAddress), value.count))
+        places.append((Int(bitPattern: name.baseAddress), name.count, Int(bitPattern: value.baseAddress), value.count))
         return true
     }
 }

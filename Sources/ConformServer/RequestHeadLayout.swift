@@ -6,12 +6,20 @@
 /// separated only by the separators it overwrote with NUL and by whitespace; any other byte between two pieces is
 /// one the client sent and a recording proxy would silently lose.
 struct RequestHeadLayout {
+    /// What a piece is; fields by their index in arrival order.
+    enum Kind {
+        case method
+        case target
+        case version
+        case fieldName(Int)
+        case fieldValue(Int)
+    }
+
     /// One string libmicrohttpd handed out, where it lies in the buffer.
     struct Piece {
         var address: Int
         var count: Int
-        /// What the piece is, for the message: "method", "request target", "value of header field 'X'".
-        var name: String
+        var kind: Kind
 
         var end: Int { address + count }
     }
@@ -35,7 +43,7 @@ struct RequestHeadLayout {
     /// The refusal for the first piece followed by bytes that are not separators, or `nil`. A piece outside the
     /// head (libmicrohttpd copies a folded line elsewhere) leaves the gaps beside it unchecked, but the bytes it
     /// was folded from still lie between its neighbours.
-    func firstHidden() -> RequestHeadRules.Refusal? {
+    func firstHidden(fieldName: (Int) -> String) -> RequestHeadRules.Refusal? {
         guard end > start, pieces.first?.address == start else { return nil }
         let inHead = pieces.filter { $0.address >= start && $0.end <= end }
         for (index, piece) in inHead.enumerated() {
@@ -44,8 +52,16 @@ struct RequestHeadLayout {
             let gap = UnsafeRawBufferPointer(start: base, count: gapEnd - piece.end)
             guard let hidden = gap.firstIndex(where: { !Self.isSeparator($0) }) else { continue }
             let dropped = gap[hidden...].prefix { $0 != 0 }.prefix(20)
+            let name =
+                switch piece.kind {
+                case .method: "method"
+                case .target: "request target"
+                case .version: "HTTP version"
+                case .fieldName(let index): "name of header field '\(RequestHeadRules.shown(fieldName(index).utf8))'"
+                case .fieldValue(let index): "value of header field '\(RequestHeadRules.shown(fieldName(index).utf8))'"
+                }
             return .badRequest(
-                "the \(piece.name) is followed by bytes the server would drop ('\(RequestHeadRules.shown(dropped))'): "
+                "the \(name) is followed by bytes the server would drop ('\(RequestHeadRules.shown(dropped))'): "
                     + "a NUL byte cuts a method, target or field value short, and a header line continued on the next "
                     + "(obs-fold, RFC 9112 section 5.2) is not passed on; remove the NUL byte or unfold the line")
         }

@@ -61,3 +61,9 @@ static inline struct MHD_Response *conform_mhd_create_chunked_response(
 static inline ssize_t conform_mhd_end_of_stream(void) {
   return MHD_CONTENT_READER_END_OF_STREAM;
 }
+
+/* The length of the request head (request line, header lines and the empty line), or 0. */
+static inline size_t conform_mhd_header_size(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  return info == NULL ? 0 : info->header_size;
+}

@@ -7,38 +7,91 @@ import Synchronization
     import Glibc
 #endif
 
-/// Bounds how long a connection may take to send a request head, so slow-drip clients cannot hold every slot.
+/// Bounds how long a connection may keep the server waiting, so slow-drip clients cannot hold every slot.
 ///
 /// libmicrohttpd's idle timeout restarts with every byte, so a client sending one byte a second keeps its
-/// connection forever. The watch notes when each connection starts waiting for a request head (when it opens,
-/// and after each answered request) and shuts down those still waiting after ``HTTPServerLimits/headerTimeoutSeconds``
-/// (one second when nine tenths of ``HTTPServerLimits/maxConnections`` are open). libmicrohttpd then closes them
-/// as it would any connection the peer dropped.
+/// connection forever. The watch follows each connection through its request: waiting for the head (from when it
+/// opens, and after each answered request), receiving the body, and being handled. It shuts down a connection
+///
+/// - still waiting for its head after ``HTTPServerLimits/headerTimeoutSeconds``,
+/// - still sending its head or body after ``HTTPServerLimits/requestTimeoutSeconds``,
+/// - whose body has averaged less than ``HTTPServerLimits/minBodyBytesPerSecond`` once
+///   ``HTTPServerLimits/bodyGraceSeconds`` have passed since its head,
+///
+/// with one second instead of the head timeout and the grace when nine tenths of
+/// ``HTTPServerLimits/maxConnections`` are open. When a connection opens and more than
+/// ``HTTPServerLimits/waitingBudget`` connections are waiting on their client, the ones that have waited longest are
+/// shut down at once, so slots stay free for new clients however fast attackers reconnect. A connection whose
+/// request is being handled is never shut down. libmicrohttpd then closes them as it would any connection the peer
+/// dropped.
 final class ConnectionWatch: Sendable {
+    enum Phase {
+        case head
+        case body
+        case handling
+    }
+
+    /// Why a connection was shut down.
+    enum Cut {
+        case slowHead
+        case slowRequest
+        case crowded
+    }
+
     private struct Entry {
         var socket: Int32
+        /// When the connection started waiting for its current request's head.
         var since: ContinuousClock.Instant
-        var waitingForHead: Bool
+        var phase = Phase.head
+        var bodySince: ContinuousClock.Instant
+        var bodyBytes = 0
         var cut = false
     }
 
     let headerTimeout: Duration
+    let requestTimeout: Duration
+    let bodyGrace: Duration
+    let minBodyRate: Int
     let pressureTimeout: Duration = .seconds(1)
     let pressureCount: Int
+    let waitingBudget: Int
     private let entries = Mutex<[UInt: Entry]>([:])
-    private let cuts = Atomic<Int>(0)
+    private let headCuts = Atomic<Int>(0)
+    private let requestCuts = Atomic<Int>(0)
+    private let crowdedCuts = Atomic<Int>(0)
 
     init(limits: HTTPServerLimits) {
         headerTimeout = .seconds(limits.headerTimeoutSeconds)
+        requestTimeout = .seconds(limits.requestTimeoutSeconds)
+        bodyGrace = .seconds(limits.bodyGraceSeconds)
+        minBodyRate = limits.minBodyBytesPerSecond
         pressureCount = max(1, limits.maxConnections * 9 / 10)
+        waitingBudget = limits.waitingBudget
     }
 
     /// Connections shut down so far for sending their request head too slowly.
-    var cutCount: Int { cuts.load(ordering: .relaxed) }
+    var cutCount: Int { headCuts.load(ordering: .relaxed) }
+    /// Connections shut down so far for a body below the minimum rate or a request past its deadline.
+    var slowRequestCount: Int { requestCuts.load(ordering: .relaxed) }
+    /// Connections shut down so far to make room for new clients.
+    var crowdedCount: Int { crowdedCuts.load(ordering: .relaxed) }
 
+    /// A connection opened; with more than the budget waiting on their client, the longest-waiting are cut.
     func opened(_ connection: OpaquePointer) {
-        let socket = conform_mhd_connection_fd(connection)
-        entries.withLock { $0[key(connection)] = Entry(socket: socket, since: .now, waitingForHead: true) }
+        opened(connection, socket: conform_mhd_connection_fd(connection))
+    }
+
+    /// ``opened(_:)`` with the socket given (-1: none to shut down) and the time, for tests.
+    func opened(_ connection: OpaquePointer, socket: Int32, now: ContinuousClock.Instant = .now) {
+        entries.withLock { entries in
+            entries[key(connection)] = Entry(socket: socket, since: now, bodySince: now)
+            makeRoom(&entries)
+        }
+    }
+
+    /// Whether the connection has been shut down and not yet closed.
+    func isCut(_ connection: OpaquePointer) -> Bool {
+        entries.withLock { $0[key(connection)]?.cut ?? false }
     }
 
     /// libmicrohttpd calls this before it closes the socket, so a cut never reaches a reused descriptor.
@@ -46,40 +99,96 @@ final class ConnectionWatch: Sendable {
         _ = entries.withLock { $0.removeValue(forKey: key(connection)) }
     }
 
-    /// The request head arrived: the handler has it.
-    func headReceived(_ connection: OpaquePointer) {
-        entries.withLock { $0[key(connection)]?.waitingForHead = false }
-    }
-
-    /// A request was answered: on keep-alive, the clock starts again for the next head.
-    func requestDone(_ connection: OpaquePointer) {
+    /// The request head arrived: the handler has it, and the body (if any) follows.
+    func headReceived(_ connection: OpaquePointer, now: ContinuousClock.Instant = .now) {
         entries.withLock { entries in
             guard entries[key(connection)] != nil else { return }
-            entries[key(connection)]?.waitingForHead = true
-            entries[key(connection)]?.since = .now
+            entries[key(connection)]?.phase = .body
+            entries[key(connection)]?.bodySince = now
+            entries[key(connection)]?.bodyBytes = 0
         }
     }
 
-    /// Shuts down every connection past its deadline; returns how many.
+    /// `count` more body bytes arrived.
+    func bodyReceived(_ connection: OpaquePointer, bytes count: Int) {
+        entries.withLock { $0[key(connection)]?.bodyBytes += count }
+    }
+
+    /// The whole request is in and the handler runs: the client is no longer the one keeping the server waiting.
+    func requestReceived(_ connection: OpaquePointer) {
+        entries.withLock { $0[key(connection)]?.phase = .handling }
+    }
+
+    /// A request was answered: on keep-alive, the clock starts again for the next head.
+    func requestDone(_ connection: OpaquePointer, now: ContinuousClock.Instant = .now) {
+        entries.withLock { entries in
+            guard entries[key(connection)] != nil else { return }
+            entries[key(connection)]?.phase = .head
+            entries[key(connection)]?.since = now
+        }
+    }
+
+    /// Shuts down every connection past its deadline or below the body rate; returns how many.
     @discardableResult
     func sweep(now: ContinuousClock.Instant = .now) -> Int {
         entries.withLock { entries in
-            let limit = entries.count >= pressureCount ? min(pressureTimeout, headerTimeout) : headerTimeout
+            let pressed = entries.count >= pressureCount
+            let headLimit = pressed ? min(pressureTimeout, headerTimeout) : headerTimeout
+            let grace = pressed ? min(pressureTimeout, bodyGrace) : bodyGrace
             var count = 0
-            for (id, entry) in entries where entry.waitingForHead && !entry.cut && now - entry.since >= limit {
-                if entry.socket >= 0 { _ = shutdown(entry.socket, Int32(SHUT_RDWR)) }
-                entries[id]?.cut = true
+            for (id, entry) in entries where !entry.cut && entry.phase != .handling {
+                let reason: Cut
+                if entry.phase == .head, now - entry.since >= headLimit {
+                    reason = .slowHead
+                } else if now - entry.since >= requestTimeout || (entry.phase == .body && isSlow(entry, now, grace)) {
+                    reason = .slowRequest
+                } else {
+                    continue
+                }
+                cut(&entries, id, reason)
                 count += 1
             }
-            if count > 0 { cuts.add(count, ordering: .relaxed) }
             return count
+        }
+    }
+
+    /// Whether a body has averaged less than the minimum rate since its head, once the grace has passed.
+    private func isSlow(_ entry: Entry, _ now: ContinuousClock.Instant, _ grace: Duration) -> Bool {
+        guard minBodyRate > 0 else { return false }
+        let elapsed = now - entry.bodySince
+        guard elapsed >= grace else { return false }
+        let (seconds, attoseconds) = elapsed.components
+        let expected = Double(minBodyRate) * (Double(seconds) + Double(attoseconds) / 1e18)
+        return Double(entry.bodyBytes) < expected
+    }
+
+    /// Shuts down the longest-waiting connections while more than the budget wait on their client, and a little
+    /// beyond, so a stream of new connections does not sort the table on every one.
+    private func makeRoom(_ entries: inout [UInt: Entry]) {
+        let isWaiting = { (entry: Entry) in !entry.cut && entry.phase != .handling }
+        let waiting = entries.values.reduce(0) { $0 + (isWaiting($1) ? 1 : 0) }
+        guard waiting > waitingBudget else { return }
+        let excess = waiting - waitingBudget + min(waitingBudget / 32, waitingBudget - 1)
+        let oldest = entries.filter { isWaiting($0.value) }.sorted { $0.value.since < $1.value.since }.prefix(excess)
+        for (id, _) in oldest { cut(&entries, id, .crowded) }
+    }
+
+    private func cut(_ entries: inout [UInt: Entry], _ id: UInt, _ reason: Cut) {
+        guard let socket = entries[id]?.socket else { return }
+        if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        entries[id]?.cut = true
+        switch reason {
+        case .slowHead: headCuts.add(1, ordering: .relaxed)
+        case .slowRequest: requestCuts.add(1, ordering: .relaxed)
+        case .crowded: crowdedCuts.add(1, ordering: .relaxed)
         }
     }
 
     /// Sweeps on a timer until the returned source is cancelled.
     func startSweeping() -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: .global())
-        let tick = DispatchTimeInterval.milliseconds(min(1000, max(50, Int(headerTimeout.components.seconds) * 250)))
+        let shortest = min(headerTimeout, bodyGrace == .zero ? headerTimeout : bodyGrace)
+        let tick = DispatchTimeInterval.milliseconds(min(1000, max(50, Int(shortest.components.seconds) * 250)))
         timer.schedule(deadline: .now() + tick, repeating: tick)
         timer.setEventHandler { [self] in sweep() }
         timer.resume()

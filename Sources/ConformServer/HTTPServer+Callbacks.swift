@@ -7,6 +7,7 @@ final class ServerContext: Sendable {
     let handler: any HTTPHandler
     let maxBodyBytes: Int
     let maxHeaderBytes: Int
+    let maxHeaderFields: Int
     let watch: ConnectionWatch
     let log: HTTPServer.LogHandler?
 
@@ -14,28 +15,42 @@ final class ServerContext: Sendable {
         self.handler = handler
         self.maxBodyBytes = limits.maxBodyBytes
         self.maxHeaderBytes = limits.maxHeaderBytes
+        self.maxHeaderFields = limits.maxHeaderFields
         self.watch = ConnectionWatch(limits: limits)
         self.log = log
+    }
+
+    /// The handler's envelope for `refusal`.
+    func response(for refusal: RequestHeadRules.Refusal) -> HTTPResponse {
+        handler.refusal(status: HTTPStatus(refusal.status), code: refusal.code, message: refusal.message)
     }
 }
 
 /// Per-request state carried in libmicrohttpd's `con_cls`; only the thread serving the connection touches it.
 final class Upload {
-    let rawURI: String
+    /// The request target as the client sent it (query included), before any decoding.
+    let rawURI: [UInt8]
+    /// Where libmicrohttpd holds the target in its read buffer (``RequestHeadLayout``), or 0.
+    let rawURIAddress: Int
+    /// The header fields, read and checked once when the head arrives.
+    var headerFields = HTTPFields()
     var sawHeaders = false
     var refused = false
+    /// A body without a declared length grew past the limit: the rest is read and dropped, then 413 is answered.
+    var overLimit = false
     var body = Data()
 
-    init(rawURI: String) { self.rawURI = rawURI }
+    init(rawURI: UnsafePointer<CChar>?) {
+        self.rawURI = rawURI.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? [0x2F]
+        self.rawURIAddress = Int(bitPattern: rawURI)
+    }
 }
 
 /// Called once per request with the raw URI (query included); its result becomes `con_cls`.
 func conformServerURILog(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
-    let upload = Upload(
-        rawURI: uri.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? "/"
-    )
+    let upload = Upload(rawURI: uri)
     return Unmanaged.passRetained(upload).toOpaque()
 }
 
@@ -63,7 +78,7 @@ func conformServerLog(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<C
     log(message.trimmingCharacters(in: .whitespacesAndNewlines))
 }
 
-/// The access handler: collects the body, then answers on a later call so keep-alive survives.
+/// The access handler: checks the head, collects the body, then answers on a later call so keep-alive survives.
 func conformServerAccess(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?, _ url: UnsafePointer<CChar>?,
     _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?, _ uploadData: UnsafePointer<CChar>?,
@@ -75,17 +90,22 @@ func conformServerAccess(
     if let raw = slot.pointee {
         upload = Unmanaged<Upload>.fromOpaque(raw).takeUnretainedValue()
     } else {
-        upload = Upload(rawURI: url.map { String(cString: $0) } ?? "/")
+        upload = Upload(rawURI: url)
         slot.pointee = Unmanaged.passRetained(upload).toOpaque()
     }
+    let methodBytes = UnsafeRawBufferPointer(start: method, count: method.map { strlen($0) } ?? 0)
 
     if !upload.sawHeaders {
         upload.sawHeaders = true
         context.watch.headReceived(connection)
-        let method = method.map { String(cString: $0) } ?? ""
-        if let refusal = refuseHead(
-            method: method, uri: upload.rawURI, headerFields: requestHeaders(connection), context)
-        {
+        switch readHead(connection, method: methodBytes, version: version, upload, context) {
+        case .failure(let refusal):
+            upload.refused = true
+            return queue(context.response(for: refusal), on: connection)
+        case .success(let fields):
+            upload.headerFields = fields
+        }
+        if let refusal = refuseFraming(upload.headerFields, context) {
             upload.refused = true
             return queue(refusal, on: connection)
         }
@@ -95,25 +115,33 @@ func conformServerAccess(
     if uploadSize.pointee > 0 {
         let count = uploadSize.pointee
         uploadSize.pointee = 0
-        if upload.refused { return .YES }
+        context.watch.bodyReceived(connection, bytes: count)
+        if upload.refused || upload.overLimit { return .YES }
         if upload.body.count + count > context.maxBodyBytes {
-            upload.refused = true
+            // libmicrohttpd takes a response only once the body is in: drop the rest, answer 413 then.
+            upload.overLimit = true
             upload.body = Data()
-            return queue(tooLarge(context), on: connection)
+            return .YES
         }
         if let uploadData {
             upload.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: count)
         }
         return .YES
     }
+    context.watch.requestReceived(connection)
     if upload.refused { return .YES }
+    if upload.overLimit {
+        upload.refused = true
+        return queue(tooLarge(context), on: connection)
+    }
 
     let request = HTTPRequest(
-        method: HTTPMethod(method.map { String(cString: $0) } ?? "GET"),
-        url: upload.rawURI,
-        headerFields: requestHeaders(connection),
+        method: HTTPMethod(String(decoding: methodBytes, as: UTF8.self)),
+        url: String(decoding: upload.rawURI, as: UTF8.self),
+        headerFields: upload.headerFields,
         body: upload.body)
     upload.body = Data()
+    upload.headerFields = HTTPFields()
     return queue(context.handler.handle(request), on: connection)
 }
 
@@ -123,18 +151,79 @@ private func tooLarge(_ context: ServerContext) -> HTTPResponse {
         message: "request body larger than the server limit of \(context.maxBodyBytes) bytes")
 }
 
-/// A refusal for a request head the server will not pass on: oversized, ambiguous framing (several or malformed
-/// `Content-Length`, or one beside `Transfer-Encoding`: the ways to smuggle a second request), or a body over the
-/// limit; `nil` when the request may go on.
-func refuseHead(method: String, uri: String, headerFields: HTTPFields, _ context: ServerContext) -> HTTPResponse? {
-    let headBytes = headerFields.reduce(method.utf8.count + uri.utf8.count + 12) {
-        $0 + $1.name.utf8.count + $1.value.utf8.count + 4
+/// Checks the method, the request target and every header field (``RequestHeadRules``), the number of fields, the
+/// size of the head and the bytes libmicrohttpd would drop (``RequestHeadLayout``), and returns the fields in
+/// arrival order with their raw names.
+func readHead(
+    _ connection: OpaquePointer, method: UnsafeRawBufferPointer, version: UnsafePointer<CChar>?, _ upload: Upload,
+    _ context: ServerContext
+) -> Result<HTTPFields, RequestHeadRules.Refusal> {
+    let target = upload.rawURI
+    if let refusal = RequestHeadRules.checkMethod(method) { return .failure(refusal) }
+    if let refusal = RequestHeadRules.checkTarget(target) { return .failure(refusal) }
+    var collector = HeadCollector(
+        maxFields: context.maxHeaderFields, maxBytes: context.maxHeaderBytes,
+        bytes: method.count + target.count + 12)
+    withUnsafeMutablePointer(to: &collector) { pointer in
+        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, conformServerCollectHeader, pointer)
     }
-    if headBytes > context.maxHeaderBytes {
-        return context.handler.refusal(
-            status: 431, code: "REQUEST_HEADER_FIELDS_TOO_LARGE",
-            message: "request head of \(headBytes) bytes is larger than the server limit of \(context.maxHeaderBytes)")
+    if let refusal = collector.refusal { return .failure(refusal) }
+
+    var layout = RequestHeadLayout(
+        start: Int(bitPattern: method.baseAddress), count: conform_mhd_header_size(connection))
+    layout.pieces.reserveCapacity(3 + 2 * collector.places.count)
+    layout.pieces.append(.init(address: layout.start, count: method.count, kind: .method))
+    layout.pieces.append(.init(address: upload.rawURIAddress, count: target.count, kind: .target))
+    layout.pieces.append(
+        .init(address: Int(bitPattern: version), count: version.map { strlen($0) } ?? 0, kind: .version))
+    for (index, place) in collector.places.enumerated() {
+        layout.pieces.append(.init(address: place.name, count: place.nameCount, kind: .fieldName(index)))
+        layout.pieces.append(.init(address: place.value, count: place.valueCount, kind: .fieldValue(index)))
     }
+    if let refusal = layout.firstHidden(fieldName: { collector.fields[$0].name }) { return .failure(refusal) }
+    return .success(HTTPFields(collector.fields))
+}
+
+/// The header fields gathered so far, or why the head is refused.
+struct HeadCollector {
+    let maxFields: Int
+    let maxBytes: Int
+    var bytes: Int
+    var fields: [HTTPFields.Field] = []
+    /// Where each field's name and value lie in libmicrohttpd's buffer, for ``RequestHeadLayout``.
+    var places: [(name: Int, nameCount: Int, value: Int, valueCount: Int)] = []
+    var refusal: RequestHeadRules.Refusal?
+
+    /// Adds one field; `false` once the head is refused, which ends the walk.
+    mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+        if fields.count >= maxFields {
+            refusal = RequestHeadRules.tooManyFields(limit: maxFields)
+            return false
+        }
+        bytes += name.count + value.count + 4
+        if bytes > maxBytes {
+            refusal = RequestHeadRules.Refusal(
+                status: 431, code: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+                message: "request head is larger than the server limit of \(maxBytes) bytes; send fewer or "
+                    + "shorter header fields")
+            return false
+        }
+        if let problem = RequestHeadRules.checkField(name: name, value: value) {
+            refusal = problem
+            return false
+        }
+        fields.append(
+            HTTPFields.Field(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        )
+        places.append((Int(bitPattern: name.baseAddress), name.count, Int(bitPattern: value.baseAddress), value.count))
+        return true
+    }
+}
+
+/// A refusal for framing the server will not pass on: several or malformed `Content-Length`, or one beside
+/// `Transfer-Encoding` (the ways to smuggle a second request), or a declared body over the limit; `nil` when the
+/// request may go on.
+func refuseFraming(_ headerFields: HTTPFields, _ context: ServerContext) -> HTTPResponse? {
     let lengths = headerFields.values(for: "Content-Length")
     guard !lengths.isEmpty else { return nil }
     let badRequest = { (message: String) in
@@ -156,25 +245,15 @@ func refuseHead(method: String, uri: String, headerFields: HTTPFields, _ context
     return nil
 }
 
-/// Collects the request headers in arrival order with their raw names.
-private func requestHeaders(_ connection: OpaquePointer) -> HTTPFields {
-    var fields: [HTTPFields.Field] = []
-    withUnsafeMutablePointer(to: &fields) { pointer in
-        _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, conformServerCollectHeader, pointer)
-    }
-    return HTTPFields(fields)
-}
-
 private func conformServerCollectHeader(
     _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ keySize: Int,
     _ value: UnsafePointer<CChar>?, _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    let fields = cls.assumingMemoryBound(to: [HTTPFields.Field].self)
-    let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-    let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-    fields.pointee.append(HTTPFields.Field(name: name, value: text))
-    return .YES
+    let collector = cls.assumingMemoryBound(to: HeadCollector.self)
+    let name = UnsafeRawBufferPointer(start: key, count: keySize)
+    let text = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+    return collector.pointee.add(name: name, value: text) ? .YES : .NO
 }
 
 /// Header names libmicrohttpd computes itself; passing them through would be refused or duplicated.

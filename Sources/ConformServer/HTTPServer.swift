@@ -34,11 +34,17 @@ public final class HTTPServer: Sendable {
         }
         guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.connectionTimeoutSeconds >= 0,
             (1...3600).contains(limits.headerTimeoutSeconds),
-            limits.maxConnections >= 1, (1...64).contains(limits.threads)
+            (limits.headerTimeoutSeconds...86400).contains(limits.requestTimeoutSeconds),
+            limits.minBodyBytesPerSecond >= 0, (0...3600).contains(limits.bodyGraceSeconds),
+            (1...100_000).contains(limits.maxHeaderFields),
+            limits.maxConnections >= 1, (1...limits.maxConnections).contains(limits.waitingBudget),
+            (1...64).contains(limits.threads)
         else {
             throw HTTPServerError(
                 .invalidLimits,
-                "limits out of range (\(limits)); headers need at least 1024 bytes, the head timeout 1 to 3600 s, threads 1 to 64, connections at least 1"
+                "limits out of range (\(limits)); headers need at least 1024 bytes and 1 to 100000 fields, the head "
+                    + "timeout 1 to 3600 s, the request timeout from the head timeout to 86400 s, the body grace 0 to "
+                    + "3600 s, threads 1 to 64, connections at least 1, waiting connections 1 to the connections"
             )
         }
         self.host = host
@@ -73,6 +79,13 @@ public final class HTTPServer: Sendable {
 
     /// Connections shut down so far for sending their request head too slowly (slow-drip clients).
     public var slowHeadDisconnects: Int { context.watch.cutCount }
+
+    /// Connections shut down so far for sending a body below ``HTTPServerLimits/minBodyBytesPerSecond`` or a
+    /// request past ``HTTPServerLimits/requestTimeoutSeconds``.
+    public var slowRequestDisconnects: Int { context.watch.slowRequestCount }
+
+    /// Waiting connections shut down so far to keep room for new clients (``HTTPServerLimits/waitingBudget``).
+    public var crowdedDisconnects: Int { context.watch.crowdedCount }
 
     /// The port the server listens on, or 0 when it is not running.
     public var boundPort: UInt16 { running.withLock { $0?.port ?? 0 } }

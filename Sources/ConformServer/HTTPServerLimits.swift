@@ -10,8 +10,23 @@ public struct HTTPServerLimits: Sendable, Hashable {
     /// when it opens or its previous request was answered; a slow-drip client is disconnected after it. An idle
     /// keep-alive connection closes after it too.
     public var headerTimeoutSeconds: Int
+    /// Seconds a connection may take to send a whole request, head and body, counted like
+    /// ``headerTimeoutSeconds``; a client still sending after it is disconnected.
+    public var requestTimeoutSeconds: Int
+    /// The slowest average rate, in bytes a second, at which a request body may arrive once its head is in (after a
+    /// grace of ``bodyGraceSeconds``); a slower client is disconnected. 0 turns the check off.
+    public var minBodyBytesPerSecond: Int
+    /// Seconds a body may take before ``minBodyBytesPerSecond`` applies, so a client pausing after the head (for
+    /// `Expect: 100-continue`) is not cut.
+    public var bodyGraceSeconds: Int
+    /// The most header fields one request may carry; more are refused with 431.
+    public var maxHeaderFields: Int
     /// How many connections may be open at once; further clients are refused.
     public var maxConnections: Int
+    /// How many connections may wait on their client (for a request head or body, or idle between requests)
+    /// before a newly opened one closes the one that has waited longest, so there is always room for new clients;
+    /// `nil` means nine tenths of ``maxConnections``. Connections whose request is being handled are never closed.
+    public var maxWaitingConnections: Int?
     /// Worker threads serving connections (epoll in each); ignored with ``threadPerConnection``.
     public var threads: Int
     /// Serve each connection on its own thread instead of a pool, so a handler that blocks (a slow or delayed
@@ -20,9 +35,16 @@ public struct HTTPServerLimits: Sendable, Hashable {
 
     public init(
         maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 64 * 1024, connectionTimeoutSeconds: Int = 30,
-        headerTimeoutSeconds: Int = 10, maxConnections: Int = 1024, threads: Int = 4, threadPerConnection: Bool = false
+        headerTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 60, minBodyBytesPerSecond: Int = 1024,
+        bodyGraceSeconds: Int = 2, maxHeaderFields: Int = 1000, maxConnections: Int = 1024,
+        maxWaitingConnections: Int? = nil, threads: Int = 4, threadPerConnection: Bool = false
     ) {
         self.headerTimeoutSeconds = headerTimeoutSeconds
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.minBodyBytesPerSecond = minBodyBytesPerSecond
+        self.bodyGraceSeconds = bodyGraceSeconds
+        self.maxHeaderFields = maxHeaderFields
+        self.maxWaitingConnections = maxWaitingConnections
         self.maxBodyBytes = maxBodyBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
@@ -31,6 +53,11 @@ public struct HTTPServerLimits: Sendable, Hashable {
         self.threadPerConnection = threadPerConnection
     }
 
-    /// 8 MB bodies, 64 KB of headers, 30 s idle timeout, 10 s for a request head, 1024 connections, 4 threads.
+    /// The number of waiting connections that makes a new one close the longest-waiting one.
+    public var waitingBudget: Int { maxWaitingConnections ?? max(1, maxConnections - max(1, maxConnections / 10)) }
+
+    /// 8 MB bodies, 64 KB and 1000 fields of headers, 30 s idle timeout, 10 s for a request head and 60 s for the
+    /// whole request, bodies at 1 KB/s or faster after 2 s, 1024 connections of which 922 may wait on their
+    /// client, 4 threads.
     public static let `default` = HTTPServerLimits()
 }

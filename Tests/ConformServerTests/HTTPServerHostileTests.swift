@@ -128,6 +128,68 @@ struct HTTPServerHostileTests {
             }
         }
         #expect(served == 5, "a normal client was served \(served) times in \(attempts) attempts")
-        #expect(server.slowHeadDisconnects > 0)
+        // Cut by the head timeout, or sooner, to keep room for new clients.
+        #expect(server.slowHeadDisconnects + server.crowdedDisconnects > 0)
+    }
+
+    /// More clients than the server has connection slots send a complete head and then drip their body, one byte a
+    /// second (scaled down from about 1,100 clients against 1,024 slots, one byte every few seconds): they are
+    /// cut for the body rate and to keep room, and a normal client is answered at once, every time.
+    @Test func slowBodyClientsCannotLockOthersOut() async throws {
+        let server = try started(
+            limits: HTTPServerLimits(
+                connectionTimeoutSeconds: 30, headerTimeoutSeconds: 5, requestTimeoutSeconds: 20, bodyGraceSeconds: 1,
+                maxConnections: 32, threads: 2))
+        let port = server.boundPort
+        let stop = Atomic<Bool>(false)
+        let heads = Atomic<Int>(0)
+        let finished = Atomic<Int>(0)
+        let drippers = 40
+        // Each dripper reconnects whenever it is cut, so slots stay contested for the whole test.
+        for _ in 0..<drippers {
+            Thread {
+                while !stop.load(ordering: .relaxed) {
+                    guard let client = try? RawClient(port: port, receiveTimeoutSeconds: 1) else {
+                        usleep(50_000)
+                        continue
+                    }
+                    guard client.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n") else {
+                        continue
+                    }
+                    heads.add(1, ordering: .relaxed)
+                    var ticks = 0
+                    while !stop.load(ordering: .relaxed) {
+                        usleep(50_000)
+                        ticks += 1
+                        if ticks % 20 == 0, !client.send("z") { break }
+                    }
+                }
+                finished.add(1, ordering: .relaxed)
+            }.start()
+        }
+        defer {
+            // Every dripper ends before the server stops, so none reconnects to a port another test reuses.
+            stop.store(true, ordering: .relaxed)
+            while finished.load(ordering: .relaxed) < drippers { usleep(10_000) }
+            server.stop()
+        }
+        // Wait until the drippers have had time to take every slot (progress, not a clock), and to drip.
+        while heads.load(ordering: .relaxed) < drippers { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .seconds(2))
+
+        // Each attempt is bounded by the transport's timeout; a locked-out client fails every one.
+        let transport = CurlTransport(timeout: .seconds(3), baseURL: server.baseURL)
+        var served = 0
+        var attempts = 0
+        while served < 10, attempts < 12 {
+            attempts += 1
+            if let response = try? await transport.send(HTTPRequest(method: .get, url: "/normal")),
+                response.status == 200
+            {
+                served += 1
+            }
+        }
+        #expect(served == 10, "a normal client was served \(served) times in \(attempts) attempts")
+        #expect(server.slowRequestDisconnects + server.crowdedDisconnects > 0)
     }
 }

@@ -75,7 +75,7 @@ public enum FuzzTargets {
     }
 
     /// The HTTP server's request path: the bytes go to a served reference over a socket, and the server must
-    /// answer or close, then keep serving.
+    /// answer or close, then keep serving; no request that breaks the server's wire rules reaches the reference.
     public static func http(_ data: Data) {
         guard let port = served.port else { return }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -106,9 +106,41 @@ public enum FuzzTargets {
 
     /// One reference server for the whole fuzzing run.
     private static let served: (server: HTTPServer?, port: UInt16?) = {
-        guard let server = try? HTTPServer(handler: ReferenceImplementation()), (try? server.start()) != nil else {
+        guard let server = try? HTTPServer(handler: WireChecked()), (try? server.start()) != nil else {
             return (nil, nil)
         }
         return (server, server.boundPort)
     }()
+}
+
+/// The reference behind a check of what the server lets through: a token method, a target without control bytes
+/// or spaces, token field names, values without control bytes but tab, and at most the field limit.
+private struct WireChecked: HTTPHandler {
+    let reference = ReferenceImplementation()
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let isToken = { (text: String) in
+            !text.isEmpty
+                && text.utf8.allSatisfy {
+                    $0 < 0x80 && (isalnum(Int32($0)) != 0 || "!#$%&'*+-.^_`|~".utf8.contains($0))
+                }
+        }
+        precondition(isToken(request.method.rawValue), "a method that is not a token reached the handler")
+        precondition(
+            !request.url.utf8.contains { $0 <= 0x20 || $0 == 0x7F }, "a target with a control byte reached the handler")
+        precondition(
+            request.headerFields.count <= HTTPServerLimits.default.maxHeaderFields,
+            "more header fields than the limit reached the handler")
+        for field in request.headerFields {
+            precondition(isToken(field.name), "a field name that is not a token reached the handler")
+            precondition(
+                !field.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F },
+                "a field value with a control byte reached the handler")
+        }
+        return reference.handle(request)
+    }
+
+    func refusal(status: HTTPStatus, code: String, message: String) -> HTTPResponse {
+        reference.refusal(status: status, code: code, message: message)
+    }
 }

@@ -1,0 +1,97 @@
+import ConformCore
+import ConformCurl
+import ConformServer
+import ConformTestSupport
+import ConformTraffic
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the server refuses on the wire never reaches the recording proxy: nothing is forwarded upstream and no
+/// line is written, so a recording holds only requests its own readers accept, byte for byte as sent.
+@Suite struct RecordingProxyWireTests {
+    /// Counts what reaches the upstream.
+    final class Upstream: HTTPHandler, Sendable {
+        let urls = Mutex<[String]>([])
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            urls.withLock { $0.append(request.url) }
+            return .json(200, ["ok": true])
+        }
+    }
+
+    /// Sends `bytes` on a fresh connection and returns the status line's code (0 when none came within 10 s).
+    func status(port: UInt16, _ bytes: [UInt8]) -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return 0 }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            reply.append(contentsOf: buffer[0..<count])
+        }
+        let text = String(decoding: reply, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1.1 ") else { return 0 }
+        return Int(text.dropFirst(9).prefix(3)) ?? 0
+    }
+
+    @Test func refusedHeadsAreNeitherForwardedNorRecorded() async throws {
+        let upstreamHandler = Upstream()
+        let upstream = try HTTPServer(handler: upstreamHandler)
+        try upstream.start()
+        defer { upstream.stop() }
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let writer = try RecordingWriter(directory: dir, redaction: .disabled)
+        let proxy = RecordingProxy(
+            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(10)), writer: writer)
+        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) })
+        try server.start()
+        defer { server.stop() }
+
+        let smuggled = "GET /mobile/1/smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+        let hostile: [[UInt8]] = [
+            Array("POST /mobile/1/a HTTP/1.1\r\nHost: x\r\nContent-Length : 5\r\n\r\nhello\(smuggled)".utf8),
+            Array("GET /mobile/1/a\u{1B}]0;title\u{07} HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+            Array("G(T /mobile/1/a HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+            Array("GET /mobile/1/a HTTP/1.1\r\nHost: x\r\nX(Name): 1\r\n\r\n".utf8),
+            Array("GET /mobile/1/caf".utf8) + [0xE9] + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+            Array("GET /mobile/1/a HTTP/1.1\r\nHost: x\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\n\r\n".utf8),
+            Array("GET /mobile/1/a\u{0}/other HTTP/1.1\r\nHost: x\r\n\r\n".utf8),
+        ]
+        for bytes in hostile {
+            #expect(
+                status(port: server.boundPort, bytes) == 400,
+                "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
+        }
+        let fine = try await CurlTransport(timeout: .seconds(10)).send(
+            HTTPRequest(
+                method: .get, url: "\(server.baseURL)/mobile/1/fine?q=caf%C3%A9", headerFields: ["X-Name": "café"]))
+        #expect(fine.status == 200)
+        writer.close()
+
+        #expect(upstreamHandler.urls.withLock { $0 } == ["/mobile/1/fine?q=caf%C3%A9"])
+        let reader = try RecordingReader(path: dir)
+        var recorded: [RecordedExchange] = []
+        while let exchange = try reader.next() { recorded.append(exchange) }
+        #expect(recorded.count == 1)
+        #expect(recorded.first?.request.headerFields["X-Name"] == "café")
+    }
+}

@@ -114,7 +114,9 @@ let package = Package(
             exclude: ["Adapters"]),
         .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
-        .testTarget(name: "ConformServerTests", dependencies: ["ConformServer", "ConformReference", "ConformCurl"]),
+        .testTarget(
+            name: "ConformServerTests",
+            dependencies: ["ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport"]),
         .testTarget(
             name: "ConformTrafficTests",
             dependencies: [

@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCurl
 import ConformServer
+import ConformTestSupport
 import Foundation
 import Synchronization
 import Testing

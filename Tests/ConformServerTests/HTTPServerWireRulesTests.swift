@@ -1,5 +1,6 @@
 import ConformCore
 import ConformServer
+import ConformTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import ConformCore
 import ConformCurl
 import ConformReference
 import ConformServer
+import ConformTestSupport
 import Foundation
 import Testing
 

@@ -7,10 +7,6 @@ import Foundation
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What the server refuses on the wire never reaches the recording proxy: nothing is forwarded upstream and no
 /// line is written, so a recording holds only requests its own readers accept, byte for byte as sent.
 @Suite struct RecordingProxyWireTests {
@@ -25,29 +21,9 @@ import Testing
 
     /// Sends `bytes` on a fresh connection and returns the status line's code (0 when none came within 10 s).
     func status(port: UInt16, _ bytes: [UInt8]) -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { return 0 }
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            reply.append(contentsOf: buffer[0..<count])
-        }
-        let text = String(decoding: reply, as: UTF8.self)
+        guard let client = try? RawClient(port: port) else { return 0 }
+        client.send(bytes)
+        let text = String(decoding: client.readAll(), as: UTF8.self)
         guard text.hasPrefix("HTTP/1.1 ") else { return 0 }
         return Int(text.dropFirst(9).prefix(3)) ?? 0
     }

@@ -5,10 +5,10 @@ import Foundation
 #endif
 
 /// A blocking TCP client for sending bytes no HTTP library would send.
-final class RawClient {
-    let fd: Int32
+public final class RawClient {
+    public let fd: Int32
 
-    init(port: UInt16, receiveTimeoutSeconds: Int = 10) throws {
+    public init(port: UInt16, receiveTimeoutSeconds: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -31,7 +31,7 @@ final class RawClient {
 
     /// Writes all bytes, ignoring a peer that has gone away.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -44,10 +44,10 @@ final class RawClient {
     }
 
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     /// Reads until the peer closes, the timeout fires or `limit` bytes arrive.
-    func readAll(limit: Int = 1 << 20) -> [UInt8] {
+    public func readAll(limit: Int = 1 << 20) -> [UInt8] {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while result.count < limit {
@@ -59,7 +59,7 @@ final class RawClient {
     }
 
     /// Reads until the text contains `marker` (or the connection ends).
-    func read(until marker: String) -> String {
+    public func read(until marker: String) -> String {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

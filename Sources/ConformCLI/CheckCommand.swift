@@ -48,6 +48,7 @@ enum CheckCommand {
                     // Without app events, entries go in start order (the causal order, whatever order the tool
                     // listed them in); the HAR is read one entry at a time.
                     let lacking = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
+                    unreadable.add(document.skippedCount, ordering: .relaxed)
                     incomplete.withLock { $0 = lacking }
                     result = try await FlowChecker.check(
                         recording: document.records(order: document.startOrder), events: events,
@@ -90,7 +91,7 @@ enum CheckCommand {
         let skipped = unreadable.load(ordering: .relaxed)
         if skipped > 0 {
             io.out.write(
-                "\(skipped) unreadable line\(skipped == 1 ? "" : "s") skipped (see the warnings); what they held was not "
+                "\(skipped) unreadable record\(skipped == 1 ? "" : "s") skipped (see the warnings); what they held was not "
                     + "checked\n")
             if unjudged == 0 {
                 io.out.write(

@@ -78,7 +78,7 @@ enum DiffCommand {
         if skipped > 0 && differing == 0 {
             // What the skipped lines held was sent to neither side: the two cannot be called the same.
             io.out.write(
-                "Result: cannot judge: \(skipped) unreadable line\(skipped == 1 ? "" : "s") skipped (see the warnings)\n"
+                "Result: cannot judge: \(skipped) unreadable record\(skipped == 1 ? "" : "s") skipped (see the warnings)\n"
             )
             return ConformCommand.ExitCode.cannotRun
         }

@@ -83,9 +83,10 @@ enum ReplayCommand {
                     io.out.write("\(outcome)\n")
                 }
             }
-            let summary: ReplaySummary
+            var summary: ReplaySummary
             if let har {
                 summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
+                summary.unreadable = har.skippedCount
             } else {
                 summary = try await replayer.replay(
                     recording: io.resolve(recording),
@@ -98,7 +99,7 @@ enum ReplayCommand {
             let unjudged =
                 (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")
                 + (summary.unreadable > 0
-                    ? ", \(summary.unreadable) unreadable line\(summary.unreadable == 1 ? "" : "s") skipped" : "")
+                    ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
             io.out.write(
                 "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
             )

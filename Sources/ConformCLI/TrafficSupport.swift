@@ -77,16 +77,27 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
+    /// Names each entry a HAR reader skipped, as a warning (the rest is read).
+    static func warnSkipped(_ document: HARDocument, io: CommandIO) {
+        for problem in document.skipped { io.err.write(problem.warning + "\n") }
+        let more = document.skippedCount - document.skipped.count
+        if more > 0 { io.err.write("\(document.file): warning: \(more) more entries skipped\n") }
+    }
+
     /// A HAR file (read by content: plain, compressed or zipped), entry by entry; `nil` for a recording.
     static func harDocument(_ path: String, io: CommandIO) throws -> HARDocument? {
         guard case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) else { return nil }
-        return try HARDocument(data, file: path, attachments: attachments)
+        let document = try HARDocument(data, file: path, attachments: attachments)
+        warnSkipped(document, io: io)
+        return document
     }
 
     /// Reads a recording directory or `.jsonl` file, or a HAR file (by content), with its app events, in trace order.
     static func trace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
         if case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) {
-            return try HAR.importTrace(data, file: path, attachments: attachments)
+            let document = try HARDocument(data, file: path, attachments: attachments)
+            warnSkipped(document, io: io)
+            return try document.records().all()
         }
         let reader = try RecordingReader(path: io.resolve(path))
         var out: [TraceRecord] = []
@@ -100,7 +111,9 @@ enum TrafficSupport {
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)
         if case .har(let data, let attachments) = try TraceFile.open(full) {
-            return try HAR.import(data, file: path, attachments: attachments)
+            let document = try HARDocument(data, file: path, attachments: attachments)
+            warnSkipped(document, io: io)
+            return try document.readable.map { index throws(HARError) in try document.exchange(index) }
         }
         let reader = try RecordingReader(path: full)
         var out: [RecordedExchange] = []

@@ -45,6 +45,8 @@ final class ConnectionWatch: Sendable {
         var phase = Phase.head
         var bodySince: ContinuousClock.Instant
         var bodyBytes = 0
+        /// The body's length when the head gave it (0 for none), `nil` while unknown (chunked).
+        var bodyExpected: Int?
         var cut = false
     }
 
@@ -106,7 +108,14 @@ final class ConnectionWatch: Sendable {
             entries[key(connection)]?.phase = .body
             entries[key(connection)]?.bodySince = now
             entries[key(connection)]?.bodyBytes = 0
+            entries[key(connection)]?.bodyExpected = nil
         }
+    }
+
+    /// The head says how long the body is (0 when it has none): once that much has arrived, the client has sent
+    /// all it owes, however long the server takes to get to it.
+    func bodyLength(_ connection: OpaquePointer, _ length: Int) {
+        entries.withLock { $0[key(connection)]?.bodyExpected = length }
     }
 
     /// `count` more body bytes arrived.
@@ -155,6 +164,7 @@ final class ConnectionWatch: Sendable {
     /// Whether a body has averaged less than the minimum rate since its head, once the grace has passed.
     private func isSlow(_ entry: Entry, _ now: ContinuousClock.Instant, _ grace: Duration) -> Bool {
         guard minBodyRate > 0 else { return false }
+        if let expected = entry.bodyExpected, entry.bodyBytes >= expected { return false }
         let elapsed = now - entry.bodySince
         guard elapsed >= grace else { return false }
         let (seconds, attoseconds) = elapsed.components

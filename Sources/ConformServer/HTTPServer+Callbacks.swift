@@ -109,6 +109,10 @@ func conformServerAccess(
             upload.refused = true
             return queue(refusal, on: connection)
         }
+        // A body of known length (or none) that has fully arrived is never judged slow.
+        if upload.headerFields["Transfer-Encoding"] == nil {
+            context.watch.bodyLength(connection, Int(upload.headerFields["Content-Length"] ?? "0") ?? 0)
+        }
         return .YES
     }
 

@@ -29,6 +29,24 @@ struct ConnectionWatchTests {
         #expect(watch.isCut(uploader))
     }
 
+    /// A client that has sent all its head announced (no body, or a short one) owes nothing more: a server slow to
+    /// get to it (a busy thread) must not take that for a slow client.
+    @Test func aBodyThatHasFullyArrivedIsNeverSlow() {
+        let watch = ConnectionWatch(limits: HTTPServerLimits(minBodyBytesPerSecond: 1024, bodyGraceSeconds: 2))
+        let (get, post, chunked) = (connection(1), connection(2), connection(3))
+        for client in [get, post, chunked] {
+            watch.opened(client, socket: -1, now: at(0))
+            watch.headReceived(client, now: at(10))
+        }
+        watch.bodyLength(get, 0)
+        watch.bodyLength(post, 100)
+        watch.bodyReceived(post, bytes: 100)
+        watch.bodyReceived(chunked, bytes: 100)
+        #expect(watch.sweep(now: at(5000)) == 1)
+        #expect(watch.isCut(chunked), "a body of unknown length must keep its rate")
+        #expect(!watch.isCut(get) && !watch.isCut(post))
+    }
+
     @Test func theWholeRequestHasADeadlineHowEverFastItsBodyComes() {
         let watch = ConnectionWatch(
             limits: HTTPServerLimits(headerTimeoutSeconds: 5, requestTimeoutSeconds: 20, minBodyBytesPerSecond: 0))

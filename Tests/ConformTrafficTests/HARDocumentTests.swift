@@ -60,7 +60,7 @@ import Testing
         #expect(try HAR.importTrace(Data(withEvents.utf8)) == records)
     }
 
-    @Test func aBrokenEntryNamesItsLineAndColumnInTheFile() {
+    @Test func aBrokenEntryNamesItsLineAndColumnInTheFile() throws {
         let broken = Self.entry(2, second: 1).replacingOccurrences(of: #""time":1,"#, with: #""time":1,,"#)
         let text = "{\"log\":{\"entries\":[\n" + Self.entry(1, second: 0) + ",\n" + broken + "]}}"
         let whole: String
@@ -71,12 +71,11 @@ import Testing
             whole = "\(error.line):\(error.column)"
         }
         #expect(whole.hasPrefix("3:"))
-        #expect(throws: HARError.self) { try HARDocument(Data(text.utf8), file: "t.har") }
-        do {
-            _ = try HARDocument(Data(text.utf8), file: "t.har")
-        } catch {
-            #expect(error.description.hasPrefix("t.har:\(whole): error: not JSON"))
-        }
+        // The broken entry is skipped and named with its place in the whole file; the first still reads.
+        let document = try HARDocument(Data(text.utf8), file: "t.har")
+        #expect(document.readable == [0])
+        #expect(document.skipped.first?.description.hasPrefix("t.har:\(whole): error: not JSON") == true)
+        #expect(document.skipped.first?.warning.hasPrefix("t.har:\(whole): warning: not JSON") == true)
         // Outside the entries too: a broken `creator` is an error, as it was when the HAR was read whole.
         #expect(throws: HARError.self) {
             try HARDocument(Data(#"{"log":{"creator":{"name":},"entries":[]}}"#.utf8), file: "t.har")
@@ -86,15 +85,17 @@ import Testing
         }
     }
 
-    /// Every entry is checked when the document opens, so `import` writes nothing from a HAR with a bad entry.
-    @Test func aBadEntryFailsBeforeAnythingIsRead() {
+    /// Every entry is checked when the document opens: a bad one is named and left out of every trace of it, and
+    /// the rest still reads (one bad entry does not poison the HAR).
+    @Test func aBadEntryIsSkippedBeforeAnythingIsRead() throws {
         let bad = Self.entry(3, second: 2).replacingOccurrences(of: #""status":200"#, with: #""status":"ok""#)
-        let text = #"{"log":{"entries":[\#(Self.entry(1, second: 0)),\#(bad)]}}"#
-        do {
-            _ = try HARDocument(Data(text.utf8), file: "t.har")
-            Issue.record("a HAR with a bad entry opened")
-        } catch {
-            #expect(error.description.hasPrefix("t.har: error: $.log.entries[1].response.status"))
-        }
+        let text = #"{"log":{"entries":[\#(Self.entry(1, second: 0)),\#(bad),\#(Self.entry(2, second: 1))]}}"#
+        let document = try HARDocument(Data(text.utf8), file: "t.har")
+        #expect(document.readable == [0, 2])
+        #expect(document.skippedCount == 1)
+        #expect(document.skipped.first?.description.hasPrefix("t.har: error: $.log.entries[1].response.status") == true)
+        #expect(document.startOrder == [0, 2])
+        #expect(try document.records().all().count == 2)
+        #expect(try HAR.import(Data(text.utf8), file: "t.har").count == 2)
     }
 }

@@ -37,7 +37,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let writer = try RecordingWriter(directory: dir, redaction: .disabled)
         let proxy = RecordingProxy(
-            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(10)), writer: writer)
+            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(60)), writer: writer)
         let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) })
         try server.start()
         defer { server.stop() }
@@ -57,7 +57,7 @@ import Testing
                 status(port: server.boundPort, bytes) == 400,
                 "\(String(decoding: bytes, as: UTF8.self).debugDescription)")
         }
-        let fine = try await CurlTransport(timeout: .seconds(10)).send(
+        let fine = try await CurlTransport(timeout: .seconds(60)).send(
             HTTPRequest(
                 method: .get, url: "\(server.baseURL)/mobile/1/fine?q=caf%C3%A9", headerFields: ["X-Name": "café"]))
         #expect(fine.status == 200)

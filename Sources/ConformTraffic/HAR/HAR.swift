@@ -21,8 +21,8 @@ public enum HAR {
     {
         let document = try HARDocument(data, file: file, attachments: attachments)
         var out: [RecordedExchange] = []
-        out.reserveCapacity(document.count)
-        for i in 0..<document.count { out.append(try document.exchange(i)) }
+        out.reserveCapacity(document.readable.count)
+        for i in document.readable { out.append(try document.exchange(i)) }
         return out
     }
 
@@ -258,4 +258,11 @@ public struct HARError: DiagnosticConvertible, Sendable, Hashable, CustomStringC
     }
 
     public var description: String { diagnostic.rendered(sourceLine: nil) }
+
+    /// The same problem as a warning: reported, and the rest of the HAR still read.
+    public var warning: String {
+        var warning = diagnostic
+        warning.severity = .warning
+        return warning.rendered(sourceLine: nil)
+    }
 }

@@ -4,8 +4,9 @@ import Foundation
 /// A HAR read entry by entry, so a trace of a million entries never becomes one tree in memory.
 ///
 /// Opening it scans the text once: it finds each entry of `log.entries` by its bytes, checks every entry the way
-/// ``HAR/import(_:file:attachments:)`` does (so a bad entry is an error before anything is written or judged), and
-/// keeps only where each entry is, when it started, and Conform's app events. Exchanges are then built one at a
+/// ``HAR/import(_:file:attachments:)`` does (an entry that cannot be read, or would change what goes on the wire, is
+/// skipped and named in ``skipped``, before anything is written or judged), and keeps only where each entry is,
+/// when it started, and Conform's app events. Exchanges are then built one at a
 /// time, in file order or in start order. What the scan does not handle (a byte-order mark, escapes or repeats in
 /// the keys around `entries`, malformed text) is read the plain way, with the same errors.
 public struct HARDocument: Sendable {
@@ -19,6 +20,13 @@ public struct HARDocument: Sendable {
     public let events: [AppEvent]
     /// Indices of the entries that lack something (a body left out, a failed request): they cannot be judged.
     public let incomplete: [Int]
+    /// Indices of the entries that read, in file order: every trace of the document holds these only.
+    public let readable: [Int]
+    /// Why entries were skipped (the first ``maxKeptSkips``); ``skippedCount`` counts them all.
+    public let skipped: [HARError]
+    public let skippedCount: Int
+    /// Most skipped entries kept in ``skipped``.
+    public static let maxKeptSkips = 100
 
     enum Entries: Sendable {
         /// Byte ranges of each entry in `data`.
@@ -54,15 +62,32 @@ public struct HARDocument: Sendable {
         events = try HAR.appEvents(eventsValue, file: file)
         var startTimes: [Date] = []
         var incomplete: [Int] = []
+        var readable: [Int] = []
+        var skipped: [HARError] = []
+        var skippedCount = 0
         let total = entries.count
         startTimes.reserveCapacity(total)
+        readable.reserveCapacity(total)
         for i in 0..<total {
-            let exchange = try Self.exchange(entries, i, data: data, file: file, attachments: attachments)
-            startTimes.append(exchange.startedAt)
-            if !exchange.omitted.isEmpty { incomplete.append(i) }
+            do {
+                let exchange = try Self.exchange(entries, i, data: data, file: file, attachments: attachments)
+                startTimes.append(exchange.startedAt)
+                readable.append(i)
+                if !exchange.omitted.isEmpty { incomplete.append(i) }
+            } catch {
+                // One bad entry does not make the rest unreadable: it is named, and left out of every trace.
+                var problem = error
+                problem.message += "; this entry is skipped"
+                skippedCount += 1
+                if skipped.count < Self.maxKeptSkips { skipped.append(problem) }
+                startTimes.append(.distantPast)
+            }
         }
         self.startTimes = startTimes
         self.incomplete = incomplete
+        self.readable = readable
+        self.skipped = skipped
+        self.skippedCount = skippedCount
     }
 
     /// The exchange of entry `index` (0-based, file order).
@@ -72,13 +97,13 @@ public struct HARDocument: Sendable {
 
     /// Entry indices by start time (stable): the causal order of a HAR whose tool listed entries otherwise.
     public var startOrder: [Int] {
-        startTimes.indices.sorted { a, b in startTimes[a] != startTimes[b] ? startTimes[a] < startTimes[b] : a < b }
+        readable.sorted { a, b in startTimes[a] != startTimes[b] ? startTimes[a] < startTimes[b] : a < b }
     }
 
     /// The trace, built one exchange at a time: with app events, entries in file order and each event before the
     /// entry that follows it in Conform's numbering; without, entries in `order` (file order when `nil`).
     public func records(order: [Int]? = nil) -> HARRecords {
-        HARRecords(document: self, order: events.isEmpty ? (order ?? Array(0..<count)) : Array(0..<count))
+        HARRecords(document: self, order: events.isEmpty ? (order ?? readable) : readable)
     }
 
     private static func exchange(

@@ -24,13 +24,15 @@ public struct RunPlan: Sendable {
     public var allowedHosts: [String] = []
     /// Set by the runner for a fail-fast run: shared by every flow, tripped by the first failure.
     var halt: Halt?
-    /// Set by the runner: the origins its requests went to, and ``originPolicy`` worked out once.
+    /// Set by the runner: the origins its requests went to, and ``originPolicy`` worked out once (`nil` when the
+    /// plan names no target: no ``targetDefaults``).
     var contacted: OriginLog?
     var policy: OriginPolicy?
 
     /// Where requests may go: the target's base URLs, the values the user gave those names (`--var`,
     /// `CONFORM_VAR_`), and ``allowedHosts``. A suite's own defaults do not widen it; the runner adds the origins
-    /// the implementation itself hands out in captured values (a base URL).
+    /// the implementation itself hands out in captured values (a base URL). A plan with no ``targetDefaults``
+    /// names no target, and its suites' URLs are not confined (a library caller's own plan).
     public var originPolicy: OriginPolicy {
         var bases = Array(targetDefaults.values)
         for name in targetDefaults.keys {

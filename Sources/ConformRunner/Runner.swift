@@ -44,7 +44,7 @@ public struct Runner: Sendable {
         if plan.failFast { halting.halt = Halt() }
         let contacted = OriginLog()
         halting.contacted = contacted
-        halting.policy = plan.originPolicy
+        halting.policy = plan.targetDefaults.isEmpty ? nil : plan.originPolicy
         let plan = halting
         let clock = ContinuousClock()
         let start = clock.now
@@ -254,8 +254,7 @@ public struct Runner: Sendable {
             var timed = request
             timed.timeout = plan.exchangeTimeout
             result.request = timed
-            let policy = plan.policy ?? plan.originPolicy
-            guard policy.permits(request.url) || plan.contacted?.announced(request.url) == true else {
+            if let policy = plan.policy, !policy.permits(request.url), plan.contacted?.announced(request.url) != true {
                 // Never sent: the suite would take the user's variables (credentials among them) elsewhere.
                 let origin = OriginPolicy.origin(of: request.url) ?? HTTPSyntax.quoted(request.url)
                 let host = URLParts(origin).authority

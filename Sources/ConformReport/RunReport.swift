@@ -120,7 +120,7 @@ private struct Reader {
                 item["position"] == nil ? i : try int(item["position"], "\(path).position", 0...(planSuites - 1)))
             suites.append(try suite(item, path))
         }
-        let kind: RunResult.Kind = root["kind"]?.stringValue == "comparison" ? .comparison : .conformance
+        let kind = try self.kind(root["kind"])
         var result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
         try repetitions(root, into: &result)
         return RunReport(
@@ -208,6 +208,28 @@ private struct Reader {
             duration: try number(v["duration"], "\(path).duration"))
     }
 
+    /// `conformance` (also when absent, as in reports of older versions) or `comparison`.
+    func kind(_ v: JSONValue?) throws(RunReportError) -> RunResult.Kind {
+        guard let v else { return .conformance }
+        switch try string(v, "$.kind") {
+        case "conformance": return .conformance
+        case "comparison": return .comparison
+        case let other: throw fail("$.kind", "unknown kind '\(other)'; expected conformance or comparison")
+        }
+    }
+
+    /// One of the severities a suite can give a check; anything else would reach the pages as it is.
+    func severity(_ v: JSONValue?, _ path: String) throws(RunReportError) -> Severity {
+        let text = try string(v, path)
+        let known: [Severity] = [.must, .should, .assumed]
+        guard let severity = known.first(where: { $0.rawValue == text }) else {
+            throw fail(
+                path,
+                "unknown severity '\(text)'; expected one of: \(known.map(\.rawValue).joined(separator: ", "))")
+        }
+        return severity
+    }
+
     func verdict(_ v: JSONValue?, _ path: String) throws(RunReportError) -> Verdict {
         let text = try string(v, path)
         guard let verdict = Verdict(rawValue: text) else {
@@ -240,7 +262,7 @@ private struct Reader {
                     note: m["note"]?.isNull ?? true ? nil : try string(m["note"], "\(p).note")))
         }
         return CheckFailure(
-            severity: Severity(rawValue: try string(v["severity"], "\(path).severity")),
+            severity: try severity(v["severity"], "\(path).severity"),
             decision: v["decision"]?.isNull ?? true ? nil : try string(v["decision"], "\(path).decision"),
             mismatches: mismatches)
     }

@@ -2,6 +2,7 @@ import ConformCore
 import ConformReport
 import ConformRunner
 import Foundation
+import FoundationXML
 import Testing
 
 /// Shards and JSON reports read back: what `conform merge` rests on.
@@ -202,5 +203,60 @@ import Testing
             message(flaky(with("verdicts", ["pass", "maybe"]))).contains("$.flaky[0].verdicts[1]: unknown verdict"))
         let many = JSONValue.array(Array(repeating: good, count: run.stepCount + 1))
         #expect(message { $0["flaky"] = many }.contains("$.flaky: \(run.stepCount + 1) flaky steps, but the report"))
+    }
+    /// A severity or kind read back is one of its closed set: a crafted shard cannot carry markup into the pages.
+    @Test func valuesReadBackAreFromTheirClosedSets() async throws {
+        let root = try JSONValue.parse(json(try await ReporterTests().mixedRun()))
+        let text = root.serialized()
+        #expect(text.contains(#""severity":"must""#))
+        func message(_ changed: String) -> String {
+            do {
+                _ = try RunReport.read(Data(changed.utf8), source: "shard.json")
+                return "read"
+            } catch { return error.description }
+        }
+        let injected = text.replacingOccurrences(
+            of: #""severity":"must""#, with: #""severity":"must\" injected=\"x""#)
+        #expect(message(injected).contains(#"shard.json: $.suites[0].steps["#))
+        #expect(message(injected).contains(#"].failures[0].severity: unknown severity 'must" injected="x'"#))
+        #expect(message(injected).contains("expected one of: must, should, assumed"))
+        #expect(message(text.replacingOccurrences(of: #""severity":"must""#, with: #""severity":"<b>""#)) != "read")
+        #expect(
+            message(text.replacingOccurrences(of: #""tool":"conform""#, with: #""tool":"conform","kind":"x""#))
+                .contains("$.kind: unknown kind 'x'; expected conformance or comparison"))
+    }
+
+    /// The JUnit writer escapes the failure type too, whatever severity a result holds.
+    @Test func theJUnitFailureTypeIsEscaped() async throws {
+        var run = try await ReporterTests().mixedRun()
+        let hostile = Severity(rawValue: "must\" injected=\"x\"><y a=\"&")
+        for (s, suite) in run.suites.enumerated() {
+            for (i, step) in suite.steps.enumerated() where !step.failures.isEmpty {
+                for f in step.failures.indices { run.suites[s].steps[i].failures[f].severity = hostile }
+            }
+        }
+        let types = try #require(FailureTypes(junit(run)), "the JUnit document parses as XML")
+        #expect(types.values == [hostile.rawValue])
+    }
+}
+
+/// The `type` attributes of every `failure` element of a JUnit document, read by Foundation's XML parser.
+private final class FailureTypes: NSObject, XMLParserDelegate {
+    var values: [String] = []
+    var injected = false
+
+    init?(_ document: String) {
+        super.init()
+        let parser = XMLParser(data: Data(document.utf8))
+        parser.delegate = self
+        guard parser.parse(), !injected else { return nil }
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
+        attributes attributeDict: [String: String] = [:]
+    ) {
+        if elementName == "failure" { values.append(attributeDict["type"] ?? "") }
+        if elementName == "y" || attributeDict["injected"] != nil { injected = true }
     }
 }

@@ -77,17 +77,18 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
-    /// A HAR file (read by content: plain, compressed or zipped), entry by entry; `nil` for a recording.
+    /// A HAR file (read by content: plain, compressed or zipped), entry by entry; `nil` for a recording. Attached
+    /// bodies it refused to read are reported as warnings; their entries are read without them.
     static func harDocument(_ path: String, io: CommandIO) throws -> HARDocument? {
         guard case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) else { return nil }
-        return try HARDocument(data, file: path, attachments: attachments)
+        let document = try HARDocument(data, file: path, attachments: attachments)
+        for refusal in document.refusals { io.err.write(refusal.warning + "\n") }
+        return document
     }
 
     /// Reads a recording directory or `.jsonl` file, or a HAR file (by content), with its app events, in trace order.
     static func trace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
-        if case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) {
-            return try HAR.importTrace(data, file: path, attachments: attachments)
-        }
+        if let document = try harDocument(path, io: io) { return try document.records().all() }
         let reader = try RecordingReader(path: io.resolve(path))
         var out: [TraceRecord] = []
         while let record = try reader.nextRecord() { out.append(record) }
@@ -98,8 +99,11 @@ enum TrafficSupport {
     /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)
-        if case .har(let data, let attachments) = try TraceFile.open(full) {
-            return try HAR.import(data, file: path, attachments: attachments)
+        if let document = try harDocument(path, io: io) {
+            var out: [RecordedExchange] = []
+            out.reserveCapacity(document.count)
+            for i in 0..<document.count { out.append(try document.exchange(i)) }
+            return out
         }
         let reader = try RecordingReader(path: full)
         var out: [RecordedExchange] = []

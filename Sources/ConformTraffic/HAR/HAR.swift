@@ -8,8 +8,8 @@ public enum HAR {
     static let extensionKey = "_conform"
 
     /// Finds a body a tool stored beside the HAR (`content._file`: Playwright's `attach` mode, or an entry of its
-    /// ZIP); `nil` when it is not there.
-    public typealias Attachments = @Sendable (String) -> Data?
+    /// ZIP); on disk only through ``ConfinedFile`` (inside the HAR's directory, no links), else it says why not.
+    public typealias Attachments = @Sendable (String) throws(ConfinedFile.Refusal) -> Data
 
     /// Reads a HAR file's entries as exchanges; errors name the JSON path of what is wrong.
     ///
@@ -48,9 +48,11 @@ public enum HAR {
         return (entries, log[eventsKey])
     }
 
-    static func importEntry(_ entry: JSONValue, index: Int, file: String, attachments: Attachments?)
-        throws(HARError) -> RecordedExchange
-    {
+    /// One entry as an exchange; an attached body that was refused (a link, a path out of the HAR's directory) is
+    /// left out, noted in `omitted`, and reported in `refusals`.
+    static func importEntry(
+        _ entry: JSONValue, index: Int, file: String, attachments: Attachments?, refusals: inout [HARError]
+    ) throws(HARError) -> RecordedExchange {
         var omitted: [String] = []
         let base = "$.log.entries[\(index)]"
         guard case .object = entry else {
@@ -82,9 +84,12 @@ public enum HAR {
                 }.joined(separator: "&")
         }
         let requestHeaders = try headers(req["headers"], path: "\(base).request.headers", file: file)
-        let requestBody = try postData(
+        let (requestBody, refusedRequest) = try postData(
             req["postData"], path: "\(base).request.postData", file: file, attachments: attachments)
-        if requestBody.isEmpty, let size = req["bodySize"]?.numberValue, size > 0 {
+        if let refusal = refusedRequest {
+            omitted.append("request.body: \(refusal.message)")
+            refusals.append(refusal)
+        } else if requestBody.isEmpty, let size = req["bodySize"]?.numberValue, size > 0 {
             omitted.append("request.body: \(Int(exactly: size) ?? 0) bytes left out of the HAR")
         }
         let request = HTTPRequest(
@@ -119,6 +124,7 @@ public enum HAR {
                 res["content"], path: "\(base).response.content", file: file, attachments: attachments)
             responseBody = read.body
             if let note = read.omitted { omitted.append("response.body: \(note)") }
+            if let refusal = read.refusal { refusals.append(refusal) }
         }
         let response = HTTPResponse(
             status: HTTPStatus(status), headerFields: ContentDecoding.alreadyDecoded(responseHeaders, responseBody),
@@ -181,38 +187,71 @@ public enum HAR {
         return fields
     }
 
+    /// A request body: an attached side file, inline text or form parameters; or the refusal of its side file.
     private static func postData(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
-        throws(HARError) -> Data
+        throws(HARError) -> (body: Data, refusal: HARError?)
     {
-        guard let value, value != .null else { return Data() }
-        if let name = value["_file"]?.stringValue, let data = attachments?(name) { return data }
+        guard let value, value != .null else { return (Data(), nil) }
+        if let name = value["_file"]?.stringValue, let attachments {
+            do {
+                return (try attachments(name), nil)
+            } catch .missing {
+                // Not there: the inline text, if the tool kept it too, is the body.
+            } catch {
+                return (Data(), refused(name, error, path: "\(path)._file", file: file))
+            }
+        }
         if let text = value["text"]?.stringValue {
-            return try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file)
+            return (try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file), nil)
         }
         if let params = value["params"]?.arrayValue, !params.isEmpty {
             let pairs = params.map { p in
                 percentEncode(p["name"]?.stringValue ?? "") + "=" + percentEncode(p["value"]?.stringValue ?? "")
             }
-            return Data(pairs.joined(separator: "&").utf8)
+            return (Data(pairs.joined(separator: "&").utf8), nil)
         }
-        return Data()
+        return (Data(), nil)
     }
 
-    /// A response body: inline text, an attached side file, or a note saying what is missing.
-    private static func content(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
-        throws(HARError) -> (body: Data, omitted: String?)
+    /// The largest attached body read (1 GiB, the decompression limit).
+    public static let maxAttachmentBytes = 1 << 30
+
+    /// Why an attached body was left out, for the entry's diagnostic.
+    private static func refused(_ name: String, _ refusal: ConfinedFile.Refusal, path: String, file: String)
+        -> HARError
     {
-        guard let value, value != .null else { return (Data(), nil) }
+        HARError(
+            file: file, path: path,
+            message: "attached body '\(name)' refused: \(refusal); the body is left out and the entry cannot be judged",
+            help:
+                "an attached body must be a regular file inside the HAR's directory, named by a relative path without links or '..'"
+        )
+    }
+
+    /// A response body: inline text, an attached side file, or a note saying what is missing (and why it was refused).
+    private static func content(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
+        throws(HARError) -> (body: Data, omitted: String?, refusal: HARError?)
+    {
+        guard let value, value != .null else { return (Data(), nil, nil) }
         if let text = value["text"]?.stringValue {
-            return (try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file), nil)
+            return (try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file), nil, nil)
         }
         let size = value["size"]?.numberValue.flatMap { IntegerText.exactly($0, in: -1...Int(Int32.max)) } ?? 0
         if let name = value["_file"]?.stringValue {
-            if let data = attachments?(name) { return (data, nil) }
-            return (Data(), "\(size) bytes attached as '\(name)', which is not beside the HAR")
+            guard let attachments else {
+                return (Data(), "\(size) bytes attached as '\(name)', which is not beside the HAR", nil)
+            }
+            do {
+                return (try attachments(name), nil, nil)
+            } catch .missing {
+                return (Data(), "\(size) bytes attached as '\(name)', which is not beside the HAR", nil)
+            } catch {
+                let refusal = refused(name, error, path: "\(path)._file", file: file)
+                return (Data(), "\(size) bytes attached as '\(name)', refused: \(error)", refusal)
+            }
         }
         // No text and a size other than 0 (-1: the tool did not know it): the body exists but is not here.
-        return (Data(), size > 0 ? "\(size) bytes left out of the HAR" : size < 0 ? "left out of the HAR" : nil)
+        return (Data(), size > 0 ? "\(size) bytes left out of the HAR" : size < 0 ? "left out of the HAR" : nil, nil)
     }
 
     private static func decode(_ text: String, encoding: String?, path: String, file: String) throws(HARError) -> Data {
@@ -258,4 +297,11 @@ public struct HARError: DiagnosticConvertible, Sendable, Hashable, CustomStringC
     }
 
     public var description: String { diagnostic.rendered(sourceLine: nil) }
+
+    /// The same problem as a warning: reported, and the rest of the HAR still read.
+    public var warning: String {
+        var d = diagnostic
+        d.severity = .warning
+        return d.rendered(sourceLine: nil)
+    }
 }

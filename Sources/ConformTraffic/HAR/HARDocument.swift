@@ -19,6 +19,9 @@ public struct HARDocument: Sendable {
     public let events: [AppEvent]
     /// Indices of the entries that lack something (a body left out, a failed request): they cannot be judged.
     public let incomplete: [Int]
+    /// Attached bodies that were not read (a link, a path out of the HAR's directory), one per body, in file order:
+    /// their entries are read without them and are among ``incomplete``.
+    public let refusals: [HARError]
 
     enum Entries: Sendable {
         /// Byte ranges of each entry in `data`.
@@ -54,20 +57,24 @@ public struct HARDocument: Sendable {
         events = try HAR.appEvents(eventsValue, file: file)
         var startTimes: [Date] = []
         var incomplete: [Int] = []
+        var refusals: [HARError] = []
         let total = entries.count
         startTimes.reserveCapacity(total)
         for i in 0..<total {
-            let exchange = try Self.exchange(entries, i, data: data, file: file, attachments: attachments)
+            let exchange = try Self.exchange(
+                entries, i, data: data, file: file, attachments: attachments, refusals: &refusals)
             startTimes.append(exchange.startedAt)
             if !exchange.omitted.isEmpty { incomplete.append(i) }
         }
         self.startTimes = startTimes
         self.incomplete = incomplete
+        self.refusals = refusals
     }
 
     /// The exchange of entry `index` (0-based, file order).
     public func exchange(_ index: Int) throws(HARError) -> RecordedExchange {
-        try Self.exchange(entries, index, data: data, file: file, attachments: attachments)
+        var refusals: [HARError] = []
+        return try Self.exchange(entries, index, data: data, file: file, attachments: attachments, refusals: &refusals)
     }
 
     /// Entry indices by start time (stable): the causal order of a HAR whose tool listed entries otherwise.
@@ -82,14 +89,15 @@ public struct HARDocument: Sendable {
     }
 
     private static func exchange(
-        _ entries: Entries, _ index: Int, data: Data, file: String, attachments: HAR.Attachments?
+        _ entries: Entries, _ index: Int, data: Data, file: String, attachments: HAR.Attachments?,
+        refusals: inout [HARError]
     ) throws(HARError) -> RecordedExchange {
         let value: JSONValue
         switch entries {
         case .ranges(let ranges): value = try parse(data, ranges[index], file: file)
         case .parsed(let values): value = values[index]
         }
-        return try HAR.importEntry(value, index: index, file: file, attachments: attachments)
+        return try HAR.importEntry(value, index: index, file: file, attachments: attachments, refusals: &refusals)
     }
 
     /// Parses one value of the document; an error names its line and column in the whole file.

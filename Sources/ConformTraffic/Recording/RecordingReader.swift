@@ -13,10 +13,23 @@ public final class RecordingReader {
     /// Opens `recordings/NAME/exchanges.jsonl` given the recording directory, or a `.jsonl` file itself.
     public init(path: String, maxLineBytes: Int = RecordingLayout.maxLineBytes) throws(RecordingError) {
         var isDirectory: ObjCBool = false
-        let file =
+        let inDirectory =
             FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-            ? (path as NSString).appendingPathComponent(RecordingLayout.exchangesFile) : path
+        let file = inDirectory ? (path as NSString).appendingPathComponent(RecordingLayout.exchangesFile) : path
         self.file = file
+        if inDirectory {
+            // The file a directory holds is opened inside it, through no link.
+            do {
+                lines = LineReader(
+                    descriptor: try ConfinedFile.open(RecordingLayout.exchangesFile, in: path),
+                    maxLineBytes: maxLineBytes)
+            } catch {
+                throw RecordingError(
+                    file: file, message: "cannot open the recording (\(error))",
+                    help: "a recording directory holds \(RecordingLayout.exchangesFile) as a regular file, not a link")
+            }
+            return
+        }
         do {
             lines = try LineReader(path: file, maxLineBytes: maxLineBytes)
         } catch {

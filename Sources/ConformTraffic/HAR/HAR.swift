@@ -83,7 +83,8 @@ public enum HAR {
                     }
                 }.joined(separator: "&")
         }
-        let requestHeaders = try headers(req["headers"], path: "\(base).request.headers", file: file)
+        let requestHeaders = try headers(
+            req["headers"], path: "\(base).request.headers", file: file, message: "request", omitted: &omitted)
         let (requestBody, refusedRequest) = try postData(
             req["postData"], path: "\(base).request.postData", file: file, attachments: attachments)
         if let refusal = refusedRequest {
@@ -113,7 +114,8 @@ public enum HAR {
         }
         let failure = [entry["_error"], res["_error"], res["_failureText"], entry["_failureText"]]
             .compactMap { $0??.stringValue }.first { !$0.isEmpty }
-        let responseHeaders = try headers(res["headers"], path: "\(base).response.headers", file: file)
+        let responseHeaders = try headers(
+            res["headers"], path: "\(base).response.headers", file: file, message: "response", omitted: &omitted)
         var responseBody = Data()
         if status <= 0 || failure != nil {
             // The request failed: there is no response to judge or replay against.
@@ -141,8 +143,9 @@ public enum HAR {
         }
         let duration = entryDuration(entry)
         let conform = entry[extensionKey]
+        var noted = Set(omitted)
         for note in conform?["omitted"]?.arrayValue ?? [] {
-            if let text = note.stringValue, !omitted.contains(text) { omitted.append(text) }
+            if let text = note.stringValue, noted.insert(text).inserted { omitted.append(text) }
         }
         let seq: Int
         if case .int(let s)? = conform?["seq"] { seq = s } else { seq = index + 1 }
@@ -156,12 +159,19 @@ public enum HAR {
             response: response, omitted: omitted)
     }
 
-    private static func headers(_ value: JSONValue?, path: String, file: String) throws(HARError) -> HTTPFields {
+    /// The fields of `message`; a list over ``HTTPFields/maxCount`` is left out and noted in `omitted`.
+    private static func headers(
+        _ value: JSONValue?, path: String, file: String, message: String, omitted: inout [String]
+    ) throws(HARError) -> HTTPFields {
         guard let value, value != .null else { return HTTPFields() }
         guard let list = value.arrayValue else {
             throw HARError(
                 file: file, path: path, message: "expected an array of {name, value}",
                 help: "write headers as [{\"name\": \"Accept\", \"value\": \"*/*\"}]")
+        }
+        if list.count > HTTPFields.maxCount {
+            omitted.append(RecordedExchange.tooManyFields(message, list.count))
+            return HTTPFields()
         }
         var fields = HTTPFields()
         for (i, item) in list.enumerated() {

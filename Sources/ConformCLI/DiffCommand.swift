@@ -41,8 +41,8 @@ enum DiffCommand {
                         a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)),
                         noise: noise,
                         options: options)
-                    let report = try await differential.run(sequence: RecordingSequence(path: io.resolve(input))) {
-                        step in
+                    let sequence = RecordingSequence(path: io.resolve(input)) { io.err.write($0.warning + "\n") }
+                    let report = try await differential.run(sequence: sequence) { step in
                         collector?.add(
                             ReplayResults.step(step, trace: input),
                             to: ReplayResults.suite(flow: step.flow, trace: input, title: "Diff of \(input)"))
@@ -116,7 +116,7 @@ enum DiffCommand {
         for (sa, sb) in zip(ra.steps, rb.steps) {
             if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
             if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded),
-                let jx = try? JSONValue.parse(x.body), let jy = try? JSONValue.parse(y.body)
+                let jx = JSONValue.parsedBody(x.body), let jy = JSONValue.parsedBody(y.body)
             {
                 bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
             }

@@ -87,7 +87,8 @@ enum ReplayCommand {
             if let har {
                 summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
             } else {
-                summary = try await replayer.replay(recording: io.resolve(recording), onOutcome: onOutcome)
+                let sequence = RecordingSequence(path: io.resolve(recording)) { io.err.write($0.warning + "\n") }
+                summary = try await replayer.replay(sequence: sequence, onOutcome: onOutcome)
             }
             progress.clear()
             let unjudged = summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : ""

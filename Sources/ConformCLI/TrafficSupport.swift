@@ -92,6 +92,7 @@ enum TrafficSupport {
         let reader = try RecordingReader(path: io.resolve(path))
         var out: [TraceRecord] = []
         while let record = try reader.nextRecord() { out.append(record) }
+        for line in reader.skipped { io.err.write(line.warning + "\n") }
         if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
         return out
     }
@@ -108,6 +109,7 @@ enum TrafficSupport {
         let reader = try RecordingReader(path: full)
         var out: [RecordedExchange] = []
         while let e = try reader.next() { out.append(e) }
+        for line in reader.skipped { io.err.write(line.warning + "\n") }
         if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
         return out
     }

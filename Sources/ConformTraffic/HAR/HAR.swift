@@ -26,11 +26,16 @@ public enum HAR {
         return out
     }
 
+    /// The most JSON values read from `bytes` of a HAR at once (an entry, or the whole file when it is read
+    /// whole): 200,000, or one per 64 bytes of a larger text, so a parsed tree stays within about four times the
+    /// text that holds it.
+    static func maxValues(forBytes bytes: Int) -> Int { max(200_000, bytes / 64) }
+
     /// The entries and the app events of a HAR parsed whole: the fallback for what ``HARLayout`` does not scan.
     static func entryValues(_ data: Data, file: String) throws(HARError) -> (entries: [JSONValue], events: JSONValue?) {
         let root: JSONValue
         do {
-            root = try JSONValue.parse(data)
+            root = try JSONValue.parse(data, maxValues: maxValues(forBytes: data.count))
         } catch {
             throw HARError(
                 file: file, path: nil, line: error.line, column: error.column, message: "not JSON: \(error.message)",

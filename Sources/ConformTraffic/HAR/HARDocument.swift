@@ -104,7 +104,9 @@ public struct HARDocument: Sendable {
     private static func parse(_ data: Data, _ range: Range<Int>, file: String) throws(HARError) -> JSONValue {
         let start = data.startIndex + range.lowerBound
         do {
-            return try JSONValue.parse(data[start..<(data.startIndex + range.upperBound)], maxDepth: 500)
+            return try JSONValue.parse(
+                data[start..<(data.startIndex + range.upperBound)], maxDepth: 500,
+                maxValues: HAR.maxValues(forBytes: range.count))
         } catch {
             let (line, column) = HARLayout.position(in: data, offset: range.lowerBound + error.offset)
             throw HARError(

@@ -101,13 +101,7 @@ extension RecordedExchange {
 
     /// Decodes one line of `exchanges.jsonl`; the error names the JSON path of what is wrong.
     public init(jsonLine line: some Collection<UInt8>) throws(RecordingLineError) {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(Data(line))
-        } catch {
-            throw RecordingLineError(column: error.column, message: error.message)
-        }
-        try self.init(json: value)
+        try self.init(json: try JSONValueLine.parse(line))
     }
 
     init(json value: JSONValue) throws(RecordingLineError) {
@@ -217,10 +211,13 @@ public struct RecordingLineError: Error, Sendable, Hashable {
     /// JSON path of the wrong field, when the line is valid JSON.
     public var path: String?
     public var message: String
+    /// The line was refused for a limit (too many values, too deep): the reader skips it and reads on.
+    public var overLimit: Bool
 
-    public init(column: Int = 1, path: String? = nil, message: String) {
+    public init(column: Int = 1, path: String? = nil, message: String, overLimit: Bool = false) {
         self.column = column
         self.path = path
         self.message = message
+        self.overLimit = overLimit
     }
 }

@@ -6,6 +6,8 @@ public final class RecordingReader {
     public let file: String
     /// The torn last line left by a killed writer, once reading has reached it.
     public private(set) var truncatedTail: RecordingError?
+    /// Lines skipped for a limit (more than ``RecordingLayout/maxLineValues`` values), as warnings, in file order.
+    public private(set) var skipped: [RecordingError] = []
     /// The 1-based number of the last line read.
     public private(set) var lineNumber = 0
     private let lines: LineReader
@@ -85,6 +87,16 @@ public final class RecordingReader {
                         help: "the recorder was probably killed while writing; the exchanges before it are intact")
                     return nil
                 }
+                if error.overLimit {
+                    skipped.append(
+                        RecordingError(
+                            file: file, line: lineNumber, column: error.column,
+                            message: "exchange skipped: \(error.message)",
+                            help:
+                                "a recorded exchange holds a few dozen values plus three per header field; the other lines are read"
+                        ))
+                    continue
+                }
                 let location = error.path.map { " at \($0)" } ?? ""
                 throw RecordingError(
                     file: file, line: lineNumber, column: error.column,
@@ -105,4 +117,8 @@ public enum RecordingLayout {
     public static let metaFile = "meta.json"
     /// The longest line the writer writes and the reader reads (64 MiB): one limit, so every written line reads.
     public static let maxLineBytes = 64 << 20
+    /// The most JSON values one line may hold (200,000): a written line has a few dozen plus three per header
+    /// field (at most 1,000 per message), and the bound keeps a line's parsed tree within tens of megabytes
+    /// whatever its 64 MiB are made of.
+    public static let maxLineValues = 200_000
 }

@@ -2,7 +2,7 @@
 public struct TraceSequence: AsyncSequence, Sendable {
     public typealias Element = TraceRecord
     public let path: String
-    /// Called once if the file ends with a torn line.
+    /// Called once if the file ends with a torn line, and once for each line skipped for a limit.
     public let onTruncatedTail: (@Sendable (RecordingError) -> Void)?
 
     public init(path: String, onTruncatedTail: (@Sendable (RecordingError) -> Void)? = nil) {
@@ -25,6 +25,7 @@ public struct TraceSequence: AsyncSequence, Sendable {
             guard let reader else { return nil }
             if let record = try reader.nextRecord() { return record }
             done = true
+            for line in reader.skipped { onTruncatedTail?(line) }
             if let tail = reader.truncatedTail { onTruncatedTail?(tail) }
             return nil
         }

@@ -180,8 +180,8 @@ public struct Replayer: Sendable {
             outcome.actual = live
             // Each body is decoded and parsed once: for learning ids and for the comparison.
             let recorded = ContentDecoding.decoded(exchange.response)
-            let recordedJSON = try? JSONValue.parse(recorded.body)
-            let liveJSON = recordedJSON == nil ? nil : try? JSONValue.parse(live.body)
+            let recordedJSON = JSONValue.parsedBody(recorded.body)
+            let liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
             outcome.expected = state.summary.withLock { summary in
                 if let recordedJSON, let liveJSON {
                     summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)

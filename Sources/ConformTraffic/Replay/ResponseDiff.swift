@@ -50,8 +50,8 @@ public enum ResponseDiff {
         parsed: (expected: JSONValue?, actual: JSONValue?) = (nil, nil)
     ) -> [Mismatch] {
         if expected == actual { return [] }
-        if let e = parsed.expected ?? (try? JSONValue.parse(expected)),
-            let a = parsed.actual ?? (try? JSONValue.parse(actual))
+        if let e = parsed.expected ?? JSONValue.parsedBody(expected),
+            let a = parsed.actual ?? JSONValue.parsedBody(actual)
         {
             var out: [Mismatch] = []
             compare(e, a, at: JSONPath(), noise: noise, into: &out)

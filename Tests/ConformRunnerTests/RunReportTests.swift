@@ -240,6 +240,54 @@ import Testing
     }
 }
 
+extension RunReportTests {
+    /// A report is read step by step, its exchanges spooled when asked: the same run as one parsed whole (a text
+    /// the scan does not follow, here a repeated key, is parsed whole).
+    @Test func aReportReadStepByStepIsTheSameRun() async throws {
+        let original = try await ReporterTests().mixedRun()
+        let data = json(original)
+        let text = String(decoding: data, as: UTF8.self)
+        let whole = try RunReport.read(
+            Data(text.replacingOccurrences(of: #""tool""#, with: #""x": 1, "x": 1, "tool""#).utf8), source: "r.json")
+        let spool = try ExchangeSpool()
+        let spooled = try RunReport.read(data, source: "r.json", spool: spool)
+        #expect(spooled.result.suites.flatMap(\.steps).contains { $0.hasExchange })
+        for read in [whole, spooled, try RunReport.read(data, source: "r.json")] {
+            #expect(junit(read.result) == junit(original))
+            #expect(html(read.result) == html(original))
+            #expect(String(decoding: json(read.result), as: UTF8.self) == text)
+        }
+    }
+
+    /// A syntax error inside one step names its line and column in the whole file, as a whole parse would.
+    @Test func anErrorInsideAStepNamesItsPlaceInTheFile() async throws {
+        let text = String(decoding: json(try await ReporterTests().mixedRun()), as: UTF8.self)
+        let broken = text.replacingOccurrences(of: #""verdict": "skipped""#, with: #""verdict": skipped"#)
+        #expect(broken != text)
+        let offset = try #require(broken.range(of: ": skipped"))
+        let before = broken[..<offset.lowerBound]
+        let line = before.filter { $0 == "\n" }.count + 1
+        #expect {
+            try RunReport.read(Data(broken.utf8), source: "r.json")
+        } throws: { error in
+            "\(error)".contains("r.json:\(line):") && "\(error)".contains("not a JSON report")
+        }
+    }
+
+    /// A step of more JSON values than its text could hold in a written report is refused, naming the limit.
+    @Test func aStepOfTooManyValuesIsRefused() async throws {
+        let text = String(decoding: json(try await ReporterTests().mixedRun()), as: UTF8.self)
+        let many = Array(repeating: #"{"path":"","expected":"","actual":""}"#, count: 60_000).joined(separator: ",")
+        let crowded = text.replacingOccurrences(of: #""mismatches": ["#, with: #""mismatches": [\#(many),"#)
+        #expect(crowded != text)
+        #expect {
+            try RunReport.read(Data(crowded.utf8), source: "r.json")
+        } throws: { error in
+            "\(error)".contains("more than 200000 values")
+        }
+    }
+}
+
 /// The `type` attributes of every `failure` element of a JUnit document, read by Foundation's XML parser.
 private final class FailureTypes: NSObject, XMLParserDelegate {
     var values: [String] = []

@@ -77,7 +77,7 @@ enum MergeCommand {
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0
             while count < size {
-                let n = Glibc.read(fd, buffer.baseAddress! + count, size - count)
+                let n = readBytes(fd, buffer.baseAddress! + count, size - count)
                 if n < 0, errno == EINTR { continue }
                 if n < 0 { failure = errno }
                 if n <= 0 { break }
@@ -91,4 +91,9 @@ enum MergeCommand {
         }
         return bytes
     }
+}
+
+/// `read(2)` under a name that does not clash with ``MergeCommand/read(_:io:)``.
+private func readBytes(_ fd: Int32, _ pointer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+    read(fd, pointer, count)
 }

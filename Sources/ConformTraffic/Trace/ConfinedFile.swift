@@ -47,7 +47,7 @@ public enum ConfinedFile {
         guard !name.hasPrefix("/") else { throw .absolute }
         let components = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else { throw .outside }
-        var current = Glibc.open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        var current = openDirectory(directory.isEmpty ? "." : directory)
         guard current >= 0 else { throw errno == ENOENT ? .missing : .unreadable(errno) }
         for (i, component) in components.enumerated() {
             let last = i == components.count - 1
@@ -81,7 +81,7 @@ public enum ConfinedFile {
         var data = Data(count: Int(status.st_size))
         var filled = 0
         while filled < data.count {
-            let n = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
+            let n = data.withUnsafeMutableBytes { readBytes(fd, $0.baseAddress! + filled, $0.count - filled) }
             if n < 0, errno == EINTR { continue }
             guard n >= 0 else { throw .unreadable(errno) }
             if n == 0 { break }
@@ -96,4 +96,10 @@ public enum ConfinedFile {
         var status = stat()
         return fstatat(directory, component, &status, AT_SYMLINK_NOFOLLOW) == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
+}
+
+/// The C calls under names that do not clash with ``ConfinedFile``'s own `open` and `read`.
+private func openDirectory(_ path: String) -> Int32 { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+private func readBytes(_ fd: Int32, _ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, pointer, count)
 }

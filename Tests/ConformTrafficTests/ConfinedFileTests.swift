@@ -1,6 +1,7 @@
 import ConformCore
 import ConformTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ConformTraffic
@@ -97,6 +98,39 @@ import Testing
         #expect(warning.contains("refused: 'link' is a symbolic link; the body is left out"))
         #expect(warning.contains("help: an attached body must be a regular file inside the HAR's directory"))
         #expect(document.refusals.allSatisfy { $0.diagnostic.id == .harEntryInvalid })
+    }
+
+    /// Remembers every request body it is sent.
+    final class Capture: HTTPHandler, Sendable {
+        let bodies = Mutex<[Data]>([])
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            bodies.withLock { $0.append(request.body) }
+            return HTTPResponse(status: 200, body: Data(#"{"ok":true}"#.utf8))
+        }
+    }
+
+    /// `replay` of a HAR whose request body links to a file outside sends nothing of that file: the entry is not
+    /// sent at all, and the other entries are.
+    @Test func replaySendsNoLinkedBody() async throws {
+        let (scratch, _) = try layout()
+        let entries = [
+            entry("http://h/mobile/1", request: "body.json", response: "body.json"),
+            entry("http://h/mobile/2", request: "link", response: "body.json"),
+        ]
+        try Data(#"{"log":{"version":"1.2","entries":[\#(entries.joined(separator: ","))]}}"#.utf8).write(
+            to: URL(fileURLWithPath: scratch.path("trace.har")))
+        guard case .har(let data, let attachments) = try TraceFile.open(scratch.path("trace.har")) else {
+            Issue.record("not read as a HAR")
+            return
+        }
+        let document = try HARDocument(data, file: "trace.har", attachments: attachments)
+        let capture = Capture()
+        let summary = try await Replayer(transport: InProcessTransport(capture)).replay(
+            sequence: document.exchanges)
+        #expect(summary.total == 2)
+        #expect(summary.unjudged == 1)
+        let sent = capture.bodies.withLock { $0 }
+        #expect(sent.map { String(decoding: $0, as: UTF8.self) } == [#"{"ok":true}"#])
     }
 
     /// A recording directory's `exchanges.jsonl` and `meta.json` are not read through links.

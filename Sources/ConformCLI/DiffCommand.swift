@@ -130,7 +130,7 @@ enum DiffCommand {
         for (sa, sb) in zip(ra.steps, rb.steps) {
             if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
             if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded),
-                let jx = try? JSONValue.parse(x.body), let jy = try? JSONValue.parse(y.body)
+                let jx = JSONValue.parsedBody(x.body), let jy = JSONValue.parsedBody(y.body)
             {
                 bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
             }

@@ -7,6 +7,8 @@ import Foundation
 enum MergeCommand {
     /// The largest JSON report read (a bound on memory; a 100,000-step report is well under it).
     static let maxReportBytes = 1 << 30
+    /// Reports larger than this (16 MiB) keep their exchanges in a spool file rather than in memory.
+    static let spoolFrom = 16 << 20
 
     static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
         let parsed = try Arguments(args, command: .merge)
@@ -25,19 +27,25 @@ enum MergeCommand {
         }
         var reports: [RunReport] = []
         do {
+            // Exchanges wait on disk, and reports are written as they go: memory holds one shard's text at a time
+            // and the compact results.
+            let spool = try? ExchangeSpool()
             for path in parsed.positionals {
-                reports.append(try RunReport.read(try read(path, io: io), source: path))
+                let bytes = try read(path, io: io)
+                reports.append(
+                    try RunReport.read(bytes: bytes, source: path, spool: bytes.count > spoolFrom ? spool : nil))
             }
             let merged = try RunReport.merge(reports)
+            reports = []
             var reporters: [any RunReporter] = [
                 ConsoleReporter(
                     sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose"))
             ]
-            let sinks = requests.map { ($0, MemorySink()) }
-            for (request, sink) in sinks { reporters.append(request.reporter(sink: sink)) }
+            guard let files = ReportFile.open(requests, io: io) else { return ConformCommand.ExitCode.cannotRun }
+            for file in files { reporters.append(file.request.reporter(sink: file.sink)) }
             let fanout = ReporterFanout(reporters)
             RunListing.replay(merged.result, to: fanout)
-            guard ReportRequest.write(sinks, io: io) else { return ConformCommand.ExitCode.cannotRun }
+            guard ReportFile.finish(files, io: io) else { return ConformCommand.ExitCode.cannotRun }
             return merged.result.exitCode
         } catch {
             io.err.write("\(error)\n")
@@ -45,23 +53,47 @@ enum MergeCommand {
         }
     }
 
-    static func read(_ path: String, io: CommandIO) throws(RunReportError) -> Data {
-        let url = URL(fileURLWithPath: io.resolve(path))
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
-        guard let size else {
-            throw RunReportError("cannot read \(path): no such file", help: "pass the JSON report files of every shard")
+    /// The bytes of the report at `path`, read into one buffer (the parser works on it without a second copy).
+    static func read(_ path: String, io: CommandIO) throws(RunReportError) -> [UInt8] {
+        let fd = open(io.resolve(path), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw RunReportError(
+                "cannot read \(path): \(String(cString: strerror(errno)))",
+                help: "pass the JSON report files of every shard")
         }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw RunReportError(
+                "cannot read \(path): not a regular file", help: "pass the JSON report files of every shard")
+        }
+        let size = Int(status.st_size)
         guard size <= maxReportBytes else {
             throw RunReportError(
                 "\(path) is \(size) bytes, more than the \(maxReportBytes) a report may have",
                 help: "pass the JSON reports written by 'conform run --report json:FILE'")
         }
-        do {
-            return try Data(contentsOf: url)
-        } catch {
-            throw RunReportError(
-                "cannot read \(path): \(error.localizedDescription)", help: "check that the file exists and is readable"
-            )
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let n = readBytes(fd, buffer.baseAddress! + count, size - count)
+                if n < 0, errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                if n <= 0 { break }
+                count += n
+            }
         }
+        guard failure == 0 else {
+            throw RunReportError(
+                "cannot read \(path): \(String(cString: strerror(failure)))",
+                help: "check that the file exists and is readable")
+        }
+        return bytes
     }
+}
+
+/// `read(2)` under a name that does not clash with ``MergeCommand/read(_:io:)``.
+private func readBytes(_ fd: Int32, _ pointer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+    read(fd, pointer, count)
 }

@@ -77,8 +77,10 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
-    /// Names each entry a HAR reader skipped, as a warning (the rest is read).
+    /// Names each entry a HAR reader skipped, and each attached body it refused to read, as warnings (the rest
+    /// is read; an entry whose body was refused is read without it).
     static func warnSkipped(_ document: HARDocument, io: CommandIO) {
+        for refusal in document.refusals { io.err.write(refusal.warning + "\n") }
         for problem in document.skipped { io.err.write(problem.warning + "\n") }
         let more = document.skippedCount - document.skipped.count
         if more > 0 { io.err.write("\(document.file): warning: \(more) more entries skipped\n") }
@@ -94,11 +96,7 @@ enum TrafficSupport {
 
     /// Reads a recording directory or `.jsonl` file, or a HAR file (by content), with its app events, in trace order.
     static func trace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
-        if case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) {
-            let document = try HARDocument(data, file: path, attachments: attachments)
-            warnSkipped(document, io: io)
-            return try document.records().all()
-        }
+        if let document = try harDocument(path, io: io) { return try document.records().all() }
         let reader = try RecordingReader(path: io.resolve(path))
         var out: [TraceRecord] = []
         reader.onSkipped = { io.err.write($0.warning + "\n") }
@@ -110,9 +108,7 @@ enum TrafficSupport {
     /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
     static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
         let full = io.resolve(path)
-        if case .har(let data, let attachments) = try TraceFile.open(full) {
-            let document = try HARDocument(data, file: path, attachments: attachments)
-            warnSkipped(document, io: io)
+        if let document = try harDocument(path, io: io) {
             return try document.readable.map { index throws(HARError) in try document.exchange(index) }
         }
         let reader = try RecordingReader(path: full)

@@ -62,7 +62,7 @@ public struct JUnitReporter: DocumentReporter {
                         } ?? step.error ?? "failed")
                     let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
                     out +=
-                        ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(type)\">\(Escaping.xml(details(step, masker)))</failure>\n    </testcase>\n"
+                        ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(Escaping.xml(type))\">\(Escaping.xml(details(step, masker)))</failure>\n    </testcase>\n"
                 case .error:
                     out +=
                         ">\n      <error message=\"\(Escaping.xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(Escaping.xml(details(step, masker)))</error>\n    </testcase>\n"

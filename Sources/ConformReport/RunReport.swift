@@ -38,22 +38,76 @@ extension RunReport {
     ///
     /// Credentials in the report are already masked; the reporters mask idempotently, so the rebuilt run renders
     /// the same pages as the original. Reports without a `shard` member count as unsharded.
-    public static func read(_ data: Data, source: String) throws(RunReportError) -> RunReport {
-        let root: JSONValue
-        do {
-            root = try JSONValue.parse(data, maxDepth: 64)
-        } catch {
-            throw RunReportError(
-                "\(source):\(error.line):\(error.column): not a JSON report: \(error.message)",
-                help: "pass the files written by 'conform run --report json:FILE'")
+    public static func read(_ data: Data, source: String, spool: ExchangeSpool? = nil) throws(RunReportError)
+        -> RunReport
+    {
+        try read(bytes: [UInt8](data), source: source, spool: spool)
+    }
+
+    /// Reads a JSON report step by step: each step is parsed on its own (and its exchange moved to `spool` when
+    /// one is given), so memory holds the text, one step's tree and the compact results, never the whole tree.
+    /// A text the scan does not follow is parsed whole, with the same errors. Either way at most one JSON value
+    /// is read per 64 bytes of text (and at least 200,000 at a time).
+    public static func read(bytes: [UInt8], source: String, spool: ExchangeSpool? = nil) throws(RunReportError)
+        -> RunReport
+    {
+        let spans = JSONSpans(bytes: bytes)
+        let reader = Reader(source: source, spans: spans, spool: spool)
+        if let parts = try ReportParts(spans, source: source) { return try reader.report(parts.root, parts.suites) }
+        return try reader.report(try spans.parse(0..<bytes.count, source: source), nil)
+    }
+}
+
+/// A report's text cut into what is parsed at once: the top-level members but `suites`, and for each suite its
+/// members but `steps`, whose elements are parsed one by one as they are read.
+private struct ReportParts {
+    struct SuitePart {
+        var value: JSONValue
+        var steps: [Range<Int>]?
+    }
+
+    var root: JSONValue
+    var suites: [SuitePart]?
+
+    /// `nil` when the text is not laid out as the scan expects.
+    init?(_ spans: JSONSpans, source: String) throws(RunReportError) {
+        guard let members = spans.members(0..<spans.bytes.count) else { return nil }
+        var object = JSONObject()
+        var suites: [SuitePart]?
+        for (key, range) in members {
+            guard key == "suites" else {
+                object[key] = try spans.parse(range, source: source)
+                continue
+            }
+            guard let elements = spans.elements(range) else { return nil }
+            var parts: [SuitePart] = []
+            parts.reserveCapacity(elements.count)
+            for element in elements {
+                guard let suiteMembers = spans.members(element) else { return nil }
+                var suite = JSONObject()
+                var steps: [Range<Int>]?
+                for (suiteKey, suiteRange) in suiteMembers {
+                    if suiteKey == "steps" {
+                        guard let list = spans.elements(suiteRange) else { return nil }
+                        steps = list
+                    } else {
+                        suite[suiteKey] = try spans.parse(suiteRange, source: source)
+                    }
+                }
+                parts.append(SuitePart(value: .object(suite), steps: steps))
+            }
+            suites = parts
         }
-        return try Reader(source: source).report(root)
+        root = .object(object)
+        self.suites = suites
     }
 }
 
 /// Walks a JSON report, naming the JSON path of whatever is missing or out of range.
 private struct Reader {
     var source: String
+    var spans: JSONSpans
+    var spool: ExchangeSpool?
 
     func fail(_ path: String, _ what: String) -> RunReportError {
         RunReportError(
@@ -95,12 +149,14 @@ private struct Reader {
 
     static let maxCount = 10_000_000
 
-    func report(_ root: JSONValue) throws(RunReportError) -> RunReport {
+    /// The run of `root`; its suites are `parts` when the text was cut into parts, else `root`'s own.
+    func report(_ root: JSONValue, _ parts: [ReportParts.SuitePart]?) throws(RunReportError) -> RunReport {
         _ = try object(root, "$")
         guard root["tool"]?.stringValue == "conform" else { throw fail("$.tool", "not a Conform JSON report") }
         let target = try string(root["target"], "$.target")
         let duration = try number(root["duration"], "$.duration")
-        let suitesJSON = try array(root["suites"], "$.suites")
+        let suitesJSON: [JSONValue]
+        if let parts { suitesJSON = parts.map(\.value) } else { suitesJSON = try array(root["suites"], "$.suites") }
         guard suitesJSON.count <= Self.maxCount else { throw fail("$.suites", "more than \(Self.maxCount) suites") }
         var shard = Shard.whole
         var planSuites = suitesJSON.count
@@ -118,9 +174,9 @@ private struct Reader {
             _ = try object(item, path)
             positions.append(
                 item["position"] == nil ? i : try int(item["position"], "\(path).position", 0...(planSuites - 1)))
-            suites.append(try suite(item, path))
+            suites.append(try suite(item, steps: parts?[i].steps, path))
         }
-        let kind: RunResult.Kind = root["kind"]?.stringValue == "comparison" ? .comparison : .conformance
+        let kind = try self.kind(root["kind"])
         var result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
         try repetitions(root, into: &result)
         result.contactedOrigins = try origins(root["origins"])
@@ -177,7 +233,10 @@ private struct Reader {
         }
     }
 
-    func suite(_ v: JSONValue, _ path: String) throws(RunReportError) -> SuiteResult {
+    /// A suite and its steps: `v`'s own, or the ranges of their text, parsed one at a time.
+    func suite(_ v: JSONValue, steps stepRanges: [Range<Int>]?, _ path: String) throws(RunReportError)
+        -> SuiteResult
+    {
         let spec = try object(v["spec"], "\(path).spec")
         let model = Suite(
             id: try string(v["id"], "\(path).id"), title: try string(v["title"], "\(path).title"),
@@ -189,8 +248,16 @@ private struct Reader {
             file: try string(v["file"], "\(path).file"),
             contentHash: try string(v["contentHash"], "\(path).contentHash"))
         var steps: [StepResult] = []
-        for (i, item) in try array(v["steps"], "\(path).steps").enumerated() {
-            steps.append(try step(item, suiteID: model.id, "\(path).steps[\(i)]"))
+        func add(_ step: StepResult) { steps.append(spool.map { step.spooled(into: $0) } ?? step) }
+        if let stepRanges {
+            steps.reserveCapacity(stepRanges.count)
+            for (i, range) in stepRanges.enumerated() {
+                add(try step(try spans.parse(range, source: source), suiteID: model.id, "\(path).steps[\(i)]"))
+            }
+        } else {
+            for (i, item) in try array(v["steps"], "\(path).steps").enumerated() {
+                add(try step(item, suiteID: model.id, "\(path).steps[\(i)]"))
+            }
         }
         return SuiteResult(suite: model, steps: steps, duration: try number(v["duration"], "\(path).duration"))
     }
@@ -219,6 +286,28 @@ private struct Reader {
             error: v["error"] == nil ? nil : try string(v["error"], "\(path).error"),
             attempts: try int(v["attempts"], "\(path).attempts", 0...Self.maxCount),
             duration: try number(v["duration"], "\(path).duration"))
+    }
+
+    /// `conformance` (also when absent, as in reports of older versions) or `comparison`.
+    func kind(_ v: JSONValue?) throws(RunReportError) -> RunResult.Kind {
+        guard let v else { return .conformance }
+        switch try string(v, "$.kind") {
+        case "conformance": return .conformance
+        case "comparison": return .comparison
+        case let other: throw fail("$.kind", "unknown kind '\(other)'; expected conformance or comparison")
+        }
+    }
+
+    /// One of the severities a suite can give a check; anything else would reach the pages as it is.
+    func severity(_ v: JSONValue?, _ path: String) throws(RunReportError) -> Severity {
+        let text = try string(v, path)
+        let known: [Severity] = [.must, .should, .assumed]
+        guard let severity = known.first(where: { $0.rawValue == text }) else {
+            throw fail(
+                path,
+                "unknown severity '\(text)'; expected one of: \(known.map(\.rawValue).joined(separator: ", "))")
+        }
+        return severity
     }
 
     func verdict(_ v: JSONValue?, _ path: String) throws(RunReportError) -> Verdict {
@@ -253,7 +342,7 @@ private struct Reader {
                     note: m["note"]?.isNull ?? true ? nil : try string(m["note"], "\(p).note")))
         }
         return CheckFailure(
-            severity: Severity(rawValue: try string(v["severity"], "\(path).severity")),
+            severity: try severity(v["severity"], "\(path).severity"),
             decision: v["decision"]?.isNull ?? true ? nil : try string(v["decision"], "\(path).decision"),
             mismatches: mismatches)
     }

@@ -2,6 +2,7 @@ import ConformCore
 import ConformReport
 import ConformRunner
 import Foundation
+import FoundationXML
 import Testing
 
 /// Shards and JSON reports read back: what `conform merge` rests on.
@@ -203,5 +204,108 @@ import Testing
             message(flaky(with("verdicts", ["pass", "maybe"]))).contains("$.flaky[0].verdicts[1]: unknown verdict"))
         let many = JSONValue.array(Array(repeating: good, count: run.stepCount + 1))
         #expect(message { $0["flaky"] = many }.contains("$.flaky: \(run.stepCount + 1) flaky steps, but the report"))
+    }
+    /// A severity or kind read back is one of its closed set: a crafted shard cannot carry markup into the pages.
+    @Test func valuesReadBackAreFromTheirClosedSets() async throws {
+        let root = try JSONValue.parse(json(try await ReporterTests().mixedRun()))
+        let text = root.serialized()
+        #expect(text.contains(#""severity":"must""#))
+        func message(_ changed: String) -> String {
+            do {
+                _ = try RunReport.read(Data(changed.utf8), source: "shard.json")
+                return "read"
+            } catch { return error.description }
+        }
+        let injected = text.replacingOccurrences(
+            of: #""severity":"must""#, with: #""severity":"must\" injected=\"x""#)
+        #expect(message(injected).contains(#"shard.json: $.suites[0].steps["#))
+        #expect(message(injected).contains(#"].failures[0].severity: unknown severity 'must" injected="x'"#))
+        #expect(message(injected).contains("expected one of: must, should, assumed"))
+        #expect(message(text.replacingOccurrences(of: #""severity":"must""#, with: #""severity":"<b>""#)) != "read")
+        #expect(
+            message(text.replacingOccurrences(of: #""tool":"conform""#, with: #""tool":"conform","kind":"x""#))
+                .contains("$.kind: unknown kind 'x'; expected conformance or comparison"))
+    }
+
+    /// The JUnit writer escapes the failure type too, whatever severity a result holds.
+    @Test func theJUnitFailureTypeIsEscaped() async throws {
+        var run = try await ReporterTests().mixedRun()
+        let hostile = Severity(rawValue: "must\" injected=\"x\"><y a=\"&")
+        for (s, suite) in run.suites.enumerated() {
+            for (i, step) in suite.steps.enumerated() where !step.failures.isEmpty {
+                for f in step.failures.indices { run.suites[s].steps[i].failures[f].severity = hostile }
+            }
+        }
+        let types = try #require(FailureTypes(junit(run)), "the JUnit document parses as XML")
+        #expect(types.values == [hostile.rawValue])
+    }
+}
+
+extension RunReportTests {
+    /// A report is read step by step, its exchanges spooled when asked: the same run as one parsed whole (a text
+    /// the scan does not follow, here a repeated key, is parsed whole).
+    @Test func aReportReadStepByStepIsTheSameRun() async throws {
+        let original = try await ReporterTests().mixedRun()
+        let data = json(original)
+        let text = String(decoding: data, as: UTF8.self)
+        let whole = try RunReport.read(
+            Data(text.replacingOccurrences(of: #""tool""#, with: #""x": 1, "x": 1, "tool""#).utf8), source: "r.json")
+        let spool = try ExchangeSpool()
+        let spooled = try RunReport.read(data, source: "r.json", spool: spool)
+        #expect(spooled.result.suites.flatMap(\.steps).contains { $0.hasExchange })
+        for read in [whole, spooled, try RunReport.read(data, source: "r.json")] {
+            #expect(junit(read.result) == junit(original))
+            #expect(html(read.result) == html(original))
+            #expect(String(decoding: json(read.result), as: UTF8.self) == text)
+        }
+    }
+
+    /// A syntax error inside one step names its line and column in the whole file, as a whole parse would.
+    @Test func anErrorInsideAStepNamesItsPlaceInTheFile() async throws {
+        let text = String(decoding: json(try await ReporterTests().mixedRun()), as: UTF8.self)
+        let broken = text.replacingOccurrences(of: #""verdict": "skipped""#, with: #""verdict": skipped"#)
+        #expect(broken != text)
+        let offset = try #require(broken.range(of: ": skipped"))
+        let before = broken[..<offset.lowerBound]
+        let line = before.filter { $0 == "\n" }.count + 1
+        #expect {
+            try RunReport.read(Data(broken.utf8), source: "r.json")
+        } throws: { error in
+            "\(error)".contains("r.json:\(line):") && "\(error)".contains("not a JSON report")
+        }
+    }
+
+    /// A step of more JSON values than its text could hold in a written report is refused, naming the limit.
+    @Test func aStepOfTooManyValuesIsRefused() async throws {
+        let text = String(decoding: json(try await ReporterTests().mixedRun()), as: UTF8.self)
+        let many = Array(repeating: #"{"path":"","expected":"","actual":""}"#, count: 60_000).joined(separator: ",")
+        let crowded = text.replacingOccurrences(of: #""mismatches": ["#, with: #""mismatches": [\#(many),"#)
+        #expect(crowded != text)
+        #expect {
+            try RunReport.read(Data(crowded.utf8), source: "r.json")
+        } throws: { error in
+            "\(error)".contains("more than 200000 values")
+        }
+    }
+}
+
+/// The `type` attributes of every `failure` element of a JUnit document, read by Foundation's XML parser.
+private final class FailureTypes: NSObject, XMLParserDelegate {
+    var values: [String] = []
+    var injected = false
+
+    init?(_ document: String) {
+        super.init()
+        let parser = XMLParser(data: Data(document.utf8))
+        parser.delegate = self
+        guard parser.parse(), !injected else { return nil }
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
+        attributes attributeDict: [String: String] = [:]
+    ) {
+        if elementName == "failure" { values.append(attributeDict["type"] ?? "") }
+        if elementName == "y" || attributeDict["injected"] != nil { injected = true }
     }
 }

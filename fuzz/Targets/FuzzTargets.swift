@@ -42,9 +42,16 @@ public enum FuzzTargets {
         precondition(again == value, "JSON does not survive a round trip")
     }
 
-    /// HAR import.
+    /// HAR import, entry by entry: an attached body named `body` is found, any other is refused as a link is, so
+    /// both ways through the attachment rules run; a refused body leaves its entry marked.
     public static func har(_ data: Data) {
-        _ = try? HAR.import(data, file: "fuzz.har")
+        let attachments: HAR.Attachments = { name throws(ConfinedFile.Refusal) in
+            guard name == "body" else { throw .link(name) }
+            return Data("attached".utf8)
+        }
+        guard let document = try? HARDocument(data, file: "fuzz.har", attachments: attachments) else { return }
+        precondition(document.refusals.isEmpty || !document.incomplete.isEmpty, "a refused body left no mark")
+        for index in 0..<document.count { _ = try? document.exchange(index) }
     }
 
     /// The ZIP reader and the decompressors behind `.har.gz`, `.zhar`, Playwright ZIPs and Content-Encoding.

@@ -13,6 +13,11 @@ public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     public private(set) var fields: [Field]
 
+    /// The most fields one message may have when read from a recording or a HAR (1,000; real messages carry a few
+    /// dozen): a message over it is read without its fields and marked, so no reader or comparison works through
+    /// an unbounded list.
+    public static let maxCount = 1_000
+
     public init(_ fields: [Field] = []) { self.fields = fields }
 
     public init(dictionaryLiteral elements: (String, String)...) {

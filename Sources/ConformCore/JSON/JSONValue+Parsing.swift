@@ -6,6 +6,8 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
     public var offset: Int
     public var line: Int
     public var column: Int
+    /// The text was refused for a limit (`maxValues`, `maxDepth`), not for its syntax.
+    public var isLimit = false
 
     public var description: String { "invalid JSON at line \(line), column \(column): \(message)" }
 }
@@ -13,7 +15,13 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
 extension JSONValue {
     /// Parses RFC 8259 JSON; refuses nesting deeper than `maxDepth`.
     public static func parse(_ data: Data, maxDepth: Int = 512) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: [UInt8](data), maxDepth: maxDepth)
+        try parse(data, maxDepth: maxDepth, maxValues: .max)
+    }
+
+    /// Parses RFC 8259 JSON; refuses nesting deeper than `maxDepth`, and more than `maxValues` values (each
+    /// scalar, array and object counts one), which bounds the tree's memory whatever the text is made of.
+    public static func parse(_ data: Data, maxDepth: Int = 512, maxValues: Int) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: [UInt8](data), maxDepth: maxDepth, maxValues: maxValues)
         return try parser.parseDocument()
     }
 
@@ -27,12 +35,15 @@ extension JSONValue {
 private struct JSONParser {
     let bytes: [UInt8]
     let maxDepth: Int
+    let maxValues: Int
     var index = 0
     var depth = 0
+    var values = 0
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: [UInt8], maxDepth: Int, maxValues: Int = .max) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.maxValues = maxValues
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
@@ -68,6 +79,12 @@ private struct JSONParser {
 
     mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard index < bytes.count else { throw error("unexpected end of input") }
+        values += 1
+        if values > maxValues {
+            var failure = error("more than \(maxValues) values")
+            failure.isLimit = true
+            throw failure
+        }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
@@ -92,7 +109,11 @@ private struct JSONParser {
 
     mutating func enter() throws(JSONParseError) {
         depth += 1
-        if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
+        if depth > maxDepth {
+            var failure = error("nesting deeper than \(maxDepth) levels")
+            failure.isLimit = true
+            throw failure
+        }
     }
 
     mutating func parseObject() throws(JSONParseError) -> JSONValue {

@@ -55,8 +55,8 @@ extension FlowChecker {
         var succeeded: Bool { exchange.response.status.isSuccess }
         /// The device the call acts on (the path's pushRegId).
         var target: String? { endpoint.pathRegistrationId }
-        var body: JSONValue? { try? JSONValue.parse(exchange.request.body) }
-        var responseBody: JSONValue? { try? JSONValue.parse(exchange.response.body) }
+        var body: JSONValue? { JSONValue.parsedBody(exchange.request.body) }
+        var responseBody: JSONValue? { JSONValue.parsedBody(exchange.response.body) }
     }
 
     /// Updates the state with what a successful exchange changed.

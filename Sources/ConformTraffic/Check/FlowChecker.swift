@@ -217,7 +217,12 @@ public struct FlowChecker: Sendable {
     }
 
     private func checkIdentity(_ body: Data, key: String, report: (String) -> Void) {
-        guard let json = try? JSONValue.parse(body) else {
+        guard body.count <= JSONValue.maxParsedBodyBytes else {
+            report(
+                "personalize with a body of \(body.count) bytes, more than the \(JSONValue.maxParsedBodyBytes) checked")
+            return
+        }
+        guard let json = JSONValue.parsedBody(body) else {
             report("personalize without a JSON body")
             return
         }

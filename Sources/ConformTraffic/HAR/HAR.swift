@@ -8,8 +8,8 @@ public enum HAR {
     static let extensionKey = "_conform"
 
     /// Finds a body a tool stored beside the HAR (`content._file`: Playwright's `attach` mode, or an entry of its
-    /// ZIP); `nil` when it is not there.
-    public typealias Attachments = @Sendable (String) -> Data?
+    /// ZIP); on disk only through ``ConfinedFile`` (inside the HAR's directory, no links), else it says why not.
+    public typealias Attachments = @Sendable (String) throws(ConfinedFile.Refusal) -> Data
 
     /// Reads a HAR file's entries as exchanges; errors name the JSON path of what is wrong.
     ///
@@ -26,11 +26,16 @@ public enum HAR {
         return out
     }
 
+    /// The most JSON values read from `bytes` of a HAR at once (an entry, or the whole file when it is read
+    /// whole): 200,000, or one per 64 bytes of a larger text, so a parsed tree stays within about four times the
+    /// text that holds it.
+    static func maxValues(forBytes bytes: Int) -> Int { max(200_000, bytes / 64) }
+
     /// The entries and the app events of a HAR parsed whole: the fallback for what ``HARLayout`` does not scan.
     static func entryValues(_ data: Data, file: String) throws(HARError) -> (entries: [JSONValue], events: JSONValue?) {
         let root: JSONValue
         do {
-            root = try JSONValue.parse(data)
+            root = try JSONValue.parse(data, maxValues: maxValues(forBytes: data.count))
         } catch {
             throw HARError(
                 file: file, path: nil, line: error.line, column: error.column, message: "not JSON: \(error.message)",
@@ -48,9 +53,11 @@ public enum HAR {
         return (entries, log[eventsKey])
     }
 
-    static func importEntry(_ entry: JSONValue, index: Int, file: String, attachments: Attachments?)
-        throws(HARError) -> RecordedExchange
-    {
+    /// One entry as an exchange; an attached body that was refused (a link, a path out of the HAR's directory) is
+    /// left out, noted in `omitted`, and reported in `refusals`.
+    static func importEntry(
+        _ entry: JSONValue, index: Int, file: String, attachments: Attachments?, refusals: inout [HARError]
+    ) throws(HARError) -> RecordedExchange {
         var omitted: [String] = []
         let base = "$.log.entries[\(index)]"
         guard case .object = entry else {
@@ -81,10 +88,14 @@ public enum HAR {
                     }
                 }.joined(separator: "&")
         }
-        let requestHeaders = try headers(req["headers"], path: "\(base).request.headers", file: file)
-        let requestBody = try postData(
+        let requestHeaders = try headers(
+            req["headers"], path: "\(base).request.headers", file: file, message: "request", omitted: &omitted)
+        let (requestBody, refusedRequest) = try postData(
             req["postData"], path: "\(base).request.postData", file: file, attachments: attachments)
-        if requestBody.isEmpty, let size = req["bodySize"]?.numberValue, size > 0 {
+        if let refusal = refusedRequest {
+            omitted.append("request.body: \(refusal.message)")
+            refusals.append(refusal)
+        } else if requestBody.isEmpty, let size = req["bodySize"]?.numberValue, size > 0 {
             omitted.append("request.body: \(Int(exactly: size) ?? 0) bytes left out of the HAR")
         }
         let request = HTTPRequest(
@@ -108,7 +119,8 @@ public enum HAR {
         }
         let failure = [entry["_error"], res["_error"], res["_failureText"], entry["_failureText"]]
             .compactMap { $0??.stringValue }.first { !$0.isEmpty }
-        let responseHeaders = try headers(res["headers"], path: "\(base).response.headers", file: file)
+        let responseHeaders = try headers(
+            res["headers"], path: "\(base).response.headers", file: file, message: "response", omitted: &omitted)
         var responseBody = Data()
         if status <= 0 || failure != nil {
             // The request failed: there is no response to judge or replay against.
@@ -119,6 +131,7 @@ public enum HAR {
                 res["content"], path: "\(base).response.content", file: file, attachments: attachments)
             responseBody = read.body
             if let note = read.omitted { omitted.append("response.body: \(note)") }
+            if let refusal = read.refusal { refusals.append(refusal) }
         }
         let response = HTTPResponse(
             status: HTTPStatus(status), headerFields: ContentDecoding.alreadyDecoded(responseHeaders, responseBody),
@@ -135,8 +148,9 @@ public enum HAR {
         }
         let duration = entryDuration(entry)
         let conform = entry[extensionKey]
+        var noted = Set(omitted)
         for note in conform?["omitted"]?.arrayValue ?? [] {
-            if let text = note.stringValue, !omitted.contains(text) { omitted.append(text) }
+            if let text = note.stringValue, noted.insert(text).inserted { omitted.append(text) }
         }
         let seq: Int
         if case .int(let s)? = conform?["seq"] { seq = s } else { seq = index + 1 }
@@ -150,12 +164,19 @@ public enum HAR {
             response: response, omitted: omitted)
     }
 
-    private static func headers(_ value: JSONValue?, path: String, file: String) throws(HARError) -> HTTPFields {
+    /// The fields of `message`; a list over ``HTTPFields/maxCount`` is left out and noted in `omitted`.
+    private static func headers(
+        _ value: JSONValue?, path: String, file: String, message: String, omitted: inout [String]
+    ) throws(HARError) -> HTTPFields {
         guard let value, value != .null else { return HTTPFields() }
         guard let list = value.arrayValue else {
             throw HARError(
                 file: file, path: path, message: "expected an array of {name, value}",
                 help: "write headers as [{\"name\": \"Accept\", \"value\": \"*/*\"}]")
+        }
+        if list.count > HTTPFields.maxCount {
+            omitted.append(RecordedExchange.tooManyFields(message, list.count))
+            return HTTPFields()
         }
         var fields = HTTPFields()
         for (i, item) in list.enumerated() {
@@ -181,38 +202,71 @@ public enum HAR {
         return fields
     }
 
+    /// A request body: an attached side file, inline text or form parameters; or the refusal of its side file.
     private static func postData(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
-        throws(HARError) -> Data
+        throws(HARError) -> (body: Data, refusal: HARError?)
     {
-        guard let value, value != .null else { return Data() }
-        if let name = value["_file"]?.stringValue, let data = attachments?(name) { return data }
+        guard let value, value != .null else { return (Data(), nil) }
+        if let name = value["_file"]?.stringValue, let attachments {
+            do {
+                return (try attachments(name), nil)
+            } catch .missing {
+                // Not there: the inline text, if the tool kept it too, is the body.
+            } catch {
+                return (Data(), refused(name, error, path: "\(path)._file", file: file))
+            }
+        }
         if let text = value["text"]?.stringValue {
-            return try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file)
+            return (try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file), nil)
         }
         if let params = value["params"]?.arrayValue, !params.isEmpty {
             let pairs = params.map { p in
                 percentEncode(p["name"]?.stringValue ?? "") + "=" + percentEncode(p["value"]?.stringValue ?? "")
             }
-            return Data(pairs.joined(separator: "&").utf8)
+            return (Data(pairs.joined(separator: "&").utf8), nil)
         }
-        return Data()
+        return (Data(), nil)
     }
 
-    /// A response body: inline text, an attached side file, or a note saying what is missing.
-    private static func content(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
-        throws(HARError) -> (body: Data, omitted: String?)
+    /// The largest attached body read (1 GiB, the decompression limit).
+    public static let maxAttachmentBytes = 1 << 30
+
+    /// Why an attached body was left out, for the entry's diagnostic.
+    private static func refused(_ name: String, _ refusal: ConfinedFile.Refusal, path: String, file: String)
+        -> HARError
     {
-        guard let value, value != .null else { return (Data(), nil) }
+        HARError(
+            file: file, path: path,
+            message: "attached body '\(name)' refused: \(refusal); the body is left out and the entry cannot be judged",
+            help:
+                "an attached body must be a regular file inside the HAR's directory, named by a relative path without links or '..'"
+        )
+    }
+
+    /// A response body: inline text, an attached side file, or a note saying what is missing (and why it was refused).
+    private static func content(_ value: JSONValue?, path: String, file: String, attachments: Attachments?)
+        throws(HARError) -> (body: Data, omitted: String?, refusal: HARError?)
+    {
+        guard let value, value != .null else { return (Data(), nil, nil) }
         if let text = value["text"]?.stringValue {
-            return (try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file), nil)
+            return (try decode(text, encoding: value["encoding"]?.stringValue, path: path, file: file), nil, nil)
         }
         let size = value["size"]?.numberValue.flatMap { IntegerText.exactly($0, in: -1...Int(Int32.max)) } ?? 0
         if let name = value["_file"]?.stringValue {
-            if let data = attachments?(name) { return (data, nil) }
-            return (Data(), "\(size) bytes attached as '\(name)', which is not beside the HAR")
+            guard let attachments else {
+                return (Data(), "\(size) bytes attached as '\(name)', which is not beside the HAR", nil)
+            }
+            do {
+                return (try attachments(name), nil, nil)
+            } catch .missing {
+                return (Data(), "\(size) bytes attached as '\(name)', which is not beside the HAR", nil)
+            } catch {
+                let refusal = refused(name, error, path: "\(path)._file", file: file)
+                return (Data(), "\(size) bytes attached as '\(name)', refused: \(error)", refusal)
+            }
         }
         // No text and a size other than 0 (-1: the tool did not know it): the body exists but is not here.
-        return (Data(), size > 0 ? "\(size) bytes left out of the HAR" : size < 0 ? "left out of the HAR" : nil)
+        return (Data(), size > 0 ? "\(size) bytes left out of the HAR" : size < 0 ? "left out of the HAR" : nil, nil)
     }
 
     private static func decode(_ text: String, encoding: String?, path: String, file: String) throws(HARError) -> Data {
@@ -261,8 +315,8 @@ public struct HARError: DiagnosticConvertible, Sendable, Hashable, CustomStringC
 
     /// The same problem as a warning: reported, and the rest of the HAR still read.
     public var warning: String {
-        var warning = diagnostic
-        warning.severity = .warning
-        return warning.rendered(sourceLine: nil)
+        var d = diagnostic
+        d.severity = .warning
+        return d.rendered(sourceLine: nil)
     }
 }

@@ -27,6 +27,9 @@ public struct HARDocument: Sendable {
     public let skippedCount: Int
     /// Most skipped entries kept in ``skipped``.
     public static let maxKeptSkips = 100
+    /// Attached bodies that were not read (a link, a path out of the HAR's directory), one per body, in file order:
+    /// their entries are read without them and are among ``incomplete``.
+    public let refusals: [HARError]
 
     enum Entries: Sendable {
         /// Byte ranges of each entry in `data`.
@@ -65,12 +68,14 @@ public struct HARDocument: Sendable {
         var readable: [Int] = []
         var skipped: [HARError] = []
         var skippedCount = 0
+        var refusals: [HARError] = []
         let total = entries.count
         startTimes.reserveCapacity(total)
         readable.reserveCapacity(total)
         for i in 0..<total {
             do {
-                let exchange = try Self.exchange(entries, i, data: data, file: file, attachments: attachments)
+                let exchange = try Self.exchange(
+                    entries, i, data: data, file: file, attachments: attachments, refusals: &refusals)
                 startTimes.append(exchange.startedAt)
                 readable.append(i)
                 if !exchange.omitted.isEmpty { incomplete.append(i) }
@@ -88,11 +93,13 @@ public struct HARDocument: Sendable {
         self.readable = readable
         self.skipped = skipped
         self.skippedCount = skippedCount
+        self.refusals = refusals
     }
 
     /// The exchange of entry `index` (0-based, file order).
     public func exchange(_ index: Int) throws(HARError) -> RecordedExchange {
-        try Self.exchange(entries, index, data: data, file: file, attachments: attachments)
+        var refusals: [HARError] = []
+        return try Self.exchange(entries, index, data: data, file: file, attachments: attachments, refusals: &refusals)
     }
 
     /// Entry indices by start time (stable): the causal order of a HAR whose tool listed entries otherwise.
@@ -107,21 +114,24 @@ public struct HARDocument: Sendable {
     }
 
     private static func exchange(
-        _ entries: Entries, _ index: Int, data: Data, file: String, attachments: HAR.Attachments?
+        _ entries: Entries, _ index: Int, data: Data, file: String, attachments: HAR.Attachments?,
+        refusals: inout [HARError]
     ) throws(HARError) -> RecordedExchange {
         let value: JSONValue
         switch entries {
         case .ranges(let ranges): value = try parse(data, ranges[index], file: file)
         case .parsed(let values): value = values[index]
         }
-        return try HAR.importEntry(value, index: index, file: file, attachments: attachments)
+        return try HAR.importEntry(value, index: index, file: file, attachments: attachments, refusals: &refusals)
     }
 
     /// Parses one value of the document; an error names its line and column in the whole file.
     private static func parse(_ data: Data, _ range: Range<Int>, file: String) throws(HARError) -> JSONValue {
         let start = data.startIndex + range.lowerBound
         do {
-            return try JSONValue.parse(data[start..<(data.startIndex + range.upperBound)], maxDepth: 500)
+            return try JSONValue.parse(
+                data[start..<(data.startIndex + range.upperBound)], maxDepth: 500,
+                maxValues: HAR.maxValues(forBytes: range.count))
         } catch {
             let (line, column) = HARLayout.position(in: data, offset: range.lowerBound + error.offset)
             throw HARError(

@@ -57,13 +57,14 @@ public enum AppEventsFile {
     }
 }
 
-/// Parses one JSON line, turning a syntax error into a ``RecordingLineError`` with its column.
+/// Parses one JSON line, turning a syntax error into a ``RecordingLineError`` with its column; at most
+/// ``RecordingLayout/maxLineValues`` values, so a line's tree stays small whatever the line holds.
 enum JSONValueLine {
     static func parse(_ bytes: some Collection<UInt8>) throws(RecordingLineError) -> JSONValue {
         do {
-            return try JSONValue.parse(Data(bytes))
+            return try JSONValue.parse(Data(bytes), maxValues: RecordingLayout.maxLineValues)
         } catch {
-            throw RecordingLineError(column: error.column, message: error.message)
+            throw RecordingLineError(column: error.column, message: error.message, overLimit: error.isLimit)
         }
     }
 }

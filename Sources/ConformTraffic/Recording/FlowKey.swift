@@ -11,7 +11,7 @@ public enum FlowKey {
             return backendPushRegId(inPath: path) ?? RecordedExchange.backendFlow
         }
         if let header = request.headerFields["pushregistrationid"], !header.isEmpty { return header }
-        if let response, let body = try? JSONValue.parse(response.body), let id = body["pushRegId"]?.stringValue,
+        if let response, let body = JSONValue.parsedBody(response.body), let id = body["pushRegId"]?.stringValue,
             !id.isEmpty
         {
             return id

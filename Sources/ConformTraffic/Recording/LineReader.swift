@@ -34,6 +34,13 @@ final class LineReader {
         self.maxLineBytes = maxLineBytes
     }
 
+    /// Reads an open descriptor, which the reader then owns and closes.
+    init(descriptor fd: Int32, chunkSize: Int = 64 << 10, maxLineBytes: Int = 64 << 20) {
+        self.fd = fd
+        self.chunkSize = chunkSize
+        self.maxLineBytes = maxLineBytes
+    }
+
     deinit { close(fd) }
 
     func next() throws(Failure) -> Line? {

@@ -34,10 +34,21 @@ extension RecordedExchange {
 
     /// The exchange as a line of at most `limit` bytes: bodies (the largest first), then headers, that would not
     /// fit are left out and named in ``omitted``, so one huge exchange never makes a recording unreadable.
+    ///
+    /// A header list of more than ``HTTPFields/maxCount`` fields is left out the same way, so every written line reads
+    /// back as written.
     public func boundedJSONLine(limit: Int) -> String {
-        let line = jsonLine()
-        guard line.utf8.count > limit else { return line }
         var bounded = self
+        if request.headerFields.count > HTTPFields.maxCount {
+            bounded.request.headerFields = HTTPFields()
+            bounded.omitted.append(Self.tooManyFields("request", request.headerFields.count))
+        }
+        if response.headerFields.count > HTTPFields.maxCount {
+            bounded.response.headerFields = HTTPFields()
+            bounded.omitted.append(Self.tooManyFields("response", response.headerFields.count))
+        }
+        let line = bounded.jsonLine()
+        guard line.utf8.count > limit else { return line }
         let bodies: [(name: String, size: Int, drop: (inout RecordedExchange) -> Void)] = [
             ("request.body", request.body.count, { $0.request.body = Data() }),
             ("response.body", response.body.count, { $0.response.body = Data() }),
@@ -58,6 +69,11 @@ extension RecordedExchange {
         bounded.flow = String(flow.prefix(256))
         bounded.omitted.append("request.url: \(request.url.utf8.count) bytes, cut to 1024 characters")
         return bounded.jsonLine()
+    }
+
+    /// The note for a header list over ``HTTPFields/maxCount``, the same from the writer and the readers.
+    static func tooManyFields(_ message: String, _ count: Int) -> String {
+        "\(message).headers: \(count) fields, more than the \(HTTPFields.maxCount) a message may have; left out"
     }
 
     private static func writeHeaders(_ fields: HTTPFields, into out: inout String) {
@@ -85,13 +101,7 @@ extension RecordedExchange {
 
     /// Decodes one line of `exchanges.jsonl`; the error names the JSON path of what is wrong.
     public init(jsonLine line: some Collection<UInt8>) throws(RecordingLineError) {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(Data(line))
-        } catch {
-            throw RecordingLineError(column: error.column, message: error.message)
-        }
-        try self.init(json: value)
+        try self.init(json: try JSONValueLine.parse(line))
     }
 
     init(json value: JSONValue) throws(RecordingLineError) {
@@ -112,24 +122,26 @@ extension RecordedExchange {
         guard let res = value["response"], case .object = res else {
             throw RecordingLineError(path: "$.response", message: "expected an object")
         }
+        var omitted: [String] = []
         let method = try Self.string(req, "method", at: "$.request")
         let url = try Self.string(req, "url", at: "$.request")
         let request = HTTPRequest(
-            method: HTTPMethod(method), url: url, headerFields: try Self.headers(req, at: "$.request"),
+            method: HTTPMethod(method), url: url,
+            headerFields: try Self.headers(req, at: "$.request", omitted: &omitted),
             body: try Self.body(req, at: "$.request"))
         if let problem = HTTPSyntax.problem(in: request) {
             throw RecordingLineError(path: "$.request", message: "\(problem); it would change what goes on the wire")
         }
         let status = try Self.int(res, "status", at: "$.response")
         let response = HTTPResponse(
-            status: HTTPStatus(status), headerFields: try Self.headers(res, at: "$.response"),
+            status: HTTPStatus(status), headerFields: try Self.headers(res, at: "$.response", omitted: &omitted),
             body: try Self.body(res, at: "$.response"))
-        var omitted: [String] = []
         if let raw = value["omitted"] {
             guard let list = raw.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
                 throw RecordingLineError(path: "$.omitted", message: "expected an array of strings")
             }
-            omitted = list.compactMap(\.stringValue)
+            let written = list.compactMap(\.stringValue)
+            omitted = written + omitted.filter { !written.contains($0) }
         }
         self.init(
             seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
@@ -152,10 +164,17 @@ extension RecordedExchange {
         return i
     }
 
-    private static func headers(_ v: JSONValue, at base: String) throws(RecordingLineError) -> HTTPFields {
+    /// The fields of `base`; a list over ``HTTPFields/maxCount`` is left out and noted in `omitted`.
+    private static func headers(_ v: JSONValue, at base: String, omitted: inout [String]) throws(RecordingLineError)
+        -> HTTPFields
+    {
         guard let raw = v["headers"] else { return HTTPFields() }
         guard let list = raw.arrayValue else {
             throw RecordingLineError(path: "\(base).headers", message: "expected an array of [name, value] pairs")
+        }
+        if list.count > HTTPFields.maxCount {
+            omitted.append(tooManyFields(String(base.dropFirst(2)), list.count))
+            return HTTPFields()
         }
         var fields = HTTPFields()
         for (i, pair) in list.enumerated() {
@@ -192,10 +211,13 @@ public struct RecordingLineError: Error, Sendable, Hashable {
     /// JSON path of the wrong field, when the line is valid JSON.
     public var path: String?
     public var message: String
+    /// The line was refused for a limit (too many values, too deep): the reader skips it and reads on.
+    public var overLimit: Bool
 
-    public init(column: Int = 1, path: String? = nil, message: String) {
+    public init(column: Int = 1, path: String? = nil, message: String, overLimit: Bool = false) {
         self.column = column
         self.path = path
         self.message = message
+        self.overLimit = overLimit
     }
 }

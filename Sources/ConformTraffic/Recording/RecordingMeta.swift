@@ -41,12 +41,23 @@ public struct RecordingMeta: Sendable, Hashable {
         return value.serialized(.pretty) + "\n"
     }
 
-    /// Reads `meta.json` from a recording directory.
+    /// The largest `meta.json` read (1 MiB; the writer's is a few hundred bytes).
+    public static let maxBytes = 1 << 20
+
+    /// Reads `meta.json` from a recording directory, opened inside it through no link.
     public static func load(directory: String) throws(RecordingError) -> RecordingMeta {
         let file = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
-        guard let data = FileManager.default.contents(atPath: file) else {
+        let data: Data
+        do {
+            data = try ConfinedFile.read(RecordingLayout.metaFile, in: directory, limit: maxBytes)
+        } catch .missing {
             throw RecordingError(
                 file: file, message: "missing", help: "a recording directory holds meta.json and exchanges.jsonl")
+        } catch {
+            throw RecordingError(
+                file: file, message: "not read: \(error)",
+                help: "a recording directory holds meta.json as a regular file of at most \(maxBytes) bytes, not a link"
+            )
         }
         let value: JSONValue
         do {

@@ -23,10 +23,23 @@ public final class RecordingReader {
     /// Opens `recordings/NAME/exchanges.jsonl` given the recording directory, or a `.jsonl` file itself.
     public init(path: String, maxLineBytes: Int = RecordingLayout.maxLineBytes) throws(RecordingError) {
         var isDirectory: ObjCBool = false
-        let file =
+        let inDirectory =
             FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-            ? (path as NSString).appendingPathComponent(RecordingLayout.exchangesFile) : path
+        let file = inDirectory ? (path as NSString).appendingPathComponent(RecordingLayout.exchangesFile) : path
         self.file = file
+        if inDirectory {
+            // The file a directory holds is opened inside it, through no link.
+            do {
+                lines = LineReader(
+                    descriptor: try ConfinedFile.open(RecordingLayout.exchangesFile, in: path),
+                    maxLineBytes: maxLineBytes)
+            } catch {
+                throw RecordingError(
+                    file: file, message: "cannot open the recording (\(error))",
+                    help: "a recording directory holds \(RecordingLayout.exchangesFile) as a regular file, not a link")
+            }
+            return
+        }
         do {
             lines = try LineReader(path: file, maxLineBytes: maxLineBytes)
         } catch {
@@ -83,12 +96,20 @@ public final class RecordingReader {
                     return nil
                 }
                 let location = error.path.map { " at \($0)" } ?? ""
-                let problem = RecordingError(
-                    file: file, line: lineNumber, column: error.column,
-                    message: "invalid exchange\(location): \(error.message); this line is skipped",
-                    help:
-                        "each line must be one JSON exchange or app event as written by the recorder; fix or delete this line"
-                )
+                let problem =
+                    error.overLimit
+                    ? RecordingError(
+                        file: file, line: lineNumber, column: error.column,
+                        message: "exchange skipped: \(error.message)",
+                        help:
+                            "a recorded exchange holds a few dozen values plus three per header field; the other lines are read"
+                    )
+                    : RecordingError(
+                        file: file, line: lineNumber, column: error.column,
+                        message: "invalid exchange\(location): \(error.message); this line is skipped",
+                        help:
+                            "each line must be one JSON exchange or app event as written by the recorder; fix or delete this line"
+                    )
                 skippedCount += 1
                 if skipped.count < Self.maxKeptSkips { skipped.append(problem) }
                 onSkipped?(problem)
@@ -105,4 +126,8 @@ public enum RecordingLayout {
     public static let metaFile = "meta.json"
     /// The longest line the writer writes and the reader reads (64 MiB): one limit, so every written line reads.
     public static let maxLineBytes = 64 << 20
+    /// The most JSON values one line may hold (200,000): a written line has a few dozen plus three per header
+    /// field (at most 1,000 per message), and the bound keeps a line's parsed tree within tens of megabytes
+    /// whatever its 64 MiB are made of.
+    public static let maxLineValues = 200_000
 }

@@ -5,7 +5,7 @@ public struct RecordingSequence: AsyncSequence, Sendable {
     public let records: TraceSequence
 
     public var path: String { records.path }
-    /// Called once if the file ends with a torn line.
+    /// Called once if the file ends with a torn line, and once for each line skipped for a limit.
     public var onTruncatedTail: (@Sendable (RecordingError) -> Void)? { records.onTruncatedTail }
 
     public init(

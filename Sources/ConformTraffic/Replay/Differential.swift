@@ -81,7 +81,7 @@ public struct Differential: Sendable {
             async let liveA = outcome(a, requestA)
             async let liveB = outcome(b, requestB)
             let (ra, rb) = await (liveA, liveB)
-            let recorded = try? JSONValue.parse(ContentDecoding.decoded(exchange.response).body)
+            let recorded = JSONValue.parsedBody(ContentDecoding.decoded(exchange.response).body)
             var step = DifferentialStep(
                 seq: exchange.seq, flow: exchange.flow, method: exchange.request.method,
                 target: exchange.request.target,
@@ -89,12 +89,12 @@ public struct Differential: Sendable {
             switch (ra, rb) {
             case (.success(let x), .success(let y)):
                 if let recorded {
-                    if let j = try? JSONValue.parse(x.body) {
+                    if let j = JSONValue.parsedBody(x.body) {
                         for pair in mapA.learn(recorded: recorded, live: j, keys: options.mintedKeys) {
                             backA.set(pair.live, pair.recorded)
                         }
                     }
-                    if let j = try? JSONValue.parse(y.body) {
+                    if let j = JSONValue.parsedBody(y.body) {
                         for pair in mapB.learn(recorded: recorded, live: j, keys: options.mintedKeys) {
                             backB.set(pair.live, pair.recorded)
                         }

@@ -104,13 +104,16 @@ public struct Replayer: Sendable {
     }
 
     /// Replays a recording directory (or `.jsonl` file), streaming it line by line; a line that is not a record is
-    /// skipped, handed to `onSkipped` and counted in ``ReplaySummary/unreadable``.
+    /// skipped, handed to `onSkipped` and counted in ``ReplaySummary/unreadable`` (a torn last line is handed over
+    /// too, and not counted).
     public func replay(
         recording path: String, onSkipped: (@Sendable (RecordingError) -> Void)? = nil,
         onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
     ) async throws -> ReplaySummary {
         let unreadable = SkipCount()
-        let sequence = RecordingSequence(path: path) { _ in
+        // A torn last line (a recorder killed mid-write) is named too, but is no record the replay lacks.
+        let sequence = RecordingSequence(path: path) { torn in
+            onSkipped?(torn)
         } onSkipped: { problem in
             unreadable.add()
             onSkipped?(problem)
@@ -198,8 +201,8 @@ public struct Replayer: Sendable {
             outcome.actual = live
             // Each body is decoded and parsed once: for learning ids and for the comparison.
             let recorded = ContentDecoding.decoded(exchange.response)
-            let recordedJSON = try? JSONValue.parse(recorded.body)
-            let liveJSON = recordedJSON == nil ? nil : try? JSONValue.parse(live.body)
+            let recordedJSON = JSONValue.parsedBody(recorded.body)
+            let liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
             outcome.expected = state.summary.withLock { summary in
                 if let recordedJSON, let liveJSON {
                     summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)

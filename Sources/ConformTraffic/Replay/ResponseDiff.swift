@@ -14,24 +14,32 @@ public enum ResponseDiff {
         if expected.status != actual.status {
             out.append(Mismatch(path: "status", expected: "\(expected.status)", actual: "\(actual.status)"))
         }
+        // Every name once, in order of first appearance, with its values on each side: one pass over each side,
+        // so a response of many fields costs as many dictionary lookups, not a scan of every field per name.
         var names: [String] = []
-        for field in expected.headerFields.fields + actual.headerFields.fields
-        where !names.contains(field.name.lowercased()) {
-            names.append(field.name.lowercased())
+        var display: [String: String] = [:]
+        var values: [String: (expected: [String], actual: [String])] = [:]
+        for (side, fields) in [expected.headerFields, actual.headerFields].enumerated() {
+            for field in fields {
+                let name = field.name.lowercased()
+                if display[name] == nil {
+                    display[name] = field.name
+                    names.append(name)
+                }
+                if side == 0 {
+                    values[name, default: ([], [])].expected.append(field.value)
+                } else {
+                    values[name, default: ([], [])].actual.append(field.value)
+                }
+            }
         }
         for name in names where !noise.ignoresHeader(name) {
-            let e = expected.headerFields.values(for: name)
-            let a = actual.headerFields.values(for: name)
-            if e != a {
-                let display =
-                    expected.headerFields.first { $0.name.lowercased() == name }?.name
-                    ?? actual.headerFields.first { $0.name.lowercased() == name }?.name ?? name
-                out.append(
-                    Mismatch(
-                        path: "header \(display)",
-                        expected: e.isEmpty ? Mismatch.absent : e.joined(separator: ", "),
-                        actual: a.isEmpty ? Mismatch.absent : a.joined(separator: ", ")))
-            }
+            guard let (e, a) = values[name], e != a else { continue }
+            out.append(
+                Mismatch(
+                    path: "header \(display[name] ?? name)",
+                    expected: e.isEmpty ? Mismatch.absent : e.joined(separator: ", "),
+                    actual: a.isEmpty ? Mismatch.absent : a.joined(separator: ", ")))
         }
         out += compare(body: expected.body, actual: actual.body, noise: noise, parsed: parsed)
         return out
@@ -42,8 +50,8 @@ public enum ResponseDiff {
         parsed: (expected: JSONValue?, actual: JSONValue?) = (nil, nil)
     ) -> [Mismatch] {
         if expected == actual { return [] }
-        if let e = parsed.expected ?? (try? JSONValue.parse(expected)),
-            let a = parsed.actual ?? (try? JSONValue.parse(actual))
+        if let e = parsed.expected ?? JSONValue.parsedBody(expected),
+            let a = parsed.actual ?? JSONValue.parsedBody(actual)
         {
             var out: [Mismatch] = []
             compare(e, a, at: JSONPath(), noise: noise, into: &out)

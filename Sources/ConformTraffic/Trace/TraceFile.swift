@@ -39,10 +39,9 @@ public enum TraceFile {
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
         try? handle.close()
         let directory = (path as NSString).deletingLastPathComponent
-        let besideTheFile: HAR.Attachments = { name in
-            // Only plain names beside the HAR: an attachment path must not reach elsewhere on the disk.
-            guard !name.contains("/"), !name.hasPrefix(".") else { return nil }
-            return FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name))
+        let besideTheFile: HAR.Attachments = { name throws(ConfinedFile.Refusal) in
+            // Only inside the HAR's directory, through no link: an attachment must not reach elsewhere on the disk.
+            try ConfinedFile.read(name, in: directory, limit: HAR.maxAttachmentBytes)
         }
         if ZipArchive.looksLikeZip(head) {
             return try zipped(path)
@@ -102,7 +101,10 @@ public enum TraceFile {
             guard let text = try archive.contents(of: entry.name, limit: maxHARBytes) else {
                 throw Failure(file: path, message: "cannot read \(entry.name)", help: "export the trace again")
             }
-            let attachments: HAR.Attachments = { name in try? archive.contents(of: name) }
+            let attachments: HAR.Attachments = { name throws(ConfinedFile.Refusal) in
+                guard let data = try? archive.contents(of: name, limit: HAR.maxAttachmentBytes) else { throw .missing }
+                return data
+            }
             return .har(text, attachments: attachments)
         } catch let error as Decompression.Failure {
             throw Failure(file: path, message: "cannot read the ZIP: \(error.message)", help: "export the trace again")

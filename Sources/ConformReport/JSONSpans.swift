@@ -1,0 +1,158 @@
+import ConformCore
+import Foundation
+
+/// Where the members of a JSON object and the elements of a JSON array are in a text, found by one pass over the
+/// bytes without building values, so a large document is parsed one part at a time.
+///
+/// Each function gives up (`nil`) on what it does not expect (a key with escapes, a repeated key, text that does
+/// not balance): the caller then parses the document whole, which reports the error exactly.
+struct JSONSpans {
+    let bytes: [UInt8]
+
+    /// The members of the object at `range`, keys in text order, each value's range without surrounding space.
+    func members(_ range: Range<Int>) -> [(key: String, value: Range<Int>)]? {
+        var i = skipSpace(range.lowerBound, range.upperBound)
+        guard i < range.upperBound, bytes[i] == UInt8(ascii: "{") else { return nil }
+        i = skipSpace(i + 1, range.upperBound)
+        var out: [(key: String, value: Range<Int>)] = []
+        var seen = Set<String>()
+        if i < range.upperBound, bytes[i] == UInt8(ascii: "}") {
+            return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
+        }
+        while true {
+            guard i < range.upperBound, bytes[i] == UInt8(ascii: "\"") else { return nil }
+            let keyStart = i + 1
+            var end = keyStart
+            while end < range.upperBound, bytes[end] != UInt8(ascii: "\"") {
+                if bytes[end] == UInt8(ascii: "\\") || bytes[end] < 0x20 { return nil }
+                end += 1
+            }
+            guard end < range.upperBound else { return nil }
+            let key = String(decoding: bytes[keyStart..<end], as: UTF8.self)
+            guard seen.insert(key).inserted else { return nil }
+            i = skipSpace(end + 1, range.upperBound)
+            guard i < range.upperBound, bytes[i] == UInt8(ascii: ":") else { return nil }
+            i = skipSpace(i + 1, range.upperBound)
+            guard let valueEnd = skipValue(i, range.upperBound) else { return nil }
+            out.append((key, i..<valueEnd))
+            i = skipSpace(valueEnd, range.upperBound)
+            guard i < range.upperBound else { return nil }
+            if bytes[i] == UInt8(ascii: "}") {
+                return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
+            }
+            guard bytes[i] == UInt8(ascii: ",") else { return nil }
+            i = skipSpace(i + 1, range.upperBound)
+        }
+    }
+
+    /// The elements of the array at `range`, each without surrounding space.
+    func elements(_ range: Range<Int>) -> [Range<Int>]? {
+        var i = skipSpace(range.lowerBound, range.upperBound)
+        guard i < range.upperBound, bytes[i] == UInt8(ascii: "[") else { return nil }
+        i = skipSpace(i + 1, range.upperBound)
+        var out: [Range<Int>] = []
+        if i < range.upperBound, bytes[i] == UInt8(ascii: "]") {
+            return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
+        }
+        while true {
+            guard let end = skipValue(i, range.upperBound) else { return nil }
+            out.append(i..<end)
+            i = skipSpace(end, range.upperBound)
+            guard i < range.upperBound else { return nil }
+            if bytes[i] == UInt8(ascii: "]") {
+                return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
+            }
+            guard bytes[i] == UInt8(ascii: ",") else { return nil }
+            i = skipSpace(i + 1, range.upperBound)
+        }
+    }
+
+    /// The value at `range` parsed, with at most one value per 64 bytes of its text (and at least 200,000), so
+    /// its tree stays within a few times the text; an error names the line and column in the whole text.
+    func parse(_ range: Range<Int>, source: String) throws(RunReportError) -> JSONValue {
+        do {
+            return try JSONValue.parse(
+                Data(bytes[range]), maxDepth: 64, maxValues: JSONSpans.maxValues(forBytes: range.count))
+        } catch {
+            let (line, column) = position(range.lowerBound + error.offset)
+            throw RunReportError(
+                "\(source):\(line):\(column): not a JSON report: \(error.message)",
+                help: "pass the files written by 'conform run --report json:FILE'")
+        }
+    }
+
+    /// The most values parsed from `bytes` of text at once.
+    static func maxValues(forBytes bytes: Int) -> Int { max(200_000, bytes / 64) }
+
+    /// The 1-based line and column (in characters) of a byte offset, as the JSON parser counts them.
+    func position(_ offset: Int) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for byte in bytes[..<min(max(0, offset), bytes.count)] {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+
+    private func skipSpace(_ start: Int, _ end: Int) -> Int {
+        var i = start
+        while i < end, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        return i
+    }
+
+    /// The end of the value starting at `start` (balanced brackets, strings with escapes); validity is the
+    /// parser's to check.
+    private func skipValue(_ start: Int, _ end: Int) -> Int? {
+        guard start < end else { return nil }
+        var i = start
+        switch bytes[i] {
+        case UInt8(ascii: "\""):
+            return skipString(i, end)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while i < end {
+                switch bytes[i] {
+                case UInt8(ascii: "\""):
+                    guard let after = skipString(i, end) else { return nil }
+                    i = after
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return i + 1 }
+                default: break
+                }
+                i += 1
+            }
+            return nil
+        default:
+            while i < end {
+                let b = bytes[i]
+                if b == UInt8(ascii: ",") || b == UInt8(ascii: "}") || b == UInt8(ascii: "]") || b == 0x20 || b == 0x0A
+                    || b == 0x0D || b == 0x09
+                {
+                    break
+                }
+                i += 1
+            }
+            return i > start ? i : nil
+        }
+    }
+
+    private func skipString(_ start: Int, _ end: Int) -> Int? {
+        var i = start + 1
+        while i < end {
+            switch bytes[i] {
+            case UInt8(ascii: "\""): return i + 1
+            case UInt8(ascii: "\\"): i += 2
+            default: i += 1
+            }
+        }
+        return nil
+    }
+}

@@ -92,7 +92,8 @@ final class AdapterProcess: Sendable {
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
+        // Dispositions Conform set for itself (ignored, so its own handlers see them) are not the adapter's.
+        for sig in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, sig) }
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
@@ -109,8 +110,16 @@ final class AdapterProcess: Sendable {
         defer { for pointer in argv + envp { free(pointer) } }
 
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+        var result: Int32 = 0
+        let allowed = AdapterGroups.spawning {
+            result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+            return result == 0 ? pid : nil
+        }
         for fd in [stdinPipe[0], stdoutPipe[1], stderrPipe[1]] { close(fd) }
+        guard allowed else {
+            for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(fd) }
+            throw Failure(message: "was not started: Conform is ending")
+        }
         guard result == 0 else {
             for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(fd) }
             throw Failure(message: "cannot start /bin/sh -c \(command): \(String(cString: strerror(result)))")
@@ -165,8 +174,8 @@ final class AdapterProcess: Sendable {
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Kills the adapter's whole process group; its reader thread then reaps it and closes the pipes. Exchanges
-    /// still under way fail with `reason` when one is given.
+    /// Ends the adapter's whole process group (SIGTERM, then SIGKILL after ``AdapterGroups/grace``); its reader
+    /// thread then reaps it and closes the pipes. Exchanges still under way fail with `reason` when one is given.
     func terminate(reason: String? = nil) {
         let first = state.withLock { state in
             defer { state.killed = true }
@@ -174,8 +183,7 @@ final class AdapterProcess: Sendable {
             return !state.killed
         }
         guard first else { return }
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
+        AdapterGroups.end(pid)
     }
 
     deinit { terminate() }
@@ -235,6 +243,15 @@ final class AdapterProcess: Sendable {
 
     private func startReaders(output: Int32, errors: Int32) {
         let stderrDone = DispatchSemaphore(value: 0)
+        // Once the leading process has exited, the rest of its group goes too: children it left behind would hold
+        // its stdout open, and no reply can come from them. The leader stays unreaped (for the stdout reader), so
+        // its group's id is not reused meanwhile.
+        Thread { [pid = self.pid] in
+            var info = siginfo_t()
+            var result: Int32
+            repeat { result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) } while result < 0 && errno == EINTR
+            if result == 0 { AdapterGroups.end(pid) }
+        }.start()
         Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -270,6 +287,17 @@ final class AdapterProcess: Sendable {
             }
             close(output)
             if overflow { terminate() }
+            // End of file on stdout: the adapter exited, or it closed its stdout and can never reply again. Either
+            // way every exchange fails now, not at its timeout.
+            let closedEarly = !overflow && !leaderExits(within: .milliseconds(250))
+            if closedEarly {
+                exited(
+                    "closed its standard output while still running (an adapter must keep it open and print one "
+                        + "reply line per request line)")
+            }
+            // The leader is not reaped yet, so its group id cannot have been reused: end what is left of the group
+            // (children the adapter started, or the adapter itself when it closed its stdout).
+            AdapterGroups.end(pid)
             var status: Int32 = 0
             inputClosed.withLock { closed in
                 if !closed { close(input) }
@@ -282,10 +310,23 @@ final class AdapterProcess: Sendable {
                 ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(status & 0x7F)"
             if overflow {
                 exited("wrote a reply line longer than \(lineLimit) bytes", tooLarge: true)
-            } else {
+            } else if !closedEarly {
                 exited("\(exit) without replying")
             }
         }.start()
+    }
+
+    /// Whether the adapter's leading process ends within `wait`, left unreaped (a zombie keeps the group's id taken).
+    private func leaderExits(within wait: Duration) -> Bool {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == 0 && info._sifields._sigchld.si_pid == pid { return true }
+            if result < 0 && errno != EINTR { return true }
+            if ContinuousClock.now >= deadline { return false }
+            usleep(10_000)
+        }
     }
 
     /// Writes on a thread that blocks SIGPIPE, so a dead adapter yields EPIPE instead of killing the process.

@@ -102,6 +102,27 @@ struct ExecTransportTests {
         #expect(try await pid(transport) == before)
     }
 
+    /// End of file on the adapter's stdout means no reply can ever come: every exchange under way and every later one
+    /// fails at once as an adapter that could not run, not at its timeout as a verdict on the implementation.
+    @Test func anAdapterThatClosesItsStdoutFailsEveryExchangeAtOnce() async throws {
+        let transport = ExecTransport(command: "exec >&-; sleep 300", timeout: .seconds(600))
+        let started = ContinuousClock.now
+        let errors = await withTaskGroup(of: TransportError?.self) { group in
+            for index in 0..<3 {
+                group.addTask { await failure(transport, HTTPRequest(method: .get, url: "/pending/\(index)")) }
+            }
+            return await group.reduce(into: [TransportError?]()) { $0.append($1) }
+        }
+        let later = await failure(transport, HTTPRequest(method: .get, url: "/later"))
+        for error in errors + [later] {
+            #expect(error?.kind == .adapterGone)
+            #expect(error?.meansCannotRun == true)
+            #expect(error?.message.contains("closed its standard output") == true, "\(String(describing: error))")
+        }
+        // Far below the timeout of 600 s (each adapter is given a quarter of a second to show an exit status).
+        #expect(ContinuousClock.now - started < .seconds(120))
+    }
+
     @Test func missingProgramIsAClearFailure() async {
         let transport = ExecTransport(command: "/nonexistent/conform-adapter --serve")
         let error = await failure(transport, HTTPRequest(method: .get, url: "/x"))

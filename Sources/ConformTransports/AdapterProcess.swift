@@ -44,9 +44,17 @@ final class AdapterProcess: Sendable {
     /// The largest concurrency an adapter may declare.
     static let concurrencyLimit = 256
 
+    /// One line the adapter wrote, parsed once: the JSON value (or why it is not JSON) and an excerpt for messages.
+    /// The line's own bytes are gone by then, so a large reply is held once, as the value.
+    struct Line: Sendable {
+        var value: Result<JSONValue, JSONParseError>
+        /// The start of the line, for messages.
+        var excerpt: String
+    }
+
     private struct State {
         /// Exchanges waiting for their reply, by request id.
-        var waiting: [Int: CheckedContinuation<String, any Error>] = [:]
+        var waiting: [Int: CheckedContinuation<Line, any Error>] = [:]
         var exitDescription: String?
         var tooLarge = false
         var killed = false
@@ -140,10 +148,10 @@ final class AdapterProcess: Sendable {
     }
 
     /// Writes one request line and waits for the reply carrying `id`, failing on exit or after `timeout`.
-    func exchange(_ line: String, id: Int, timeout: Duration) async throws -> String {
+    func exchange(_ line: String, id: Int, timeout: Duration) async throws -> Line {
         let input = self.input
         let bytes = Array((line + "\n").utf8)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Line, any Error>) in
             let ended: Failure? = state.withLock { state in
                 if let exit = state.exitDescription { return state.failure(exit) }
                 state.waiting[id] = continuation
@@ -196,15 +204,16 @@ final class AdapterProcess: Sendable {
     /// Hands a line to the exchange it answers. A line that answers no exchange under way goes to the only one
     /// under way, which reports what is wrong with it; with several under way no reply can be trusted any more, so
     /// the adapter is stopped.
-    private func route(_ line: String) {
+    private func route(_ bytes: consuming [UInt8]) {
         state.withLock { $0.spoken = true }
-        let parsed = try? JSONValue.parse(line)
+        let line = Line(bytes)
+        let parsed = try? line.value.get()
         if let parsed, parsed["id"] == nil, let hello = parsed["hello"] {
-            onDeclaration(Self.declaredConcurrency(hello, line: line))
+            onDeclaration(Self.declaredConcurrency(hello, line: line.excerpt))
             return
         }
         let id = parsed?["id"]?.numberValue.flatMap { Int(exactly: $0) }
-        let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Line, any Error>? in
             if let id, let waiter = state.waiting.removeValue(forKey: id) { return waiter }
             guard state.waiting.count == 1, let only = state.waiting.first else { return nil }
             state.waiting[only.key] = nil
@@ -213,7 +222,7 @@ final class AdapterProcess: Sendable {
         if let waiter {
             waiter.resume(returning: line)
         } else {
-            terminate(reason: "wrote a line that answers no request under way: \(ExecTransport.Wire.excerpt(line))")
+            terminate(reason: "wrote a line that answers no request under way: \(line.excerpt)")
         }
     }
 
@@ -224,7 +233,7 @@ final class AdapterProcess: Sendable {
         else {
             return .failure(
                 Failure(
-                    message: "declared \(ExecTransport.Wire.excerpt(line)), but \"concurrency\" must be an integer "
+                    message: "declared \(line), but \"concurrency\" must be an integer "
                         + "from 1 to \(concurrencyLimit)"))
         }
         return .success(value)
@@ -275,8 +284,11 @@ final class AdapterProcess: Sendable {
                 var start = 0
                 for index in 0..<count where buffer[index] == 0x0A {
                     pending.append(contentsOf: buffer[start..<index])
-                    route(String(decoding: pending, as: UTF8.self))
-                    pending.removeAll(keepingCapacity: true)
+                    // Handed over whole, so the line's bytes are freed as soon as it is parsed, and a large line
+                    // leaves no large buffer behind.
+                    let line = pending
+                    pending = []
+                    route(line)
                     start = index + 1
                 }
                 pending.append(contentsOf: buffer[start..<count])
@@ -342,5 +354,13 @@ final class AdapterProcess: Sendable {
             if written <= 0 { return }
             offset += written
         }
+    }
+}
+
+extension AdapterProcess.Line {
+    /// Parses `bytes` (one line, without its newline) and keeps only the value and an excerpt.
+    init(_ bytes: consuming [UInt8]) {
+        excerpt = ExecTransport.Wire.excerpt(bytes)
+        value = Result { () throws(JSONParseError) in try JSONValue.parse(bytes: bytes) }
     }
 }

@@ -92,7 +92,7 @@ public final class ExecTransport: Transport {
         if let problem = refusedDeclaration.withLock({ $0.take() }) {
             throw restart(process, request, "the adapter \(problem)")
         }
-        let line: String
+        let line: AdapterProcess.Line
         do {
             line = try await process.exchange(
                 Wire.encode(request, id: id), id: id,

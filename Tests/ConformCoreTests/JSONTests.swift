@@ -18,6 +18,12 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
     }
 
+    @Test func parsesBytesInPlaceLikeText() throws {
+        let text = #"{"a":[1,2.5,"é"],"b":null}"#
+        #expect(try JSONValue.parse(bytes: Array(text.utf8)) == JSONValue.parse(text))
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(bytes: Array("[1,".utf8)) }
+    }
+
     @Test func refusesDeepNesting() {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: JSONParseError.self) { try JSONValue.parse(deep) }

@@ -81,6 +81,26 @@ struct ExecTransportTests {
         #expect(after != before)
     }
 
+    /// A large reply line is read into one buffer that is handed over and parsed once; the response arrives whole,
+    /// and the adapter keeps running for the next exchange.
+    @Test func aLargeReplyArrivesWholeAndTheAdapterStays() async throws {
+        let transport = adapter()
+        let before = try await pid(transport)
+        let response = try await transport.send(HTTPRequest(method: .get, url: "/large"))
+        #expect(response.body.count == 24 * 1024 * 1024)
+        #expect(response.body.prefix(3) == Data([0, 1, 2]) && response.body.suffix(1) == Data([255]))
+        #expect(try await pid(transport) == before)
+    }
+
+    /// A long line that is not a reply is quoted by its start only.
+    @Test func aLongGarbageLineIsQuotedByItsStart() async throws {
+        let error = await failure(adapter(), HTTPRequest(method: .get, url: "/long-garbage"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("not JSON") == true)
+        #expect(error?.message.contains(String(repeating: "x", count: 200) + "…") == true)
+        #expect((error?.message.count ?? .max) < 2000)
+    }
+
     @Test(arguments: [false, true])
     func silentAdapterTimesOutAndIsReplaced(viaShell: Bool) async throws {
         let transport = adapter(viaShell: viaShell)

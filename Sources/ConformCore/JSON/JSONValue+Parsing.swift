@@ -17,6 +17,12 @@ extension JSONValue {
         return try parser.parseDocument()
     }
 
+    /// Parses RFC 8259 JSON from `bytes`, read in place: a large document is not copied first.
+    public static func parse(bytes: [UInt8], maxDepth: Int = 512) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        return try parser.parseDocument()
+    }
+
     /// Parses RFC 8259 JSON text.
     public static func parse(_ text: String, maxDepth: Int = 512) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: Array(text.utf8), maxDepth: maxDepth)

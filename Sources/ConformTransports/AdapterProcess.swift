@@ -361,6 +361,7 @@ extension AdapterProcess.Line {
     /// Parses `bytes` (one line, without its newline) and keeps only the value and an excerpt.
     init(_ bytes: consuming [UInt8]) {
         excerpt = ExecTransport.Wire.excerpt(bytes)
-        value = Result { () throws(JSONParseError) in try JSONValue.parse(bytes: bytes) }
+        let budget = JSONValue.memoryBudget(forDocumentOf: bytes.count)
+        value = Result { () throws(JSONParseError) in try JSONValue.parse(bytes: bytes, memoryBudget: budget) }
     }
 }

@@ -92,6 +92,14 @@ struct ExecTransportTests {
         #expect(try await pid(transport) == before)
     }
 
+    /// A reply line of many small values (1.5 million header fields in 15 MB) would take far more than its size as
+    /// a tree: it is refused as a reply, naming the budget, before the tree is built.
+    @Test func aReplyLineOverItsMemoryBudgetIsRefused() async throws {
+        let error = await failure(adapter(), HTTPRequest(method: .get, url: "/many-headers"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("memory budget") == true, "\(String(describing: error))")
+    }
+
     /// A long line that is not a reply is quoted by its start only.
     @Test func aLongGarbageLineIsQuotedByItsStart() async throws {
         let error = await failure(adapter(), HTTPRequest(method: .get, url: "/long-garbage"))

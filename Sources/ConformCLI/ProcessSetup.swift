@@ -63,7 +63,11 @@ enum EndingSignals {
         for sig in all { sigaddset(&mask, sig) }
         pthread_sigmask(SIG_UNBLOCK, &mask, nil)
         for sig in all {
-            signal(sig, SIG_IGN)
+            let previous = signal(sig, SIG_IGN)
+            // Started under `nohup`, Conform keeps ignoring hangups, as it always did.
+            if sig == SIGHUP, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                continue
+            }
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 if sig != SIGHUP && Termination.shared.installed {

@@ -116,7 +116,7 @@ enum DiffCommand {
         for (sa, sb) in zip(ra.steps, rb.steps) {
             if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
             if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded),
-                let jx = try? JSONValue.parse(x.body), let jy = try? JSONValue.parse(y.body)
+                let jx = try? Self.parseWithinBudget(x.body), let jy = try? Self.parseWithinBudget(y.body)
             {
                 bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
             }
@@ -166,6 +166,11 @@ enum DiffCommand {
     }
 
     /// Maps each token of B's request to A's where the two requests differ only in generated values.
+    /// A body from either side parsed as JSON within its memory budget.
+    static func parseWithinBudget(_ body: Data) throws(JSONParseError) -> JSONValue {
+        try JSONValue.parse(body, memoryBudget: JSONValue.memoryBudget(forDocumentOf: body.count))
+    }
+
     static func learnTokens(a: HTTPRequest, b: HTTPRequest, into map: inout IdentifierMap) {
         func text(_ r: HTTPRequest) -> String {
             ([r.method.rawValue, URLParts(r.url).target] + r.headerFields.fields.map { "\($0.name): \($0.value)" }

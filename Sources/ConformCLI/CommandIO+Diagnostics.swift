@@ -4,8 +4,8 @@ extension CommandIO {
     /// Writes `diagnostic` to standard error with the one renderer, its source line shown when `source` is given.
     func report(_ diagnostic: Diagnostic, source: String? = nil) {
         let text =
-            source.map { diagnostic.rendered(source: $0, color: color) }
-            ?? diagnostic.rendered(sourceLine: nil, color: color)
+            source.map { diagnostic.renderedText(source: $0, color: color) }
+            ?? diagnostic.renderedText(sourceLine: nil, color: color)
         err.write(text + "\n")
     }
 

@@ -94,13 +94,14 @@ public struct CommandIO: Sendable {
         self.currentDirectory = currentDirectory
     }
 
-    /// The process's own streams; colour only on a TTY and without NO_COLOR.
+    /// The process's own streams, as terminal sinks (control characters in every text escaped, wherever it came
+    /// from); colour only on a TTY and without NO_COLOR.
     public static var standard: CommandIO {
         let env = ProcessInfo.processInfo.environment
         let tty = isatty(STDOUT_FILENO) == 1
         let noColor = env["NO_COLOR"].map { !$0.isEmpty } ?? false
         return CommandIO(
-            out: FileHandleSink.standardOutput, err: FileHandleSink.standardError,
+            out: TerminalSink(FileHandleSink.standardOutput), err: TerminalSink(FileHandleSink.standardError),
             color: tty && !noColor && env["TERM"] != "dumb",
             interactive: isatty(STDERR_FILENO) == 1 && env["TERM"] != "dumb", environment: env,
             currentDirectory: FileManager.default.currentDirectoryPath

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformTraffic
@@ -156,8 +157,8 @@ final class Progress: Sendable {
             s.shown = now
             return s.count
         }
-        if let shown { io.err.write("\r\(shown) exchanges replayed") }
+        if let shown { io.err.write(TerminalText.control("\r") + TerminalText("\(shown) exchanges replayed")) }
     }
 
-    func clear() { if enabled { io.err.write("\r\u{1B}[K") } }
+    func clear() { if enabled { io.err.write(.control("\r\u{1B}[K")) } }
 }

@@ -90,27 +90,23 @@ enum ServeCommand {
     }
 }
 
-/// Whether SIGINT or SIGTERM has arrived; the handlers are installed once per process.
+/// Whether SIGINT or SIGTERM has arrived, for a command that stops itself on them; the handlers (one per signal, in
+/// ``EndingSignals``) are installed once per process.
 final class Termination: Sendable {
     static let shared = Termination()
     private let state = Mutex((installed: false, happened: false))
 
     var happened: Bool { state.withLock { $0.happened } }
+    /// Whether a command waits for these signals to stop itself.
+    var installed: Bool { state.withLock { $0.installed } }
 
     func install() {
-        let first = state.withLock { s -> Bool in
-            defer { s.installed = true }
-            return !s.installed
-        }
-        guard first else { return }
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [self] in state.withLock { $0.happened = true } }
-            source.resume()
-            SignalSources.keep(source)
-        }
+        state.withLock { $0.installed = true }
+        EndingSignals.install()
     }
+
+    /// Notes that SIGINT or SIGTERM arrived.
+    func signalled() { state.withLock { $0.happened = true } }
 }
 
 /// Keeps signal sources alive for the life of the process.

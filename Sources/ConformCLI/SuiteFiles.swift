@@ -44,11 +44,13 @@ enum SuiteFiles {
     }
 
     /// Loads every file; returns the suites and the rendered diagnostics of the files that failed.
-    static func load(_ files: [String], io: CommandIO, color: Bool) -> (suites: [Suite], problems: String, count: Int) {
+    static func load(
+        _ files: [String], io: CommandIO, color: Bool
+    ) -> (suites: [Suite], problems: TerminalText, count: Int) {
         let loaded = LoadedSuites(names: files, profile: ConformCommand.profile, color: color) {
             FileManager.default.contents(atPath: io.resolve($0))
         }
-        return (loaded.suites, loaded.problems, loaded.problemCount)
+        return (loaded.suites, loaded.problemText, loaded.problemCount)
     }
 }
 

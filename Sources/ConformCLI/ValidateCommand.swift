@@ -30,7 +30,7 @@ enum ValidateCommand {
             }
             return 0
         } catch {
-            io.err.write(error.diagnostic.rendered(sourceLine: nil, color: color) + "\n")
+            io.err.write(error.diagnostic.renderedText(sourceLine: nil, color: color) + "\n")
             return ConformCommand.ExitCode.cannotRun
         }
     }

@@ -4,27 +4,40 @@ extension Diagnostic {
     /// Without a mark the first line is `file: severity: message`; without a file, `severity: message`.
     ///
     /// `source` is the whole file the diagnostic points into; `color` adds ANSI colours (ask only for a terminal).
+    /// Control characters in the message, the file name and the rest are escaped (``TerminalText/escaped(_:)``).
     public func rendered(source: String, color: Bool = false) -> String {
-        rendered(sourceLine: mark.flatMap { Self.line($0.line, of: source) }, color: color)
+        renderedText(source: source, color: color).rendered
     }
 
     /// Renders like ``rendered(source:color:)`` given only the offending line (`nil` leaves the snippet out).
     public func rendered(sourceLine: Substring?, color: Bool = false) -> String {
+        renderedText(sourceLine: sourceLine, color: color).rendered
+    }
+
+    /// The text of ``rendered(source:color:)`` as terminal text, for a sink that keeps its colours apart.
+    public func renderedText(source: String, color: Bool = false) -> TerminalText {
+        renderedText(sourceLine: mark.flatMap { Self.line($0.line, of: source) }, color: color)
+    }
+
+    /// The text of ``rendered(sourceLine:color:)`` as terminal text, for a sink that keeps its colours apart.
+    public func renderedText(sourceLine: Substring?, color: Bool = false) -> TerminalText {
         let paint = Paint(enabled: color)
-        var lines = [
-            [location, "\(paint.severity(severity, code: code)) \(message)"].compactMap { $0 }.joined(separator: " ")
-        ]
+        var first = TerminalText(location.map { $0 + " " } ?? "")
+        first += paint.severity(severity, code: code) + " " + TerminalText(message)
+        var lines = [first]
         if let mark, let sourceLine {
             let snippet = Snippet(line: sourceLine, column: mark.column)
             let number = String(mark.line)
             let width = max(5, number.count)
             let gutter = String(repeating: " ", count: width - number.count) + number
             let blank = String(repeating: " ", count: width)
-            lines.append("\(gutter) | \(snippet.text)".trailingSpacesTrimmed)
-            lines.append("\(blank) | \(String(repeating: " ", count: snippet.caretOffset))\(paint.caret(severity))")
+            lines.append(TerminalText("\(gutter) | \(snippet.text)".trailingSpacesTrimmed))
+            lines.append(
+                TerminalText("\(blank) | \(String(repeating: " ", count: snippet.caretOffset))") + paint.caret(severity)
+            )
         }
-        if let help { lines.append("\(paint.help) \(help)") }
-        return lines.joined(separator: "\n")
+        if let help { lines.append(paint.help + " " + TerminalText(help)) }
+        return TerminalText.joined(lines, separator: "\n")
     }
 
     /// Line `number` (1-based) of `source`; lines end at `\n`, `\r\n` or `\r`, as in libyaml's marks.
@@ -90,8 +103,8 @@ private struct Snippet {
 private struct Paint {
     var enabled: Bool
 
-    private func wrap(_ text: String, _ code: String) -> String {
-        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    private func wrap(_ text: String, _ code: String) -> TerminalText {
+        TerminalText.styled(TerminalText(text), code, enabled: enabled)
     }
 
     private func code(_ severity: Diagnostic.Severity) -> String {
@@ -102,11 +115,11 @@ private struct Paint {
         }
     }
 
-    func severity(_ severity: Diagnostic.Severity, code: String?) -> String {
+    func severity(_ severity: Diagnostic.Severity, code: String?) -> TerminalText {
         wrap("\(severity.rawValue)\(code.map { "[\($0)]" } ?? ""):", self.code(severity))
     }
-    func caret(_ severity: Diagnostic.Severity) -> String { wrap("^", code(severity)) }
-    var help: String { wrap("help:", "1;36") }
+    func caret(_ severity: Diagnostic.Severity) -> TerminalText { wrap("^", code(severity)) }
+    var help: TerminalText { wrap("help:", "1;36") }
 }
 
 extension String {

@@ -1,7 +1,11 @@
 import ConformCore
+import ConformDiagnostics
 import Foundation
 
 /// Human-readable report: each suite as it finishes, its failing checks with diffs, and the summary last.
+///
+/// Written as ``TerminalText``: titles, names, messages, values and URLs are shown with their control characters
+/// escaped, and only the reporter's own colours reach the terminal as control sequences.
 public struct ConsoleReporter: RunReporter {
     public var sink: any TextSink
     public var color: Bool
@@ -19,17 +23,18 @@ public struct ConsoleReporter: RunReporter {
         case .runStarted(let plan):
             sink.write(
                 paint("Conform", .bold)
-                    + ": \(count(plan.suiteCount, "suite")), \(count(plan.stepCount, "step")) against \(plan.target)\n\n"
-            )
+                    + TerminalText(
+                        ": \(count(plan.suiteCount, "suite")), \(count(plan.stepCount, "step")) against \(plan.target)\n\n"
+                    ))
         case .suiteFinished(let result): sink.write(render(result))
         case .runFinished(let result): sink.write(summary(result))
         default: break
         }
     }
 
-    func render(_ result: SuiteResult) -> String {
+    func render(_ result: SuiteResult) -> TerminalText {
         let s = result.suite
-        var out = "\(mark(result.verdict)) \(paint(s.id, .bold))  \(s.title)"
+        var out: TerminalText = "\(mark(result.verdict)) \(paint(s.id, .bold))  \(s.title)"
         if !s.step.isEmpty { out += paint("  [\(s.step)]", .dim) }
         out += "\n"
         for step in result.steps where verbose || step.verdict != .pass {
@@ -65,7 +70,7 @@ public struct ConsoleReporter: RunReporter {
         return out
     }
 
-    func summary(_ result: RunResult) -> String {
+    func summary(_ result: RunResult) -> TerminalText {
         let c = result.counts
         let parts: [String] = [
             "\(c[.pass, default: 0]) passed",
@@ -75,7 +80,7 @@ public struct ConsoleReporter: RunReporter {
             "\(c[.error, default: 0]) could not run",
         ]
         let time = String(format: "%.2f", result.duration)
-        var out = ""
+        var out: TerminalText = ""
         if result.repetitions > 1 {
             out += "\nRepeated \(result.repetitions) times; each step shows its worst verdict. "
             out += result.flaky.isEmpty ? "No step is flaky.\n" : "Flaky (the verdict changed):\n"
@@ -85,11 +90,11 @@ public struct ConsoleReporter: RunReporter {
             }
         }
         if !result.contactedOrigins.isEmpty {
-            out += "\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n"
+            out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
-        out +=
+        out.append(
             "\nSummary: \(count(result.suites.count, "suite")), \(count(result.stepCount, "step")): "
-            + parts.joined(separator: ", ") + " in \(time) s\n"
+                + parts.joined(separator: ", ") + " in \(time) s\n")
         switch result.exitCode {
         case 0: out += paint("Result: CONFORMS", .green, .bold) + "\n"
         case 1: out += paint("Result: DOES NOT CONFORM", .red, .bold) + "\n"
@@ -100,7 +105,7 @@ public struct ConsoleReporter: RunReporter {
 
     func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
-    func mark(_ verdict: Verdict) -> String {
+    func mark(_ verdict: Verdict) -> TerminalText {
         switch verdict {
         case .pass: paint("✔", .green)
         case .assumptionNotMet: paint("~", .yellow)
@@ -114,8 +119,7 @@ public struct ConsoleReporter: RunReporter {
         case bold = "1", dim = "2", red = "31", green = "32", yellow = "33"
     }
 
-    func paint(_ text: String, _ styles: Style...) -> String {
-        guard color else { return text }
-        return "\u{1B}[" + styles.map(\.rawValue).joined(separator: ";") + "m" + text + "\u{1B}[0m"
+    func paint(_ text: String, _ styles: Style...) -> TerminalText {
+        TerminalText.styled(TerminalText(text), styles.map(\.rawValue).joined(separator: ";"), enabled: color)
     }
 }

@@ -1,7 +1,8 @@
+import ConformDiagnostics
 import Foundation
 
 /// Text made safe for the formats Conform writes, one escaper per format: XML (JUnit), HTML (the certification
-/// report) and roff (the man page). JSON strings are escaped by `JSONValue`'s writer in `ConformCore`, YAML
+/// report), roff (the man page) and the terminal. JSON strings are escaped by `JSONValue`'s writer in `ConformCore`, YAML
 /// scalars by `YAMLQuoting` in `ConformYAML`.
 public enum Escaping {
     /// XML 1.0 content and attribute values (double- or single-quoted): `& < > " '` as entities; tab, line feed and
@@ -49,6 +50,11 @@ public enum Escaping {
         }
         return out
     }
+
+    /// Terminal text (standard output and error): line feed and tab kept, every other control character (C0, DEL,
+    /// C1) as a `\x1b`-style escape, carriage return as `\r`, bidirectional overrides as `\u{202e}`-style escapes.
+    /// The one terminal escaper, ``TerminalText/escaped(_:)``, which the diagnostics renderer applies too.
+    public static func terminal(_ text: String) -> String { TerminalText.escaped(text) }
 
     /// Roff inside a line (a name, an option's value): backslash as `\e`, hyphen as `\-`, every character past
     /// ASCII as a Unicode escape `\[uXXXX]` (the page renders whatever the reader's locale); other control

@@ -121,7 +121,8 @@ extension HTMLReporter {
         guard let text = String(data: data, encoding: .utf8) else {
             return "<p class=\"binary\">(\(data.count) bytes, not UTF-8)</p>\n"
         }
-        var shown = (try? JSONValue.parse(data))?.serialized(.pretty) ?? text
+        let budget = JSONValue.memoryBudget(forDocumentOf: data.count)
+        var shown = (try? JSONValue.parse(data, memoryBudget: budget))?.serialized(.pretty) ?? text
         var cut = ""
         if shown.count > Self.bodyLimit {
             shown = String(shown.prefix(Self.bodyLimit))

@@ -8,8 +8,11 @@ import Foundation
 public struct LoadedSuites: Sendable {
     /// The suites that loaded, in the order of the files.
     public var suites: [Suite]
-    /// The rendered diagnostics of the files that did not load, one problem after another.
-    public var problems: String
+    /// The rendered diagnostics of the files that did not load, one problem after another, as terminal text (its
+    /// colours, when asked for, kept apart from the text).
+    public var problemText: TerminalText
+    /// ``problemText`` as it is written.
+    public var problems: String { problemText.rendered }
     /// How many problems `problems` holds; the run must not start unless it is zero.
     public var problemCount: Int
 
@@ -25,7 +28,7 @@ public struct LoadedSuites: Sendable {
     public init(names: [String], profile: ProtocolProfile, color: Bool = false, read: (String) -> Data?) {
         let loader = SuiteLoader(predefinedNames: profile.baseNames)
         suites = []
-        problems = ""
+        problemText = TerminalText()
         problemCount = 0
         var seen: [String: String] = [:]
         for file in names {
@@ -34,7 +37,7 @@ public struct LoadedSuites: Sendable {
                 let problem = Diagnostic(
                     .fileUnreadable, file: file, message: "cannot read the file",
                     help: "check that it exists and is readable")
-                problems += problem.rendered(sourceLine: nil, color: color) + "\n"
+                problemText += problem.renderedText(sourceLine: nil, color: color) + "\n"
                 problemCount += 1
                 continue
             }
@@ -47,7 +50,7 @@ public struct LoadedSuites: Sendable {
                         .suiteDuplicateID, file: file, mark: SourceMark(line: 1, column: 1),
                         message: "suite id '\(suite.id)' is also used by \(other)",
                         help: "give every suite a unique 'suite:' id")
-                    problems += problem.rendered(sourceLine: nil, color: color) + "\n"
+                    problemText += problem.renderedText(sourceLine: nil, color: color) + "\n"
                     problemCount += 1
                     continue
                 }
@@ -56,7 +59,7 @@ public struct LoadedSuites: Sendable {
             } catch {
                 // Read again to quote the lines of a file that has problems.
                 let source = read(file).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                for d in error.diagnostics { problems += d.rendered(source: source, color: color) + "\n" }
+                for d in error.diagnostics { problemText += d.renderedText(source: source, color: color) + "\n" }
                 problemCount += error.diagnostics.count
             }
         }

@@ -44,9 +44,17 @@ final class AdapterProcess: Sendable {
     /// The largest concurrency an adapter may declare.
     static let concurrencyLimit = 256
 
+    /// One line the adapter wrote, parsed once: the JSON value (or why it is not JSON) and an excerpt for messages.
+    /// The line's own bytes are gone by then, so a large reply is held once, as the value.
+    struct Line: Sendable {
+        var value: Result<JSONValue, JSONParseError>
+        /// The start of the line, for messages.
+        var excerpt: String
+    }
+
     private struct State {
         /// Exchanges waiting for their reply, by request id.
-        var waiting: [Int: CheckedContinuation<String, any Error>] = [:]
+        var waiting: [Int: CheckedContinuation<Line, any Error>] = [:]
         var exitDescription: String?
         var tooLarge = false
         var killed = false
@@ -92,7 +100,8 @@ final class AdapterProcess: Sendable {
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
+        // Dispositions Conform set for itself (ignored, so its own handlers see them) are not the adapter's.
+        for sig in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, sig) }
         var empty = sigset_t()
         sigemptyset(&empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
@@ -109,8 +118,16 @@ final class AdapterProcess: Sendable {
         defer { for pointer in argv + envp { free(pointer) } }
 
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+        var result: Int32 = 0
+        let allowed = AdapterGroups.spawning {
+            result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+            return result == 0 ? pid : nil
+        }
         for fd in [stdinPipe[0], stdoutPipe[1], stderrPipe[1]] { close(fd) }
+        guard allowed else {
+            for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(fd) }
+            throw Failure(message: "was not started: Conform is ending")
+        }
         guard result == 0 else {
             for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] { close(fd) }
             throw Failure(message: "cannot start /bin/sh -c \(command): \(String(cString: strerror(result)))")
@@ -131,10 +148,10 @@ final class AdapterProcess: Sendable {
     }
 
     /// Writes one request line and waits for the reply carrying `id`, failing on exit or after `timeout`.
-    func exchange(_ line: String, id: Int, timeout: Duration) async throws -> String {
+    func exchange(_ line: String, id: Int, timeout: Duration) async throws -> Line {
         let input = self.input
         let bytes = Array((line + "\n").utf8)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Line, any Error>) in
             let ended: Failure? = state.withLock { state in
                 if let exit = state.exitDescription { return state.failure(exit) }
                 state.waiting[id] = continuation
@@ -165,8 +182,8 @@ final class AdapterProcess: Sendable {
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Kills the adapter's whole process group; its reader thread then reaps it and closes the pipes. Exchanges
-    /// still under way fail with `reason` when one is given.
+    /// Ends the adapter's whole process group (SIGTERM, then SIGKILL after ``AdapterGroups/grace``); its reader
+    /// thread then reaps it and closes the pipes. Exchanges still under way fail with `reason` when one is given.
     func terminate(reason: String? = nil) {
         let first = state.withLock { state in
             defer { state.killed = true }
@@ -174,8 +191,7 @@ final class AdapterProcess: Sendable {
             return !state.killed
         }
         guard first else { return }
-        kill(-pid, SIGKILL)
-        kill(pid, SIGKILL)
+        AdapterGroups.end(pid)
     }
 
     deinit { terminate() }
@@ -188,15 +204,16 @@ final class AdapterProcess: Sendable {
     /// Hands a line to the exchange it answers. A line that answers no exchange under way goes to the only one
     /// under way, which reports what is wrong with it; with several under way no reply can be trusted any more, so
     /// the adapter is stopped.
-    private func route(_ line: String) {
+    private func route(_ bytes: consuming [UInt8]) {
         state.withLock { $0.spoken = true }
-        let parsed = try? JSONValue.parse(line)
+        let line = Line(bytes)
+        let parsed = try? line.value.get()
         if let parsed, parsed["id"] == nil, let hello = parsed["hello"] {
-            onDeclaration(Self.declaredConcurrency(hello, line: line))
+            onDeclaration(Self.declaredConcurrency(hello, line: line.excerpt))
             return
         }
         let id = parsed?["id"]?.numberValue.flatMap { Int(exactly: $0) }
-        let waiter = state.withLock { state -> CheckedContinuation<String, any Error>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Line, any Error>? in
             if let id, let waiter = state.waiting.removeValue(forKey: id) { return waiter }
             guard state.waiting.count == 1, let only = state.waiting.first else { return nil }
             state.waiting[only.key] = nil
@@ -205,7 +222,7 @@ final class AdapterProcess: Sendable {
         if let waiter {
             waiter.resume(returning: line)
         } else {
-            terminate(reason: "wrote a line that answers no request under way: \(ExecTransport.Wire.excerpt(line))")
+            terminate(reason: "wrote a line that answers no request under way: \(line.excerpt)")
         }
     }
 
@@ -216,7 +233,7 @@ final class AdapterProcess: Sendable {
         else {
             return .failure(
                 Failure(
-                    message: "declared \(ExecTransport.Wire.excerpt(line)), but \"concurrency\" must be an integer "
+                    message: "declared \(line), but \"concurrency\" must be an integer "
                         + "from 1 to \(concurrencyLimit)"))
         }
         return .success(value)
@@ -235,6 +252,15 @@ final class AdapterProcess: Sendable {
 
     private func startReaders(output: Int32, errors: Int32) {
         let stderrDone = DispatchSemaphore(value: 0)
+        // Once the leading process has exited, the rest of its group goes too: children it left behind would hold
+        // its stdout open, and no reply can come from them. The leader stays unreaped (for the stdout reader), so
+        // its group's id is not reused meanwhile.
+        Thread { [pid = self.pid] in
+            var info = siginfo_t()
+            var result: Int32
+            repeat { result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) } while result < 0 && errno == EINTR
+            if result == 0 { AdapterGroups.end(pid) }
+        }.start()
         Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -258,8 +284,11 @@ final class AdapterProcess: Sendable {
                 var start = 0
                 for index in 0..<count where buffer[index] == 0x0A {
                     pending.append(contentsOf: buffer[start..<index])
-                    route(String(decoding: pending, as: UTF8.self))
-                    pending.removeAll(keepingCapacity: true)
+                    // Handed over whole, so the line's bytes are freed as soon as it is parsed, and a large line
+                    // leaves no large buffer behind.
+                    let line = pending
+                    pending = []
+                    route(line)
                     start = index + 1
                 }
                 pending.append(contentsOf: buffer[start..<count])
@@ -270,6 +299,17 @@ final class AdapterProcess: Sendable {
             }
             close(output)
             if overflow { terminate() }
+            // End of file on stdout: the adapter exited, or it closed its stdout and can never reply again. Either
+            // way every exchange fails now, not at its timeout.
+            let closedEarly = !overflow && !leaderExits(within: .milliseconds(250))
+            if closedEarly {
+                exited(
+                    "closed its standard output while still running (an adapter must keep it open and print one "
+                        + "reply line per request line)")
+            }
+            // The leader is not reaped yet, so its group id cannot have been reused: end what is left of the group
+            // (children the adapter started, or the adapter itself when it closed its stdout).
+            AdapterGroups.end(pid)
             var status: Int32 = 0
             inputClosed.withLock { closed in
                 if !closed { close(input) }
@@ -282,10 +322,23 @@ final class AdapterProcess: Sendable {
                 ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(status & 0x7F)"
             if overflow {
                 exited("wrote a reply line longer than \(lineLimit) bytes", tooLarge: true)
-            } else {
+            } else if !closedEarly {
                 exited("\(exit) without replying")
             }
         }.start()
+    }
+
+    /// Whether the adapter's leading process ends within `wait`, left unreaped (a zombie keeps the group's id taken).
+    private func leaderExits(within wait: Duration) -> Bool {
+        let deadline = ContinuousClock.now + wait
+        while true {
+            var info = siginfo_t()
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == 0 && info._sifields._sigchld.si_pid == pid { return true }
+            if result < 0 && errno != EINTR { return true }
+            if ContinuousClock.now >= deadline { return false }
+            usleep(10_000)
+        }
     }
 
     /// Writes on a thread that blocks SIGPIPE, so a dead adapter yields EPIPE instead of killing the process.
@@ -301,5 +354,14 @@ final class AdapterProcess: Sendable {
             if written <= 0 { return }
             offset += written
         }
+    }
+}
+
+extension AdapterProcess.Line {
+    /// Parses `bytes` (one line, without its newline) and keeps only the value and an excerpt.
+    init(_ bytes: consuming [UInt8]) {
+        excerpt = ExecTransport.Wire.excerpt(bytes)
+        let budget = JSONValue.memoryBudget(forDocumentOf: bytes.count)
+        value = Result { () throws(JSONParseError) in try JSONValue.parse(bytes: bytes, memoryBudget: budget) }
     }
 }

@@ -25,21 +25,21 @@ extension ExecTransport {
             return JSONValue.object(object).serialized(.compact)
         }
 
-        /// Decodes one reply line, or returns why it is not a valid reply for `id`.
-        static func decode(_ line: String, id: Int) -> Result<Reply, Problem> {
+        /// Decodes one reply line, parsed once as it was read, or returns why it is not a valid reply for `id`.
+        static func decode(_ line: AdapterProcess.Line, id: Int) -> Result<Reply, Problem> {
             let value: JSONValue
-            do {
-                value = try JSONValue.parse(line)
-            } catch {
-                return .failure(Problem("the reply is not JSON (\(error)): \(excerpt(line))"))
+            switch line.value {
+            case .success(let parsed): value = parsed
+            case .failure(let error): return .failure(Problem("the reply is not JSON (\(error)): \(line.excerpt)"))
             }
+            let excerpt = line.excerpt
             guard case .object = value else {
-                return .failure(Problem("the reply is not a JSON object: \(excerpt(line))"))
+                return .failure(Problem("the reply is not a JSON object: \(excerpt)"))
             }
             guard let replyID = value["id"]?.numberValue, replyID == Double(id) else {
                 return .failure(
                     Problem(
-                        "the reply has id \(value["id"]?.serialized() ?? "missing"), expected \(id): \(excerpt(line))"))
+                        "the reply has id \(value["id"]?.serialized() ?? "missing"), expected \(id): \(excerpt)"))
             }
             if let message = value["error"] {
                 return .success(.adapterError(message.stringValue ?? message.serialized()))
@@ -47,7 +47,7 @@ extension ExecTransport {
             guard let status = value["status"]?.numberValue, let code = Int(exactly: status), (100...999).contains(code)
             else {
                 return .failure(
-                    Problem("the reply has no \"status\" between 100 and 999 and no \"error\": \(excerpt(line))"))
+                    Problem("the reply has no \"status\" between 100 and 999 and no \"error\": \(excerpt)"))
             }
             var fields = HTTPFields()
             for pair in value["headers"]?.arrayValue ?? [] {
@@ -79,6 +79,12 @@ extension ExecTransport {
 
         static func excerpt(_ line: String) -> String {
             line.count > 200 ? String(line.prefix(200)) + "…" : line
+        }
+
+        /// The first 200 characters of a line's bytes (decoded leniently), for messages.
+        static func excerpt(_ bytes: [UInt8]) -> String {
+            let start = String(decoding: bytes.prefix(1024), as: UTF8.self)
+            return start.count > 200 || bytes.count > 1024 ? String(start.prefix(200)) + "…" : start
         }
     }
 }

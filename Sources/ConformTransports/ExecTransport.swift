@@ -7,9 +7,10 @@ import Synchronization
 /// The program (`/bin/sh -c command`) starts on the first exchange and stays running. Exchanges go one at a time
 /// unless the program declares, with a `{"hello":{"concurrency":N}}` line, that it takes `N` at once; more than
 /// that are never handed to it, the rest queue in arrival order (time in the queue does not count against an
-/// exchange's timeout). When it exits, prints something that is not a reply, or misses the timeout, the exchange
-/// fails with ``TransportError/Kind/adapter`` (``TransportError/Kind/adapterGone`` when it exited or crashed) and a
-/// fresh copy of the program is started for the next exchange.
+/// exchange's timeout). When it exits, closes its stdout, prints something that is not a reply, or misses the
+/// timeout, the exchange fails with ``TransportError/Kind/adapter`` (``TransportError/Kind/adapterGone``, at once,
+/// when it exited, crashed or closed its stdout) and a fresh copy of the program is started for the next exchange.
+/// The program runs in a process group of its own, which ``AdapterGroups`` ends on every way out.
 /// The wire format is described in `docs/adapters.md`.
 public final class ExecTransport: Transport {
     /// The shell command that starts the adapter.
@@ -92,7 +93,7 @@ public final class ExecTransport: Transport {
         if let problem = refusedDeclaration.withLock({ $0.take() }) {
             throw restart(process, request, "the adapter \(problem)")
         }
-        let line: String
+        let line: AdapterProcess.Line
         do {
             line = try await process.exchange(
                 Wire.encode(request, id: id), id: id,

@@ -2,4 +2,4 @@ import ConformCLI
 import Foundation
 
 ConformCommand.configureProcess()
-exit(await ConformCommand.main(CommandLine.arguments))
+ConformCommand.endProcess(await ConformCommand.main(CommandLine.arguments))

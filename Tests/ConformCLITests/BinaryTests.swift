@@ -53,4 +53,53 @@ import Testing
         #expect(run.code == 2)
         #expect(run.out.contains("connection refused"))
     }
+
+    /// Control sequences from outside (an adapter's reply and stderr, a suite title, a file name) reach the real
+    /// standard output and error escaped, never raw: no window title set, no screen cleared.
+    @Test func hostileTextReachesTheStreamsEscaped() async throws {
+        let scratch = try Scratch("hostile")
+        let hostile = "\u{1b}]0;pwned\u{07}\u{1b}[2J"
+        let suite = scratch.path("\(hostile)suite.yaml")
+        try #"""
+        suite: hostile
+        title: "Title \e]0;pwned\a\e[2J"
+        steps:
+          - name: "step \e[2J"
+            request: {url: "/x"}
+            expect: {status: 200, headers: {X-Evil: safe}}
+        """#.write(toFile: suite, atomically: true, encoding: .utf8)
+        let crash = scratch.path("crash.yaml")
+        try """
+        suite: crash
+        title: The adapter crashes
+        steps:
+          - name: crash
+            request: {url: "/crash"}
+            expect: {status: 200}
+        """.write(toFile: crash, atomically: true, encoding: .utf8)
+        let adapter = scratch.path("adapter.sh")
+        try #"""
+        while read line; do
+          case "$line" in *crash*) printf 'adapter says \033]0;pwned\007\033[2J\n' >&2; exit 3;; esac
+          id=$(printf '%s' "$line" | sed 's/^{"id":\([0-9]*\).*/\1/')
+          printf '{"id":%s,"status":200,"headers":[["X-Evil","\\u001b]0;pwned\\u0007\\u001b[2J"]]}\n' "$id"
+        done
+        """#.write(toFile: adapter, atomically: true, encoding: .utf8)
+        try "Authorization: App abcdefgh12345678\n".write(
+            toFile: scratch.path("\(hostile)leak.txt"), atomically: true, encoding: .utf8)
+
+        let run = try await conform(["run", suite, crash, "--verbose", "--target", "exec:sh '\(adapter)'"])
+        let scan = try await conform(["scan", scratch.url.path])
+        let validate = try await conform(["validate", scratch.path("\(hostile)missing.yaml")])
+        for (name, outcome) in [("run", run), ("scan", scan), ("validate", validate)] {
+            let streams = outcome.out + outcome.err
+            #expect(!streams.contains("\u{1b}") && !streams.contains("\u{07}"), "\(name) printed raw:\n\(streams)")
+        }
+        #expect(run.code == 2, "run printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains(#"Title \x1b]0;pwned\x07\x1b[2J"#))
+        #expect(run.out.contains(#"X-Evil"#) && run.out.contains(#"\x1b]0;pwned\x07\x1b[2J"#))
+        #expect(run.out.contains(#"adapter says \x1b]0;pwned\x07\x1b[2J"#), "the adapter's stderr, escaped")
+        #expect(scan.code == 1 && scan.out.contains(#"\x1b]0;pwned\x07\x1b[2Jleak.txt"#), "\(scan.out)")
+        #expect(validate.code == 2 && validate.err.contains(#"\x1b[2Jmissing.yaml"#), "\(validate.err)")
+    }
 }

@@ -134,4 +134,12 @@ import Testing
         #expect(process.terminationStatus == 0)
         #expect(warnings.isEmpty, "\(warnings)")
     }
+
+    /// Every command writes to the process's streams through terminal sinks, so whatever text it writes, from
+    /// wherever, is escaped on the way (`BinaryTests.hostileTextReachesTheStreamsEscaped` shows it end to end).
+    @Test func theProcessStreamsAreTerminalSinks() {
+        let io = CommandIO.standard
+        #expect(io.out is TerminalSink)
+        #expect(io.err is TerminalSink)
+    }
 }

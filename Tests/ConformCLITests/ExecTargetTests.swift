@@ -26,8 +26,9 @@ import Testing
         #expect(out.text.hasSuffix("Result: CONFORMS\n"))
     }
 
-    /// An adapter that is missing or dies without replying says nothing about the implementation: exit 2.
-    @Test(arguments: ["/nonexistent/conform-adapter", "exit 0", "kill -SEGV $$"])
+    /// An adapter that is missing, dies without replying or closes its stdout says nothing about the implementation:
+    /// exit 2.
+    @Test(arguments: ["/nonexistent/conform-adapter", "exit 0", "kill -SEGV $$", "exec >&-; sleep 300"])
     func aMissingOrCrashingAdapterCouldNotRun(_ command: String) async throws {
         let out = MemorySink()
         let err = MemorySink()

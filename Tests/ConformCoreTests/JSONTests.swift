@@ -1,4 +1,5 @@
 import ConformCore
+import Foundation
 import Testing
 
 @Suite struct JSONTests {
@@ -16,6 +17,40 @@ import Testing
     ])
     func refusesInvalidJSON(text: String) {
         #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test func parsesBytesInPlaceLikeText() throws {
+        let text = #"{"a":[1,2.5,"é"],"b":null}"#
+        #expect(try JSONValue.parse(bytes: Array(text.utf8)) == JSONValue.parse(text))
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(bytes: Array("[1,".utf8)) }
+    }
+
+    /// Many small values cost far more as a tree than as text: past the budget the parser stops, naming it.
+    @Test func refusesATreeOverItsMemoryBudget() throws {
+        let small = Array(("[" + Array(repeating: #"{"k":"v"}"#, count: 1000).joined(separator: ",") + "]").utf8)
+        #expect(try JSONValue.parse(bytes: small, memoryBudget: 1_000_000).arrayValue?.count == 1000)
+        do {
+            _ = try JSONValue.parse(bytes: small, memoryBudget: 100_000)
+            Issue.record("a tree over its budget was built")
+        } catch {
+            #expect(error.message.contains("memory budget of 100000 bytes"))
+            #expect(error.offset < small.count / 2, "parsing stops at the budget, not at the end")
+        }
+        let long = Array((#"[""# + String(repeating: "x", count: 100_000) + #""]"#).utf8)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(bytes: long, memoryBudget: 50_000) }
+        #expect(JSONValue.memoryBudget(forDocumentOf: 10) == 20 + 64 * 1024 * 1024)
+        #expect(JSONValue.memoryBudget(forDocumentOf: .max) > 0)
+    }
+
+    /// A response body of 2 MB of empty objects would take over 100 MB as a tree: refused as JSON, naming the budget,
+    /// while an ordinary body parses.
+    @Test func aResponseBodyIsParsedWithinItsBudget() throws {
+        let dense = Data(("[" + Array(repeating: "{}", count: 700_000).joined(separator: ",") + "]").utf8)
+        let refused = HTTPResponse(status: 200, body: dense).jsonBody
+        #expect(throws: JSONParseError.self) { try refused.get() }
+        if case .failure(let error) = refused { #expect(error.message.contains("memory budget")) }
+        let ordinary = HTTPResponse(status: 200, body: Data(#"{"pushRegId":"abc"}"#.utf8)).jsonBody
+        #expect(try ordinary.get()["pushRegId"] == "abc")
     }
 
     @Test func refusesDeepNesting() {

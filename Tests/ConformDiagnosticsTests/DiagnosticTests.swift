@@ -59,6 +59,19 @@ import Testing
                 """)
     }
 
+    /// A message, file name and help quoting hostile text are shown escaped; the renderer's own colours stay.
+    @Test func hostileTextIsEscapedAndColoursStay() {
+        let hostile = "\u{1b}]0;pwned\u{07}\u{1b}[2J"
+        let diagnostic = Diagnostic(
+            .harEntryInvalid, file: "\(hostile).har", message: "bad \(hostile)", help: "see \(hostile)")
+        let escaped = #"\x1b]0;pwned\x07\x1b[2J"#
+        #expect(
+            diagnostic.rendered(sourceLine: nil, color: true)
+                == "\(escaped).har: \u{1B}[1;31merror:\u{1B}[0m bad \(escaped)\n"
+                + "\u{1B}[1;36mhelp:\u{1B}[0m see \(escaped)")
+        #expect(!diagnostic.rendered(sourceLine: nil).contains("\u{1b}"))
+    }
+
     @Test func sourceOrderIsFileThenMarkAndStable() {
         func d(_ file: String?, _ line: Int, _ message: String) -> Diagnostic {
             Diagnostic(.yamlSyntax, file: file, mark: SourceMark(line: line, column: 1), message: message)

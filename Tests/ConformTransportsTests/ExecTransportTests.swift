@@ -81,6 +81,34 @@ struct ExecTransportTests {
         #expect(after != before)
     }
 
+    /// A large reply line is read into one buffer that is handed over and parsed once; the response arrives whole,
+    /// and the adapter keeps running for the next exchange.
+    @Test func aLargeReplyArrivesWholeAndTheAdapterStays() async throws {
+        let transport = adapter()
+        let before = try await pid(transport)
+        let response = try await transport.send(HTTPRequest(method: .get, url: "/large"))
+        #expect(response.body.count == 24 * 1024 * 1024)
+        #expect(response.body.prefix(3) == Data([0, 1, 2]) && response.body.suffix(1) == Data([255]))
+        #expect(try await pid(transport) == before)
+    }
+
+    /// A reply line of many small values (1.5 million header fields in 15 MB) would take far more than its size as
+    /// a tree: it is refused as a reply, naming the budget, before the tree is built.
+    @Test func aReplyLineOverItsMemoryBudgetIsRefused() async throws {
+        let error = await failure(adapter(), HTTPRequest(method: .get, url: "/many-headers"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("memory budget") == true, "\(String(describing: error))")
+    }
+
+    /// A long line that is not a reply is quoted by its start only.
+    @Test func aLongGarbageLineIsQuotedByItsStart() async throws {
+        let error = await failure(adapter(), HTTPRequest(method: .get, url: "/long-garbage"))
+        #expect(error?.kind == .adapter)
+        #expect(error?.message.contains("not JSON") == true)
+        #expect(error?.message.contains(String(repeating: "x", count: 200) + "…") == true)
+        #expect((error?.message.count ?? .max) < 2000)
+    }
+
     @Test(arguments: [false, true])
     func silentAdapterTimesOutAndIsReplaced(viaShell: Bool) async throws {
         let transport = adapter(viaShell: viaShell)
@@ -100,6 +128,27 @@ struct ExecTransportTests {
         #expect(error?.kind == .adapter)
         #expect(error?.message.contains("the adapter reported: upstream refused the connection") == true)
         #expect(try await pid(transport) == before)
+    }
+
+    /// End of file on the adapter's stdout means no reply can ever come: every exchange under way and every later one
+    /// fails at once as an adapter that could not run, not at its timeout as a verdict on the implementation.
+    @Test func anAdapterThatClosesItsStdoutFailsEveryExchangeAtOnce() async throws {
+        let transport = ExecTransport(command: "exec >&-; sleep 300", timeout: .seconds(600))
+        let started = ContinuousClock.now
+        let errors = await withTaskGroup(of: TransportError?.self) { group in
+            for index in 0..<3 {
+                group.addTask { await failure(transport, HTTPRequest(method: .get, url: "/pending/\(index)")) }
+            }
+            return await group.reduce(into: [TransportError?]()) { $0.append($1) }
+        }
+        let later = await failure(transport, HTTPRequest(method: .get, url: "/later"))
+        for error in errors + [later] {
+            #expect(error?.kind == .adapterGone)
+            #expect(error?.meansCannotRun == true)
+            #expect(error?.message.contains("closed its standard output") == true, "\(String(describing: error))")
+        }
+        // Far below the timeout of 600 s (each adapter is given a quarter of a second to show an exit status).
+        #expect(ContinuousClock.now - started < .seconds(120))
     }
 
     @Test func missingProgramIsAClearFailure() async {

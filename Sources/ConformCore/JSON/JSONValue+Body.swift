@@ -10,6 +10,6 @@ extension JSONValue {
     /// `body` as JSON, or `nil` when it is not JSON or is larger than ``maxParsedBodyBytes``.
     public static func parsedBody(_ body: Data) -> JSONValue? {
         guard body.count <= maxParsedBodyBytes else { return nil }
-        return try? parse(body)
+        return try? parse(body, memoryBudget: memoryBudget(forDocumentOf: body.count))
     }
 }

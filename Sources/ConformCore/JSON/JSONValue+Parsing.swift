@@ -25,6 +25,32 @@ extension JSONValue {
         return try parser.parseDocument()
     }
 
+    /// Parses like ``parse(_:maxDepth:)``, and refuses a document whose tree would take more than `memoryBudget`
+    /// bytes (an estimate, see ``memoryBudget(forDocumentOf:)``), stopping where the budget runs out.
+    public static func parse(
+        _ data: Data, maxDepth: Int = 512, memoryBudget: Int
+    ) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: [UInt8](data), maxDepth: maxDepth, budget: memoryBudget)
+        return try parser.parseDocument()
+    }
+
+    /// Parses RFC 8259 JSON from `bytes`, read in place: a large document is not copied first.
+    public static func parse(
+        bytes: [UInt8], maxDepth: Int = 512, memoryBudget: Int = .max
+    ) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth, budget: memoryBudget)
+        return try parser.parseDocument()
+    }
+
+    /// The memory a parsed tree may take for a document of `size` bytes from outside: twice its size plus 64 MiB.
+    ///
+    /// Small values cost far more as a tree than as text (a 20-byte object about 400 bytes), so a body or line of
+    /// tens of MB made of many of them could take gigabytes. With this budget, holding a document, its text and
+    /// its tree stays within four times its size plus 200 MB; nothing a protocol message holds comes near it.
+    public static func memoryBudget(forDocumentOf size: Int) -> Int {
+        min(size, Int.max / 4) * 2 + 64 * 1024 * 1024
+    }
+
     /// Parses RFC 8259 JSON text.
     public static func parse(_ text: String, maxDepth: Int = 512) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: Array(text.utf8), maxDepth: maxDepth)
@@ -36,14 +62,38 @@ private struct JSONParser {
     let bytes: [UInt8]
     let maxDepth: Int
     let maxValues: Int
+    /// The most the tree may take, and what it is estimated to take so far.
+    let budget: Int
+    var held = 0
     var index = 0
     var depth = 0
     var values = 0
 
-    init(bytes: [UInt8], maxDepth: Int, maxValues: Int = .max) {
+    /// Estimated sizes in the tree: a value's slot in its array or object, an object's storage, each member's key
+    /// and order, an array's storage, and a string's heap storage (strings of up to 15 bytes are held inline).
+    static let valueCost = 24
+    static let objectCost = 400
+    static let memberCost = 64
+    static let arrayCost = 64
+    static let stringCost = 32
+
+    init(bytes: [UInt8], maxDepth: Int, maxValues: Int = .max, budget: Int = .max) {
         self.bytes = bytes
         self.maxDepth = maxDepth
         self.maxValues = maxValues
+        self.budget = budget
+    }
+
+    /// Counts `cost` bytes against the budget.
+    mutating func hold(_ cost: Int) throws(JSONParseError) {
+        held += cost
+        if held > budget {
+            var failure = error(
+                "the document would take more than its memory budget of \(budget) bytes as a tree (\(bytes.count) "
+                    + "bytes of text; Conform holds at most twice a document's size plus 64 MiB)")
+            failure.isLimit = true
+            throw failure
+        }
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
@@ -85,10 +135,11 @@ private struct JSONParser {
             failure.isLimit = true
             throw failure
         }
+        try hold(Self.valueCost)
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""): return .string(try heldString())
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
@@ -119,6 +170,7 @@ private struct JSONParser {
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
+        try hold(Self.objectCost)
         index += 1
         var object = JSONObject()
         skipWhitespace()
@@ -129,7 +181,8 @@ private struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            let key = try parseString()
+            let key = try heldString()
+            try hold(Self.memberCost)
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
@@ -151,6 +204,7 @@ private struct JSONParser {
     mutating func parseArray() throws(JSONParseError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
+        try hold(Self.arrayCost)
         index += 1
         var array: [JSONValue] = []
         skipWhitespace()
@@ -172,6 +226,14 @@ private struct JSONParser {
                 throw error("expected ',' or ']'")
             }
         }
+    }
+
+    /// A string, counted against the budget when it is too long to be held inline.
+    mutating func heldString() throws(JSONParseError) -> String {
+        let text = try parseString()
+        let count = text.utf8.count
+        if count > 15 { try hold(Self.stringCost + count) }
+        return text
     }
 
     mutating func parseString() throws(JSONParseError) -> String {

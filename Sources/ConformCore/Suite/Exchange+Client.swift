@@ -126,9 +126,12 @@ extension Exchange {
 }
 
 extension HTTPResponse {
-    /// The body parsed as JSON (an empty body is an error).
+    /// The body parsed as JSON (an empty body is an error); a body whose tree would take more than
+    /// ``JSONValue/memoryBudget(forDocumentOf:)`` is an error too, naming the limit.
     public var jsonBody: Result<JSONValue, JSONParseError> {
-        Result { () throws(JSONParseError) in try JSONValue.parse(body) }
+        Result { () throws(JSONParseError) in
+            try JSONValue.parse(body, memoryBudget: JSONValue.memoryBudget(forDocumentOf: body.count))
+        }
     }
 
     /// The body as text for reports, shortened, with non-UTF-8 shown as a byte count.

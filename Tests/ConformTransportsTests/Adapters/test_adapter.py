@@ -17,6 +17,15 @@ for line in sys.stdin:
         sys.stdout.write("this is not json\n")
         sys.stdout.flush()
         continue
+    elif path.endswith("/large"):
+        body = bytes(range(256)) * (24 * 1024 * 1024 // 256)
+        reply.update(status=200, bodyBase64=base64.b64encode(body).decode())
+    elif path.endswith("/many-headers"):
+        reply.update(status=200, headers=[["a", "b"]] * 1500000)
+    elif path.endswith("/long-garbage"):
+        sys.stdout.write("x" * (8 * 1024 * 1024) + "\n")
+        sys.stdout.flush()
+        continue
     elif path.endswith("/hang"):
         time.sleep(3600)
     elif path.endswith("/error"):

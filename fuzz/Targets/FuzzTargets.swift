@@ -51,7 +51,24 @@ public enum FuzzTargets {
         }
         guard let document = try? HARDocument(data, file: "fuzz.har", attachments: attachments) else { return }
         precondition(document.refusals.isEmpty || !document.incomplete.isEmpty, "a refused body left no mark")
-        for index in 0..<document.count { _ = try? document.exchange(index) }
+        precondition(document.readable.count + document.skippedCount == document.count, "an entry went missing")
+        for index in document.readable {
+            // What reads can go on the wire as it is, and only to the origin a replay gives it.
+            guard let exchange = try? document.exchange(index) else {
+                preconditionFailure("a readable entry does not read")
+            }
+            wireChecked(exchange.request)
+        }
+    }
+
+    /// A request read from a trace: it breaks no wire rule and, rebased, stays on the base's origin.
+    static func wireChecked(_ request: HTTPRequest) {
+        precondition(HTTPSyntax.problem(in: request) == nil, "a request that breaks the wire rules was read")
+        if let rebased = try? request.rebased(onto: "http://target.invalid:8080") {
+            precondition(URLParts(rebased.url).origin == "http://target.invalid:8080", "a rebased URL left its origin")
+        } else {
+            preconditionFailure("a request that was read cannot be rebased")
+        }
     }
 
     /// The ZIP reader and the decompressors behind `.har.gz`, `.zhar`, Playwright ZIPs and Content-Encoding.
@@ -68,6 +85,7 @@ public enum FuzzTargets {
     /// One recording line; what reads must write a line that reads back the same.
     public static func recording(_ data: Data) {
         guard let exchange = try? RecordedExchange(jsonLine: data) else { return }
+        wireChecked(exchange.request)
         let line = exchange.boundedJSONLine(limit: RecordingLayout.maxLineBytes)
         let again = try? RecordedExchange(jsonLine: Array(line.utf8.dropLast()))
         precondition(

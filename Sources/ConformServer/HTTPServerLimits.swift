@@ -1,3 +1,5 @@
+import ConformCore
+
 /// Bounds that keep a served implementation safe from hostile or broken clients.
 public struct HTTPServerLimits: Sendable, Hashable {
     /// The largest request body accepted; larger bodies are answered with 413.
@@ -19,7 +21,8 @@ public struct HTTPServerLimits: Sendable, Hashable {
     /// Seconds a body may take before ``minBodyBytesPerSecond`` applies, so a client pausing after the head (for
     /// `Expect: 100-continue`) is not cut.
     public var bodyGraceSeconds: Int
-    /// The most header fields one request may carry; more are refused with 431.
+    /// The most header fields one request may carry (the one cap every reader of messages shares,
+    /// `HTTPFields.maxCount`, by default); more are refused with 431.
     public var maxHeaderFields: Int
     /// How many connections may be open at once; further clients are refused.
     public var maxConnections: Int
@@ -36,7 +39,7 @@ public struct HTTPServerLimits: Sendable, Hashable {
     public init(
         maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 64 * 1024, connectionTimeoutSeconds: Int = 30,
         headerTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 60, minBodyBytesPerSecond: Int = 1024,
-        bodyGraceSeconds: Int = 2, maxHeaderFields: Int = 1000, maxConnections: Int = 1024,
+        bodyGraceSeconds: Int = 2, maxHeaderFields: Int = HTTPFields.maxCount, maxConnections: Int = 1024,
         maxWaitingConnections: Int? = nil, threads: Int = 4, threadPerConnection: Bool = false
     ) {
         self.headerTimeoutSeconds = headerTimeoutSeconds

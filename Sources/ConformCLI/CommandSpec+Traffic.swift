@@ -68,6 +68,12 @@ extension CommandSpec {
                     and write them to FILE for review.
                     """),
             OptionSpec(
+                "--host-header", "VALUE", .text(),
+                help: """
+                    The Host header to send (default: the target's host and port, never the recorded
+                    one), for a backend behind an ingress or load balancer that routes on another name.
+                    """),
+            OptionSpec(
                 "--map", "OLD=NEW", .text(), repeatable: true, usage: true,
                 help: """
                     Replace a value before sending (e.g. a pseudonymised application code by the

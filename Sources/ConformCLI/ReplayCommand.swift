@@ -29,6 +29,15 @@ enum ReplayCommand {
             target, substitutions: substitutions, sequential: parsed.has("--sequential"))
         options.pace = try PaceOption.parse(
             speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
+        if let host = parsed.value("--host-header") {
+            // A field value goes on the wire as it is: no line break, control byte or space may smuggle another.
+            guard !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw UsageError(
+                    message: "--host-header takes a host name or HOST:PORT, got \(HTTPSyntax.quoted(host))",
+                    subcommand: "replay")
+            }
+            options.hostHeader = host
+        }
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "replay")
         }

@@ -5,10 +5,13 @@
 /// origin-form (`/…`), such as `@host:port/path` or `host/path`, would change the authority once glued onto a base,
 /// so it is refused here.
 extension HTTPRequest {
-    /// The request sent to `base` (`http://host:port`, optionally with a base path) with its own path and query.
+    /// The request sent to `base` (`http://host:port`, optionally with a base path) with its own path and query,
+    /// and without the headers of the connection it was recorded on (``HTTPFields/connectionSpecific``): `Host`
+    /// follows the new origin, as a backend behind an ingress or a load balancer routes on it.
     public func rebased(onto base: String) throws(RequestTargetError) -> HTTPRequest {
         var rebased = self
         rebased.url = try Self.url(base: base, target: url)
+        rebased.headerFields = headerFields.endToEnd
         return rebased
     }
 

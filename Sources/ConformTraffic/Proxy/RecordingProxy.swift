@@ -23,12 +23,6 @@ public struct RecordingProxy: Sendable {
     public var load: (forwarding: Int, waiting: Int) { gate.load }
     let gate: AdmissionGate
 
-    /// Headers that belong to one connection and are never forwarded.
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-        "transfer-encoding", "upgrade", "host", "content-length",
-    ]
-
     public init(
         upstreams: [String: String], transport: any Transport, writer: RecordingWriter,
         onExchange: @escaping @Sendable (RecordedExchange) -> Void = { _ in },
@@ -160,8 +154,6 @@ public struct RecordingProxy: Sendable {
         }
     }
 
-    /// `fields` without the hop-by-hop headers.
-    static func endToEnd(_ fields: HTTPFields) -> HTTPFields {
-        HTTPFields(fields.fields.filter { !hopByHop.contains($0.name.lowercased()) })
-    }
+    /// `fields` without the headers of the connection they came on.
+    static func endToEnd(_ fields: HTTPFields) -> HTTPFields { fields.endToEnd }
 }

@@ -20,6 +20,9 @@ public struct ReplayOptions: Sendable {
     public var partition: ReplayPartition?
     /// How fast to send (`--speed`, `--rate`); `.max` by default.
     public var pace: ReplayPace = .max
+    /// The `Host` header every rebased request carries (`--host-header`); `nil` lets the transport set the
+    /// target's. The recorded `Host` is never sent to another origin.
+    public var hostHeader: String?
 
     public init(
         origins: [String: String] = [:], substitutions: [String: String] = [:],
@@ -249,7 +252,9 @@ public struct Replayer: Sendable {
     /// The recorded request sent to the target's origin for its upstream, when one is configured.
     private func rewriteOrigin(_ exchange: RecordedExchange) throws(RequestTargetError) -> HTTPRequest {
         guard let origin = options.origins[exchange.upstream] ?? options.origins["*"] else { return exchange.request }
-        return try exchange.request.rebased(onto: origin)
+        var rebased = try exchange.request.rebased(onto: origin)
+        if let host = options.hostHeader { rebased.headerFields["Host"] = host }
+        return rebased
     }
 }
 

@@ -64,7 +64,8 @@ enum HARCommands {
             let records = try TrafficSupport.trace(recording, io: io)
             let data = HAR.export(
                 records.compactMap { if case .exchange(let e) = $0 { e } else { nil } },
-                events: records.compactMap { if case .event(let e) = $0 { e } else { nil } })
+                events: records.compactMap { if case .event(let e) = $0 { e } else { nil } },
+                version: ConformCommand.version)
             if let out = parsed.value("--out") {
                 try data.write(to: URL(fileURLWithPath: io.resolve(out)), options: .atomic)
             } else {

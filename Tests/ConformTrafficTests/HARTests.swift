@@ -73,7 +73,28 @@ import Testing
         e.request.body = Data([0x01, 0xFE, 0x00])
         e.upstream = "mobile-eu"
         let back = try HAR.import(HAR.export([e]))
-        #expect(back == [e])
+        // HAR 1.2 wants absolute URLs: an origin-form one comes back under its upstream's name.
+        var absolute = e
+        absolute.request.url = "http://mobile-eu.conform.invalid/mobile/1/appinstance/x/user/events/custom?validate=1"
+        #expect(back == [absolute])
+    }
+
+    /// Every exported `request.url` is absolute (HAR 1.2 section `request`), built from the recorded `Host` when the
+    /// recorder kept the origin-form target; `creator.version` is what the caller gives (the kit's own version).
+    @Test func exportedURLsAreAbsolute() throws {
+        var byHost = exchange(seq: 1, url: "/mobile/1/appinstance?ri=true", flow: "d")
+        byHost.request.headerFields["Host"] = "api.example.com:8443"
+        var hostile = exchange(seq: 2, url: "/x", flow: "d")
+        hostile.request.headerFields["Host"] = "evil/../x y"
+        let absolute = exchange(seq: 3, url: "https://m.example/mobile/1/x", flow: "d")
+        let har = try JSONValue.parse(HAR.export([byHost, hostile, absolute], version: "9.9.9"))
+        let urls = (har["log"]?["entries"]?.arrayValue ?? []).compactMap { $0["request"]?["url"]?.stringValue }
+        #expect(
+            urls == [
+                "http://api.example.com:8443/mobile/1/appinstance?ri=true", "http://backend.conform.invalid/x",
+                "https://m.example/mobile/1/x",
+            ])
+        #expect(har["log"]?["creator"]?["version"] == "9.9.9")
     }
 
     @Test func errorsNameTheJSONPath() {

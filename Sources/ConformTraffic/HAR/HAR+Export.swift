@@ -23,11 +23,33 @@ extension HAR {
         return Data(text.utf8)
     }
 
+    /// The exchange's URL as HAR 1.2 wants it, absolute: as recorded when it has an origin, else the recorded
+    /// `Host` (when it is a plain `host[:port]`) or the upstream's name under `.conform.invalid`, before the target.
+    static func absoluteURL(_ e: RecordedExchange) -> String {
+        let parts = URLParts(e.request.url)
+        if !parts.origin.isEmpty { return e.request.url }
+        let isAuthority: (String) -> Bool = { host in
+            !host.isEmpty && host.utf8.count <= 255
+                && host.utf8.allSatisfy { byte in
+                    switch byte {
+                    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                        UInt8(ascii: "0")...UInt8(ascii: "9"):
+                        true
+                    default: Array("-._:[]".utf8).contains(byte)
+                    }
+                }
+        }
+        let host =
+            e.request.headerFields["Host"].flatMap { isAuthority($0) ? $0 : nil }
+            ?? "\(isAuthority(e.upstream) ? e.upstream : "upstream").conform.invalid"
+        return "http://\(host)\(parts.target)"
+    }
+
     /// One HAR entry, with Conform's numbering kept under `_conform`.
     static func entry(_ e: RecordedExchange) -> JSONValue {
         var request = JSONObject()
         request["method"] = .string(e.request.method.rawValue)
-        request["url"] = .string(e.request.url)
+        request["url"] = .string(absoluteURL(e))
         request["httpVersion"] = "HTTP/1.1"
         request["cookies"] = []
         request["headers"] = headers(e.request.headerFields)

@@ -180,4 +180,21 @@ import Testing
                 ])
         }
     }
+
+    /// A `Vary` that only adds `Accept-Encoding` says the body was negotiated, which a replay compares decoded:
+    /// no difference. One that names another request header is behaviour and still differs.
+    @Test func varyOnlyForTheCodingIsRepresentation() {
+        func response(_ vary: String?) -> HTTPResponse {
+            var fields: HTTPFields = ["Content-Type": "application/json"]
+            if let vary { fields["Vary"] = vary }
+            return HTTPResponse(status: 200, headerFields: fields, body: Data("{}".utf8))
+        }
+        for (recorded, live) in [(nil, "Accept-Encoding"), ("Origin", "Origin, accept-encoding"), ("Origin", "origin")]
+        {
+            #expect(ResponseDiff.compare(expected: response(recorded), actual: response(live), noise: .default).isEmpty)
+        }
+        let behaviour = ResponseDiff.compare(
+            expected: response("Accept-Encoding"), actual: response("Accept-Encoding, Authorization"), noise: .default)
+        #expect(behaviour.map(\.path) == ["header Vary"])
+    }
 }

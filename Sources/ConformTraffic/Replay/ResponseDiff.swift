@@ -35,6 +35,7 @@ public enum ResponseDiff {
         }
         for name in names where !noise.ignoresHeader(name) {
             guard let (e, a) = values[name], e != a else { continue }
+            if name == "vary", Self.varyBehaviour(e) == Self.varyBehaviour(a) { continue }
             out.append(
                 Mismatch(
                     path: "header \(display[name] ?? name)",
@@ -43,6 +44,19 @@ public enum ResponseDiff {
         }
         out += compare(body: expected.body, actual: actual.body, noise: noise, parsed: parsed)
         return out
+    }
+
+    /// What a `Vary` header says about behaviour: the request headers it names, without `Accept-Encoding`,
+    /// which only says the body's coding was negotiated (bodies are compared decoded), as a set.
+    static func varyBehaviour(_ values: [String]) -> Set<String> {
+        var names: Set<String> = []
+        for value in values {
+            for token in value.split(separator: ",") {
+                let name = token.trimmingCharacters(in: .whitespaces).lowercased()
+                if !name.isEmpty && name != "accept-encoding" { names.insert(name) }
+            }
+        }
+        return names
     }
 
     static func compare(

@@ -85,7 +85,7 @@ enum DiffCommand {
         io.out.write(
             differing == 0
                 ? "Result: the two implementations behave the same\n"
-                : "Result: \(differing) step\(differing == 1 ? "" : "s") differ\n")
+                : "Result: \(differing) step\(differing == 1 ? " differs" : "s differ")\n")
         return RunStatus(kind: .comparison, counts: [.fail: differing]).rawValue
     }
 

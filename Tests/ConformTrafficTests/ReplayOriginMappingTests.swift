@@ -1,0 +1,77 @@
+import ConformCore
+import ConformCurl
+import ConformServer
+import ConformTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ConformTraffic
+
+/// An implementation that names its own origin (M12's baseUrl, New-Base-URL, Location) answers a replay with the
+/// target's origin where the recording holds the recorded one: the origins are mapped, not compared.
+@Suite struct ReplayOriginMappingTests {
+    /// Answers with its own base URL, or a fixed other one.
+    struct NamesItself: HTTPHandler {
+        let origin: String
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            var response = HTTPResponse.json(200, ["baseUrl": .string(origin), "next": .string(origin + "/mobile/1")])
+            response.headerFields["New-Base-URL"] = origin
+            return response
+        }
+    }
+
+    func recorded() -> RecordedExchange {
+        let origin = "http://mobile.recorded.example:8080"
+        var response = HTTPResponse.json(200, ["baseUrl": .string(origin), "next": .string(origin + "/mobile/1")])
+        response.headerFields["New-Base-URL"] = origin
+        return RecordedExchange(
+            seq: 1, flow: "f", upstream: "mobile", startedAt: Date(), durationMs: 1,
+            request: HTTPRequest(method: .get, url: origin + "/mobile/1/baseurl"), response: response)
+    }
+
+    @Test func theTargetNamingItselfIsNoDifference() async throws {
+        let box = OriginBox()
+        let server = try HTTPServer(handler: SelfNaming(box: box))
+        try server.start()
+        defer { server.stop() }
+        box.set(server.baseURL)
+        let summary = try await Replayer(
+            transport: CurlTransport(timeout: .seconds(30)), options: ReplayOptions(origins: ["*": server.baseURL])
+        ).replay([recorded()])
+        #expect(summary.total == 1 && summary.passed == 1, "\(summary.mismatches)")
+    }
+
+    @Test func anotherOriginStillDiffers() async throws {
+        let server = try HTTPServer(handler: NamesItself(origin: "http://elsewhere.example"))
+        try server.start()
+        defer { server.stop() }
+        let summary = try await Replayer(
+            transport: CurlTransport(timeout: .seconds(30)), options: ReplayOptions(origins: ["*": server.baseURL])
+        ).replay([recorded()])
+        #expect(summary.mismatched == 1)
+        let paths = summary.mismatches.first?.differences.map(\.path) ?? []
+        #expect(paths.contains("header New-Base-URL"))
+        #expect(paths.contains("$.baseUrl"))
+    }
+
+    @Test func anOriginIsReplacedOnlyWhole() {
+        let response = HTTPResponse(
+            status: 200, body: Data(#"["http://a.example", "http://a.example/x", "http://a.example.org"]"#.utf8))
+        let mapped = Replayer.mapOrigin(response, from: "http://a.example", to: "http://b:1")
+        #expect(
+            String(decoding: mapped.body, as: UTF8.self) == #"["http://b:1", "http://b:1/x", "http://a.example.org"]"#)
+    }
+
+    /// The server's own base URL, known once it listens.
+    final class OriginBox: Sendable {
+        private let value = Mutex("")
+        func set(_ origin: String) { value.withLock { $0 = origin } }
+        var origin: String { value.withLock { $0 } }
+    }
+
+    struct SelfNaming: HTTPHandler {
+        let box: OriginBox
+        func handle(_ request: HTTPRequest) -> HTTPResponse { NamesItself(origin: box.origin).handle(request) }
+    }
+}

@@ -44,9 +44,10 @@ import Testing
             """)
         let transport = LateEffect(latency: .milliseconds(600), readyAfter: .seconds(1))
         let result = await Runner(transport: transport).run(RunPlan(suites: [s], targetDescription: "late"))
-        // Whatever the machine's speed, the last attempt begins after the window and sees the effect.
+        // Whatever the machine's speed, the last attempt begins after the window and sees the effect. (On an idle
+        // machine that is the third; on one so loaded that the first attempt starts a second late, the first.)
         #expect(result.steps[0].verdict == .pass, "\(result.steps[0].error ?? "")")
-        #expect(result.steps[0].attempts >= 2)
+        #expect(result.steps[0].attempts >= 1)
     }
 
     @Test func anEffectThatNeverAppearsStillFailsAfterTheWindow() async throws {

@@ -47,7 +47,6 @@ import Testing
         // Whatever the machine's speed, the last attempt begins after the window and sees the effect. (On an idle
         // machine that is the third; on one so loaded that the first attempt starts a second late, the first.)
         #expect(result.steps[0].verdict == .pass, "\(result.steps[0].error ?? "")")
-        #expect(result.steps[0].attempts >= 1)
     }
 
     @Test func anEffectThatNeverAppearsStillFailsAfterTheWindow() async throws {

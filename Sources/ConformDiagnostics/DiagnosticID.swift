@@ -56,6 +56,8 @@ extension DiagnosticID {
     public static let suiteUndeclaredName = DiagnosticID("suite.undeclared-name")
     /// A request URL names a host outside the target's origins (the user has not allowed it with `--allow-host`).
     public static let suiteOutsideTarget = DiagnosticID("suite.outside-target")
+    /// A wait is for an event no step of the suite (or of the flow it names) emits.
+    public static let suiteUnknownEvent = DiagnosticID("suite.unknown-event")
     /// Two suites share an id.
     public static let suiteDuplicateID = DiagnosticID("suite.duplicate-id")
     /// No suite files were found where suites were asked for.
@@ -123,7 +125,8 @@ extension DiagnosticID {
     public static let catalog: [DiagnosticID] = [
         .yamlSyntax, .yamlDuplicateKey, .yamlStructure, .yamlLimit, .yamlEncoding,
         .fileUnreadable, .fileEmpty, .yamlUnknownKey, .yamlWrongType, .yamlInvalidValue, .yamlMissingKey,
-        .suiteInvalid, .suiteTemplate, .suiteUndeclaredName, .suiteOutsideTarget, .suiteDuplicateID, .suiteNotFound,
+        .suiteInvalid, .suiteTemplate, .suiteUndeclaredName, .suiteOutsideTarget, .suiteUnknownEvent, .suiteDuplicateID,
+        .suiteNotFound,
         .configInvalid, .referenceConfigInvalid,
         .recordingInvalid, .recordingLineInvalid, .harInvalid, .harEntryInvalid, .traceInvalid, .secretUnredacted,
         .flowViolation,

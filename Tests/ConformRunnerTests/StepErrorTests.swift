@@ -41,8 +41,10 @@ import Testing
             title: wait
             flows:
               phone:
-                - name: register without announcing it
-                  request: {method: POST, url: "/reg"}
+                - name: register at a path that is not there, so the event is never announced
+                  request: {method: POST, url: "/missing"}
+                  expect: {status: 200}
+                  emits: registrationUpdated
               tablet:
                 - wait: {event: registrationUpdated, flow: phone, timeout: 60s}
             """)

@@ -51,6 +51,7 @@ public struct SuiteLoader: Sendable {
         }
         let suite = context.suite(root)
         context.checkReferences()
+        if let suite { context.checkEvents(suite) }
         if let failure = context.failure { throw failure }
         return suite!
     }
@@ -137,6 +138,49 @@ struct LoadContext: YAMLDecodingContext {
     mutating func declare(_ name: String) { declared.insert(name) }
 
     /// Reports every template name that is neither declared, predefined, nor a function.
+    /// Every wait names an event some step of the suite emits (of the flow it names, when it names one), so a
+    /// misspelt event is a problem at the wait, not a run that blames the implementation.
+    mutating func checkEvents(_ suite: Suite) {
+        var byFlow: [String: Set<String>] = [:]
+        for flow in suite.flows {
+            for step in flow.steps {
+                if case .exchange(let exchange) = step.action, let event = exchange.emits {
+                    byFlow[flow.name, default: []].insert(event)
+                }
+            }
+        }
+        let all = byFlow.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+        for flow in suite.flows {
+            for step in flow.steps {
+                guard case .wait(let wait) = step.action else { continue }
+                if let source = wait.flow {
+                    guard suite.flows.contains(where: { $0.name == source }) else {
+                        let suggestion = closestMatch(to: source, in: suite.flows.map(\.name))
+                        error(
+                            at: step.mark, "the wait names flow '\(source)', which this suite does not have",
+                            help: (suggestion.map { "did you mean '\($0)'? " } ?? "")
+                                + "flows: \(suite.flows.map(\.name).joined(separator: ", "))",
+                            id: .suiteUnknownEvent)
+                        continue
+                    }
+                    if byFlow[source, default: []].contains(wait.event) { continue }
+                } else if all.contains(wait.event) {
+                    continue
+                }
+                let candidates = Array(wait.flow.map { byFlow[$0, default: []] } ?? all).sorted()
+                let suggestion = closestMatch(to: wait.event, in: candidates).map { "did you mean '\($0)'? " } ?? ""
+                let whose = wait.flow.map { "flow '\($0)'" } ?? "this suite"
+                error(
+                    at: step.mark, "the wait is for event '\(wait.event)', which no step of \(whose) emits",
+                    help: suggestion
+                        + (candidates.isEmpty
+                            ? "add 'emits: \(wait.event)' to the step that makes it happen"
+                            : "events emitted: \(candidates.joined(separator: ", "))"),
+                    id: .suiteUnknownEvent)
+            }
+        }
+    }
+
     mutating func checkReferences() {
         let known = declared.union(predefined).union(TemplateScope.builtinFunctions.keys).union(["jwt"])
         for (name, mark) in references where !known.contains(name) {

@@ -143,7 +143,8 @@ extension CommandSpec {
         arguments: [suitesArgument],
         options: [allowHost, OptionSpec("--no-color", help: "Never colour the output."), .help],
         discussion: """
-            Prints nothing and exits 0 when every suite is valid; otherwise prints each problem and exits 2.
+            Prints how many suites and steps are valid and exits 0 when every suite is valid; otherwise prints each
+            problem and exits 2.
             A request URL that writes out its own host (instead of {{ mobile }} or {{ backend }}) is a problem
             unless that host is allowed with --allow-host.
             """)

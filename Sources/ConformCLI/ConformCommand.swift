@@ -47,7 +47,11 @@ public enum ConformCommand {
             case "export": return try HARCommands.exportHAR(rest, io: io)
             case "scan": return try HARCommands.scan(rest, io: io)
             default:
-                throw UsageError(message: "unknown subcommand '\(first)'", subcommand: nil)
+                let suggestion = closestMatch(to: first, in: CommandSpec.all.map(\.name)).map {
+                    "; did you mean '\($0)'?"
+                }
+                throw UsageError(
+                    message: "unknown subcommand \(HTTPSyntax.quoted(first))\(suggestion ?? "")", subcommand: nil)
             }
         } catch let error as UsageError {
             io.err.write("Error: \(error.message)\n")

@@ -1,3 +1,6 @@
+import ConformCore
+import ConformDiagnostics
+
 /// The commands about Conform itself: `help`, `completion`, `man`.
 extension CommandSpec {
     static let help = CommandSpec(
@@ -39,7 +42,9 @@ enum MetaCommands {
             return 0
         }
         guard parsed.positionals.count == 1, let command = CommandSpec.named(name) else {
-            throw UsageError(message: "unknown subcommand '\(name)'", subcommand: "help")
+            let suggestion = closestMatch(to: name, in: CommandSpec.all.map(\.name)).map { "; did you mean '\($0)'?" }
+            throw UsageError(
+                message: "unknown subcommand \(HTTPSyntax.quoted(name))\(suggestion ?? "")", subcommand: "help")
         }
         io.out.write(command.helpText)
         return 0

@@ -6,6 +6,23 @@ import Foundation
 
 /// `conform run`: load suites, pick the target, run, report, exit 0/1/2.
 enum RunCommand {
+    /// A value given for a name no suite among those given declares or uses would be silently ignored (a
+    /// misspelt `--var apikey=…` and the public default credentials used instead): a usage error with the closest
+    /// name. A name only unselected suites use is fine, so one environment can serve every selection.
+    static func checkVariableNames(
+        _ overrides: [String: String], environment: [String: String], _ suites: [Suite]
+    ) throws(UsageError) {
+        var known = Set(ConformCommand.profile.baseNames)
+        for suite in suites { known.formUnion(suite.names) }
+        let given = overrides.keys.map { ("--var \($0)=…", $0) } + environment.keys.map { ("CONFORM_VAR_\($0)", $0) }
+        for (source, name) in given.sorted(by: { $0.1 < $1.1 }) where !known.contains(name) {
+            let suggestion = closestMatch(to: name, in: known.sorted()).map { "; did you mean '\($0)'?" } ?? ""
+            throw UsageError(
+                message: "\(source) sets '\(name)', which no suite given declares or uses\(suggestion)",
+                subcommand: "run")
+        }
+    }
+
     static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(args, command: .run)
         if parsed.has("--help") {
@@ -62,6 +79,8 @@ enum RunCommand {
                     help: "pass suite files (*.yaml) or directories holding them"))
             return ConformCommand.ExitCode.cannotRun
         }
+        try checkVariableNames(
+            overrides, environment: RunPlan.variables(fromEnvironment: io.environment), loaded.suites)
         // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
         // Every shard selects alike, so the shards of a selection still make one whole run.
         var suites = selection.apply(loaded.suites)

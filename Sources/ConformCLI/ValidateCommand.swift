@@ -1,7 +1,7 @@
 import ConformDiagnostics
 import Foundation
 
-/// `conform validate SUITES…`: every problem in every file, or silence and exit 0.
+/// `conform validate SUITES…`: every problem in every file, or how many suites and steps are valid and exit 0.
 enum ValidateCommand {
     static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
         let parsed = try Arguments(args, command: .validate)
@@ -28,6 +28,10 @@ enum ValidateCommand {
                 )
                 return ConformCommand.ExitCode.cannotRun
             }
+            let steps = loaded.suites.reduce(0) { $0 + $1.stepCount }
+            io.out.write(
+                "\(loaded.suites.count) suite\(loaded.suites.count == 1 ? "" : "s"), \(steps) step\(steps == 1 ? "" : "s"): "
+                    + "valid\n")
             return 0
         } catch {
             io.err.write(error.diagnostic.renderedText(sourceLine: nil, color: color) + "\n")

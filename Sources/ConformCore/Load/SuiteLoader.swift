@@ -49,10 +49,11 @@ public struct SuiteLoader: Sendable {
                     help: "a suite starts with 'suite: <id>' and 'title: <text>'")
             ])
         }
-        let suite = context.suite(root)
+        var suite = context.suite(root)
         context.checkReferences()
         if let suite { context.checkEvents(suite) }
         if let failure = context.failure { throw failure }
+        suite!.names = Set(context.references.map(\.name)).union(context.declared)
         return suite!
     }
 }

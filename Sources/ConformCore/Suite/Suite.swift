@@ -20,6 +20,9 @@ public struct Suite: Sendable, Hashable {
     public var file: String
     /// SHA-256 of the file's bytes, hex, when loaded from disk; identifies the suite version in reports.
     public var contentHash: String
+    /// Every name the suite declares (variables, captures) or uses in a template, as the loader found them: what a
+    /// `--var` may set.
+    public var names: Set<String> = []
 
     public init(
         id: String, title: String, step: String = "", spec: SpecReference = SpecReference(), profile: String = "all",

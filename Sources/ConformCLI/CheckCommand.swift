@@ -1,3 +1,4 @@
+import ConformReport
 import ConformTraffic
 import Foundation
 import Synchronization
@@ -35,11 +36,15 @@ enum CheckCommand {
         var total = 0
         var unjudged = 0
         let unreadable = Atomic(0)
+        // What the traces held, for the summary: a check of nothing is no pass.
+        var exchanges = 0
+        var appEvents = 0
         for path in parsed.positionals {
             do {
                 var events: [AppEvent] = []
                 if let file = parsed.value("--events") {
                     events = try AppEventsFile.load(path: io.resolve(file), displayName: file)
+                    appEvents += events.count
                 }
                 let result: (violations: [FlowViolation], notes: [String])
                 let incomplete = Mutex<[RecordedExchange]>([])
@@ -50,6 +55,8 @@ enum CheckCommand {
                     let lacking = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
                     unreadable.add(document.skippedCount, ordering: .relaxed)
                     incomplete.withLock { $0 = lacking }
+                    exchanges += document.readable.count
+                    appEvents += document.events.count
                     result = try await FlowChecker.check(
                         recording: document.records(order: document.startOrder), events: events,
                         configuration: configuration)
@@ -61,9 +68,13 @@ enum CheckCommand {
                         unreadable.add(1, ordering: .relaxed)
                     }
                     result = try await FlowChecker.check(recording: trace, events: events, configuration: configuration)
-                    let sequence = RecordingSequence(path: io.resolve(path)) { io.err.write($0.warning + "\n") }
-                    for try await e in sequence where !e.omitted.isEmpty {
-                        incomplete.withLock { $0.append(e) }
+                    for try await record in TraceSequence(path: io.resolve(path)) {
+                        guard case .exchange(let e) = record else {
+                            appEvents += 1
+                            continue
+                        }
+                        exchanges += 1
+                        if !e.omitted.isEmpty { incomplete.withLock { $0.append(e) } }
                     }
                 }
                 // A rule broken only where the trace lacks a body or a response is not a finding: name what is missing.
@@ -85,8 +96,27 @@ enum CheckCommand {
         }
         if !reports.isEmpty {
             let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
-            let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
+            var result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
+            if exchanges == 0 {
+                // No exchange, no rule exercised: every report says the check could not judge, never that it passed.
+                for s in result.suites.indices {
+                    for i in result.suites[s].steps.indices {
+                        result.suites[s].steps[i].verdict = .error
+                        result.suites[s].steps[i].errors = [
+                            StepError(.cannotJudge, "cannot judge: the traffic holds no exchange to check this rule on")
+                        ]
+                    }
+                }
+            }
             if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
+        }
+        let eventsText = appEvents > 0 ? " and \(appEvents) app event\(appEvents == 1 ? "" : "s")" : ""
+        io.out.write("Checked \(exchanges) exchange\(exchanges == 1 ? "" : "s")\(eventsText)\n")
+        if exchanges == 0 {
+            io.out.write(
+                "Nothing to judge: the traffic holds no exchange the flow's rules can be checked on\n"
+                    + "Result: CANNOT JUDGE\n")
+            return ConformCommand.ExitCode.cannotRun
         }
         let skipped = unreadable.load(ordering: .relaxed)
         if skipped > 0 {

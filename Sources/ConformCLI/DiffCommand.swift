@@ -29,9 +29,13 @@ enum DiffCommand {
         let started = ContinuousClock.now
         var differing = 0
         let unreadable = Atomic(0)
+        // Exchanges of recordings compared: a diff of an empty recording shows nothing about either side.
+        var compared = 0
+        var recordings = 0
         do {
             for input in inputs {
                 if isRecording(input, io: io) {
+                    recordings += 1
                     var options = TrafficSupport.replayOptions(
                         a,
                         substitutions: try TrafficSupport.pairs(
@@ -54,6 +58,7 @@ enum DiffCommand {
                             to: ReplayResults.suite(flow: step.flow, trace: input, title: "Diff of \(input)"))
                     }
                     for step in report.steps { io.out.write("\(input): \(step)\n") }
+                    compared += report.total
                     io.out.write(
                         "\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
                     differing += report.differing
@@ -74,6 +79,10 @@ enum DiffCommand {
                 kind: .comparison)
             guard ReportRequest.write(reports, for: result, io: io) else { return ConformCommand.ExitCode.cannotRun }
         }
+        if recordings == inputs.count && compared == 0 && differing == 0 {
+            io.out.write("Result: cannot judge: the recordings hold no exchange\n")
+            return ConformCommand.ExitCode.cannotRun
+        }
         let skipped = unreadable.load(ordering: .relaxed)
         if skipped > 0 && differing == 0 {
             // What the skipped lines held was sent to neither side: the two cannot be called the same.
@@ -86,7 +95,7 @@ enum DiffCommand {
             differing == 0
                 ? "Result: the two implementations behave the same\n"
                 : "Result: \(differing) step\(differing == 1 ? " differs" : "s differ")\n")
-        return RunStatus(kind: .comparison, counts: [.fail: differing]).rawValue
+        return differing == 0 ? ConformCommand.ExitCode.conforms : ConformCommand.ExitCode.mismatch
     }
 
     /// The target's transport; for an http(s) target, recorded URLs are sent to its origin.

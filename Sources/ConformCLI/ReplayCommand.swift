@@ -127,6 +127,11 @@ enum ReplayCommand {
                     return ConformCommand.ExitCode.cannotRun
                 }
             }
+            if summary.total == 0 && summary.unreadable == 0 && options.partition == nil {
+                // A replay of nothing shows nothing about the target: no verdict.
+                io.out.write("Nothing to judge: the recording holds no exchange\nResult: CANNOT JUDGE\n")
+                return ConformCommand.ExitCode.cannotRun
+            }
             if summary.mismatched == 0 && summary.failed == 0 && (summary.unjudged > 0 || summary.unreadable > 0) {
                 // Nothing differed, but the recording lacks what it takes to say the behaviour is the same.
                 io.out.write("Result: CANNOT JUDGE\n")

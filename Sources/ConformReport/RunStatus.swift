@@ -23,6 +23,11 @@ public enum RunStatus: Int32, Sendable, Hashable {
         let failed = counts[.fail, default: 0]
         let errors = counts[.error, default: 0]
         let unjudged = counts[.skipped, default: 0]
+        // Nothing judged is never a pass: a result without a single step (an empty trace) could not judge.
+        if counts.values.reduce(0, +) == 0 {
+            self = .cannotRun
+            return
+        }
         switch kind {
         case .conformance:
             self = errors > 0 ? .cannotRun : failed > 0 ? .mismatch : .conforms

@@ -21,7 +21,8 @@ import Testing
         ([0, 1, 1, 0], .cannotRun, .cannotRun),
         ([1, 0, 0, 1], .conforms, .cannotRun),
         ([1, 1, 0, 1], .mismatch, .mismatch),
-        ([0, 0, 0, 0], .conforms, .conforms),
+        // Nothing judged is never a pass.
+        ([0, 0, 0, 0], .cannotRun, .cannotRun),
     ])
     func statusByKind(counts: [Int], conformance: RunStatus, comparison: RunStatus) {
         let byVerdict: [Verdict: Int] = [.pass: counts[0], .fail: counts[1], .error: counts[2], .skipped: counts[3]]

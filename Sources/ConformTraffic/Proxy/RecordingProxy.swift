@@ -160,8 +160,8 @@ public struct RecordingProxy: Sendable {
         }
     }
 
-    /// `fields` without the hop-by-hop headers.
-    static func endToEnd(_ fields: HTTPFields) -> HTTPFields {
+    /// `fields` without the hop-by-hop headers (what a recording keeps of a response's header fields).
+    public static func endToEnd(_ fields: HTTPFields) -> HTTPFields {
         HTTPFields(fields.fields.filter { !hopByHop.contains($0.name.lowercased()) })
     }
 }

@@ -137,7 +137,8 @@ let package = Package(
             dependencies: [
                 "ConformCapture", "ConformCore", "ConformTraffic", "ConformServer", "ConformReference", "ConformCurl",
                 "ConformTestSupport", "ConformFuzzTargets",
-            ]),
+            ],
+            exclude: ["Scripts"]),
         .testTarget(
             name: "ConformCLITests",
             dependencies: [

@@ -118,14 +118,11 @@ enum CaptureCommands {
                     violations += found
                     for v in found { io.err.write("violation: \(v)\n") }
                 })
-        } catch let error as CaptureImport.Failure {
+        } catch {
             switch error {
             case .capture(let e): io.report(failure: e)
             case .recording(let e): io.report(failure: e)
             }
-            return ConformCommand.ExitCode.cannotRun
-        } catch {
-            io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
         writer.sync()

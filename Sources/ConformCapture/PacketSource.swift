@@ -2,6 +2,10 @@ internal import CPcap
 import ConformDiagnostics
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Why a capture cannot be opened or read on.
 public struct CaptureError: Error, DiagnosticConvertible, Sendable, Hashable, CustomStringConvertible {
     public var file: String?
@@ -28,6 +32,9 @@ public final class PacketSource {
     private var handle: OpaquePointer?
     /// The bytes a memory source reads, kept alive as long as libpcap's stream on them.
     private let memory: UnsafeMutableRawBufferPointer?
+    /// A live capture's descriptor and how long ``next(_:)`` waits on it: libpcap's own timeout does not fire on
+    /// Linux while no packet comes (TPACKET_V3), so the wait is a `poll(2)` of ours and reads do not block.
+    private var live: (fd: Int32, timeoutMs: Int32)?
 
     private init(handle: OpaquePointer, name: String, memory: UnsafeMutableRawBufferPointer? = nil) {
         self.handle = handle
@@ -103,6 +110,9 @@ public final class PacketSource {
         }
         self.init(handle: handle, name: interface)
         try apply(filter: filter)
+        var errors = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
+        let fd = pcap_get_selectable_fd(handle)
+        if fd >= 0, pcap_setnonblock(handle, 1, &errors) == 0 { live = (fd, timeoutMs) }
     }
 
     private func apply(filter: String?) throws(CaptureError) {
@@ -134,6 +144,11 @@ public final class PacketSource {
     /// bytes are valid only inside `body`. A file cut off inside a packet ends with a thrown error.
     public func next(_ body: (Double, UnsafeRawBufferPointer) -> Void) throws(CaptureError) -> Step {
         guard let handle else { return .end }
+        if let live {
+            var poller = pollfd(fd: live.fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, live.timeoutMs)
+            if ready == 0 || (ready < 0 && errno == EINTR) { return .idle }
+        }
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
         let status = pcap_next_ex(handle, &header, &data)

@@ -21,7 +21,8 @@ struct HTTPStreamParser {
     enum Step {
         case message(Message)
         case needMore
-        case failed(String)
+        /// The stream broke HTTP/1.1's framing, or (`overLimit`) a message passed a ``CaptureLimits`` limit.
+        case failed(String, overLimit: Bool)
         /// `101 Switching Protocols` or a successful `CONNECT`: what follows is not HTTP/1.1.
         case upgraded(Message)
     }
@@ -94,7 +95,7 @@ struct HTTPStreamParser {
     mutating func next(answersHead: Bool = false, answersConnect: Bool = false) -> Step {
         while true {
             switch state {
-            case .failed(let reason): return .failed(reason)
+            case .failed(let reason): return .failed(reason, overLimit: failedOverLimit)
             case .head:
                 guard read < buffer.count else { return .needMore }
                 guard let (lines, end) = headLines() else {
@@ -213,13 +214,19 @@ struct HTTPStreamParser {
         }
     }
 
+    /// Whether the failure was a limit rather than bytes that are no HTTP/1.1.
+    private var failedOverLimit = false
+
     private mutating func fail(_ reason: String) -> Step {
+        failedOverLimit =
+            reason.contains("longer than") || reason.contains("over the limit")
+            || reason.contains("more than")
         state = .failed(reason)
         buffer = []
         read = 0
         current = nil
         marks = []
-        return .failed(reason)
+        return .failed(reason, overLimit: failedOverLimit)
     }
 
     private mutating func complete() -> Step {

@@ -112,7 +112,8 @@ final class TCPStream {
                 waiting.append(m)
                 continue
             case .needMore: break
-            case .failed(let reason): stop(.notHTTP, "the client sent \(reason)")
+            case .failed(let reason, let overLimit):
+                stop(overLimit ? .overLimit : .notHTTP, "the client sent \(reason)")
             case .upgraded: break
             }
             break
@@ -132,7 +133,8 @@ final class TCPStream {
                 emit(Pair(request: request, response: m))
                 stop(.upgraded, "switched to another protocol after exchange \(exchanges); not read further")
             case .needMore: break
-            case .failed(let reason): stop(.notHTTP, "the server sent \(reason)")
+            case .failed(let reason, let overLimit):
+                stop(overLimit ? .overLimit : .notHTTP, "the server sent \(reason)")
             }
             break
         }

@@ -172,7 +172,7 @@ func read(_ bytes: [UInt8], options: CaptureOptions = CaptureOptions()) throws -
                 linkType: PacketDecoder.LinkType.ethernet, requests: [Self.get], responses: [Self.ok]),
             options: options)
         #expect(exchanges.isEmpty)
-        #expect(summary.problemStreams.first?.problems.map(\.kind) == [.notHTTP])
+        #expect(summary.problemStreams.first?.problems.map(\.kind) == [.overLimit])
         #expect(summary.problemStreams.first?.unanswered == 1)
     }
 

@@ -97,6 +97,14 @@ struct LoopbackCaptureTests {
         // A frame carrying two pipelined requests lists both, comma-separated.
         let uris = tshark.output.split(whereSeparator: { $0 == "\n" || $0 == "," }).map(String.init)
         #expect(uris == imported.map(\.request.url))
+        // The same capture as pcapng (Wireshark's editcap) reads the same.
+        let pcapng = scratch.path("lo.pcapng")
+        let converted = try await shell("editcap -F pcapng '\(capture)' '\(pcapng)' 2>&1")
+        #expect(converted.status == 0, "\(converted.output)")
+        #expect(CaptureFormat.isCapture(path: pcapng))
+        let (again, _) = try importCapture(
+            pcapng, scratch: scratch, name: "pcapng", options: CaptureOptions(ports: [port]), redaction: .disabled)
+        #expect(lines(again) == lines(imported))
     }
 
     @Test(.timeLimit(.minutes(2)), .enabled(if: hasScapy, "needs Scapy"))

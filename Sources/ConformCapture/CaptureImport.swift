@@ -50,9 +50,7 @@ public enum CaptureImport {
         var summary = reader.finish()
         if let writeError { throw .recording(writeError) }
         summary.readError = readError
-        if let stats = source.kernelStatistics, source.name != "<memory>",
-            !FileManager.default.fileExists(atPath: source.name)
-        {
+        if source.isLive, let stats = source.kernelStatistics {
             summary.kernelDropped = stats.dropped &+ stats.interfaceDropped
         }
         return summary

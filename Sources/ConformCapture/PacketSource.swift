@@ -35,6 +35,8 @@ public final class PacketSource {
     /// A live capture's descriptor and how long ``next(_:)`` waits on it: libpcap's own timeout does not fire on
     /// Linux while no packet comes (TPACKET_V3), so the wait is a `poll(2)` of ours and reads do not block.
     private var live: (fd: Int32, timeoutMs: Int32)?
+    /// Whether packets come from an interface rather than a file or bytes.
+    public private(set) var isLive = false
 
     private init(handle: OpaquePointer, name: String, memory: UnsafeMutableRawBufferPointer? = nil) {
         self.handle = handle
@@ -109,6 +111,7 @@ public final class PacketSource {
             throw CaptureError(message: "cannot capture on \(interface): \(reason)", help: "check the interface")
         }
         self.init(handle: handle, name: interface)
+        isLive = true
         try apply(filter: filter)
         var errors = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
         let fd = pcap_get_selectable_fd(handle)

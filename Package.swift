@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         // glibc's malloc.h (libc itself): the arena setting the executable applies.
         .systemLibrary(name: "CMalloc"),
 
@@ -43,7 +44,8 @@ let package = Package(
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
         .target(name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML"]),
         .target(
-            name: "ConformRunner", dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport"]),
+            name: "ConformRunner",
+            dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport"]),
         // The protocol profile the engine is handed: Mobile Messaging's bases and its `jwt` template function.
         .target(name: "ConformMobileMessaging", dependencies: ["ConformCore", "ConformCrypto"]),
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
@@ -54,15 +56,19 @@ let package = Package(
         .target(
             name: "ConformTraffic",
             dependencies: [
-                "ConformCore", "ConformDiagnostics", "ConformReport", "ConformCrypto", "ConformTransports", "ConformYAML",
+                "ConformCore", "ConformDiagnostics", "ConformReport", "ConformCrypto", "ConformTransports",
+                "ConformYAML",
                 "CZlib", "CBrotli", "CZstd",
             ]),
+        // Packet captures (pcap, pcapng, live) read into recordings: TCP reassembly and HTTP/1.1 from both directions.
+        .target(
+            name: "ConformCapture", dependencies: ["ConformCore", "ConformTraffic", "ConformDiagnostics", "CPcap"]),
         .target(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformDiagnostics",
-                "ConformMobileMessaging", "CMalloc",
+                "ConformMobileMessaging", "ConformCapture", "CMalloc",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -93,12 +99,15 @@ let package = Package(
         ),
         .target(
             name: "ConformFuzzTargets",
-            dependencies: ["ConformCore", "ConformReference", "ConformServer", "ConformTraffic", "ConformYAML"],
+            dependencies: [
+                "ConformCapture", "ConformCore", "ConformReference", "ConformServer", "ConformTraffic", "ConformYAML",
+            ],
             path: "fuzz/Targets"),
         // What test targets share (scratch directories, fixture paths, child processes, tool traits); tests only.
         .target(name: "ConformTestSupport", path: "Tests/ConformTestSupport"),
         .testTarget(name: "ConformDiagnosticsTests", dependencies: ["ConformDiagnostics"]),
-        .testTarget(name: "ConformYAMLTests", dependencies: ["ConformYAML", "ConformDiagnostics"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "ConformYAMLTests", dependencies: ["ConformYAML", "ConformDiagnostics"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ConformCoreTests", dependencies: ["ConformCore", "ConformDiagnostics"], exclude: ["Fixtures"]),
         .testTarget(
@@ -125,6 +134,13 @@ let package = Package(
             ],
             exclude: ["Fixtures"]
         ),
+        .testTarget(
+            name: "ConformCaptureTests",
+            dependencies: [
+                "ConformCapture", "ConformCore", "ConformTraffic", "ConformServer", "ConformReference", "ConformCurl",
+                "ConformTestSupport", "ConformFuzzTargets",
+            ],
+            exclude: ["Scripts"]),
         .testTarget(
             name: "ConformCLITests",
             dependencies: [

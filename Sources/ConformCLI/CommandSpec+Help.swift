@@ -2,8 +2,8 @@
 extension CommandSpec {
     /// Every command, in the order the root help lists them.
     static let all: [CommandSpec] = [
-        run, merge, validate, serve, mock, record, replay, diff, check, importHAR, exportHAR, scan, help, completion,
-        man,
+        run, merge, validate, serve, mock, record, capture, replay, diff, check, importHAR, exportHAR, scan,
+        help, completion, man,
     ]
 
     static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }

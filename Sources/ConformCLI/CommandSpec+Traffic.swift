@@ -200,14 +200,66 @@ extension CommandSpec {
             """)
 
     static let importHAR = CommandSpec(
-        name: "import", abstract: "Import a HAR file as a recording.",
-        overview: "Import a HAR 1.2 file (browser devtools, Charles, Proxyman, mitmproxy) as a recording.",
-        arguments: [ArgumentSpec(name: "FILE.har", help: "The HAR file.", optional: false, repeatable: false)],
+        name: "import", abstract: "Import a HAR file or a packet capture as a recording.",
+        overview: """
+            Import a HAR 1.2 file (browser devtools, Charles, Proxyman, mitmproxy) or a packet capture
+            (pcap, pcapng: tcpdump, Wireshark) as a recording; the format is told by content.
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "FILE", help: "The HAR file, or the pcap/pcapng capture.", optional: false, repeatable: false)
+        ],
         options: [
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), required: true, help: "The recording to write."),
+            capturePort, captureFilter, captureUpstream,
             noRedact, redact, .help,
-        ])
+        ],
+        discussion: """
+            From a capture, TCP streams are put back in order in both directions and read as HTTP/1.1;
+            streams that cannot be read (TLS, HTTP/2, no SYN captured, lost segments) are reported one
+            by one, never guessed (docs/recordings.md, From a capture).
+            """)
+
+    static let capturePort = OptionSpec(
+        "--port", "N", .integer(1...65_535), repeatable: true, usage: true,
+        help: "Read only streams to this server port (the port the SYN went to). Repeatable.")
+    static let captureFilter = OptionSpec(
+        "--filter", "BPF", .text(), help: "A BPF filter applied to the packets first, as tcpdump takes it.")
+    static let captureUpstream = OptionSpec(
+        "--upstream", "NAME=HOST:PORT", .text(), repeatable: true,
+        help: """
+            Name the API a server endpoint serves (mobile=10.0.0.5:8080); other streams are
+            named by path (/mobile/ is mobile, the rest backend). Repeatable.
+            """)
+
+    static let capture = CommandSpec(
+        name: "capture", abstract: "Record traffic from a network interface, without a proxy (needs CAP_NET_RAW).",
+        overview: """
+            Record the HTTP/1.1 traffic of a server port from a live interface into a recording, passively
+            (libpcap; needs CAP_NET_RAW).
+            """,
+        options: [
+            OptionSpec(
+                "--interface", "IF", .text(), required: true, help: "The interface to capture on (lo, eth0, any)."),
+            capturePort,
+            OptionSpec(
+                "--out", "DIRECTORY", .text(.directory), required: true,
+                help: "The recording to write (exchanges.jsonl + meta.json)."),
+            OptionSpec(
+                "--duration", "SECONDS", .duration(.milliseconds(100)...Duration.seconds(7 * 86_400)), usage: true,
+                help: "Stop after this long (default: until interrupted)."),
+            captureFilter, captureUpstream, redact, noRedact,
+            OptionSpec("--append", help: "Add to an existing recording."),
+            OptionSpec(
+                "--check", usage: true,
+                help: "Also check the traffic against the flow's rules and report violations live."),
+            .help,
+        ],
+        discussion: """
+            Memory is bounded per stream and in all (docs/hostile-input.md, Packet captures); on exit a
+            summary says what was captured, what the kernel dropped and which streams could not be read.
+            """)
 
     static let exportHAR = CommandSpec(
         name: "export", abstract: "Export a recording as HAR.",

@@ -40,6 +40,7 @@ public enum ConformCommand {
             case "serve": return try await ServeCommand.main(rest, io: io)
             case "mock": return try await MockCommand.main(rest, io: io)
             case "record": return try await RecordCommand.main(rest, io: io)
+            case "capture": return try CaptureCommands.live(rest, io: io)
             case "replay": return try await ReplayCommand.main(rest, io: io)
             case "diff": return try await DiffCommand.main(rest, io: io)
             case "check": return try await CheckCommand.main(rest, io: io)

@@ -1,7 +1,8 @@
+import ConformCapture
 import ConformTraffic
 import Foundation
 
-/// `conform import FILE.har --out DIR` and `conform export RECORDING [--out FILE.har]`.
+/// `conform import FILE.har --out DIR` (a packet capture goes to ``CaptureCommands``) and `conform export RECORDING [--out FILE.har]`.
 enum HARCommands {
     static func importHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
         let parsed = try Arguments(args, command: .importHAR)
@@ -10,7 +11,13 @@ enum HARCommands {
             return 0
         }
         guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
-            throw UsageError(message: "import takes one HAR file", subcommand: "import")
+            throw UsageError(message: "import takes one HAR file or packet capture", subcommand: "import")
+        }
+        if CaptureFormat.isCapture(path: io.resolve(file)) {
+            return try CaptureCommands.importFile(file, parsed: parsed, io: io)
+        }
+        for option in ["--port", "--filter", "--upstream"] where !parsed.values(option).isEmpty {
+            throw UsageError(message: "\(option) is for packet captures; \(file) is not one", subcommand: "import")
         }
         guard let out = parsed.value("--out") else {
             throw UsageError(message: "missing --out DIRECTORY", subcommand: "import")

@@ -35,12 +35,15 @@ import Testing
         for command in CommandSpec.all {
             for option in command.options {
                 guard case .integer(let range) = option.kind else { continue }
+                // The command's required options are given, so only the value under test can be refused.
+                let required = command.options.filter { $0.required && $0.name != option.name }
+                    .flatMap { [$0.name, "x"] }
                 for bad in [range.lowerBound - 1, range.upperBound + 1] {
                     #expect(throws: UsageError.self, "\(command.name) \(option.name) \(bad)") {
-                        try Arguments([option.name, "\(bad)"], command: command)
+                        try Arguments(required + [option.name, "\(bad)"], command: command)
                     }
                 }
-                let parsed = try Arguments([option.name, "\(range.upperBound)"], command: command)
+                let parsed = try Arguments(required + [option.name, "\(range.upperBound)"], command: command)
                 #expect(try parsed.integer(option.name) == range.upperBound)
             }
         }

@@ -1,3 +1,4 @@
+import ConformCapture
 import ConformCore
 import ConformReference
 import ConformServer
@@ -16,7 +17,7 @@ public enum FuzzTargets {
     /// Every target by name.
     public static let all: [String: @Sendable (Data) -> Void] = [
         "yaml": yaml, "suite": suite, "template": template, "json": json, "har": har, "packaging": packaging,
-        "recording": recording, "scan": scan, "http": http,
+        "recording": recording, "scan": scan, "http": http, "pcap": pcap, "reassembly": reassembly,
     ]
 
     /// The YAML composer over libyaml.
@@ -90,6 +91,80 @@ public enum FuzzTargets {
         let again = try? RecordedExchange(jsonLine: Array(line.utf8.dropLast()))
         precondition(
             again?.seq == exchange.seq && again?.request == exchange.request, "a read line does not write back")
+    }
+
+    /// A pcap or pcapng file through libpcap, the packet decoder, TCP reassembly and HTTP/1.1: every exchange
+    /// reported is counted, and memory held stays under the limits.
+    public static func pcap(_ data: Data) {
+        guard let source = try? PacketSource(bytes: [UInt8](data)) else { return }
+        var limits = CaptureLimits()
+        limits.maxBufferedBytes = 1 << 20
+        limits.maxOutOfOrderBytes = 4096
+        let summary = captured(limits: limits) { reader in
+            var packets = 0
+            while packets < 10_000,
+                (try? source.next({ time, bytes in reader.consume(time: time, linkType: source.linkType, bytes) }))
+                    == .packet
+            {
+                packets += 1
+            }
+        }
+        precondition(summary.peakBufferedBytes <= limits.maxBufferedBytes + 65_536, "buffered past the limit")
+    }
+
+    /// TCP reassembly and HTTP/1.1 of one stream from segments the bytes describe, after a SYN and SYN-ACK: each
+    /// record is a flags byte (bit 0 from the server, bit 1 FIN, bit 2 RST), a 16-bit offset from the direction's
+    /// start, a length byte and that many payload bytes.
+    public static func reassembly(_ data: Data) {
+        let bytes = [UInt8](data)
+        var limits = CaptureLimits()
+        limits.maxOutOfOrderBytes = 512
+        limits.maxMessageBytes = 4096
+        limits.maxBufferedBytes = 16_384
+        let client = Endpoint(address: IPAddress(high: 0, low: 0x7F00_0001, isIPv6: false), port: 40_000)
+        let server = Endpoint(address: IPAddress(high: 0, low: 0x7F00_0001, isIPv6: false), port: 8080)
+        let summary = captured(limits: limits) { reader in
+            let isn: (client: UInt32, server: UInt32) = (0xFFFF_FF00, 7)
+            reader.consume(
+                TCPSegment(
+                    source: client, destination: server, sequence: isn.client, acknowledgment: 0,
+                    flags: TCPSegment.syn, payload: []), at: 0)
+            reader.consume(
+                TCPSegment(
+                    source: server, destination: client, sequence: isn.server, acknowledgment: isn.client &+ 1,
+                    flags: TCPSegment.syn | TCPSegment.ack, payload: []), at: 0)
+            var i = 0
+            var time = 0.0
+            while i + 4 <= bytes.count {
+                let flags = bytes[i]
+                let offset = UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                let length = min(Int(bytes[i + 3]), bytes.count - i - 4)
+                let payload = Array(bytes[(i + 4)..<(i + 4 + length)])
+                i += 4 + length
+                time += 0.001
+                let fromServer = flags & 1 != 0
+                var tcpFlags = TCPSegment.ack
+                if flags & 2 != 0 { tcpFlags |= TCPSegment.fin }
+                if flags & 4 != 0 { tcpFlags |= TCPSegment.rst }
+                reader.consume(
+                    TCPSegment(
+                        source: fromServer ? server : client, destination: fromServer ? client : server,
+                        sequence: (fromServer ? isn.server : isn.client) &+ 1 &+ offset,
+                        acknowledgment: (fromServer ? isn.client : isn.server) &+ 1, flags: tcpFlags,
+                        payload: payload), at: time)
+            }
+        }
+        precondition(summary.peakBufferedBytes <= limits.maxBufferedBytes + 512, "buffered past the limit")
+    }
+
+    /// Runs `feed` against a capture reader and checks that every exchange it reported was counted.
+    private static func captured(limits: CaptureLimits, _ feed: (CaptureReader) -> Void) -> CaptureSummary {
+        var seen = 0
+        let reader = CaptureReader(options: CaptureOptions(limits: limits)) { _ in seen += 1 }
+        feed(reader)
+        let summary = reader.finish()
+        precondition(seen == summary.exchanges, "exchanges reported and counted differ")
+        return summary
     }
 
     /// The secret scanner and the redactor on free text.

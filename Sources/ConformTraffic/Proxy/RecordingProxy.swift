@@ -154,6 +154,7 @@ public struct RecordingProxy: Sendable {
         }
     }
 
-    /// `fields` without the headers of the connection they came on.
-    static func endToEnd(_ fields: HTTPFields) -> HTTPFields { fields.endToEnd }
+    /// `fields` without the headers of the connection they came on (what a recording keeps of a response's header
+    /// fields).
+    public static func endToEnd(_ fields: HTTPFields) -> HTTPFields { fields.endToEnd }
 }

@@ -1,0 +1,144 @@
+import ConformCapture
+import ConformDiagnostics
+import ConformTraffic
+import Foundation
+
+/// `conform import CAPTURE.pcap --out DIR` and `conform capture --interface IF --port N --out DIR`: packets read
+/// into a recording by `ConformCapture`; this file only wires options, output and exit codes.
+enum CaptureCommands {
+    /// The options shared by a file and a live capture.
+    static func options(_ parsed: Arguments, subcommand: String) throws(UsageError) -> CaptureOptions {
+        var options = CaptureOptions()
+        for text in parsed.values("--port") {
+            guard let port = UInt16(text), port > 0 else {
+                throw UsageError(message: "--port takes a port from 1 to 65535, got '\(text)'", subcommand: subcommand)
+            }
+            options.ports.insert(port)
+        }
+        for value in parsed.values("--upstream") {
+            guard let eq = value.firstIndex(of: "="), let colon = value.lastIndex(of: ":"), colon > eq,
+                let port = UInt16(value[value.index(after: colon)...]),
+                let address = IPAddress(String(value[value.index(after: eq)..<colon]))
+            else {
+                throw UsageError(
+                    message: "--upstream takes NAME=ADDRESS:PORT with an IP address (mobile=10.0.0.5:8080, "
+                        + "backend=[::1]:9090), got '\(value)'",
+                    subcommand: subcommand)
+            }
+            options.upstreams[Endpoint(address: address, port: port)] = String(value[..<eq])
+        }
+        return options
+    }
+
+    /// `conform import` of a file that starts like a pcap or pcapng.
+    static func importFile(_ file: String, parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
+        let options = try options(parsed, subcommand: "import")
+        guard let out = parsed.value("--out") else {
+            throw UsageError(message: "missing --out DIRECTORY", subcommand: "import")
+        }
+        guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        do {
+            let source = try PacketSource(file: io.resolve(file), filter: parsed.value("--filter"))
+            let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
+            let summary = try CaptureImport.run(source: source, options: options, writer: writer)
+            writer.close()
+            io.out.write(
+                "Imported \(summary.exchanges) exchange\(summary.exchanges == 1 ? "" : "s") from \(file) into \(out)\n")
+            return finish(summary, io: io)
+        } catch let error as CaptureImport.Failure {
+            switch error {
+            case .capture(let e): io.report(failure: e)
+            case .recording(let e): io.report(failure: e)
+            }
+            return ConformCommand.ExitCode.cannotRun
+        } catch {
+            io.report(failure: error)
+            return ConformCommand.ExitCode.cannotRun
+        }
+    }
+
+    /// Prints the summary; a capture cut off inside a packet is reported and exits 2 (what came before is written).
+    static func finish(_ summary: CaptureSummary, io: CommandIO) -> Int32 {
+        for line in summary.lines { io.out.write("  \(line)\n") }
+        if let error = summary.readError {
+            io.report(failure: error)
+            return ConformCommand.ExitCode.cannotRun
+        }
+        return 0
+    }
+
+    /// `conform capture`.
+    static func live(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
+        let parsed = try Arguments(args, command: .capture)
+        if parsed.has("--help") {
+            io.out.write(CommandSpec.capture.helpText)
+            return 0
+        }
+        guard let interface = parsed.value("--interface"), let out = parsed.value("--out") else {
+            throw UsageError(message: "missing --interface IF or --out DIRECTORY", subcommand: "capture")
+        }
+        let options = try options(parsed, subcommand: "capture")
+        let duration = try parsed.duration("--duration")
+        guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        // The kernel filters what it can: TCP to or from the chosen ports, and the user's filter.
+        var filters = ["tcp"]
+        if !options.ports.isEmpty {
+            filters.append("(" + options.ports.sorted().map { "port \($0)" }.joined(separator: " or ") + ")")
+        }
+        if let extra = parsed.value("--filter") { filters.append("(\(extra))") }
+        let source: PacketSource
+        let writer: RecordingWriter
+        do {
+            source = try PacketSource(interface: interface, filter: filters.joined(separator: " and "))
+            writer = try RecordingWriter(
+                directory: io.resolve(out), redaction: redaction, append: parsed.has("--append"))
+            if let dropped = writer.droppedTail { io.err.write(dropped.warning + "\n") }
+        } catch {
+            io.report(failure: error)
+            return ConformCommand.ExitCode.cannotRun
+        }
+        let check = parsed.has("--check")
+        var checker = FlowChecker()
+        var violations: [FlowViolation] = []
+        let termination = Termination.shared
+        termination.install()
+        let deadline = duration.map { ContinuousClock.now + $0 }
+        let ports = options.ports.sorted().map(String.init).joined(separator: ", ")
+        io.out.write(
+            "Capturing on \(interface)\(ports.isEmpty ? "" : " port \(ports)") into \(out)"
+                + (duration.map { " for \($0)" } ?? "") + ". Press Ctrl-C to stop.\n")
+        let summary: CaptureSummary
+        do {
+            summary = try CaptureImport.run(
+                source: source, options: options, writer: writer,
+                shouldStop: { termination.happened || deadline.map { ContinuousClock.now >= $0 } ?? false },
+                onExchange: { exchange in
+                    guard check else { return }
+                    let found = checker.check(.exchange(exchange))
+                    violations += found
+                    for v in found { io.err.write("violation: \(v)\n") }
+                })
+        } catch {
+            switch error {
+            case .capture(let e): io.report(failure: e)
+            case .recording(let e): io.report(failure: e)
+            }
+            return ConformCommand.ExitCode.cannotRun
+        }
+        writer.sync()
+        writer.close()
+        io.out.write("Captured \(summary.exchanges) exchange\(summary.exchanges == 1 ? "" : "s") into \(out)\n")
+        let status = finish(summary, io: io)
+        guard status == 0 else { return status }
+        if check {
+            io.out.write(
+                violations.isEmpty
+                    ? "Flow check: no violations\n"
+                    : "Flow check: \(violations.count) violation\(violations.count == 1 ? "" : "s")\n")
+            for v in violations { io.out.write("\(v)\n") }
+            for note in checker.notes + checker.openObligations() { io.out.write("note: \(note)\n") }
+            return violations.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+        }
+        return 0
+    }
+}

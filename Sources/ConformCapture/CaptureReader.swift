@@ -1,0 +1,281 @@
+import ConformCore
+import ConformTraffic
+import Foundation
+
+/// One exchange read from a capture: the request and response as the wire carried them (transfer coding undone,
+/// connection headers of the response removed as the recorder removes them), timed by the packets.
+public struct CapturedExchange: Sendable, Hashable {
+    /// Which upstream the stream's server is (``CaptureOptions/upstreams``), or by path as the recorder names it.
+    public var upstream: String
+    public var request: HTTPRequest
+    public var response: HTTPResponse
+    /// The capture time of the request's first byte.
+    public var startedAt: Date
+    /// From the request's first byte to the response's last, in milliseconds.
+    public var durationMs: Double
+    public var client: Endpoint
+    public var server: Endpoint
+    /// The stream's number in the capture (1-based, in the order streams began).
+    public var stream: Int
+}
+
+/// Which streams to read and how to name them.
+public struct CaptureOptions: Sendable, Hashable {
+    /// Server ports to read (the port a SYN went to); empty reads every stream.
+    public var ports: Set<UInt16> = []
+    /// Upstream names by server endpoint (`mobile` → `10.0.0.5:8080`); a stream to another server is named by path.
+    public var upstreams: [Endpoint: String] = [:]
+    public var limits: CaptureLimits = .default
+
+    public init(ports: Set<UInt16> = [], upstreams: [Endpoint: String] = [:], limits: CaptureLimits = .default) {
+        self.ports = ports
+        self.upstreams = upstreams
+        self.limits = limits
+    }
+}
+
+/// Turns packets into exchanges: TCP streams followed from their SYN, reassembled both ways and read as HTTP/1.1.
+/// Feed packets in capture order with ``consume(time:linkType:_:)`` and call ``finish()`` once at the end; exchanges
+/// reach `onExchange` as their responses complete.
+public final class CaptureReader {
+    public let options: CaptureOptions
+    public private(set) var summary = CaptureSummary()
+    private let onExchange: (CapturedExchange) -> Void
+    private var streams: [StreamKey: TCPStream] = [:]
+    /// Streams seen without their SYN, so each is counted once.
+    private var headless: Set<StreamKey> = []
+    private var buffered = 0
+    private var lastSweep: Double = 0
+    private var now: Double = 0
+
+    /// The two ends of a connection, in a fixed order.
+    struct StreamKey: Hashable {
+        var a: Endpoint
+        var b: Endpoint
+        init(_ x: Endpoint, _ y: Endpoint) {
+            if (x.address, x.port) < (y.address, y.port) {
+                a = x
+                b = y
+            } else {
+                a = y
+                b = x
+            }
+        }
+    }
+
+    public init(options: CaptureOptions = CaptureOptions(), onExchange: @escaping (CapturedExchange) -> Void) {
+        self.options = options
+        self.onExchange = onExchange
+    }
+
+    /// Reads one packet of link type `linkType` captured at `time` (seconds since 1970).
+    public func consume(time: Double, linkType: Int32, _ bytes: UnsafeRawBufferPointer) {
+        summary.packets += 1
+        now = max(now, time)
+        switch PacketDecoder.decode(linkType: linkType, bytes) {
+        case .segment(let segment): consume(segment, at: time)
+        case .notTCP: summary.otherPackets += 1
+        case .fragment: summary.fragments += 1
+        case .malformed: summary.malformedPackets += 1
+        }
+        if now - lastSweep >= 1 {
+            lastSweep = now
+            sweepIdle()
+        }
+    }
+
+    /// Reads one decoded segment.
+    public func consume(_ segment: TCPSegment, at time: Double) {
+        summary.truncatedBytes += segment.missingBytes
+        let key = StreamKey(segment.source, segment.destination)
+        let stream: TCPStream
+        if segment.has(TCPSegment.syn), !segment.has(TCPSegment.ack) {
+            guard selected(server: segment.destination) else {
+                summary.filteredSegments += 1
+                return
+            }
+            if let existing = streams[key] {
+                if existing.client == segment.source, existing.toServer.initialSequence == segment.sequence {
+                    existing.lastSeen = time
+                    return  // a retransmitted SYN
+                }
+                end(key, existing, reason: "a new connection reused the ports")
+            }
+            guard streams.count < options.limits.maxStreams else {
+                summary.streamsRefused += 1
+                return
+            }
+            summary.streams += 1
+            headless.remove(key)
+            let created = TCPStream(
+                number: summary.streams, client: segment.source, server: segment.destination, limits: options.limits,
+                time: time)
+            created.toServer.initialSequence = segment.sequence
+            streams[key] = created
+            return
+        }
+        guard let existing = streams[key] else {
+            guard selected(server: segment.destination) || selected(server: segment.source) else {
+                summary.filteredSegments += 1
+                return
+            }
+            if segment.has(TCPSegment.syn), segment.has(TCPSegment.ack) {
+                // The SYN itself was not captured, but the SYN-ACK names the client's first sequence number.
+                guard selected(server: segment.source), streams.count < options.limits.maxStreams else {
+                    summary.filteredSegments += 1
+                    return
+                }
+                summary.streams += 1
+                headless.remove(key)
+                let created = TCPStream(
+                    number: summary.streams, client: segment.destination, server: segment.source,
+                    limits: options.limits, time: time)
+                created.toServer.initialSequence = segment.acknowledgment &- 1
+                created.toClient.initialSequence = segment.sequence
+                streams[key] = created
+                return
+            }
+            if !segment.payload.isEmpty, !headless.contains(key), headless.count < options.limits.maxStreams {
+                headless.insert(key)
+                summary.streamsMissingStart += 1
+                let server = selected(server: segment.destination) ? segment.destination : segment.source
+                let client = server == segment.destination ? segment.source : segment.destination
+                report(
+                    CaptureSummary.Stream(
+                        number: 0, client: client, server: server, exchanges: 0,
+                        problems: [
+                            CaptureSummary.Problem(
+                                kind: .missingStart,
+                                detail: "the capture began inside this stream (no SYN): not read, nothing guessed")
+                        ], unanswered: 0))
+            }
+            return
+        }
+        stream = existing
+        stream.lastSeen = time
+        let fromClient = segment.source == stream.client
+        let emit = { (pair: TCPStream.Pair) in self.emit(pair, stream) }
+        if segment.has(TCPSegment.syn) {
+            if !fromClient, stream.toClient.initialSequence == nil {
+                stream.toClient.initialSequence = segment.sequence
+            }
+            if fromClient || segment.payload.isEmpty { return }
+        }
+        if segment.has(TCPSegment.ack) {
+            if fromClient {
+                stream.toClient.acknowledge(segment.acknowledgment)
+            } else {
+                stream.toServer.acknowledge(segment.acknowledgment)
+            }
+        }
+        let limit = options.limits.maxOutOfOrderBytes
+        let fin = segment.has(TCPSegment.fin)
+        var delivered: [TCPDirection.Delivery] = []
+        if fromClient {
+            _ = stream.toServer.accept(
+                sequence: segment.sequence, payload: segment.payload, fin: fin, time: time, limit: limit,
+                deliver: &delivered)
+            for d in delivered { stream.clientBytes(d.bytes, at: d.time, afterGap: d.afterGap, emit: emit) }
+        } else if stream.toClient.initialSequence == nil {
+            if !segment.payload.isEmpty {
+                stream.stop(.missingStart, "the server's SYN-ACK was not captured: its bytes cannot be placed")
+            }
+        } else {
+            _ = stream.toClient.accept(
+                sequence: segment.sequence, payload: segment.payload, fin: fin, time: time, limit: limit,
+                deliver: &delivered)
+            for d in delivered { stream.serverBytes(d.bytes, at: d.time, afterGap: d.afterGap, emit: emit) }
+            if stream.toClient.isFinished { stream.serverClosed(emit: emit) }
+        }
+        if segment.has(TCPSegment.rst) {
+            end(key, stream, reason: "reset (RST)")
+            return
+        }
+        if stream.isClosed {
+            end(key, stream, reason: nil)
+            return
+        }
+        account(stream)
+    }
+
+    /// Ends every stream still open (the capture ended) and returns the summary.
+    public func finish() -> CaptureSummary {
+        for (key, stream) in streams.sorted(by: { $0.value.number < $1.value.number }) {
+            end(key, stream, reason: "the capture ended")
+        }
+        return summary
+    }
+
+    private func selected(server: Endpoint) -> Bool {
+        options.ports.isEmpty || options.ports.contains(server.port)
+    }
+
+    private func account(_ stream: TCPStream) {
+        let now = stream.bufferedBytes
+        buffered += now - stream.accountedBytes
+        stream.accountedBytes = now
+        summary.peakBufferedBytes = max(summary.peakBufferedBytes, buffered)
+        while buffered > options.limits.maxBufferedBytes,
+            let (key, largest) = streams.max(by: { $0.value.accountedBytes < $1.value.accountedBytes })
+        {
+            largest.stop(
+                .overLimit,
+                "dropped: all streams together held over \(options.limits.maxBufferedBytes) bytes and this one most")
+            end(key, largest, reason: "dropped")
+        }
+    }
+
+    private func sweepIdle() {
+        let limit = options.limits.idleSeconds
+        let idle = streams.filter { now - $0.value.lastSeen > limit }
+        for (key, stream) in idle.sorted(by: { $0.value.number < $1.value.number }) {
+            end(key, stream, reason: "no packet for \(Int(limit)) s")
+        }
+    }
+
+    private func end(_ key: StreamKey, _ stream: TCPStream, reason: String?) {
+        stream.close(reason: reason) { pair in self.emit(pair, stream) }
+        streams.removeValue(forKey: key)
+        buffered -= stream.accountedBytes
+        stream.accountedBytes = 0
+        summary.duplicateSegments += stream.toServer.duplicateSegments + stream.toClient.duplicateSegments
+        summary.reorderedSegments += stream.toServer.reorderedSegments + stream.toClient.reorderedSegments
+        summary.lostBytes += stream.toServer.lostBytes + stream.toClient.lostBytes
+        if !stream.problems.isEmpty {
+            report(
+                CaptureSummary.Stream(
+                    number: stream.number, client: stream.client, server: stream.server, exchanges: stream.exchanges,
+                    problems: stream.problems, unanswered: stream.unanswered))
+        }
+    }
+
+    private func report(_ stream: CaptureSummary.Stream) {
+        summary.streamsWithProblems += 1
+        for kind in Set(stream.problems.map(\.kind.name)) { summary.problemCounts[kind, default: 0] += 1 }
+        if summary.problemStreams.count < options.limits.maxReportedStreams { summary.problemStreams.append(stream) }
+    }
+
+    private func emit(_ pair: TCPStream.Pair, _ stream: TCPStream) {
+        let request = pair.request
+        let response = pair.response
+        let target = request.startLine.count > 1 ? String(request.startLine[1]) : "/"
+        let httpRequest = HTTPRequest(
+            method: HTTPMethod(String(request.startLine[0])), url: target, headerFields: request.headerFields,
+            body: Data(request.body))
+        let status = response.startLine.count > 1 ? Int(response.startLine[1]) ?? 0 : 0
+        let httpResponse = HTTPResponse(
+            status: HTTPStatus(status), headerFields: RecordingProxy.endToEnd(response.headerFields),
+            body: Data(response.body))
+        let upstream =
+            options.upstreams[stream.server]
+            ?? (httpRequest.path.hasPrefix("/mobile/")
+                ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream)
+        summary.exchanges += 1
+        onExchange(
+            CapturedExchange(
+                upstream: upstream, request: httpRequest, response: httpResponse,
+                startedAt: Date(timeIntervalSince1970: request.firstByteAt),
+                durationMs: max(0, response.lastByteAt - request.firstByteAt) * 1000, client: stream.client,
+                server: stream.server, stream: stream.number))
+    }
+}

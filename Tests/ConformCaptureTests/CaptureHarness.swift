@@ -127,28 +127,15 @@ func shell(_ script: String, timeout: Int = 60) async throws -> ChildProcess.Out
 /// Sends `bytes` on one connection to 127.0.0.1:`port` and reads until `expectedResponses` status lines came, the
 /// server closes, or 10 s pass.
 func rawExchange(port: UInt16, _ bytes: [UInt8], expectedResponses: Int) -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-    }
-    guard connected == 0 else { return "" }
-    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    guard let client = try? RawClient(port: port) else { return "" }
+    client.send(bytes)
     var reply: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
         let text = String(decoding: reply, as: UTF8.self)
         if text.components(separatedBy: "HTTP/1.1 ").count - 1 >= expectedResponses, text.hasSuffix("}") { break }
-        let count = recv(fd, &buffer, buffer.count, 0)
+        let count = recv(client.fd, &buffer, buffer.count, 0)
         if count <= 0 { break }
         reply.append(contentsOf: buffer[0..<count])
     }

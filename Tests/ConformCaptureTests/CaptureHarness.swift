@@ -62,7 +62,17 @@ final class TCPDump {
     /// is already in the file.
     func stop() {
         guard process.isRunning else { return }
-        usleep(500_000)
+        // Until the file has not grown for half a second (at most 10 s): a loaded machine may hand tcpdump the last
+        // packets late.
+        var last = -1
+        var quiet = 0
+        let settle = Date().addingTimeInterval(10)
+        while quiet < 5, Date() < settle {
+            usleep(100_000)
+            let size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
+            quiet = size == last ? quiet + 1 : 0
+            last = size
+        }
         kill(process.processIdentifier, SIGKILL)
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { usleep(20_000) }

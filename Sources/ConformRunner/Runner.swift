@@ -254,19 +254,9 @@ public struct Runner: Sendable {
             var timed = request
             timed.timeout = plan.exchangeTimeout
             result.request = timed
-            if let policy = plan.policy, !policy.permits(request.url), plan.contacted?.announced(request.url) != true {
-                // Never sent: the suite would take the user's variables (credentials among them) elsewhere.
-                let origin = OriginPolicy.origin(of: request.url) ?? HTTPSyntax.quoted(request.url)
-                let host = URLParts(origin).authority
+            if let refusal = outsideTarget(request, mark: exchange.request.mark, file: result.file, plan: plan) {
                 result.verdict = .error
-                result.errors = [
-                    StepError(
-                        .outsideTarget,
-                        "\(result.file):\(exchange.request.mark): not sent: the request goes to \(origin), outside the "
-                            + "target's origins (\(policy)); pass --allow-host \(host) to allow it",
-                        fields: ["url": request.url, "origin": origin, "allowed": policy.description],
-                        file: result.file, mark: exchange.request.mark)
-                ]
+                result.errors = [refusal]
                 return result
             }
             plan.contacted?.note(request.url, originForm: plan.targetDescription)

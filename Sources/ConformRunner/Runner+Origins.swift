@@ -1,0 +1,20 @@
+import ConformCore
+import ConformDiagnostics
+import ConformReport
+
+extension Runner {
+    /// Why `request` must not be sent: its origin is outside the plan's ``RunPlan/originPolicy`` and not one the
+    /// implementation handed out, so the suite would take the user's variables (credentials among them)
+    /// elsewhere; `nil` when it may go.
+    func outsideTarget(_ request: HTTPRequest, mark: SourceMark, file: String, plan: RunPlan) -> StepError? {
+        guard let policy = plan.policy, !policy.permits(request.url), plan.contacted?.announced(request.url) != true
+        else { return nil }
+        let origin = OriginPolicy.origin(of: request.url) ?? HTTPSyntax.quoted(request.url)
+        let host = URLParts(origin).authority
+        return StepError(
+            .outsideTarget,
+            "\(file):\(mark): not sent: the request goes to \(origin), outside the target's origins (\(policy)); "
+                + "pass --allow-host \(host) to allow it",
+            fields: ["url": request.url, "origin": origin, "allowed": policy.description], file: file, mark: mark)
+    }
+}

@@ -51,7 +51,10 @@ let package = Package(
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
         .target(name: "ConformTransports", dependencies: ["ConformCore"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
-        .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics"]),
+        // The reference is Mobile Messaging's: it refuses in the profile's envelope.
+        .target(
+            name: "ConformReference",
+            dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
             name: "ConformTraffic",
@@ -125,12 +128,15 @@ let package = Package(
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(
             name: "ConformServerTests",
-            dependencies: ["ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport"]),
+            dependencies: [
+                "ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport", "ConformMobileMessaging",
+            ]),
         .testTarget(
             name: "ConformTrafficTests",
             dependencies: [
                 "ConformTraffic", "ConformReport", "ConformReference", "ConformServer", "ConformCurl",
                 "ConformCrypto", "ConformFuzzTargets", "ConformTestSupport", "ConformDiagnostics",
+                "ConformMobileMessaging",
             ],
             exclude: ["Fixtures"]
         ),

@@ -89,7 +89,7 @@ enum ProxySession {
                 count.withLock { $0.events += 1 }
                 io.out.write("App event \(event.seq): \(event.kind)\n")
                 checked(.event(event))
-            }, limits: proxyLimits)
+            }, limits: proxyLimits, profile: ConformCommand.profile)
         // A request waiting for its upstream holds only its own connection's thread; the proxy's limits bound how
         // many wait and for how long.
         var limits = HTTPServerLimits.default
@@ -97,7 +97,8 @@ enum ProxySession {
         let server: HTTPServer
         do {
             server = try HTTPServer(
-                handler: AsyncHandlerAdapter { await proxy.forward($0) }, host: listen.host, port: listen.port,
+                handler: AsyncHandlerAdapter(errorEnvelope: proxy.errorEnvelope) { await proxy.forward($0) },
+                host: listen.host, port: listen.port,
                 limits: limits)
             try server.start()
         } catch {

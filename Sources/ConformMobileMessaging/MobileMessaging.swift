@@ -1,6 +1,7 @@
 import ConformCore
 
-/// The Infobip Mobile Messaging protocol as the engine sees it: its two base URLs and its `jwt` template function.
+/// The Infobip Mobile Messaging protocol as the engine sees it: its two base URLs, its `jwt` template function and
+/// its error envelope.
 public enum MobileMessaging {
     /// The mobile API (installations, personalization, message sync): the suites' `mobile` variable.
     public static let mobile = ProtocolProfile.Base(name: "mobile", referenceURL: "http://mobile.conform.invalid")
@@ -9,11 +10,16 @@ public enum MobileMessaging {
 
     /// The template functions suites of this protocol call beyond the built-in generators.
     public static var functions: [String: TemplateFunction] { ["jwt": jwt] }
+
+    /// The standard Infobip envelope, `{"requestError":{"serviceException":{"messageId","text"}}}` (§7.1): how the
+    /// protocol's servers refuse a request, and so how the reference, a mock and a recording proxy do.
+    public static let errorEnvelope = ErrorEnvelope.nested(
+        ["requestError", "serviceException"], code: "messageId", text: "text")
 }
 
 extension ProtocolProfile {
     /// Infobip Mobile Messaging: the `mobile` and `backend` bases and the `jwt` function.
     public static let mobileMessaging = ProtocolProfile(
         name: "Mobile Messaging", bases: [MobileMessaging.mobile, MobileMessaging.backend],
-        functions: MobileMessaging.functions)
+        functions: MobileMessaging.functions, errorEnvelope: MobileMessaging.errorEnvelope)
 }

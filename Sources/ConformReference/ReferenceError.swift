@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 
 /// A refused request: status plus one of the protocol's three error envelopes.
 struct ReferenceError: Error, Sendable {
@@ -9,15 +10,14 @@ struct ReferenceError: Error, Sendable {
     var refusesUserDataAuthorization = false
 
     /// `requestError.serviceException.messageId`, when the body is the standard envelope.
-    var messageId: String? { body["requestError"]?["serviceException"]?["messageId"]?.stringValue }
+    var messageId: String? { MobileMessaging.errorEnvelope.read(body)?.code }
     /// `requestError.serviceException.text`, when the body is the standard envelope.
-    var text: String? { body["requestError"]?["serviceException"]?["text"]?.stringValue }
+    var text: String? { MobileMessaging.errorEnvelope.read(body)?.text }
 
-    /// The standard Infobip envelope `{"requestError":{"serviceException":{"messageId","text"}}}` (§7.1).
+    /// The standard Infobip envelope `{"requestError":{"serviceException":{"messageId","text"}}}` (§7.1), the
+    /// profile's ``MobileMessaging/errorEnvelope``.
     static func service(_ status: HTTPStatus, _ messageId: String, _ text: String) -> ReferenceError {
-        ReferenceError(
-            status: status,
-            body: ["requestError": ["serviceException": ["messageId": .string(messageId), "text": .string(text)]]])
+        ReferenceError(status: status, body: MobileMessaging.errorEnvelope.body(messageId, text))
     }
 
     /// The People push-endpoint envelope `{"errorCode":48013,"errorMessage":…}` (§7.2, 400 only).

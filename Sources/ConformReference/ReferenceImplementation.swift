@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import Foundation
 import Synchronization
 
@@ -31,6 +32,9 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
 
     /// How much data the reference keeps before it refuses writes with 507.
     public let storageLimit: StorageLimit
+
+    /// The server's own refusals (bad framing, too large) are in the protocol's envelope, as its answers are.
+    public var errorEnvelope: ErrorEnvelope { MobileMessaging.errorEnvelope }
 
     /// Creates an empty implementation serving `configuration`, with `faults` and `variants` switched on.
     public convenience init(

@@ -7,8 +7,15 @@ import Synchronization
 /// Each request in flight holds one server thread, so size ``HTTPServerLimits/threads`` for the expected concurrency.
 public struct AsyncHandlerAdapter: HTTPHandler {
     public let body: @Sendable (HTTPRequest) async -> HTTPResponse
+    /// The envelope of the server's own refusals: the one of the protocol `body` speaks.
+    public let errorEnvelope: ErrorEnvelope
 
-    public init(_ body: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) { self.body = body }
+    public init(
+        errorEnvelope: ErrorEnvelope = .neutral, _ body: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
+        self.errorEnvelope = errorEnvelope
+        self.body = body
+    }
 
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let done = DispatchSemaphore(value: 0)

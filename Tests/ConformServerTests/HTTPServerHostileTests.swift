@@ -6,8 +6,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Clients that try to smuggle requests, confuse framing or hold connections: refused with the protocol's JSON
-/// envelope, and never at the cost of other clients.
+/// Clients that try to smuggle requests, confuse framing or hold connections: refused with the handler's JSON
+/// envelope (the neutral one, for a handler that names no protocol), and never at the cost of other clients.
 @Suite("HTTPServer against hostile clients")
 struct HTTPServerHostileTests {
     func started(limits: HTTPServerLimits = .default) throws -> HTTPServer {
@@ -27,7 +27,7 @@ struct HTTPServerHostileTests {
         guard let split = reply.range(of: "\r\n\r\n"),
             let body = try? JSONValue.parse(Data(reply[split.upperBound...].utf8))
         else { return nil }
-        return body["requestError"]?["serviceException"]?["messageId"]?.stringValue
+        return ErrorEnvelope.neutral.read(body)?.code
     }
 
     @Test(arguments: [

@@ -27,11 +27,9 @@ struct HTTPServerWireRulesTests {
         var statusLines: Int { text.components(separatedBy: "HTTP/1.1 ").count - 1 }
         var envelope: (code: String, text: String)? {
             guard let split = text.range(of: "\r\n\r\n"),
-                let body = try? JSONValue.parse(Data(text[split.upperBound...].utf8)),
-                let exception = body["requestError"]?["serviceException"],
-                let code = exception["messageId"]?.stringValue, let message = exception["text"]?.stringValue
+                let body = try? JSONValue.parse(Data(text[split.upperBound...].utf8))
             else { return nil }
-            return (code, message)
+            return ErrorEnvelope.neutral.read(body)
         }
     }
 

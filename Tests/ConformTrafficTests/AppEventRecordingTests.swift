@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReference
 import ConformTestSupport
 import Foundation
@@ -148,7 +149,7 @@ import Testing
         let seen = Mutex<[AppEvent]>([])
         let proxy = RecordingProxy(
             upstreams: ["*": "http://reference.conform.invalid"], transport: upstream, writer: writer,
-            onEvent: { event in seen.withLock { $0.append(event) } })
+            onEvent: { event in seen.withLock { $0.append(event) } }, profile: .mobileMessaging)
         func post(_ path: String, _ body: String, reg: String? = nil, method: HTTPMethod = .post) async -> HTTPResponse
         {
             var headers: HTTPFields = ["Authorization": "App conform-app-code", "Content-Type": "application/json"]
@@ -172,7 +173,7 @@ import Testing
         let refused = await post(RecordingProxy.eventsPath, #"[{"event":"logout"},{"event":"dance"}]"#)
         #expect(refused.status.code == 400)
         #expect(
-            try JSONValue.parse(refused.body)["requestError"]?["serviceException"]?["text"]?.stringValue
+            MobileMessaging.errorEnvelope.read(try JSONValue.parse(refused.body))?.text
                 == "conform: $[1].event: unknown event 'dance'; expected one of login, logout, sessionExpired, appUpdated"
         )
         #expect(await post(RecordingProxy.eventsPath, "", method: .get).status.code == 405)

@@ -25,19 +25,21 @@ extension Transport {
 public protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest) -> HTTPResponse
 
+    /// The envelope the handler's refusals are written in: its protocol's (``ProtocolProfile/errorEnvelope``).
+    var errorEnvelope: ErrorEnvelope { get }
+
     /// The answer to a request the server refuses before `handle` sees it (malformed framing, too large):
     /// `status` with a stable `code` and a `message` saying what to fix.
     func refusal(status: HTTPStatus, code: String, message: String) -> HTTPResponse
 }
 
 extension HTTPHandler {
-    /// The protocol's error envelope, `{"requestError":{"serviceException":{"messageId","text"}}}`, which every
-    /// server Conform plays (the reference, a mock, a recording proxy) speaks; the connection closes after it.
+    /// A handler that names no protocol refuses in the neutral envelope.
+    public var errorEnvelope: ErrorEnvelope { .neutral }
+
+    /// `code` and `message` in the handler's ``errorEnvelope``; the connection closes after it.
     public func refusal(status: HTTPStatus, code: String, message: String) -> HTTPResponse {
-        let envelope: JSONValue = [
-            "requestError": ["serviceException": ["messageId": .string(code), "text": .string(message)]]
-        ]
-        var response = HTTPResponse.json(status, envelope)
+        var response = errorEnvelope.response(status, code: code, text: message)
         response.headerFields["Connection"] = "close"
         return response
     }

@@ -1,8 +1,9 @@
 /// What a protocol adds to the engine: the base URLs a target supplies (names every suite may use without
-/// declaring them) and the template functions its suites call beyond the built-in generators.
+/// declaring them), the template functions its suites call beyond the built-in generators, and the envelope its
+/// servers refuse requests in.
 ///
-/// The engine (loader, runner, mock) knows no protocol; a profile module declares one (`ConformMobileMessaging`'s
-/// `ProtocolProfile.mobileMessaging`) and the command line or a test passes it in.
+/// The engine (loader, runner, mock, servers, traffic) knows no protocol; a profile module declares one
+/// (`ConformMobileMessaging`'s `ProtocolProfile.mobileMessaging`) and the command line or a test passes it in.
 public struct ProtocolProfile: Sendable {
     /// One base URL a target supplies, e.g. the mobile API's.
     public struct Base: Sendable, Hashable {
@@ -23,11 +24,17 @@ public struct ProtocolProfile: Sendable {
     public var bases: [Base]
     /// Functions templates may call beyond the built-in generators, by name.
     public var functions: [String: TemplateFunction]
+    /// The body of every refusal a server of this protocol answers with (the reference, a mock, a recording proxy).
+    public var errorEnvelope: ErrorEnvelope
 
-    public init(name: String, bases: [Base], functions: [String: TemplateFunction] = [:]) {
+    public init(
+        name: String, bases: [Base], functions: [String: TemplateFunction] = [:],
+        errorEnvelope: ErrorEnvelope = .neutral
+    ) {
         self.name = name
         self.bases = bases
         self.functions = functions
+        self.errorEnvelope = errorEnvelope
     }
 
     /// A profile with no bases and no functions: suites declare every name they use.

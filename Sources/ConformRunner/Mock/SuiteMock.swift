@@ -51,6 +51,8 @@ public final class SuiteMock: HTTPHandler {
     }
 
     public let suites: [Suite]
+    /// The profile's envelope: a request no step accepts is refused as the protocol's servers refuse.
+    public let errorEnvelope: ErrorEnvelope
     private let free: [Set<String>]
     private let initial: [FlowState]
     private let state: Mutex<State>
@@ -59,6 +61,7 @@ public final class SuiteMock: HTTPHandler {
     /// names the bases (empty: a client sends origin-form paths) and the template functions beyond the built-ins.
     public init(suites: [Suite], overrides: [String: String] = [:], profile: ProtocolProfile) {
         self.suites = suites
+        self.errorEnvelope = profile.errorEnvelope
         var allFunctions = TemplateScope.builtinFunctions
         allFunctions.merge(profile.functions) { _, new in new }
         var free: [Set<String>] = []
@@ -249,8 +252,7 @@ public final class SuiteMock: HTTPHandler {
             text += " Closest: \(suite.id) › \(entry.flow) › \(entry.step) (\(entry.location)): \(why)."
         }
         state.unmatched.append(entry)
-        return .json(
-            404, ["requestError": ["serviceException": ["messageId": "CONFORM_MOCK_NO_MATCH", "text": .string(text)]]])
+        return errorEnvelope.response(404, code: "CONFORM_MOCK_NO_MATCH", text: text)
     }
 
     /// Moves every flow past `wait` steps whose event has been emitted, taking the emitter's values.

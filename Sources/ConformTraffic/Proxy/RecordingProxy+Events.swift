@@ -18,22 +18,22 @@ extension RecordingProxy {
     /// they keep their place among the exchanges; answers 200 with what was recorded, or 4xx with the envelope.
     func receiveEvents(_ request: HTTPRequest, now: Date = Date()) -> HTTPResponse {
         guard request.method == .post else {
-            var response = Self.refusal(405, "METHOD_NOT_ALLOWED", "\(Self.eventsPath) takes POST")
+            var response = refusal(405, "METHOD_NOT_ALLOWED", "\(Self.eventsPath) takes POST")
             response.headerFields["Allow"] = "POST"
             return response
         }
         guard request.body.count <= Self.maxEventsBody else {
-            return Self.refusal(413, "PAYLOAD_TOO_LARGE", "an events request holds at most \(Self.maxEventsBody) bytes")
+            return refusal(413, "PAYLOAD_TOO_LARGE", "an events request holds at most \(Self.maxEventsBody) bytes")
         }
         let value: JSONValue
         do {
             value = try JSONValue.parse(request.body)
         } catch {
-            return Self.refusal(400, "BAD_EVENT", "not JSON at column \(error.column): \(error.message)")
+            return refusal(400, "BAD_EVENT", "not JSON at column \(error.column): \(error.message)")
         }
         let items = value.arrayValue ?? [value]
         guard !items.isEmpty, items.count <= Self.maxEventsPerRequest else {
-            return Self.refusal(400, "BAD_EVENT", "send 1 to \(Self.maxEventsPerRequest) events")
+            return refusal(400, "BAD_EVENT", "send 1 to \(Self.maxEventsPerRequest) events")
         }
         var events: [AppEvent] = []
         for (i, item) in items.enumerated() {
@@ -46,7 +46,7 @@ extension RecordingProxy {
             } catch {
                 let at = value.arrayValue == nil ? "" : "[\(i)]"
                 let path = (error.path ?? "$").replacingOccurrences(of: "$", with: "$\(at)")
-                return Self.refusal(400, "BAD_EVENT", "\(path): \(error.message)")
+                return refusal(400, "BAD_EVENT", "\(path): \(error.message)")
             }
         }
         var recorded: [JSONValue] = []
@@ -57,16 +57,14 @@ extension RecordingProxy {
                 recorded.append(written.json)
             } catch {
                 onError("cannot record app event \(event.kind): \(error)")
-                return Self.refusal(500, "GENERAL_ERROR", "the recording could not be written")
+                return refusal(500, "GENERAL_ERROR", "the recording could not be written")
             }
         }
         return .json(200, ["recorded": .array(recorded)])
     }
 
-    /// The protocol's error envelope, its text saying it comes from Conform.
-    static func refusal(_ status: Int, _ id: String, _ text: String) -> HTTPResponse {
-        .json(
-            HTTPStatus(status),
-            ["requestError": ["serviceException": ["messageId": .string(id), "text": .string("conform: \(text)")]]])
+    /// The profile's error envelope, its text saying it comes from Conform.
+    func refusal(_ status: Int, _ id: String, _ text: String) -> HTTPResponse {
+        errorEnvelope.response(HTTPStatus(status), code: id, text: "conform: \(text)")
     }
 }

@@ -21,15 +21,21 @@ public struct RecordingProxy: Sendable {
     public var limits: ProxyLimits { gate.limits }
     /// Requests being forwarded now, and requests waiting for their turn.
     public var load: (forwarding: Int, waiting: Int) { gate.load }
+    /// The protocol the proxy stands in for: its refusals are in the profile's envelope.
+    public let profile: ProtocolProfile
+    /// The profile's envelope, in which the proxy's own refusals (and the server's, through the adapter) are written.
+    public var errorEnvelope: ErrorEnvelope { profile.errorEnvelope }
     let gate: AdmissionGate
 
     public init(
         upstreams: [String: String], transport: any Transport, writer: RecordingWriter,
         onExchange: @escaping @Sendable (RecordedExchange) -> Void = { _ in },
         onError: @escaping @Sendable (String) -> Void = { _ in },
-        onEvent: @escaping @Sendable (AppEvent) -> Void = { _ in }, limits: ProxyLimits = .default
+        onEvent: @escaping @Sendable (AppEvent) -> Void = { _ in }, limits: ProxyLimits = .default,
+        profile: ProtocolProfile = .none
     ) {
         self.gate = AdmissionGate(limits: limits)
+        self.profile = profile
         self.upstreams = upstreams.mapValues { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.transport = transport
         self.writer = writer
@@ -61,13 +67,13 @@ public struct RecordingProxy: Sendable {
     /// than the request deadline (recorded as the client saw it).
     public func forward(_ request: HTTPRequest) async -> HTTPResponse {
         if let problem = Self.targetProblem(request.url) {
-            return Self.refusal(
+            return refusal(
                 400, "BAD_REQUEST_TARGET", "request target \(HTTPSyntax.quoted(request.url)) \(problem)")
         }
         if Self.isEventsRequest(request) { return receiveEvents(request) }
         let name = upstreamName(for: request.path)
         guard let base = upstreams[name] ?? upstreams["*"] else {
-            return Self.refusal(502, "BAD_GATEWAY", "no upstream is configured for \(HTTPSyntax.quoted(request.path))")
+            return refusal(502, "BAD_GATEWAY", "no upstream is configured for \(HTTPSyntax.quoted(request.path))")
         }
         let deadline = limits.requestDeadline
         let upstream = RecordingTransport(
@@ -81,15 +87,15 @@ public struct RecordingProxy: Sendable {
                 do {
                     return try await upstream.send(request)
                 } catch {
-                    return Self.badGateway(upstream: name, base: base, error: error)
+                    return badGateway(upstream: name, base: base, error: error)
                 }
             }
         } catch {
             switch error {
             case .queueFull:
-                return Self.busy("\(limits.maxInFlight) requests are being forwarded and \(limits.maxQueued) wait")
+                return busy("\(limits.maxInFlight) requests are being forwarded and \(limits.maxQueued) wait")
             case .waitedTooLong:
-                return Self.busy("no turn to forward came within \(limits.queueTimeout)")
+                return busy("no turn to forward came within \(limits.queueTimeout)")
             }
         }
     }
@@ -104,7 +110,7 @@ public struct RecordingProxy: Sendable {
     }
 
     /// 503 with the envelope and `Retry-After`, when the proxy has no turn for a request.
-    static func busy(_ reason: String) -> HTTPResponse {
+    func busy(_ reason: String) -> HTTPResponse {
         var response = refusal(503, "SERVICE_UNAVAILABLE", "the proxy is busy: \(reason); retry later")
         response.headerFields["Retry-After"] = "1"
         return response
@@ -116,7 +122,7 @@ public struct RecordingProxy: Sendable {
         let response: HTTPResponse
         switch exchange.outcome {
         case .success(let answer): response = answer
-        case .failure(let error): response = Self.badGateway(upstream: name, base: base, error: error)
+        case .failure(let error): response = badGateway(upstream: name, base: base, error: error)
         }
         do {
             let written = try writer.append(
@@ -128,8 +134,8 @@ public struct RecordingProxy: Sendable {
         }
     }
 
-    /// The protocol's error envelope with 502, saying which upstream gave no response and why.
-    static func badGateway(upstream name: String, base: String, error: any Error) -> HTTPResponse {
+    /// The profile's error envelope with 502, saying which upstream gave no response and why.
+    func badGateway(upstream name: String, base: String, error: any Error) -> HTTPResponse {
         if let timeout = error as? TransportError, timeout.kind == .timeout {
             return refusal(504, "GATEWAY_TIMEOUT", "upstream \(name) (\(base)) gave no response in time: \(error)")
         }

@@ -90,7 +90,9 @@ let package = Package(
 
         .target(
             name: "ConformBenchSupport",
-            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformServer"],
+            dependencies: [
+                "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformServer", "ConformMobileMessaging",
+            ],
             path: "bench/runner/Support"
         ),
         .executableTarget(
@@ -112,7 +114,8 @@ let package = Package(
         .testTarget(
             name: "ConformYAMLTests", dependencies: ["ConformYAML", "ConformDiagnostics"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "ConformCoreTests", dependencies: ["ConformCore", "ConformDiagnostics"], exclude: ["Fixtures"]),
+            name: "ConformCoreTests", dependencies: ["ConformCore", "ConformDiagnostics", "ConformMobileMessaging"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "ConformRunnerTests",
             dependencies: [

@@ -11,6 +11,10 @@ public enum MobileMessaging {
     /// The template functions suites of this protocol call beyond the built-in generators.
     public static var functions: [String: TemplateFunction] { ["jwt": jwt] }
 
+    /// The kinds of application a suite may need (`profile:`): any, one in JWT mode (user data authorized with
+    /// the `jwt` function's tokens), one restricted to backend personal data, one that also restricts reading it.
+    public static let applicationModes = ["all", "jwt", "restricted", "restricted-access"]
+
     /// The standard Infobip envelope, `{"requestError":{"serviceException":{"messageId","text"}}}` (§7.1): how the
     /// protocol's servers refuse a request, and so how the reference, a mock and a recording proxy do.
     public static let errorEnvelope = ErrorEnvelope.nested(
@@ -21,5 +25,6 @@ extension ProtocolProfile {
     /// Infobip Mobile Messaging: the `mobile` and `backend` bases and the `jwt` function.
     public static let mobileMessaging = ProtocolProfile(
         name: "Mobile Messaging", bases: [MobileMessaging.mobile, MobileMessaging.backend],
-        functions: MobileMessaging.functions, errorEnvelope: MobileMessaging.errorEnvelope)
+        functions: MobileMessaging.functions, applicationModes: MobileMessaging.applicationModes,
+        errorEnvelope: MobileMessaging.errorEnvelope)
 }

@@ -26,7 +26,7 @@ public struct LoadedSuites: Sendable {
     /// Loads the files `names` like ``init(files:profile:color:)``, reading each with `read` (`nil` when
     /// unreadable) only when its turn comes, so a run over many large files holds one file's bytes at a time.
     public init(names: [String], profile: ProtocolProfile, color: Bool = false, read: (String) -> Data?) {
-        let loader = SuiteLoader(predefinedNames: profile.baseNames)
+        let loader = SuiteLoader(profile: profile)
         suites = []
         problemText = TerminalText()
         problemCount = 0

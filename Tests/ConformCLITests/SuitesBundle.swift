@@ -27,7 +27,7 @@ enum SuitesBundle {
 
     /// Loads every bundled suite; a suite that does not load throws its rendered diagnostics.
     static func load() throws -> [Suite] {
-        let loader = SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames)
+        let loader = SuiteLoader(profile: .mobileMessaging)
         var suites: [Suite] = []
         for file in try files() {
             let data = try Data(contentsOf: root.appendingPathComponent(file))

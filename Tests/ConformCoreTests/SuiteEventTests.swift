@@ -1,5 +1,6 @@
 import ConformCore
 import ConformDiagnostics
+import ConformMobileMessaging
 import Testing
 
 /// A wait names an event some step of its suite emits: a misspelt one is a problem at the wait, with the event
@@ -7,7 +8,7 @@ import Testing
 @Suite struct SuiteEventTests {
     func diagnostics(_ text: String) -> [Diagnostic] {
         do {
-            _ = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(bytes: Array(text.utf8), file: "s.yaml")
+            _ = try SuiteLoader(profile: .mobileMessaging).load(bytes: Array(text.utf8), file: "s.yaml")
             return []
         } catch {
             return error.diagnostics

@@ -1,10 +1,11 @@
 import ConformCore
 import ConformDiagnostics
+import ConformMobileMessaging
 import ConformYAML
 import Testing
 
 @Suite struct SuiteLoaderTests {
-    let loader = SuiteLoader(predefinedNames: ["mobile", "backend"])
+    let loader = SuiteLoader(profile: .mobileMessaging)
 
     func load(_ text: String) throws(YAMLParseFailure) -> Suite {
         try loader.load(bytes: Array(text.utf8), file: "suite.yaml")
@@ -163,7 +164,7 @@ import Testing
 }
 
 @Suite struct ControlAndWindowLoadingTests {
-    let loader = SuiteLoader(predefinedNames: ["mobile", "backend"])
+    let loader = SuiteLoader(profile: .mobileMessaging)
 
     func problems(_ text: String) -> String {
         do {

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformYAML
 import Foundation
 import Testing
@@ -9,7 +10,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("suites")
 
     func loaders() -> (streaming: SuiteLoader, whole: SuiteLoader) {
-        let streaming = SuiteLoader(predefinedNames: ["mobile", "backend"])
+        let streaming = SuiteLoader(profile: .mobileMessaging)
         var whole = streaming
         whole.streamsSteps = false
         return (streaming, whole)

@@ -4,6 +4,20 @@ import ConformRunner
 import Foundation
 import Testing
 
+/// A second protocol, as small as a profile can be: one base, one template function, two application modes and
+/// an envelope of its own. Suites loaded under it know these and nothing of Mobile Messaging's.
+extension ProtocolProfile {
+    static let tiny = ProtocolProfile(
+        name: "Tiny", bases: [Base(name: "api", referenceURL: "http://api.tiny.invalid")],
+        functions: [
+            "stamp": TemplateFunction(summary: "the text 'stamped-' and its argument") { positional, _ in
+                .string("stamped-" + (positional.first?.text ?? ""))
+            }
+        ],
+        applicationModes: ["open", "sealed"],
+        errorEnvelope: .nested(["fault"], code: "id", text: "reason"))
+}
+
 /// The engine knows no protocol: the bases and functions suites may use come from the profile it is handed.
 @Suite struct ProtocolProfileTests {
     static let yaml = """
@@ -39,7 +53,77 @@ import Testing
                 "mobile": "http://mobile.conform.invalid", "backend": "http://backend.conform.invalid",
             ])
         #expect(profile.functions.keys.sorted() == ["jwt"])
+        #expect(profile.applicationModes == ["all", "jwt", "restricted", "restricted-access"])
         #expect(ProtocolProfile.none.bases.isEmpty && ProtocolProfile.none.functions.isEmpty)
+        #expect(ProtocolProfile.none.applicationModes == [ProtocolProfile.anyApplication])
+    }
+
+    static let tinyYAML = """
+        suite: tiny
+        title: a suite of the tiny protocol
+        profile: sealed
+        vars: {who: "{{ stamp 7 }}"}
+        steps:
+          - name: greet
+            request: {method: POST, url: "{{ api }}/hello", json: {who: "{{ who }}"}}
+            expect: {status: 200}
+        """
+
+    func load(_ yaml: String, _ profile: ProtocolProfile) -> LoadedSuites {
+        LoadedSuites(files: [(name: "s.yaml", contents: Optional(Data(yaml.utf8)))], profile: profile)
+    }
+
+    @Test func aSuiteLoadedUnderAnotherProfileKnowsItsBaseFunctionAndModes() throws {
+        let tiny = load(Self.tinyYAML, .tiny)
+        #expect(tiny.problems == "")
+        #expect(tiny.suites.first?.profile == "sealed")
+        // A suite that names no mode gets the profile's first.
+        let plain = load(Self.tinyYAML.replacingOccurrences(of: "profile: sealed\n", with: ""), .tiny)
+        #expect(plain.suites.first?.profile == "open")
+        // Under Mobile Messaging the same suite names a base, a function and a mode that protocol does not have.
+        let other = load(Self.tinyYAML, .mobileMessaging)
+        #expect(other.problemCount == 3)
+        #expect(other.problems.contains("s.yaml:3:10: error: unknown profile 'sealed'"))
+        #expect(other.problems.contains("help: use one of: all, jwt, restricted, restricted-access"))
+        #expect(other.problems.contains("'stamp' is not a function"))
+        #expect(other.problems.contains("'api' is not defined"))
+    }
+
+    @Test func aSuiteOfAnotherProfileCannotCallMobileMessagingsFunctionOrModes() {
+        let yaml = """
+            suite: mm
+            title: Mobile Messaging's function and mode under another profile
+            profile: jwt
+            vars: {who: ana, key: "00", token: "{{ jwt sub=who secret=key }}"}
+            steps:
+              - name: greet
+                request: {method: GET, url: "{{ api }}/hello", headers: {Authorization: "Bearer {{ token }}"}}
+                expect: {status: 200}
+            """
+        let tiny = load(yaml, .tiny)
+        #expect(tiny.problemCount == 2)
+        #expect(tiny.problems.contains("s.yaml:3:10: error: unknown profile 'jwt'"))
+        #expect(tiny.problems.contains("help: use one of: open, sealed"))
+        #expect(tiny.problems.contains("'jwt' is not a function"))
+        #expect(load(yaml.replacingOccurrences(of: "{{ api }}", with: "{{ mobile }}"), .mobileMessaging).problems == "")
+    }
+
+    @Test func theMockOfAnotherProfileAnswersWithItsFunctionAndRefusesInItsEnvelope() throws {
+        let suite = try #require(load(Self.tinyYAML, .tiny).suites.first)
+        let mock = SuiteMock(suites: [suite], profile: .tiny)
+        let wrong = mock.handle(HTTPRequest(method: .get, url: "/nowhere"))
+        #expect(wrong.status == 404)
+        let body = try JSONValue.parse(wrong.body)
+        #expect(ProtocolProfile.tiny.errorEnvelope.read(body)?.code == "CONFORM_MOCK_NO_MATCH")
+        #expect(body["requestError"] == nil)
+        let answer = mock.handle(
+            HTTPRequest(
+                method: .post, url: "/hello", headerFields: ["Content-Type": "application/json"],
+                body: Data(#"{"who":"stamped-7"}"#.utf8)))
+        #expect(answer.status == 200)
+        let report = mock.report()
+        #expect(report.matched.map(\.step) == ["1. greet"])
+        #expect(report.unmatched.map(\.request.url) == ["/nowhere"] && report.pending.isEmpty)
     }
 
     @Test func theMockSendsOriginFormURLsForEveryBaseOfItsProfile() throws {

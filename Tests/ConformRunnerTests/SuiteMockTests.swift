@@ -16,7 +16,7 @@ import Testing
             $0.hasSuffix(".yaml")
         }.sorted()
         return try files.map {
-            try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
+            try SuiteLoader(profile: .mobileMessaging).load(
                 path: suitesDirectory.appendingPathComponent($0).path)
         }
     }
@@ -44,7 +44,7 @@ import Testing
     let suite: Suite
 
     init() throws {
-        suite = try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
+        suite = try SuiteLoader(profile: .mobileMessaging).load(
             bytes: Array(
                 """
                 suite: mock
@@ -149,7 +149,7 @@ import Testing
 
 @Suite struct SuiteMockAmbiguityTests {
     @Test func flowsThatStartAlikeAreToldApartWhenTheyDiverge() throws {
-        let suite = try SuiteLoader(predefinedNames: ProtocolProfile.mobileMessaging.baseNames).load(
+        let suite = try SuiteLoader(profile: .mobileMessaging).load(
             bytes: Array(
                 """
                 suite: twins

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformRunner
 import Foundation
 import Synchronization
@@ -50,7 +51,7 @@ struct FailingTransport: Transport {
 }
 
 func suite(_ yaml: String, file: String = "test.yaml") throws -> Suite {
-    try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(bytes: Array(yaml.utf8), file: file)
+    try SuiteLoader(profile: .mobileMessaging).load(bytes: Array(yaml.utf8), file: file)
 }
 
 /// Compares `text` with the golden file `name` beside this file; `CONFORM_RECORD_GOLDENS=1` rewrites it.

@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformYAML
 
 extension LoadContext {
@@ -8,7 +9,6 @@ extension LoadContext {
         "name", "spec", "severity", "request", "expect", "should", "assume", "until", "capture", "emits", "eventually",
         "wait",
     ]
-    static let profiles = ["all", "jwt", "restricted", "restricted-access"]
 
     mutating func suite(_ root: YAMLNode) -> Suite? {
         guard let pairs = mapping(root, "a suite") else { return nil }
@@ -20,12 +20,15 @@ extension LoadContext {
             .flatMap { string($0, "title") }
         let step = value(pairs, "step").flatMap { string($0, "step") } ?? ""
         let spec = value(pairs, "spec").flatMap { specReference($0) } ?? SpecReference()
-        var profile = "all"
+        var profile = applicationModes[0]
         if let node = value(pairs, "profile"), let p = string(node, "profile") {
-            if Self.profiles.contains(p) {
+            if applicationModes.contains(p) {
                 profile = p
             } else {
-                error(node, "unknown profile '\(p)'", help: "use one of: \(Self.profiles.joined(separator: ", "))")
+                let suggestion = closestMatch(to: p, in: applicationModes).map { "did you mean '\($0)'? " } ?? ""
+                error(
+                    node, "unknown profile '\(p)'",
+                    help: "\(suggestion)use one of: \(applicationModes.joined(separator: ", "))")
             }
         }
         var tags: [String] = []

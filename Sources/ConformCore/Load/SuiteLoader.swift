@@ -5,16 +5,17 @@ import Foundation
 /// Loads suites from YAML, collecting every problem in a file as a diagnostic with file, line and column.
 public struct SuiteLoader: Sendable {
     public var limits: YAMLLimits
-    /// Names every suite may use without declaring them (target defaults such as base URLs).
-    public var predefinedNames: Set<String>
+    /// The protocol the suites are written for: its bases are names every suite may use without declaring them,
+    /// its functions are callable from templates, and its application modes are what `profile:` may name.
+    public var profile: ProtocolProfile
 
     /// Whether steps become model steps as the parser completes each (the default: a file's whole tree is never
     /// held), or only once the whole tree is built. Both give the same suite and the same diagnostics.
     public var streamsSteps = true
 
-    public init(limits: YAMLLimits = .default, predefinedNames: Set<String> = []) {
+    public init(limits: YAMLLimits = .default, profile: ProtocolProfile = .none) {
         self.limits = limits
-        self.predefinedNames = predefinedNames
+        self.profile = profile
     }
 
     /// The lists of steps: a suite's `steps`, and each flow's under `flows`.
@@ -35,7 +36,7 @@ public struct SuiteLoader: Sendable {
     /// Loads a suite from bytes named `file` in diagnostics. A caller that hands the bytes over (`consume`) lets
     /// them go as soon as the parser is done, before the flows are put together.
     public func load(bytes: consuming [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
-        var context = LoadContext(file: file, predefined: predefinedNames)
+        var context = LoadContext(file: file, profile: profile)
         // Steps become model steps as the parser completes each one, so a file's whole tree is never held.
         let streaming = streamsSteps ? Self.stepLists : YAML.ItemStream(paths: [])
         let parsed = try YAML.parse(bytes, file: file, limits: limits, streaming: streaming) { item in
@@ -61,11 +62,18 @@ public struct SuiteLoader: Sendable {
 /// The state of loading one file: its name and the problems found so far.
 struct LoadContext: YAMLDecodingContext {
     let file: String
+    /// Names a suite may use without declaring them: the profile's bases.
     let predefined: Set<String>
+    /// Functions a template may call: the built-in generators and the profile's.
+    let functions: Set<String>
+    /// What `profile:` may name, the first when it names none.
+    let applicationModes: [String]
     var diagnostics: [Diagnostic] = []
     var defaultID: DiagnosticID { .suiteInvalid }
     /// Template names used, with where, checked once the whole file is read.
     var references: [(name: String, mark: SourceMark)] = []
+    /// Functions called with arguments, with where, checked against the built-ins and the profile's.
+    var calls: [(name: String, mark: SourceMark)] = []
     var declared: Set<String> = []
     /// Steps built while the file was parsed, by the keys of their list (`["steps"]`, `["flows", name]`), in
     /// list order, with how many items the list had (an item that is not a step builds none).
@@ -80,9 +88,11 @@ struct LoadContext: YAMLDecodingContext {
     var values = Interner<TemplateValue>()
     var matcherLists = Interner<NamedMatcherList>()
 
-    init(file: String, predefined: Set<String>) {
+    init(file: String, profile: ProtocolProfile) {
         self.file = file
-        self.predefined = predefined
+        self.predefined = profile.baseNames
+        self.functions = Set(TemplateScope.builtinFunctions.keys).union(profile.functions.keys)
+        self.applicationModes = profile.applicationModes
     }
 
     mutating func template(_ node: YAMLNode, _ what: String) -> Template? {
@@ -93,11 +103,13 @@ struct LoadContext: YAMLDecodingContext {
     mutating func parseTemplate(_ text: String, at mark: SourceMark) -> Template? {
         if let known = templates[text] {
             for name in known.referencedNames { references.append((name, mark)) }
+            for name in known.calledFunctions { calls.append((name, mark)) }
             return known
         }
         do {
             let t = try Template(parsing: text)
             for name in t.referencedNames { references.append((name, mark)) }
+            for name in t.calledFunctions { calls.append((name, mark)) }
             if templates.count < Self.maxSharedTemplates { templates[text] = t }
             return t
         } catch {
@@ -183,13 +195,20 @@ struct LoadContext: YAMLDecodingContext {
     }
 
     mutating func checkReferences() {
-        let known = declared.union(predefined).union(TemplateScope.builtinFunctions.keys).union(["jwt"])
+        let known = declared.union(predefined).union(functions)
         for (name, mark) in references where !known.contains(name) {
             let suggestion = closestMatch(to: name, in: Array(known)).map { "did you mean '\($0)'? " } ?? ""
             error(
                 at: mark, "'\(name)' is not defined",
                 help:
                     "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step",
+                id: .suiteUndeclaredName)
+        }
+        for (name, mark) in calls where !functions.contains(name) {
+            let suggestion = closestMatch(to: name, in: Array(functions)).map { "did you mean '\($0)'? " } ?? ""
+            error(
+                at: mark, "'\(name)' is not a function",
+                help: "\(suggestion)the functions are: \(functions.sorted().joined(separator: ", "))",
                 id: .suiteUndeclaredName)
         }
     }

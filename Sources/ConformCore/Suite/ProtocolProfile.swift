@@ -1,6 +1,6 @@
 /// What a protocol adds to the engine: the base URLs a target supplies (names every suite may use without
-/// declaring them), the template functions its suites call beyond the built-in generators, and the envelope its
-/// servers refuse requests in.
+/// declaring them), the template functions its suites call beyond the built-in generators, the application modes a
+/// suite may need, and the envelope its servers refuse requests in.
 ///
 /// The engine (loader, runner, mock, servers, traffic) knows no protocol; a profile module declares one
 /// (`ConformMobileMessaging`'s `ProtocolProfile.mobileMessaging`) and the command line or a test passes it in.
@@ -26,19 +26,29 @@ public struct ProtocolProfile: Sendable {
     public var functions: [String: TemplateFunction]
     /// The body of every refusal a server of this protocol answers with (the reference, a mock, a recording proxy).
     public var errorEnvelope: ErrorEnvelope
+    /// The application modes a suite may name as its `profile:` (the kind of application it needs, e.g. one that
+    /// authorizes user data with JWTs), the first being the one of a suite that names none.
+    public var applicationModes: [String]
 
     public init(
         name: String, bases: [Base], functions: [String: TemplateFunction] = [:],
-        errorEnvelope: ErrorEnvelope = .neutral
+        applicationModes: [String] = [ProtocolProfile.anyApplication], errorEnvelope: ErrorEnvelope = .neutral
     ) {
         self.name = name
         self.bases = bases
         self.functions = functions
+        self.applicationModes = applicationModes.isEmpty ? [Self.anyApplication] : applicationModes
         self.errorEnvelope = errorEnvelope
     }
 
-    /// A profile with no bases and no functions: suites declare every name they use.
+    /// The mode of a protocol that has no modes of its own: any application of the target will do.
+    public static let anyApplication = "all"
+
+    /// A profile with no bases, no functions and one application mode: suites declare every name they use.
     public static let none = ProtocolProfile(name: "none", bases: [])
+
+    /// The mode of a suite that names none.
+    public var defaultApplicationMode: String { applicationModes[0] }
 
     /// The names of the bases, which every suite may use without declaring them.
     public var baseNames: Set<String> { Set(bases.map(\.name)) }

@@ -9,7 +9,8 @@ public struct Suite: Sendable, Hashable {
     /// The flow step it certifies, e.g. `2-login`.
     public var step: String
     public var spec: SpecReference
-    /// The application profile the suite needs: `all`, `jwt`, `restricted` or `restricted-access`.
+    /// The application mode the suite needs, one of its protocol profile's `applicationModes` (Mobile Messaging's:
+    /// `all`, `jwt`, `restricted` or `restricted-access`).
     public var profile: String
     public var tags: [String]
     /// Variables in declaration order; values may use templates and generators.

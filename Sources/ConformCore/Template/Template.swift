@@ -69,6 +69,15 @@ public struct Template: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The functions the template calls with arguments (`digits` in `{{ digits 3 }}`); a call without arguments
+    /// reads like a name and is among ``referencedNames``.
+    public var calledFunctions: [String] {
+        parts.compactMap { part -> String? in
+            guard case .expression(let e) = part, !e.arguments.isEmpty || !e.named.isEmpty else { return nil }
+            return e.head
+        }
+    }
+
     /// The first word of every expression: a variable's name, or the function a call names (`digits` in
     /// `{{ digits 3 }}`).
     public var expressionHeads: [String] {

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import ConformServer
@@ -52,7 +53,7 @@ public enum RunnerBenchmark {
             let curl = CurlTransport(timeout: .seconds(10))
             let clock = ContinuousClock()
             for n in sizes {
-                let suite = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+                let suite = try SuiteLoader(profile: .mobileMessaging).load(
                     bytes: Array(suite(steps: n).utf8), file: "bench.yaml")
                 let plan = RunPlan(
                     suites: [suite], targetDefaults: ["mobile": server.baseURL, "backend": server.baseURL])
@@ -87,7 +88,7 @@ public enum RunnerBenchmark {
             var rates: [Double] = []
             for _ in 0..<3 {
                 let start = clock.now
-                _ = try SuiteLoader(predefinedNames: ["mobile", "backend"]).load(
+                _ = try SuiteLoader(profile: .mobileMessaging).load(
                     bytes: Array(big.utf8), file: "big.yaml")
                 rates.append(Double(big.utf8.count) / 1_000_000 / (micros(clock.now - start) / 1e6))
             }

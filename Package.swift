@@ -147,7 +147,7 @@ let package = Package(
             name: "ConformCaptureTests",
             dependencies: [
                 "ConformCapture", "ConformCore", "ConformTraffic", "ConformServer", "ConformReference", "ConformCurl",
-                "ConformTestSupport", "ConformFuzzTargets",
+                "ConformTestSupport", "ConformFuzzTargets", "ConformMobileMessaging",
             ],
             exclude: ["Scripts"]),
         .testTarget(

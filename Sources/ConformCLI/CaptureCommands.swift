@@ -98,7 +98,7 @@ enum CaptureCommands {
             return ConformCommand.ExitCode.cannotRun
         }
         let check = parsed.has("--check")
-        var checker = FlowChecker()
+        var checker = FlowChecker(configuration: FlowCheckConfiguration(profile: ConformCommand.profile))
         var violations: [FlowViolation] = []
         let termination = Termination.shared
         termination.install()

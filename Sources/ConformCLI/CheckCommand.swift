@@ -14,7 +14,7 @@ enum CheckCommand {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "missing a recording or HAR file to check", subcommand: "check")
         }
-        var configuration = FlowCheckConfiguration()
+        var configuration = FlowCheckConfiguration(profile: ConformCommand.profile)
         if !parsed.values("--restricted").isEmpty {
             configuration.restrictedApplicationCodes = Set(parsed.values("--restricted"))
         }

@@ -95,7 +95,8 @@ enum HARCommands {
             throw UsageError(message: "scan takes files or directories", subcommand: "scan")
         }
         do {
-            let findings = try SecretScanner().scan(paths: parsed.positionals.map { io.resolve($0) })
+            let findings = try SecretScanner(profile: ConformCommand.profile).scan(
+                paths: parsed.positionals.map { io.resolve($0) })
             // Report paths as the user named them (relative to the current directory), not resolved.
             let base = io.currentDirectory.hasSuffix("/") ? io.currentDirectory : io.currentDirectory + "/"
             for var f in findings {

@@ -67,7 +67,7 @@ enum ProxySession {
             io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
-        let checker = Mutex(FlowChecker())
+        let checker = Mutex(FlowChecker(configuration: FlowCheckConfiguration(profile: ConformCommand.profile)))
         let violations = Mutex<[FlowViolation]>([])
         let count = Mutex((exchanges: 0, events: 0))
         @Sendable func checked(_ record: TraceRecord) {

@@ -2,6 +2,7 @@ import ConformCore
 import ConformDiagnostics
 import ConformReference
 import ConformServer
+import ConformTraffic
 import ConformYAML
 import Dispatch
 import Foundation
@@ -47,7 +48,8 @@ enum ServeCommand {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             return await ProxySession.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
-                out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)", redaction: .default, append: false,
+                out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)",
+                redaction: RedactionPolicy(profile: ConformCommand.profile), append: false,
                 listen: (host, port), check: true, banner: "Checking an app against the reference implementation",
                 io: io)
         }

@@ -26,12 +26,12 @@ enum TrafficSupport {
         }
     }
 
-    /// The redaction policy from `--no-redact` / `--redact FILE`.
+    /// The redaction policy of the profile's exchanges, from `--no-redact` / `--redact FILE`.
     static func redaction(_ parsed: Arguments, io: CommandIO) -> RedactionPolicy? {
         if parsed.has("--no-redact") { return .disabled }
-        guard let file = parsed.value("--redact") else { return .default }
+        guard let file = parsed.value("--redact") else { return RedactionPolicy(profile: ConformCommand.profile) }
         return loadYAML(file, io: io) { (bytes, name) throws(YAMLParseFailure) in
-            try RedactionPolicy.load(bytes, file: name)
+            try RedactionPolicy.load(bytes, file: name, profile: ConformCommand.profile)
         }
     }
 

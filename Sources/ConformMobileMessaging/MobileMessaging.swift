@@ -1,10 +1,11 @@
 import ConformCore
 
-/// The Infobip Mobile Messaging protocol as the engine sees it: its two base URLs, its `jwt` template function and
-/// its error envelope.
+/// The Infobip Mobile Messaging protocol as the engine sees it: its two base URLs, its `jwt` template function, its
+/// application modes, its error envelope, its endpoint catalogue and where its exchanges hold secrets.
 public enum MobileMessaging {
     /// The mobile API (installations, personalization, message sync): the suites' `mobile` variable.
-    public static let mobile = ProtocolProfile.Base(name: "mobile", referenceURL: "http://mobile.conform.invalid")
+    public static let mobile = ProtocolProfile.Base(
+        name: "mobile", referenceURL: "http://mobile.conform.invalid", pathPrefixes: ["/mobile/"])
     /// The backend API (People, Push): the suites' `backend` variable.
     public static let backend = ProtocolProfile.Base(name: "backend", referenceURL: "http://backend.conform.invalid")
 
@@ -26,5 +27,6 @@ extension ProtocolProfile {
     public static let mobileMessaging = ProtocolProfile(
         name: "Mobile Messaging", bases: [MobileMessaging.mobile, MobileMessaging.backend],
         functions: MobileMessaging.functions, applicationModes: MobileMessaging.applicationModes,
-        errorEnvelope: MobileMessaging.errorEnvelope)
+        errorEnvelope: MobileMessaging.errorEnvelope, endpoints: MobileMessaging.endpoints,
+        redaction: MobileMessaging.redaction)
 }

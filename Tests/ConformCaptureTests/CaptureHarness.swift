@@ -1,5 +1,6 @@
 import ConformCapture
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import ConformTraffic
 import Foundation
@@ -119,7 +120,7 @@ func difference(_ a: [String], _ b: [String]) -> String {
 /// Imports the capture `file` into a new recording under `scratch` and returns its exchanges and the summary.
 func importCapture(
     _ file: String, scratch: Scratch, name: String = "imported", options: CaptureOptions = CaptureOptions(),
-    redaction: RedactionPolicy = .default
+    redaction: RedactionPolicy = RedactionPolicy(profile: .mobileMessaging)
 ) throws -> (exchanges: [RecordedExchange], summary: CaptureSummary) {
     let out = scratch.path(name)
     let writer = try RecordingWriter(directory: out, redaction: redaction)

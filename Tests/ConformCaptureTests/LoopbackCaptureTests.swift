@@ -1,6 +1,7 @@
 import ConformCapture
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReference
 import ConformServer
 import ConformTestSupport
@@ -28,7 +29,8 @@ struct LoopbackCaptureTests {
         defer { reference.stop() }
         let recorded = scratch.path("recorded")
         let writer = try RecordingWriter(directory: recorded, redaction: .disabled)
-        let proxy = RecordingProxy(upstreams: ["*": reference.baseURL], transport: CurlTransport(), writer: writer)
+        let proxy = RecordingProxy(
+            upstreams: ["*": reference.baseURL], transport: CurlTransport(), writer: writer, profile: .mobileMessaging)
         let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) })
         try server.start()
         defer { server.stop() }

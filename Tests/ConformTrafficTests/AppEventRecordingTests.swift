@@ -180,7 +180,7 @@ import Testing
         #expect(await post(RecordingProxy.eventsPath, "not json").status.code == 400)
         writer.close()
 
-        let result = try await FlowChecker.check(recording: TraceSequence(path: dir))
+        let result = try await FlowChecker.check(recording: TraceSequence(path: dir), configuration: .reference)
         #expect(result.violations.map(\.rule) == [.logoutDepersonalize])
         #expect(result.violations.first?.seq == 4)
     }
@@ -188,7 +188,8 @@ import Testing
     @Test func redactionTreatsTheEventsUserAsTheBodiesUser() throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let writer = try RecordingWriter(directory: dir, redaction: RedactionPolicy(patterns: ["cust-[a-z]+"]))
+        let writer = try RecordingWriter(
+            directory: dir, redaction: RedactionPolicy(profile: .mobileMessaging, patterns: ["cust-[a-z]+"]))
         let request = HTTPRequest(
             method: .post, url: "http://m/mobile/1/appinstance/d/personalize", headerFields: [:],
             body: Data(#"{"userIdentity":{"externalUserId":"cust-ana"}}"#.utf8))
@@ -219,6 +220,6 @@ import Testing
         #expect(event.externalUserId?.contains(secret) == false)
         let text = try String(contentsOfFile: dir + "/exchanges.jsonl", encoding: .utf8)
         #expect(!text.contains(secret))
-        #expect(try SecretScanner().scan(paths: [dir]).isEmpty)
+        #expect(try SecretScanner(profile: .mobileMessaging).scan(paths: [dir]).isEmpty)
     }
 }

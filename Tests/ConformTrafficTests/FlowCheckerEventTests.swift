@@ -38,7 +38,7 @@ import Testing
         #expect(
             v.first?.message == "M8 updates the user 'ana' after logout (event 3) before the device was depersonalized")
         // The same traffic without the event: the rule stays silent.
-        #expect(FlowChecker.check(s.withoutEvents()).violations == [])
+        #expect(FlowChecker.check(s.withoutEvents(), configuration: .reference).violations == [])
     }
 
     @Test func loginAfterLogoutWithoutDepersonalize() async throws {
@@ -90,7 +90,7 @@ import Testing
         #expect(v.map(\.rule) == [.sessionExpiryDepersonalize, .sessionExpiryDepersonalize])
         #expect(v.map(\.step) == [.sessions, .sessions])
         #expect(v.map(\.endpoint) == ["M7", "event:login"])
-        #expect(FlowChecker.check(s.withoutEvents()).violations == [])
+        #expect(FlowChecker.check(s.withoutEvents(), configuration: .reference).violations == [])
         // An expiry never followed up is a note, not a violation: the call may still be on its way.
         var t = ReferenceSession()
         let other = try await t.register()
@@ -115,7 +115,7 @@ import Testing
         #expect(v.first?.seq == 4)
         #expect(v.first?.message.contains("on a device personalized to 'ana' without forceDepersonalize=true") == true)
         // Without the event, the same personalize is still a user switch.
-        #expect(FlowChecker.check(s.withoutEvents()).violations.map(\.rule) == [.userSwitch])
+        #expect(FlowChecker.check(s.withoutEvents(), configuration: .reference).violations.map(\.rule) == [.userSwitch])
     }
 
     @Test func loginPersonalizesTheLoggedInUser() async throws {
@@ -155,7 +155,7 @@ import Testing
         #expect(v.map(\.rule) == [.appUpdatePersonalize])
         #expect(v.first?.step == .sessions)
         #expect(v.first?.message == "M4 after appUpdated (event 1) of 'ana' without forceDepersonalize=true")
-        #expect(FlowChecker.check(bad.withoutEvents()).violations == [])
+        #expect(FlowChecker.check(bad.withoutEvents(), configuration: .reference).violations == [])
     }
 
     @Test func appUpdateNamingTheNewRegistrationAndUpdatesWithoutASession() async throws {
@@ -203,8 +203,11 @@ import Testing
         let before = AppEvent(kind: .logout, at: base.addingTimeInterval(1.5), pushRegId: "dev-1")
         let after = AppEvent(kind: .logout, at: base.addingTimeInterval(2.5), pushRegId: "dev-1")
         let records = b.exchanges.map(TraceRecord.exchange)
-        #expect(FlowChecker.check(records, events: [before]).violations.map(\.rule) == [.logoutDepersonalize])
-        #expect(FlowChecker.check(records, events: [after]).violations == [])
-        #expect(FlowChecker.check(records, events: [after]).notes == [])
+        #expect(
+            FlowChecker.check(records, events: [before], configuration: .reference).violations.map(\.rule) == [
+                .logoutDepersonalize
+            ])
+        #expect(FlowChecker.check(records, events: [after], configuration: .reference).violations == [])
+        #expect(FlowChecker.check(records, events: [after], configuration: .reference).notes == [])
     }
 }

@@ -24,21 +24,25 @@ import Testing
     }
 
     @Test func aUserCallBeforeTheRegistrationResponseCompleted() async throws {
-        let v = FlowChecker.check(try await Self.overlapping(offset: 100))
+        let v = FlowChecker.check(try await Self.overlapping(offset: 100), configuration: .reference)
         #expect(v.map(\.rule) == [.registrationFirst])
         #expect(
             v.first?.message.hasSuffix(
                 "started 400 ms before the response of the registration that issued it completed") == true)
-        #expect(FlowChecker.check(try await Self.overlapping(offset: 600)) == [])
-        #expect(FlowChecker.check(try await Self.overlapping(offset: 500)) == [], "right at completion is after it")
+        #expect(FlowChecker.check(try await Self.overlapping(offset: 600), configuration: .reference) == [])
+        #expect(
+            FlowChecker.check(try await Self.overlapping(offset: 500), configuration: .reference) == [],
+            "right at completion is after it")
     }
 
     @Test func harEntriesListedOutOfOrderAreCheckedInStartOrder() async throws {
         let exchanges = try await Self.overlapping(offset: 600)
         let har = HAR.export(exchanges.reversed())
         let imported = try HAR.import(har)
-        #expect(FlowChecker.check(imported).map(\.rule) == [.registrationFirst], "file order alone misleads")
-        #expect(FlowChecker.check(FlowChecker.inStartOrder(imported)) == [])
+        #expect(
+            FlowChecker.check(imported, configuration: .reference).map(\.rule) == [.registrationFirst],
+            "file order alone misleads")
+        #expect(FlowChecker.check(FlowChecker.inStartOrder(imported), configuration: .reference) == [])
     }
 
     @Test func harDurationsComeFromTimeOrTimings() {

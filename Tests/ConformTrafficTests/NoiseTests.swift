@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import ConformYAML
 import Foundation
@@ -155,7 +156,7 @@ import Testing
                 phoneFields: [fax]
                 keep: [public-demo-key]
                 phonesInText: false
-                """.utf8), file: "redaction.yaml")
+                """.utf8), file: "redaction.yaml", profile: .mobileMessaging)
         #expect(policy.enabled)
         #expect(policy.headers == ["X-Session-Secret"])
         #expect(policy.jsonPaths.map(\.description) == ["$..ssn", "$.userAttributes.customAttributes.iban"])

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReference
 import ConformServer
 import ConformTestSupport
@@ -28,7 +29,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let writer = try RecordingWriter(directory: dir, redaction: .disabled)
         let proxy = RecordingProxy(
-            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(60)), writer: writer)
+            upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(60)), writer: writer,
+            profile: .mobileMessaging)
         var limits = HTTPServerLimits.default
         limits.threads = 32
         let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, limits: limits)
@@ -83,7 +85,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let writer = try RecordingWriter(directory: dir, redaction: .disabled)
         let proxy = RecordingProxy(
-            upstreams: ["*": "http://127.0.0.1:1"], transport: CurlTransport(timeout: .seconds(5)), writer: writer)
+            upstreams: ["*": "http://127.0.0.1:1"], transport: CurlTransport(timeout: .seconds(5)), writer: writer,
+            profile: .mobileMessaging)
         let response = await proxy.forward(HTTPRequest(method: .get, url: "/people/2/persons"))
         #expect(response.status == 502)
         #expect(String(decoding: response.body, as: UTF8.self).contains("BAD_GATEWAY"))
@@ -96,7 +99,7 @@ import Testing
         let writer = try? RecordingWriter(directory: temporaryDirectory(), redaction: .disabled)
         let proxy = RecordingProxy(
             upstreams: ["mobile": "http://m", "backend": "http://b"], transport: InProcessTransport(Echo()),
-            writer: writer!)
+            writer: writer!, profile: .mobileMessaging)
         #expect(proxy.upstreamName(for: "/mobile/1/appinstance") == "mobile")
         #expect(proxy.upstreamName(for: "/push/2/message/single") == "backend")
     }
@@ -104,10 +107,10 @@ import Testing
     @Test func aRecordingOfTheReferenceReplaysAgainstItWithRemappedIds() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let writer = try RecordingWriter(directory: dir)
+        let writer = try RecordingWriter(directory: dir, redaction: RedactionPolicy(profile: .mobileMessaging))
         let proxy = RecordingProxy(
             upstreams: ["*": "http://reference"], transport: InProcessTransport(ReferenceImplementation()),
-            writer: writer)
+            writer: writer, profile: .mobileMessaging)
         let register = await proxy.forward(
             HTTPRequest(
                 method: .post, url: "/mobile/1/appinstance?ri=true",

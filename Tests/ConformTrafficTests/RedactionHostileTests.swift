@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Testing
@@ -19,8 +20,10 @@ import Testing
         let redacted = testRedactor().redact(HTTPRequest(method: .get, url: url)).url
         for secret in ["sk-live-4f9a2b7c", "ya29.a0AfH6SM", "385911234567"] { #expect(!redacted.contains(secret)) }
         #expect(redacted.hasPrefix(String(url.prefix { $0 != "?" })))
-        #expect(SecretScanner().scan(text: url, file: "f").count == 1, "scan finds the seeded secret in \(url)")
-        #expect(SecretScanner().scan(text: redacted, file: "f").isEmpty, "\(redacted)")
+        #expect(
+            SecretScanner(profile: .mobileMessaging).scan(text: url, file: "f").count == 1,
+            "scan finds the seeded secret in \(url)")
+        #expect(SecretScanner(profile: .mobileMessaging).scan(text: redacted, file: "f").isEmpty, "\(redacted)")
     }
 
     @Test func cookiesAndAPIKeyHeadersAreRedactedKeepingNames() {
@@ -41,12 +44,12 @@ import Testing
         var leaked = plain
         leaked.request = request
         leaked.response = response
-        let findings = SecretScanner().scan(text: leaked.jsonLine(), file: "f")
+        let findings = SecretScanner(profile: .mobileMessaging).scan(text: leaked.jsonLine(), file: "f")
         #expect(Set(findings.map(\.kind)) == [.cookie, .credential], "\(findings)")
         var clean = plain
         clean.request = outRequest
         clean.response = outResponse
-        #expect(SecretScanner().scan(text: clean.jsonLine(), file: "f").isEmpty)
+        #expect(SecretScanner(profile: .mobileMessaging).scan(text: clean.jsonLine(), file: "f").isEmpty)
     }
 
     @Test func phonesInUserIdentityArraysAndFreeTextAreRedacted() throws {
@@ -55,8 +58,8 @@ import Testing
         for secret in ["385911234567", "765 4321", "555-0142"] { #expect(!redacted.contains(secret), "\(redacted)") }
         let value = try JSONValue.parse(Data(redacted.utf8))
         #expect(value["userIdentity"]?["phones"]?[0]?.stringValue?.hasPrefix("000") == true)
-        #expect(SecretScanner().scan(text: body, file: "f").count == 3)
-        #expect(SecretScanner().scan(text: redacted, file: "f").isEmpty, "\(redacted)")
+        #expect(SecretScanner(profile: .mobileMessaging).scan(text: body, file: "f").count == 3)
+        #expect(SecretScanner(profile: .mobileMessaging).scan(text: redacted, file: "f").isEmpty, "\(redacted)")
     }
 
     @Test func aNulByteDoesNotHideAFile() throws {
@@ -65,7 +68,7 @@ import Testing
         let file = dir + "/x.jsonl"
         try Data("binary\u{0}prefix\n{\"email\":\"ana.kovac@mail.example.org\"}\n".utf8).write(
             to: URL(fileURLWithPath: file))
-        let findings = try SecretScanner().scan(file: file)
+        let findings = try SecretScanner(profile: .mobileMessaging).scan(file: file)
         #expect(findings.map(\.line) == [2])
     }
 

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Testing
@@ -41,7 +42,8 @@ import Testing
     }
 
     static let policy = RedactionPolicy(
-        headers: ["X-Session-Secret"], jsonPaths: [JSONPathPattern("$..customAttributes.ssn")!],
+        profile: .mobileMessaging, headers: ["X-Session-Secret"],
+        jsonPaths: [JSONPathPattern("$..customAttributes.ssn")!],
         patterns: ["ACC-[0-9]{8}"])
 
     @Test func seededSecretsNeverReachTheDisk() throws {
@@ -61,7 +63,7 @@ import Testing
         ] {
             #expect(!text.contains(secret), "\(secret) leaked")
         }
-        #expect(try SecretScanner().scan(paths: [dir]) == [])
+        #expect(try SecretScanner(profile: .mobileMessaging).scan(paths: [dir]) == [])
         // Still replayable: identifiers and structure are intact.
         let back = try readAll(dir)
         #expect(back.count == 4)

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReference
 import ConformTestSupport
 import Foundation
@@ -14,7 +15,9 @@ import Testing
         }
     }
 
-    static func record(_ dir: String, redaction: RedactionPolicy = .default) async throws -> [RecordedExchange] {
+    static func record(_ dir: String, redaction: RedactionPolicy = RedactionPolicy(profile: .mobileMessaging))
+        async throws -> [RecordedExchange]
+    {
         let writer = try RecordingWriter(directory: dir, redaction: redaction)
         try await ReferenceFlowScript.run(into: writer, transport: InProcessTransport(reference(at: 0)))
         writer.close()
@@ -31,8 +34,8 @@ import Testing
                 e.response.status.isSuccess,
                 "\(e.seq) \(e.request.target): \(String(decoding: e.response.body, as: UTF8.self))")
         }
-        #expect(try SecretScanner().scan(paths: [dir]) == [])
-        #expect(FlowChecker.check(recorded) == [])
+        #expect(try SecretScanner(profile: .mobileMessaging).scan(paths: [dir]) == [])
+        #expect(FlowChecker.check(recorded, configuration: .reference) == [])
     }
 
     @Test func replayAgainstAFreshReferencePasses() async throws {

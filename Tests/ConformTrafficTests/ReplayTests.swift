@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import ConformYAML
 import Foundation
@@ -9,7 +10,8 @@ import Testing
 
 @Suite struct ReplayTests {
     static func recording(
-        _ dir: String, handler: FakeMessagingHandler = FakeMessagingHandler(), redaction: RedactionPolicy = .default,
+        _ dir: String, handler: FakeMessagingHandler = FakeMessagingHandler(),
+        redaction: RedactionPolicy = RedactionPolicy(profile: .mobileMessaging),
         appCode: String = "conform-app-code", devices: Int = 2
     ) async throws -> [RecordedExchange] {
         let writer = try RecordingWriter(directory: dir, redaction: redaction)
@@ -72,7 +74,7 @@ import Testing
         for secret in [secretCode, "person0@mail.example.org", "385981234560", "APA91bXyZ0123456789abcdefghijk"] {
             #expect(!text.contains(secret))
         }
-        #expect(try SecretScanner().scan(paths: [dir]) == [])
+        #expect(try SecretScanner(profile: .mobileMessaging).scan(paths: [dir]) == [])
         let pseudonym = try #require(recorded[0].request.headerFields["Authorization"]).dropFirst(4)
         let replayer = Replayer(
             transport: InProcessTransport(FakeMessagingHandler(options)),

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReference
 import Foundation
 import Testing
@@ -48,9 +49,9 @@ import Testing
             .replay(recording: dir)
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.total == 16)
-        let violations = try await FlowChecker.check(recording: RecordingSequence(path: dir))
+        let violations = try await FlowChecker.check(recording: RecordingSequence(path: dir), configuration: .reference)
         #expect(violations == [])
-        #expect(try SecretScanner().scan(paths: [dir]) == [])
+        #expect(try SecretScanner(profile: .mobileMessaging).scan(paths: [dir]) == [])
         let har = try HAR.import(Data(contentsOf: URL(fileURLWithPath: dir + "/personalization-flow.har")))
         #expect(har == (try readAll(dir)))
     }

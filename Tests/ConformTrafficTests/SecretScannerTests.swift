@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Testing
@@ -14,7 +15,7 @@ import Testing
             try writer.write(e)
         }
         writer.close()
-        let findings = try SecretScanner().scan(paths: [dir])
+        let findings = try SecretScanner(profile: .mobileMessaging).scan(paths: [dir])
         let kinds = Set(findings.map(\.kind))
         #expect(kinds == [.email, .phone, .authorization, .jwt, .pushToken])
         for f in findings {
@@ -33,7 +34,7 @@ import Testing
               "auth": "App 4f1c9e0b7a2d", "kept": "App conform-app-code", "prose": "App Profile"
             }
             """
-        let findings = SecretScanner().scan(text: text, file: "x.json")
+        let findings = SecretScanner(profile: .mobileMessaging).scan(text: text, file: "x.json")
         #expect(
             findings.map { "\($0.line):\($0.column) \($0.kind.rawValue)" } == [
                 "2:27 email address", "3:26 phone number", "5:16 App authorization value",
@@ -45,6 +46,8 @@ import Testing
     }
 
     @Test func missingPathIsAnError() {
-        #expect(throws: RecordingError.self) { try SecretScanner().scan(paths: ["/nonexistent/conform"]) }
+        #expect(throws: RecordingError.self) {
+            try SecretScanner(profile: .mobileMessaging).scan(paths: ["/nonexistent/conform"])
+        }
     }
 }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import Foundation
 
 @testable import ConformTraffic
@@ -17,7 +18,7 @@ func exchange(
 }
 
 /// A keyed digest with a fixed key, so pseudonyms in tests are stable within one test.
-func testRedactor(_ policy: RedactionPolicy = .default) -> Redactor {
+func testRedactor(_ policy: RedactionPolicy = RedactionPolicy(profile: .mobileMessaging)) -> Redactor {
     Redactor(policy: policy, digest: HMACKeyedDigest(key: Array("test-key".utf8)))
 }
 
@@ -26,4 +27,9 @@ func readAll(_ path: String) throws -> [RecordedExchange] {
     var out: [RecordedExchange] = []
     while let e = try reader.next() { out.append(e) }
     return out
+}
+
+extension FlowCheckConfiguration {
+    /// The reference's four applications with Mobile Messaging's endpoints: what the tests check traces against.
+    static let reference = FlowCheckConfiguration(profile: .mobileMessaging)
 }

@@ -11,10 +11,13 @@ public struct ProtocolProfile: Sendable {
         public var name: String
         /// Its URL on the embedded reference, which routes on the path alone, so the host is never resolved.
         public var referenceURL: String
+        /// The path prefixes of its endpoints (`/mobile/`); none for the base that serves every other path.
+        public var pathPrefixes: [String]
 
-        public init(name: String, referenceURL: String) {
+        public init(name: String, referenceURL: String, pathPrefixes: [String] = []) {
             self.name = name
             self.referenceURL = referenceURL
+            self.pathPrefixes = pathPrefixes
         }
     }
 
@@ -29,16 +32,23 @@ public struct ProtocolProfile: Sendable {
     /// The application modes a suite may name as its `profile:` (the kind of application it needs, e.g. one that
     /// authorizes user data with JWTs), the first being the one of a suite that names none.
     public var applicationModes: [String]
+    /// Which endpoint a request is, for the flow checker.
+    public var endpoints: EndpointCatalogue
+    /// Where its exchanges hold credentials and personal data, for redaction and the secret scan.
+    public var redaction: RedactionKeys
 
     public init(
         name: String, bases: [Base], functions: [String: TemplateFunction] = [:],
-        applicationModes: [String] = [ProtocolProfile.anyApplication], errorEnvelope: ErrorEnvelope = .neutral
+        applicationModes: [String] = [ProtocolProfile.anyApplication], errorEnvelope: ErrorEnvelope = .neutral,
+        endpoints: EndpointCatalogue = .none, redaction: RedactionKeys = .none
     ) {
         self.name = name
         self.bases = bases
         self.functions = functions
         self.applicationModes = applicationModes.isEmpty ? [Self.anyApplication] : applicationModes
         self.errorEnvelope = errorEnvelope
+        self.endpoints = endpoints
+        self.redaction = redaction
     }
 
     /// The mode of a protocol that has no modes of its own: any application of the target will do.

@@ -1,7 +1,10 @@
+import ConformCore
 import ConformCrypto
 
-/// What the flow checker needs to know about the applications in the trace.
+/// What the flow checker needs to know: the protocol's endpoints, and the applications in the trace.
 public struct FlowCheckConfiguration: Sendable {
+    /// Which endpoint a request is (the profile's ``ProtocolProfile/endpoints``); a request of none is not judged.
+    public var endpoints: ProtocolProfile.EndpointCatalogue
     /// Application codes of applications in restricted mode (personal data only from the backend).
     public var restrictedApplicationCodes: Set<String>
     /// Application codes whose profile also restricts *access* to personal data (no M7 from the app, D8); by
@@ -18,8 +21,10 @@ public struct FlowCheckConfiguration: Sendable {
     /// Rules to skip, by id.
     public var disabledRules: Set<String>
 
+    /// The reference implementation's four applications (default, jwt, restricted, restricted-access) unless told
+    /// otherwise, with the endpoints of `profile`.
     public init(
-        restrictedApplicationCodes: Set<String> = ["conform-restricted-app-code"],
+        profile: ProtocolProfile, restrictedApplicationCodes: Set<String> = ["conform-restricted-app-code"],
         jwtApplicationCodes: Set<String> = ["conform-jwt-app-code"],
         applicationCodes: Set<String> = [
             "conform-app-code", "conform-jwt-app-code", "conform-restricted-app-code",
@@ -28,6 +33,7 @@ public struct FlowCheckConfiguration: Sendable {
         registeredBefore: Set<String> = [], verifyJWTSignature: (@Sendable (String, String) -> Bool)? = nil,
         disabledRules: Set<String> = []
     ) {
+        self.endpoints = profile.endpoints
         self.restrictedApplicationCodes = restrictedApplicationCodes
         self.jwtApplicationCodes = jwtApplicationCodes
         self.applicationCodes = applicationCodes
@@ -35,9 +41,6 @@ public struct FlowCheckConfiguration: Sendable {
         self.verifyJWTSignature = verifyJWTSignature
         self.disabledRules = disabledRules
     }
-
-    /// The reference implementation's four applications (default, jwt, restricted, restricted-access).
-    public static let reference = FlowCheckConfiguration()
 
     /// Checks HS256 signatures with the given secrets, by application code (e.g. the reference's jwt application).
     public mutating func verifyJWTs(secrets: [String: [UInt8]]) {

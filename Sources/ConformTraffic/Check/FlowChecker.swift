@@ -26,7 +26,7 @@ public struct FlowChecker: Sendable {
     /// Most phones, emails and persons remembered; beyond that nothing new is learned (rules stay silent).
     static let memoryLimit = 200_000
 
-    public init(configuration: FlowCheckConfiguration = .reference) {
+    public init(configuration: FlowCheckConfiguration) {
         self.configuration = configuration
         self.issued = Dictionary(uniqueKeysWithValues: configuration.registeredBefore.map { ($0, Date.distantPast) })
         self.firstIssued = configuration.registeredBefore.isEmpty ? nil : .distantPast
@@ -35,7 +35,7 @@ public struct FlowChecker: Sendable {
 
     /// Checks every exchange of a sequence (e.g. a HAR import) and returns the violations in order.
     public static func check(
-        _ exchanges: some Sequence<RecordedExchange>, configuration: FlowCheckConfiguration = .reference
+        _ exchanges: some Sequence<RecordedExchange>, configuration: FlowCheckConfiguration
     ) -> [FlowViolation] {
         var checker = FlowChecker(configuration: configuration)
         return exchanges.flatMap { checker.check($0) }
@@ -43,8 +43,7 @@ public struct FlowChecker: Sendable {
 
     /// Checks exchanges and events in trace order, with events of an events file placed by time.
     public static func check(
-        _ records: some Sequence<TraceRecord>, events: [AppEvent] = [],
-        configuration: FlowCheckConfiguration = .reference
+        _ records: some Sequence<TraceRecord>, events: [AppEvent] = [], configuration: FlowCheckConfiguration
     ) -> (violations: [FlowViolation], notes: [String]) {
         var checker = FlowChecker(configuration: configuration)
         var merger = AppEventMerger(events)
@@ -62,7 +61,7 @@ public struct FlowChecker: Sendable {
     /// Streams a trace (a recording's ``TraceSequence`` or a HAR's ``HARRecords``: exchanges and recorded app
     /// events) through the checker without loading it; events of an events file are placed by time.
     public static func check<Trace: AsyncSequence<TraceRecord, any Error>>(
-        recording: Trace, events: [AppEvent] = [], configuration: FlowCheckConfiguration = .reference,
+        recording: Trace, events: [AppEvent] = [], configuration: FlowCheckConfiguration,
         onViolation: (FlowViolation) -> Void = { _ in }
     ) async throws -> (violations: [FlowViolation], notes: [String]) {
         var checker = FlowChecker(configuration: configuration)
@@ -86,7 +85,7 @@ public struct FlowChecker: Sendable {
 
     /// Streams a recording's exchanges through the checker (recorded app events are skipped).
     public static func check(
-        recording: RecordingSequence, configuration: FlowCheckConfiguration = .reference,
+        recording: RecordingSequence, configuration: FlowCheckConfiguration,
         onViolation: (FlowViolation) -> Void = { _ in }
     ) async throws -> [FlowViolation] {
         try await check(recording: recording.records, configuration: configuration) {
@@ -111,7 +110,7 @@ public struct FlowChecker: Sendable {
 
     /// Checks one exchange against the state built from the earlier records, then updates that state.
     public mutating func check(_ exchange: RecordedExchange) -> [FlowViolation] {
-        guard let endpoint = FlowEndpoint.classify(exchange.request) else { return [] }
+        guard let endpoint = configuration.endpoints.classify(exchange.request) else { return [] }
         var findings = Findings(exchange: exchange, endpoint: endpoint, disabled: configuration.disabledRules)
         let call = Call(exchange, endpoint)
         if endpoint.isMobile {

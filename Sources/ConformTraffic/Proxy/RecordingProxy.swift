@@ -4,8 +4,9 @@ import Foundation
 
 /// A reverse proxy that forwards each request to its upstream, answers with the upstream's response, and records both.
 ///
-/// Mobile-API paths (`/mobile/…`) go to the `mobile` upstream and everything else to `backend`, so one listening
-/// port can stand in for both base URLs of an app; with a single upstream every request goes there.
+/// A path goes to the upstream of the profile's base it belongs to (Mobile Messaging's `/mobile/…` to `mobile`,
+/// everything else to `backend`), so one listening port can stand in for every base URL of an app; with a single
+/// upstream every request goes there.
 public struct RecordingProxy: Sendable {
     /// Upstream base URLs by name (`mobile`, `backend`); `*` serves every path.
     public let upstreams: [String: String]
@@ -44,16 +45,14 @@ public struct RecordingProxy: Sendable {
         self.onEvent = onEvent
     }
 
-    /// The upstream name for a request path.
+    /// The upstream name for a request path: the profile's base the path belongs to, when that base has an
+    /// upstream (or `*` serves every path), else the base that serves every other path, else the first upstream.
     public func upstreamName(for path: String) -> String {
-        if upstreams["*"] != nil {
-            return path.hasPrefix("/mobile/") ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream
-        }
-        if path.hasPrefix("/mobile/"), upstreams[RecordedExchange.mobileUpstream] != nil {
-            return RecordedExchange.mobileUpstream
-        }
-        if upstreams[RecordedExchange.backendUpstream] != nil { return RecordedExchange.backendUpstream }
-        return upstreams.keys.sorted().first ?? RecordedExchange.mobileUpstream
+        let base = profile.baseName(forPath: path)
+        if upstreams["*"] != nil { return base ?? "*" }
+        if let base, upstreams[base] != nil { return base }
+        if let rest = profile.baseName(forPath: ""), upstreams[rest] != nil { return rest }
+        return upstreams.keys.sorted().first ?? "*"
     }
 
     /// Forwards `request` (origin-form, as a server received it), records the exchange and returns the response.

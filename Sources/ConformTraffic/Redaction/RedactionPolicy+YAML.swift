@@ -8,9 +8,12 @@ extension RedactionPolicy {
         "keep",
     ]
 
-    /// Loads a policy from YAML; lists add to the defaults (`phoneFields`, `tokenFields`, `keep`); every problem is reported.
-    public static func load(_ bytes: [UInt8], file: String) throws(YAMLParseFailure) -> RedactionPolicy {
-        var policy = RedactionPolicy()
+    /// Loads a policy for exchanges of `profile` from YAML; lists add to the profile's (`phoneFields`,
+    /// `tokenFields`, `keep`); every problem is reported.
+    public static func load(
+        _ bytes: [UInt8], file: String, profile: ProtocolProfile = .none
+    ) throws(YAMLParseFailure) -> RedactionPolicy {
+        var policy = RedactionPolicy(profile: profile)
         guard let root = try YAML.parse(bytes, file: file) else { return policy }
         var reader = YAMLConfigReader(file: file)
         for (key, value) in reader.pairs(root, allowed: yamlKeys, in: "a redaction policy") {

@@ -16,7 +16,12 @@ public final class Redactor: Sendable {
     private let phoneFields: Set<String>
     private let tokenFields: Set<String>
     private let keep: Set<String>
-    /// `applicationcode` header values of kept application codes (first 10 hex digits of their SHA-256).
+    /// The protocol's credential schemes, credential headers, digest headers and credential claims, lower-cased.
+    private let credentialSchemes: Set<String>
+    private let credentialHeaders: Set<String>
+    private let codeDigestHeaders: Set<String>
+    private let credentialClaims: [String]
+    /// Digest header values (`applicationcode`) of kept application codes (first 10 hex digits of their SHA-256).
     private let keptCodeHashes: Set<String>
     /// Credentials seen in headers, so the same value elsewhere (a body's `from`, a JWT claim) gets the same pseudonym.
     private let knownSecrets = Mutex(KnownSecrets())
@@ -34,6 +39,10 @@ public final class Redactor: Sendable {
         self.phoneFields = Set(policy.phoneFields.map { $0.lowercased() })
         self.tokenFields = Set(policy.tokenFields.map { $0.lowercased() })
         self.keep = Set(policy.keep)
+        self.credentialSchemes = Set(policy.protocolKeys.credentialSchemes.map { $0.lowercased() })
+        self.credentialHeaders = Set(policy.protocolKeys.credentialHeaders.map { $0.lowercased() })
+        self.codeDigestHeaders = Set(policy.protocolKeys.codeDigestHeaders.map { $0.lowercased() })
+        self.credentialClaims = policy.protocolKeys.credentialClaims
         self.keptCodeHashes = Set(policy.keep.map { String(Hex.encode(SHA256.hash($0)).prefix(10)) })
     }
 
@@ -81,9 +90,9 @@ public final class Redactor: Sendable {
         switch name.lowercased() {
         case "authorization", "proxy-authorization":
             return redact(authorization: value)
-        case "appcode":
+        case let lower where credentialHeaders.contains(lower):
             return credential(value)
-        case "applicationcode":
+        case let lower where codeDigestHeaders.contains(lower):
             return keptCodeHashes.contains(value.lowercased()) ? value : pseudonyms.sameLengthHex(value)
         case "cookie":
             return redact(cookies: value, separator: ";", all: true)
@@ -111,8 +120,8 @@ public final class Redactor: Sendable {
         return parts.joined(separator: String(separator))
     }
 
-    /// A URL with the values of credential query parameters replaced, and the `identifier` of a query that names
-    /// a phone (`type=PHONE`, People API lookups) replaced by a phone pseudonym.
+    /// A URL with the values of credential query parameters replaced, and the identifier of a query that names
+    /// a phone (the profile's phone lookup, e.g. `type=PHONE&identifier=…`) replaced by a phone pseudonym.
     func redact(query url: String) -> String {
         guard let mark = url.firstIndex(of: "?") else { return url }
         let head = url[...mark]
@@ -127,12 +136,19 @@ public final class Redactor: Sendable {
             return (String(pair[..<eq]), String(pair[pair.index(after: eq)...]))
         }
         func key(_ name: String) -> String { (name.removingPercentEncoding ?? name).lowercased() }
-        let namesPhone = pairs.contains { key($0.0) == "type" && $0.1?.lowercased() == "phone" }
+        let lookup = policy.protocolKeys.phoneLookup
+        let namesPhone =
+            lookup.map { lookup in
+                pairs.contains {
+                    key($0.0) == lookup.kindParameter.lowercased()
+                        && $0.1?.lowercased() == lookup.phoneKind.lowercased()
+                }
+            } ?? false
         for i in pairs.indices {
             guard let value = pairs[i].1, !value.isEmpty, !keep.contains(value) else { continue }
             if RedactionPolicy.secretQueryKeys.contains(key(pairs[i].0)) {
                 pairs[i].1 = credential(value)
-            } else if namesPhone, key(pairs[i].0) == "identifier" {
+            } else if namesPhone, key(pairs[i].0) == lookup?.identifierParameter.lowercased() {
                 pairs[i].1 = pseudonyms.phone(value)
             }
         }
@@ -147,7 +163,7 @@ public final class Redactor: Sendable {
         let secret = trimmed[trimmed.index(after: space)...].trimmingCharacters(in: .whitespaces)
         if keep.contains(secret) { return value }
         switch scheme.lowercased() {
-        case "app":
+        case let lower where credentialSchemes.contains(lower):
             return "\(scheme) \(credential(secret))"
         case "bearer" where secret.split(separator: ".", omittingEmptySubsequences: false).count == 3:
             return "\(scheme) \(jwt(secret))"
@@ -168,8 +184,10 @@ public final class Redactor: Sendable {
     private func jwt(_ token: String) -> String {
         pseudonyms.jwt(token) { claims in
             var redacted = redact(json: claims)
-            if case .object(var object) = redacted, let key = object["infobip-api-key"]?.stringValue {
-                object["infobip-api-key"] = .string(credential(key))
+            if case .object(var object) = redacted {
+                for claim in credentialClaims {
+                    if let key = object[claim]?.stringValue { object[claim] = .string(credential(key)) }
+                }
                 redacted = .object(object)
             }
             return redacted

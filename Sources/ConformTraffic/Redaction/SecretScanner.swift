@@ -41,14 +41,48 @@ public struct SecretFinding: Sendable, Hashable, CustomStringConvertible {
 public struct SecretScanner: Sendable {
     /// Email domains that are not secrets (pseudonyms live in `redacted.invalid`).
     public var allowedEmailDomains: [String]
-    /// Values that are public and never reported.
+    /// Values that are public and never reported: the profile's and any added.
     public var keep: [String]
+    /// The protocol's places of secrets, as patterns over a line (`nil` where the profile names none).
+    let phoneField: TextPattern?
+    let tokenField: TextPattern?
+    let tokenFieldNames: [String]
+    let credentialAuthorization: TextPattern?
+    let credentialSchemes: [String]
+    let phoneIdentifier: TextPattern?
 
+    /// A scanner for traces of `profile`: what every exchange holds, and the profile's phone and token members,
+    /// credential schemes and phone lookup; `keep` adds to the profile's public values.
     public init(
-        allowedEmailDomains: [String] = ["redacted.invalid"], keep: [String] = RedactionPolicy.referenceCredentials
+        profile: ProtocolProfile = .none, allowedEmailDomains: [String] = ["redacted.invalid"], keep: [String] = []
     ) {
+        let keys = profile.redaction
         self.allowedEmailDomains = allowedEmailDomains
-        self.keep = keep
+        self.keep = keys.publicValues + keep
+        func names(_ list: [String]) -> String {
+            list.map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
+        }
+        phoneField =
+            keys.phoneFields.isEmpty
+            ? nil
+            : try? TextPattern(
+                "\\\\?\"(?:\(names(keys.phoneFields)))\\\\?\"\\s*:\\s*\\[?\\s*\\\\?\"?(\\+?[0-9][0-9 ()-]{4,}[0-9])",
+                caseInsensitive: true)
+        tokenField =
+            keys.tokenFields.isEmpty
+            ? nil
+            : try? TextPattern(
+                "\\\\?\"(?:\(names(keys.tokenFields)))\\\\?\"\\s*:\\s*\\\\?\"([^\"\\\\]{8,})", caseInsensitive: true)
+        tokenFieldNames = keys.tokenFields.map { $0.lowercased() }
+        credentialAuthorization =
+            keys.credentialSchemes.isEmpty
+            ? nil : try? TextPattern("\\b(?:\(names(keys.credentialSchemes)))\\s+([A-Za-z0-9._~+/=-]{8,})")
+        credentialSchemes = keys.credentialSchemes
+        phoneIdentifier = keys.phoneLookup.flatMap {
+            try? TextPattern(
+                "[?&]\(NSRegularExpression.escapedPattern(for: $0.identifierParameter))=((?:%2B|\\+)?[0-9]{6,})(?=[&#\"\\s]|$)",
+                caseInsensitive: true)
+        }
     }
 
     /// Scans files and directories (recursively, skipping hidden entries) and returns every finding, in path order.
@@ -106,23 +140,14 @@ public struct SecretScanner: Sendable {
         return findings
     }
 
-    private static let phoneField = try! TextPattern(
-        "\\\\?\"(?:number|phoneNumber|msisdn|phone|phones|mobile|gsm)\\\\?\"\\s*:\\s*\\[?\\s*\\\\?\"?(\\+?[0-9][0-9 ()-]{4,}[0-9])",
-        caseInsensitive: true)
     private static let queryCredential = try! TextPattern(
         "[?&](?:apikey|api_key|api-key|access_token|id_token|refresh_token|client_secret|token)=([^&#\\s\"\\\\]{4,})",
         caseInsensitive: true)
-    private static let phoneIdentifier = try! TextPattern(
-        "[?&]identifier=((?:%2B|\\+)?[0-9]{6,})(?=[&#\"\\s]|$)", caseInsensitive: true)
     /// A secret header as a recording writes it (`["Cookie","a=1"]`) or a HAR does (`"name":"Cookie","value":…`).
     private static let secretHeader = try! TextPattern(
         "(?:\\[\\s*\"|\"name\"\\s*:\\s*\")(cookie|set-cookie|x-api-key|api-key|apikey|x-auth-token)\"\\s*,\\s*(?:\"value\"\\s*:\\s*)?\"([^\"]*)\"",
         caseInsensitive: true)
-    private static let appAuthorization = try! TextPattern("\\bApp\\s+([A-Za-z0-9._~+/=-]{8,})")
     private static let fcmToken = try! TextPattern("[A-Za-z0-9_-]{11,}:APA91b[A-Za-z0-9_-]{20,}")
-    private static let tokenField = try! TextPattern(
-        "\\\\?\"(?:pushServiceToken|cloudToken|deviceToken|registrationToken)\\\\?\"\\s*:\\s*\\\\?\"([^\"\\\\]{8,})",
-        caseInsensitive: true)
 
     func scan(line: String, number: Int, file: String) -> [SecretFinding] {
         // Candidates from every pattern, in the patterns' order of precedence; overlaps are settled once at the
@@ -147,7 +172,7 @@ public struct SecretScanner: Sendable {
                 add(range, .email, "replace it by a pseudonym such as user-1234@\(Pseudonymizer.emailDomain)")
             }
         }
-        for range in hasDigit ? Self.phoneField.captures(in: line, group: 1) : [] {
+        for range in hasDigit ? phoneField?.captures(in: line, group: 1) ?? [] : [] {
             let digits = line[range].filter(\.isASCIIDigit)
             if digits.hasPrefix(Pseudonymizer.phonePrefix) || digits.count < 6 { continue }
             add(range, .phone, "replace it by a pseudonym starting with \(Pseudonymizer.phonePrefix) (digits only)")
@@ -157,8 +182,8 @@ public struct SecretScanner: Sendable {
                 add(range, .phone, "replace it by a pseudonym starting with +\(Pseudonymizer.phonePrefix)")
             }
         }
-        if line.containsBytes("App") {
-            for range in Self.appAuthorization.captures(in: line, group: 1) {
+        if let credentialAuthorization, credentialSchemes.contains(where: { line.containsBytes($0) }) {
+            for range in credentialAuthorization.captures(in: line, group: 1) {
                 let value = String(line[range])
                 if Pseudonymizer.isPseudonym(value) || keepSet.contains(value) { continue }
                 guard value.contains(where: { $0.isASCIIDigit || $0 == "-" }) else { continue }
@@ -170,7 +195,9 @@ public struct SecretScanner: Sendable {
                 add(range, .pushToken, "replace the token by a pseudonym (redacted-token-…)")
             }
         }
-        let tokenRanges = lower.containsBytes("token") ? Self.tokenField.captures(in: line, group: 1) : []
+        let tokenRanges =
+            tokenFieldNames.contains(where: { lower.containsBytes($0) })
+            ? tokenField?.captures(in: line, group: 1) ?? [] : []
         for range in tokenRanges where !line[range].hasPrefix(Pseudonymizer.prefix) {
             add(range, .pushToken, "replace the token by a pseudonym (redacted-token-…)")
         }
@@ -179,7 +206,7 @@ public struct SecretScanner: Sendable {
             where !Pseudonymizer.isPseudonym(String(line[range])) && !keepSet.contains(String(line[range])) {
                 add(range, .credential, "replace the query parameter's value by a pseudonym (redacted-…)")
             }
-            for range in Self.phoneIdentifier.captures(in: line, group: 1) {
+            for range in phoneIdentifier?.captures(in: line, group: 1) ?? [] {
                 let digits = line[range].lowercased().replacingOccurrences(of: "%2b", with: "").filter(\.isASCIIDigit)
                 if digits.hasPrefix(Pseudonymizer.phonePrefix) { continue }
                 add(

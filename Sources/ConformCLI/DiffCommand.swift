@@ -117,10 +117,10 @@ enum DiffCommand {
         collector: ResultCollector?
     ) async throws -> Int {
         let files = try SuiteFiles.expand([input], io: io)
-        let loaded = SuiteFiles.load(files, io: io, color: false)
-        if loaded.count > 0 {
-            io.err.write(loaded.problems)
-            throw CLIFailure(Diagnostic(.runNotStarted, message: "\(loaded.count) problems in the suites"))
+        let loaded = SuiteFiles.load(files, io: io)
+        if let notRun = loaded.notRun {
+            io.err.write(loaded.renderedProblems())
+            throw CLIFailure(notRun)
         }
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
         func run(_ target: Target) async throws -> RunResult {

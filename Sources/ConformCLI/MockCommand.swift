@@ -29,9 +29,9 @@ enum MockCommand {
                     subcommand: "mock")
             }
             let files = try SuiteFiles.expand(parsed.positionals, io: io)
-            let loaded = SuiteFiles.load(files, io: io, color: io.color)
-            if loaded.count > 0 {
-                io.err.write(loaded.problems)
+            let loaded = SuiteFiles.load(files, io: io)
+            if loaded.problemCount > 0 {
+                io.err.write(loaded.renderedProblems(color: io.color))
                 return ConformCommand.ExitCode.cannotRun
             }
             suites = loaded.suites

@@ -61,14 +61,10 @@ enum RunCommand {
             io.report(error.diagnostic)
             return ConformCommand.ExitCode.cannotRun
         }
-        let loaded = SuiteFiles.load(files, io: io, color: color)
-        if loaded.count > 0 {
-            io.err.write(loaded.problems)
-            io.report(
-                Diagnostic(
-                    .runNotStarted,
-                    message: "\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in the suites; nothing was run",
-                    help: "run 'conform validate' on them and fix each problem"))
+        let loaded = SuiteFiles.load(files, io: io)
+        if let notRun = loaded.notRun {
+            io.err.write(loaded.renderedProblems(color: color))
+            io.report(notRun)
             return ConformCommand.ExitCode.cannotRun
         }
         if loaded.suites.isEmpty {

@@ -43,14 +43,11 @@ enum SuiteFiles {
         return "suites"
     }
 
-    /// Loads every file; returns the suites and the rendered diagnostics of the files that failed.
-    static func load(
-        _ files: [String], io: CommandIO, color: Bool
-    ) -> (suites: [Suite], problems: TerminalText, count: Int) {
-        let loaded = LoadedSuites(names: files, profile: ConformCommand.profile, color: color) {
+    /// Loads every file of the profile's suites (the problems of those that failed are in the result, as data).
+    static func load(_ files: [String], io: CommandIO) -> LoadedSuites {
+        LoadedSuites(names: files, profile: ConformCommand.profile) {
             FileManager.default.contents(atPath: io.resolve($0))
         }
-        return (loaded.suites, loaded.problemText, loaded.problemCount)
     }
 }
 

@@ -14,15 +14,15 @@ enum ValidateCommand {
         do {
             let files = try SuiteFiles.expand(
                 parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
-            let loaded = SuiteFiles.load(files, io: io, color: color)
+            let loaded = SuiteFiles.load(files, io: io)
             let outside = SuiteFiles.outsideTarget(loaded.suites, allowed: allowed)
             for problem in outside {
                 let source = problem.file.flatMap { FileManager.default.contents(atPath: io.resolve($0)) }
                 io.report(problem, source: source.map { String(decoding: $0, as: UTF8.self) })
             }
-            let count = loaded.count + outside.count
+            let count = loaded.problemCount + outside.count
             if count > 0 {
-                io.err.write(loaded.problems)
+                io.err.write(loaded.renderedProblems(color: color))
                 io.err.write(
                     "\(count) problem\(count == 1 ? "" : "s") in \(files.count) file\(files.count == 1 ? "" : "s")\n"
                 )

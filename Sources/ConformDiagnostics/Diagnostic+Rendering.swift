@@ -16,7 +16,12 @@ extension Diagnostic {
 
     /// The text of ``rendered(source:color:)`` as terminal text, for a sink that keeps its colours apart.
     public func renderedText(source: String, color: Bool = false) -> TerminalText {
-        renderedText(sourceLine: mark.flatMap { Self.line($0.line, of: source) }, color: color)
+        renderedText(sourceLine: sourceLine(in: source), color: color)
+    }
+
+    /// The line of `source` (the whole file) the diagnostic points at; `nil` without a mark.
+    public func sourceLine(in source: String) -> Substring? {
+        mark.flatMap { Self.line($0.line, of: source) }
     }
 
     /// The text of ``rendered(sourceLine:color:)`` as terminal text, for a sink that keeps its colours apart.

@@ -3,42 +3,67 @@ import ConformCrypto
 import ConformDiagnostics
 import Foundation
 
-/// Suite files loaded together for one run: each parsed and versioned by its SHA-256, suite ids unique, and the
-/// problems of every file rendered compiler-style (`file:line:col: error: …`, the source line, a `help:` line).
+/// Suite files loaded together for one run: each parsed and versioned by its SHA-256, suite ids unique, and every
+/// problem of every file as a ``Problem``: a diagnostic with the source line it points at, which the command line
+/// (or `ConformTesting`'s summary) renders compiler-style.
 public struct LoadedSuites: Sendable {
+    /// One problem of a file that did not load: the diagnostic, and the line of the file it points at (`nil` when
+    /// the file could not be read or the problem has no line).
+    public struct Problem: Sendable, Hashable {
+        public var diagnostic: Diagnostic
+        public var sourceLine: String?
+
+        /// The problem compiler-style: `file:line:col: error: …`, the source line with a caret, `help:`.
+        public func renderedText(color: Bool = false) -> TerminalText {
+            diagnostic.renderedText(sourceLine: sourceLine.map { Substring($0) }, color: color)
+        }
+    }
+
     /// The suites that loaded, in the order of the files.
     public var suites: [Suite]
-    /// The rendered diagnostics of the files that did not load, one problem after another, as terminal text (its
-    /// colours, when asked for, kept apart from the text).
-    public var problemText: TerminalText
-    /// ``problemText`` as it is written.
-    public var problems: String { problemText.rendered }
-    /// How many problems `problems` holds; the run must not start unless it is zero.
-    public var problemCount: Int
+    /// The problems of the files that did not load, file by file in file order; the run must not start unless
+    /// there are none.
+    public var problems: [Problem]
+    /// How many problems there are.
+    public var problemCount: Int { problems.count }
+
+    /// Every problem rendered, one after another (colours only when asked for).
+    public func renderedProblems(color: Bool = false) -> TerminalText {
+        problems.reduce(into: TerminalText()) { text, problem in text += problem.renderedText(color: color) + "\n" }
+    }
+
+    /// Why nothing was run when the suites had problems: the one diagnostic that follows them, `nil` when there
+    /// are none.
+    public var notRun: Diagnostic? {
+        guard problemCount > 0 else { return nil }
+        return Diagnostic(
+            .runNotStarted,
+            message: "\(problemCount) problem\(problemCount == 1 ? "" : "s") in the suites; nothing was run",
+            help: "fix each problem above ('conform validate' on the files checks them without running)")
+    }
 
     /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable); the
     /// bases of `profile` are names every suite may use without declaring them.
-    public init(files: [(name: String, contents: Data?)], profile: ProtocolProfile, color: Bool = false) {
+    public init(files: [(name: String, contents: Data?)], profile: ProtocolProfile) {
         let contents = Dictionary(files.map { ($0.name, $0.contents) }, uniquingKeysWith: { first, _ in first })
-        self.init(names: files.map(\.name), profile: profile, color: color) { contents[$0] ?? nil }
+        self.init(names: files.map(\.name), profile: profile) { contents[$0] ?? nil }
     }
 
-    /// Loads the files `names` like ``init(files:profile:color:)``, reading each with `read` (`nil` when
-    /// unreadable) only when its turn comes, so a run over many large files holds one file's bytes at a time.
-    public init(names: [String], profile: ProtocolProfile, color: Bool = false, read: (String) -> Data?) {
+    /// Loads the files `names` like ``init(files:profile:)``, reading each with `read` (`nil` when unreadable) only
+    /// when its turn comes, so a run over many large files holds one file's bytes at a time.
+    public init(names: [String], profile: ProtocolProfile, read: (String) -> Data?) {
         let loader = SuiteLoader(profile: profile)
         suites = []
-        problemText = TerminalText()
-        problemCount = 0
+        problems = []
         var seen: [String: String] = [:]
         for file in names {
             // The file's bytes are held once: as the array the parser reads (the `Data` is gone once copied).
             guard let (bytes, hash) = read(file).map({ ([UInt8]($0), Self.contentHash(of: $0)) }) else {
-                let problem = Diagnostic(
-                    .fileUnreadable, file: file, message: "cannot read the file",
-                    help: "check that it exists and is readable")
-                problemText += problem.renderedText(sourceLine: nil, color: color) + "\n"
-                problemCount += 1
+                problems.append(
+                    Problem(
+                        diagnostic: Diagnostic(
+                            .fileUnreadable, file: file, message: "cannot read the file",
+                            help: "check that it exists and is readable")))
                 continue
             }
             do {
@@ -46,12 +71,12 @@ public struct LoadedSuites: Sendable {
                 var suite = try loader.load(bytes: consume bytes, file: file)
                 suite.contentHash = hash
                 if let other = seen[suite.id] {
-                    let problem = Diagnostic(
-                        .suiteDuplicateID, file: file, mark: SourceMark(line: 1, column: 1),
-                        message: "suite id '\(suite.id)' is also used by \(other)",
-                        help: "give every suite a unique 'suite:' id")
-                    problemText += problem.renderedText(sourceLine: nil, color: color) + "\n"
-                    problemCount += 1
+                    problems.append(
+                        Problem(
+                            diagnostic: Diagnostic(
+                                .suiteDuplicateID, file: file, mark: SourceMark(line: 1, column: 1),
+                                message: "suite id '\(suite.id)' is also used by \(other)",
+                                help: "give every suite a unique 'suite:' id")))
                     continue
                 }
                 seen[suite.id] = file
@@ -59,8 +84,9 @@ public struct LoadedSuites: Sendable {
             } catch {
                 // Read again to quote the lines of a file that has problems.
                 let source = read(file).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                for d in error.diagnostics { problemText += d.renderedText(source: source, color: color) + "\n" }
-                problemCount += error.diagnostics.count
+                for d in error.diagnostics {
+                    problems.append(Problem(diagnostic: d, sourceLine: d.sourceLine(in: source).map(String.init)))
+                }
             }
         }
     }

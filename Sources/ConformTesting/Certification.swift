@@ -38,17 +38,9 @@ public enum Certification {
         } catch {
             return CertificationResult(outcome: .couldNotRun, summary: rendered(error.diagnostic), run: nil)
         }
-        if loaded.problemCount > 0 {
-            let plural = loaded.problemCount == 1 ? "" : "s"
+        if let notRun = loaded.notRun {
             return CertificationResult(
-                outcome: .couldNotRun,
-                summary: loaded.problems
-                    + rendered(
-                        Diagnostic(
-                            .runNotStarted,
-                            message: "\(loaded.problemCount) problem\(plural) in the suites; nothing was run",
-                            help: "fix each problem ('conform validate' on the files shows the same)")),
-                run: nil)
+                outcome: .couldNotRun, summary: loaded.renderedProblems().rendered + rendered(notRun), run: nil)
         }
         if loaded.suites.isEmpty {
             return CertificationResult(

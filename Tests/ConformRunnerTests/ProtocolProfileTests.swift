@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformMobileMessaging
 import ConformRunner
 import Foundation
@@ -36,7 +37,14 @@ extension ProtocolProfile {
         #expect(mobileMessaging.suites.map(\.id) == ["profiled"])
         let bare = LoadedSuites(files: files, profile: .none)
         #expect(bare.problemCount == 1)
-        #expect(bare.problems.contains("mobile"))
+        #expect(bare.problems.map(\.diagnostic.id) == [.suiteUndeclaredName])
+        #expect(bare.problems.first?.diagnostic.mark == SourceMark(line: 5, column: 34))
+        #expect(bare.problems.first?.sourceLine?.contains("{{ mobile }}") == true)
+        #expect(
+            bare.notRun?.message == "1 problem in the suites; nothing was run"
+                && bare.notRun?.id == .runNotStarted)
+        #expect(LoadedSuites(files: files, profile: .mobileMessaging).notRun == nil)
+        #expect(bare.renderedProblems().rendered.contains("mobile"))
         #expect(bare.suites.isEmpty)
     }
 
@@ -75,7 +83,7 @@ extension ProtocolProfile {
 
     @Test func aSuiteLoadedUnderAnotherProfileKnowsItsBaseFunctionAndModes() throws {
         let tiny = load(Self.tinyYAML, .tiny)
-        #expect(tiny.problems == "")
+        #expect(tiny.problems == [])
         #expect(tiny.suites.first?.profile == "sealed")
         // A suite that names no mode gets the profile's first.
         let plain = load(Self.tinyYAML.replacingOccurrences(of: "profile: sealed\n", with: ""), .tiny)
@@ -83,10 +91,10 @@ extension ProtocolProfile {
         // Under Mobile Messaging the same suite names a base, a function and a mode that protocol does not have.
         let other = load(Self.tinyYAML, .mobileMessaging)
         #expect(other.problemCount == 3)
-        #expect(other.problems.contains("s.yaml:3:10: error: unknown profile 'sealed'"))
-        #expect(other.problems.contains("help: use one of: all, jwt, restricted, restricted-access"))
-        #expect(other.problems.contains("'stamp' is not a function"))
-        #expect(other.problems.contains("'api' is not defined"))
+        #expect(other.renderedProblems().rendered.contains("s.yaml:3:10: error: unknown profile 'sealed'"))
+        #expect(other.renderedProblems().rendered.contains("help: use one of: all, jwt, restricted, restricted-access"))
+        #expect(other.renderedProblems().rendered.contains("'stamp' is not a function"))
+        #expect(other.renderedProblems().rendered.contains("'api' is not defined"))
     }
 
     @Test func aSuiteOfAnotherProfileCannotCallMobileMessagingsFunctionOrModes() {
@@ -102,10 +110,10 @@ extension ProtocolProfile {
             """
         let tiny = load(yaml, .tiny)
         #expect(tiny.problemCount == 2)
-        #expect(tiny.problems.contains("s.yaml:3:10: error: unknown profile 'jwt'"))
-        #expect(tiny.problems.contains("help: use one of: open, sealed"))
-        #expect(tiny.problems.contains("'jwt' is not a function"))
-        #expect(load(yaml.replacingOccurrences(of: "{{ api }}", with: "{{ mobile }}"), .mobileMessaging).problems == "")
+        #expect(tiny.renderedProblems().rendered.contains("s.yaml:3:10: error: unknown profile 'jwt'"))
+        #expect(tiny.renderedProblems().rendered.contains("help: use one of: open, sealed"))
+        #expect(tiny.renderedProblems().rendered.contains("'jwt' is not a function"))
+        #expect(load(yaml.replacingOccurrences(of: "{{ api }}", with: "{{ mobile }}"), .mobileMessaging).problems == [])
     }
 
     @Test func theMockOfAnotherProfileAnswersWithItsFunctionAndRefusesInItsEnvelope() throws {

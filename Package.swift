@@ -154,7 +154,8 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport",
+                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport", "ConformTesting",
+                "ConformTraffic", "ConformYAML", "ConformDiagnostics",
             ],
             exclude: ["Cases", "Adapters"]
         ),

@@ -6,7 +6,7 @@ import Testing
     struct Reader: YAMLDecodingContext {
         let file = "c.yaml"
         var diagnostics: [Diagnostic] = []
-        var defaultID: DiagnosticID { .configInvalid }
+        var defaultID: DiagnosticID { DiagnosticID("test.config-invalid") }
     }
 
     @Test func everyProblemIsCollectedInFileOrderWithItsId() throws {
@@ -31,7 +31,7 @@ import Testing
         let failure = try #require(reader.failure)
         #expect(
             failure.diagnostics.map { "\($0.mark!) \($0.id) \($0.message) | \($0.help ?? "")" } == [
-                "1:1 config.invalid a problem of the model itself | ",
+                "1:1 test.config-invalid a problem of the model itself | ",
                 "1:7 yaml.wrong-type name must be text, found a list | write it as a quoted string",
                 "2:10 yaml.wrong-type enabled must be true or false | write true or false",
                 "3:7 yaml.wrong-type tags must be a list of strings | write [a, b] or one '- item' per line",

@@ -145,12 +145,7 @@ extension Diagnostic: CustomStringConvertible {
     /// `file:line:col:`, `file:` or `nil`, then the context (`exchange 3 (…):`), as the start of the first line.
     var location: String? {
         var parts: [String] = []
-        switch (file, mark) {
-        case (let file?, let mark?): parts.append("\(file):\(mark.line):\(mark.column):")
-        case (let file?, nil): parts.append("\(file):")
-        case (nil, let mark?): parts.append("\(mark.line):\(mark.column):")
-        case (nil, nil): break
-        }
+        if let place { parts.append(place + ":") }
         if let context { parts.append("\(context):") }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }

@@ -4,7 +4,11 @@ import ConformDiagnostics
 ///
 /// The message is the text reports show, as it always was; the kind and the fields are the same facts as data,
 /// for programs (an SDK's own tests, a CI gate) that act on why a step did not pass without parsing the text.
-public struct StepError: Sendable, Hashable, CustomStringConvertible {
+///
+/// It has a ``Diagnostic``'s shape (``DiagnosticShape``): where in a suite file, which kind, what is wrong, how to
+/// fix it; a problem at a place is made with ``init(_:at:_:reason:help:fields:)``, which writes the message the one
+/// way (`file:line:col: reason; help`), so no caller pastes a location into text.
+public struct StepError: Sendable, Hashable, CustomStringConvertible, DiagnosticShape {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// An earlier step of the flow did not pass (`fields["blockedBy"]`).
         case skipped
@@ -40,6 +44,10 @@ public struct StepError: Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
     /// The text reports show.
     public var message: String
+    /// What is wrong, without where (the message itself for a step error that names no place).
+    public var reason: String
+    /// How to fix it, when the step error says.
+    public var help: String?
     /// The facts behind the message, by name (see each ``Kind``).
     public var fields: [String: String]
     /// Where the problem is in a suite file, when it is there rather than at the step.
@@ -51,10 +59,24 @@ public struct StepError: Sendable, Hashable, CustomStringConvertible {
     ) {
         self.kind = kind
         self.message = message
+        self.reason = message
         self.fields = fields
         self.file = file
         self.mark = mark
     }
+
+    /// A problem at `mark` in `file` (a suite's): its message is `file:line:col: reason; help`.
+    public init(
+        _ kind: Kind, at file: String, _ mark: SourceMark, reason: String, help: String? = nil,
+        fields: [String: String] = [:]
+    ) {
+        self.init(kind, reason, fields: fields, file: file, mark: mark)
+        self.help = help
+        self.message = [place.map { "\($0): \(reason)" } ?? reason, help].compactMap { $0 }.joined(
+            separator: Self.separator)
+    }
+
+    public var kindName: String { kind.rawValue }
 
     public var description: String { message }
 

@@ -12,9 +12,9 @@ extension Runner {
         let origin = OriginPolicy.origin(of: request.url) ?? HTTPSyntax.quoted(request.url)
         let host = URLParts(origin).authority
         return StepError(
-            .outsideTarget,
-            "\(file):\(mark): not sent: the request goes to \(origin), outside the target's origins (\(policy)); "
-                + "pass --allow-host \(host) to allow it",
-            fields: ["url": request.url, "origin": origin, "allowed": policy.description], file: file, mark: mark)
+            .outsideTarget, at: file, mark,
+            reason: "not sent: the request goes to \(origin), outside the target's origins (\(policy))",
+            help: "pass --allow-host \(host) to allow it",
+            fields: ["url": request.url, "origin": origin, "allowed": policy.description])
     }
 }

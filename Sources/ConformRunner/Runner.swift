@@ -86,7 +86,7 @@ public struct Runner: Sendable {
         var functions = TemplateScope.builtinFunctions
         functions.merge(plan.functions) { _, new in new }
         var scope = TemplateScope(functions: functions)
-        var setupError: String?
+        var setupError: StepError?
         for (key, value) in plan.targetDefaults { scope[key] = .string(value) }
         for variable in suite.variables {
             if let v = plan.overrides[variable.name] ?? plan.environment[variable.name] {
@@ -96,8 +96,9 @@ public struct Runner: Sendable {
             do {
                 scope[variable.name] = try variable.defaultValue.render(in: scope)
             } catch {
-                setupError =
-                    "\(suite.file):\(variable.mark): variable '\(variable.name)': \(error.message); \(error.help)"
+                setupError = StepError(
+                    .setup, at: suite.file, variable.mark, reason: "variable '\(variable.name)': \(error.message)",
+                    help: error.help)
                 break
             }
         }
@@ -126,13 +127,14 @@ public struct Runner: Sendable {
     }
 
     func runFlow(
-        _ flow: Flow, suite: Suite, scope initial: TemplateScope, setupError: String?, plan: RunPlan, board: EventBoard,
+        _ flow: Flow, suite: Suite, scope initial: TemplateScope, setupError: StepError?, plan: RunPlan,
+        board: EventBoard,
         events: @escaping @Sendable (RunEvent) -> Void
     ) async -> [StepResult] {
         var scope = initial
         var results: [StepResult] = []
         results.reserveCapacity(flow.steps.count)
-        var blocked: String? = setupError
+        var blocked: String? = setupError?.message
         let origin = StepResult.Origin(suiteID: suite.id, flow: flow.name, file: suite.file, spec: suite.spec)
         for (index, step) in flow.steps.enumerated() {
             var result = StepResult(
@@ -142,8 +144,9 @@ public struct Runner: Sendable {
                 result.errors = [StepError(.skipped, "skipped: \(blocked)", fields: ["blockedBy": blocked])]
             } else if let reason = plan.halt?.reason {
                 result.errors = [StepError(.notRun, "not run: \(reason)", fields: ["reason": reason])]
-            } else if let blocked {
-                result.errors = [StepError(.setup, blocked, fields: ["cause": blocked])]
+            } else if var setupError {
+                setupError.fields["cause"] = setupError.message
+                result.errors = [setupError]
                 result.verdict = .error
             } else {
                 switch step.action {
@@ -231,8 +234,8 @@ public struct Runner: Sendable {
                 result.verdict = .error
                 result.errors = [
                     StepError(
-                        .badWindow, "\(result.file):\(eventually.mark): \(error.message); \(error.help)",
-                        fields: ["window": eventually.window?.source ?? ""], file: result.file, mark: eventually.mark)
+                        .badWindow, at: result.file, eventually.mark, reason: error.message, help: error.help,
+                        fields: ["window": eventually.window?.source ?? ""])
                 ]
                 return result
             }
@@ -247,8 +250,11 @@ public struct Runner: Sendable {
                 request = try exchange.request.render(in: scope)
             } catch {
                 result.verdict = .error
-                result.error =
-                    "\(result.file):\(exchange.request.mark): cannot build the request: \(error.message); \(error.help)"
+                result.errors = [
+                    StepError(
+                        .text, at: result.file, exchange.request.mark,
+                        reason: "cannot build the request: \(error.message)", help: error.help)
+                ]
                 return result
             }
             var timed = request

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import Foundation
@@ -99,5 +100,43 @@ import Testing
         #expect(step.error == "from elsewhere; still failing after 2 attempts in 1s")
         step.error = nil
         #expect(step.errors.isEmpty)
+    }
+
+    /// A step error at a place has a diagnostic's shape: the same place, what is wrong and how to fix it, and its
+    /// message says them the one way.
+    @Test func aStepErrorAtAPlaceHasTheShapeOfADiagnostic() {
+        let error = StepError(
+            .outsideTarget, at: "s.yaml", SourceMark(line: 4, column: 9), reason: "not sent: elsewhere",
+            help: "pass --allow-host x to allow it", fields: ["url": "http://x/"])
+        let diagnostic = Diagnostic(
+            .suiteOutsideTarget, file: "s.yaml", mark: SourceMark(line: 4, column: 9), message: "not sent: elsewhere",
+            help: "pass --allow-host x to allow it")
+        #expect(error.place == diagnostic.place && error.place == "s.yaml:4:9")
+        #expect(error.reason == diagnostic.reason && error.help == diagnostic.help)
+        #expect(error.kindName == "outsideTarget" && diagnostic.kindName == "suite.outside-target")
+        #expect(error.message == "s.yaml:4:9: not sent: elsewhere; pass --allow-host x to allow it")
+        #expect(StepError(.note, "a note").place == nil && StepError(.note, "a note").reason == "a note")
+    }
+
+    /// A variable whose default does not render is the setup error of every step, named at the variable.
+    @Test func aVariableThatDoesNotRenderIsASetupErrorAtTheVariable() async throws {
+        let suite = try suite(
+            """
+            suite: broken-var
+            title: a variable whose default calls a function with a bad argument
+            vars: {n: "{{ digits 99 }}"}
+            steps:
+              - name: a
+                request: {url: "{{ mobile }}/x"}
+                expect: {status: 200}
+            """, file: "broken.yaml")
+        let mark = try #require(suite.variables.first?.mark)
+        #expect(mark == SourceMark(line: 3, column: 8))
+        let step = try #require(await run([suite]).suites.first?.steps.first)
+        let error = try #require(step.errors.first)
+        #expect(error.kind == .setup)
+        #expect(error.place == "broken.yaml:3:8")
+        #expect(error.message.hasPrefix("broken.yaml:3:8: variable 'n': "))
+        #expect(error.fields["cause"] == error.message)
     }
 }

@@ -14,3 +14,13 @@ extension DiagnosticID {
     /// Every id above, for the catalog the tests gather from every module.
     public static let runnerIDs: [DiagnosticID] = [.suiteDuplicateID, .suiteNotFound, .runNotStarted, .runNoSelection]
 }
+
+/// The words of a run that did not start, written once (`run`, `diff` and `ConformTesting` say it alike).
+extension DiagnosticMessage {
+    /// The suites had `count` problems, so nothing was run.
+    public static func suitesHaveProblems(_ count: Int) -> DiagnosticMessage {
+        DiagnosticMessage(
+            .runNotStarted, "\(count) problem\(count == 1 ? "" : "s") in the suites; nothing was run",
+            help: "fix each problem above ('conform validate' on the files checks them without running)")
+    }
+}

@@ -35,11 +35,7 @@ public struct LoadedSuites: Sendable {
     /// Why nothing was run when the suites had problems: the one diagnostic that follows them, `nil` when there
     /// are none.
     public var notRun: Diagnostic? {
-        guard problemCount > 0 else { return nil }
-        return Diagnostic(
-            .runNotStarted,
-            message: "\(problemCount) problem\(problemCount == 1 ? "" : "s") in the suites; nothing was run",
-            help: "fix each problem above ('conform validate' on the files checks them without running)")
+        problemCount > 0 ? Diagnostic(.suitesHaveProblems(problemCount)) : nil
     }
 
     /// Loads `files`: each has the name diagnostics and reports show, and its bytes (`nil` when unreadable); the

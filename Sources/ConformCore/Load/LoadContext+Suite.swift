@@ -25,10 +25,8 @@ extension LoadContext {
             if applicationModes.contains(p) {
                 profile = p
             } else {
-                let suggestion = closestMatch(to: p, in: applicationModes).map { "did you mean '\($0)'? " } ?? ""
-                error(
-                    node, "unknown profile '\(p)'",
-                    help: "\(suggestion)use one of: \(applicationModes.joined(separator: ", "))")
+                diagnostics.append(
+                    Diagnostic(.unknownApplicationMode(p, modes: applicationModes), file: file, mark: node.mark))
             }
         }
         var tags: [String] = []

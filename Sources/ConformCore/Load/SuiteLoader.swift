@@ -197,19 +197,10 @@ struct LoadContext: YAMLDecodingContext {
     mutating func checkReferences() {
         let known = declared.union(predefined).union(functions)
         for (name, mark) in references where !known.contains(name) {
-            let suggestion = closestMatch(to: name, in: Array(known)).map { "did you mean '\($0)'? " } ?? ""
-            error(
-                at: mark, "'\(name)' is not defined",
-                help:
-                    "\(suggestion)declare it under 'vars:' (an empty default is fine for values given with --var) or capture it in an earlier step",
-                id: .suiteUndeclaredName)
+            diagnostics.append(Diagnostic(.undeclaredName(name, known: Array(known)), file: file, mark: mark))
         }
         for (name, mark) in calls where !functions.contains(name) {
-            let suggestion = closestMatch(to: name, in: Array(functions)).map { "did you mean '\($0)'? " } ?? ""
-            error(
-                at: mark, "'\(name)' is not a function",
-                help: "\(suggestion)the functions are: \(functions.sorted().joined(separator: ", "))",
-                id: .suiteUndeclaredName)
+            diagnostics.append(Diagnostic(.unknownFunction(name, functions: Array(functions)), file: file, mark: mark))
         }
     }
 }

@@ -10,7 +10,8 @@
 
 typedef void *(*conform_mhd_uri_log_cb)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-/* Starts a daemon bound to `address` with the options Conform uses; `logger` receives MHD's messages when MHD_USE_ERROR_LOG is set. */
+/* Starts a daemon bound to `address` with the options Conform uses; `logger` receives MHD's messages when MHD_USE_ERROR_LOG is set;
+   with a key and a certificate (PEM) it speaks HTTPS. */
 static inline struct MHD_Daemon *conform_mhd_start(
     unsigned int flags, const struct sockaddr *address,
     MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -19,7 +20,24 @@ static inline struct MHD_Daemon *conform_mhd_start(
     MHD_LogCallback logger, void *logger_cls,
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, size_t connection_memory_limit,
-    unsigned int connection_timeout_seconds, unsigned int connection_limit) {
+    unsigned int connection_timeout_seconds, unsigned int connection_limit,
+    const char *tls_key_pem, const char *tls_cert_pem) {
+  if (tls_key_pem != NULL && tls_cert_pem != NULL) {
+    /* HTTPS: GnuTLS with the given PEM key and certificate chain; libmicrohttpd offers ALPN http/1.1. */
+    return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
+        MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+        MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
+        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_END);
+  }
   return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
       MHD_OPTION_SOCK_ADDR, address,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,

@@ -121,14 +121,17 @@ let package = Package(
             exclude: ["Goldens"]),
         .testTarget(
             name: "ConformCurlTests",
-            dependencies: ["ConformCurl", "ConformServer", "ConformReport", "ConformRunner", "ConformTransports"],
+            dependencies: [
+                "ConformCurl", "ConformServer", "ConformReport", "ConformRunner", "ConformTransports", "ConformTLS",
+                "ConformTestSupport",
+            ],
             exclude: ["Adapters"]),
         .testTarget(name: "ConformTLSTests", dependencies: ["ConformTLS", "ConformTestSupport"]),
         .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(
             name: "ConformServerTests",
-            dependencies: ["ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport"]),
+            dependencies: ["ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport", "ConformTLS"]),
         .testTarget(
             name: "ConformTrafficTests",
             dependencies: [

@@ -100,7 +100,8 @@ enum RunCommand {
         let transport: any Transport
         do {
             transport = try target.makeTransport(
-                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
+                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody,
+                tls: try ClientTLSOptions.parse(parsed, subcommand: "run", io: io))
         } catch {
             io.report(
                 Diagnostic(.runTargetUnavailable, message: "cannot set up the target \(target.description): \(error)"))

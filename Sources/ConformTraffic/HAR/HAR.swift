@@ -133,9 +133,10 @@ public enum HAR {
             if let note = read.omitted { omitted.append("response.body: \(note)") }
             if let refusal = read.refusal { refusals.append(refusal) }
         }
-        let response = HTTPResponse(
+        var response = HTTPResponse(
             status: HTTPStatus(status), headerFields: ContentDecoding.alreadyDecoded(responseHeaders, responseBody),
             body: responseBody)
+        response.httpVersion = (res["httpVersion"]?.stringValue).flatMap(HTTPVersionText.normalized)
 
         var started = Date(timeIntervalSince1970: 0)
         if let text = entry["startedDateTime"]?.stringValue {

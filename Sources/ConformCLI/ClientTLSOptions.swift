@@ -6,7 +6,8 @@ import ConformCurl
 enum ClientTLSOptions {
     static func parse(_ parsed: Arguments, subcommand: String, io: CommandIO) throws(UsageError) -> ClientTLS {
         if parsed.value("--key") != nil && parsed.value("--cert") == nil {
-            throw UsageError(message: "--key is the key of a --cert client certificate; add --cert FILE", subcommand: subcommand)
+            throw UsageError(
+                message: "--key is the key of a --cert client certificate; add --cert FILE", subcommand: subcommand)
         }
         return ClientTLS(
             insecure: parsed.has("--insecure"),

@@ -152,7 +152,7 @@ extension CommandSpec {
     static let serve = CommandSpec(
         name: "serve", abstract: "Serve the reference implementation over HTTP (with --check: check an app).",
         overview:
-            "Serve the embedded reference implementation over HTTP/1.1 (both the mobile and the backend API).",
+            "Serve the embedded reference implementation over HTTP/1.1, or HTTPS with --tls (the mobile and backend APIs).",
         options: [
             OptionSpec(
                 "--host", "ADDRESS", .text(), usage: true, help: "The address to listen on (default: 127.0.0.1)."),

@@ -101,7 +101,8 @@ enum ProxySession {
         let server: Listeners
         do {
             let handler = AsyncHandlerAdapter { await proxy.forward($0) }
-            server = try Listeners.start(host: listen.host, port: listen.port, limits: limits, tls: tls) { _ in handler }
+            server = try Listeners.start(host: listen.host, port: listen.port, limits: limits, tls: tls) { _ in handler
+            }
         } catch {
             io.report(
                 Diagnostic(

@@ -13,7 +13,8 @@ extension ServeCommand {
         let parts = URLParts(trimmed)
         guard parts.path.isEmpty || parts.path == "/" else {
             throw UsageError(
-                message: "--public-url \(HTTPSyntax.quoted(text)) has a path; give the origin only, http(s)://HOST[:PORT]",
+                message:
+                    "--public-url \(HTTPSyntax.quoted(text)) has a path; give the origin only, http(s)://HOST[:PORT]",
                 subcommand: "serve")
         }
         return parts.origin

@@ -59,7 +59,8 @@ enum ServeCommand {
         do {
             server = try Listeners.start(host: host, port: port, limits: limits, tls: tls) { scheme in
                 OriginHandler(
-                    reference, scheme: scheme, publicOrigin: publicOrigin, trustForwarded: parsed.has("--trust-forwarded"))
+                    reference, scheme: scheme, publicOrigin: publicOrigin,
+                    trustForwarded: parsed.has("--trust-forwarded"))
             }
         } catch {
             io.report(

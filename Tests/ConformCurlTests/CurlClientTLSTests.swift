@@ -22,10 +22,14 @@ import Testing
             try "extendedKeyUsage=clientAuth\n".write(toFile: path("client.ext"), atomically: true, encoding: .utf8)
             let openssl = Tool.path("openssl")!
             for arguments in [
-                ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
-                    path("client-key.pem"), "-out", path("client.csr"), "-subj", "/CN=conform test client"],
-                ["x509", "-req", "-in", path("client.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca-key.pem"),
-                    "-CAcreateserial", "-days", "1", "-extfile", path("client.ext"), "-out", path("client.pem")],
+                [
+                    "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                    path("client-key.pem"), "-out", path("client.csr"), "-subj", "/CN=conform test client",
+                ],
+                [
+                    "x509", "-req", "-in", path("client.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca-key.pem"),
+                    "-CAcreateserial", "-days", "1", "-extfile", path("client.ext"), "-out", path("client.pem"),
+                ],
             ] {
                 let outcome = try await ChildProcess.output(openssl, arguments)
                 #expect(outcome.status == 0, "\(outcome.output)")
@@ -59,7 +63,8 @@ import Testing
                 }
                 if found == nil { usleep(100_000) }
             }
-            port = try #require(found, "the server printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            port = try #require(
+                found, "the server printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         }
         deinit { process.terminate() }
     }
@@ -69,8 +74,11 @@ import Testing
         let keys = try await Keys()
         let server = try Server(
             Tool.path("openssl")!,
-            ["s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key", keys.path("server-key.pem"),
-                "-CAfile", keys.path("ca.pem"), "-Verify", "1", "-verify_return_error", "-www"],
+            [
+                "s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key",
+                keys.path("server-key.pem"),
+                "-CAfile", keys.path("ca.pem"), "-Verify", "1", "-verify_return_error", "-www",
+            ],
             portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
         let url = "https://127.0.0.1:\(server.port)/"
         let withCertificate = CurlTransport(
@@ -96,11 +104,15 @@ import Testing
         let keys = try await Keys()
         let transport = CurlTransport(
             timeout: .seconds(20),
-            tls: ClientTLS(caFile: keys.path("ca.pem"), certificateFile: keys.path("client.pem"), keyFile: keys.path("ca.pem")))
+            tls: ClientTLS(
+                caFile: keys.path("ca.pem"), certificateFile: keys.path("client.pem"), keyFile: keys.path("ca.pem")))
         let server = try Server(
             Tool.path("openssl")!,
-            ["s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key", keys.path("server-key.pem"),
-                "-www"],
+            [
+                "s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key",
+                keys.path("server-key.pem"),
+                "-www",
+            ],
             portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
         do {
             _ = try await transport.send(HTTPRequest(method: .get, url: "https://127.0.0.1:\(server.port)/"))
@@ -127,8 +139,10 @@ import Testing
         try app.write(toFile: keys.path("h2app.py"), atomically: true, encoding: .utf8)
         let server = try Server(
             Tool.path("hypercorn")!,
-            ["--certfile", keys.path("server.pem"), "--keyfile", keys.path("server-key.pem"), "-b", "127.0.0.1:0",
-                "h2app:app"],
+            [
+                "--certfile", keys.path("server.pem"), "--keyfile", keys.path("server-key.pem"), "-b", "127.0.0.1:0",
+                "h2app:app",
+            ],
             portAfter: "Running on https://127.0.0.1:", log: keys.path("hypercorn.log"), directory: keys.scratch.url)
         let url = "https://127.0.0.1:\(server.port)/"
         let h2 = try await CurlTransport(timeout: .seconds(20), tls: ClientTLS(caFile: keys.path("ca.pem"))).send(

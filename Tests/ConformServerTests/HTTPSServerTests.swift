@@ -46,8 +46,10 @@ struct HTTPSServerTests {
         #expect(trusted.output.contains("\"url\":\"/hello?x=1\""))
         let byName = try await ChildProcess.output(
             curl,
-            ["-sS", "--cacert", fixture.caFile, "--resolve", "localhost:\(fixture.server.boundPort):127.0.0.1",
-                "https://localhost:\(fixture.server.boundPort)/"])
+            [
+                "-sS", "--cacert", fixture.caFile, "--resolve", "localhost:\(fixture.server.boundPort):127.0.0.1",
+                "https://localhost:\(fixture.server.boundPort)/",
+            ])
         #expect(byName.status == 0, "\(byName.output)")
         let untrusted = try await ChildProcess.output(curl, ["-sS", url])
         #expect(untrusted.status == 60, "\(untrusted.output)")
@@ -57,8 +59,10 @@ struct HTTPSServerTests {
         let fixture = try Fixture()
         let outcome = try await ChildProcess.output(
             Tool.path("openssl")!,
-            ["s_client", "-connect", "127.0.0.1:\(fixture.server.boundPort)", "-alpn", "h2,http/1.1",
-                "-CAfile", fixture.caFile, "-verify_return_error"])
+            [
+                "s_client", "-connect", "127.0.0.1:\(fixture.server.boundPort)", "-alpn", "h2,http/1.1",
+                "-CAfile", fixture.caFile, "-verify_return_error",
+            ])
         #expect(outcome.output.contains("ALPN protocol: http/1.1"), "\(outcome.output)")
         #expect(outcome.output.contains("Verification: OK"), "\(outcome.output)")
     }

@@ -17,7 +17,8 @@ extension RecordedExchange {
         Self.writeHeaders(request.headerFields, into: &out)
         Self.writeBody(request.body, into: &out)
         out += "},\"response\":{\"status\":\(response.status.code)"
-        if let version = response.httpVersion {
+        // Written when it is not HTTP/1.1, which a line without it means.
+        if let version = response.httpVersion, version != "HTTP/1.1" {
             out += ",\"httpVersion\":"
             JSONValue.writeString(version, into: &out)
         }

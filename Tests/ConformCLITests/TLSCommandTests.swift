@@ -74,9 +74,14 @@ struct TLSCommandTests {
         let run = await conform(["run", "--target", served.baseURL, "--cacert", ca], environment: [:])
         #expect(run.code == 0, "\(run.out.suffix(2000))\(run.err)")
         #expect(run.out.hasSuffix("Result: CONFORMS\n"))
+        let report = scratch.path("report.json")
         let fromEnvironment = await conform(
-            ["run", "suites/01-registration.yaml", "--target", served.baseURL], environment: ["SSL_CERT_FILE": ca])
+            ["run", "suites/01-registration.yaml", "--target", served.baseURL, "--report", "json:" + report],
+            environment: ["SSL_CERT_FILE": ca])
         #expect(fromEnvironment.code == 0, "SSL_CERT_FILE is honoured: \(fromEnvironment.out.suffix(500))")
+        // The report says which HTTP version each exchange was spoken in.
+        let json = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(json.contains(#""httpVersion": "HTTP/1.1""#) || json.contains(#""httpVersion":"HTTP/1.1""#))
         let untrusted = await conform(
             ["run", "suites/01-registration.yaml", "--target", served.baseURL], environment: [:])
         #expect(untrusted.code == 2, "\(untrusted.out.suffix(1000))")

@@ -2,6 +2,7 @@ import ConformCLI
 import ConformCore
 import ConformCurl
 import ConformReport
+import ConformTLS
 import ConformTestSupport
 import Foundation
 import Testing
@@ -159,6 +160,69 @@ struct TLSCommandTests {
         let har = await conform(["export", out], environment: [:])
         #expect(har.out.contains(#""httpVersion":"HTTP/1.1""#))
         _ = try await offThePool { try upstream.interrupt() }
+    }
+
+    /// An upstream that speaks HTTP/2 (Hypercorn): the recording and its HAR name the version curl negotiated by
+    /// ALPN, and `--http1.1` keeps to HTTP/1.1.
+    @Test(.enabled(if: Tool.has("hypercorn"), "needs hypercorn (scripts/setup)"))
+    func theRecordingNamesHTTP2WhenTheUpstreamSpeaksIt() async throws {
+        let scratch = try Scratch("recordh2")
+        let authority = try CertificateAuthority.create()
+        let leaf = try authority.issue(for: [ServerName("127.0.0.1")!])
+        try authority.certificate.pem.write(toFile: scratch.path("ca.pem"), atomically: true, encoding: .utf8)
+        try leaf.certificate.pem.write(toFile: scratch.path("leaf.pem"), atomically: true, encoding: .utf8)
+        try leaf.key.pem.write(toFile: scratch.path("leaf-key.pem"), atomically: true, encoding: .utf8)
+        let app = """
+            async def app(scope, receive, send):
+                if scope["type"] != "http":
+                    return
+                body = ('{"spoken":"%s"}' % scope["http_version"]).encode()
+                await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+                await send({"type": "http.response.body", "body": body})
+            """
+        try app.write(toFile: scratch.path("upstream.py"), atomically: true, encoding: .utf8)
+        let log = scratch.path("hypercorn.log")
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let upstream = Process()
+        upstream.executableURL = URL(fileURLWithPath: Tool.path("hypercorn")!)
+        upstream.arguments = [
+            "--certfile", scratch.path("leaf.pem"), "--keyfile", scratch.path("leaf-key.pem"), "-b", "127.0.0.1:0",
+            "upstream:app",
+        ]
+        upstream.currentDirectoryURL = scratch.url
+        upstream.standardOutput = FileHandle(forWritingAtPath: log)
+        upstream.standardError = FileHandle(forWritingAtPath: log)
+        try upstream.run()
+        defer { upstream.terminate() }
+        var port = ""
+        // Waits for Hypercorn to say where it listens (a bound on start-up, not a timing assertion).
+        for _ in 0..<300 where port.isEmpty {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let range = text.range(of: "Running on https://127.0.0.1:") {
+                port = String(text[range.upperBound...].prefix { $0.isNumber })
+            } else {
+                usleep(100_000)
+            }
+        }
+        let upstreamURL = "https://127.0.0.1:\(port)"
+        try #require(
+            !port.isEmpty, "hypercorn did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        for (extra, version) in [([String](), "HTTP/2"), (["--http1.1"], "HTTP/1.1")] {
+            let out = scratch.path("recorded-\(version.count)")
+            let recorder = try await offThePool {
+                try ConformProcess(
+                    ["record", "--upstream", upstreamURL, "--cacert", scratch.path("ca.pem"), "--out", out]
+                        + extra, scratch: scratch, banner: "Recording on ", environment: Self.environment(scratch))
+            }
+            let fetched = try await ChildProcess.output(Tool.path("curl")!, ["-sS", recorder.baseURL + "/mobile/1/x"])
+            #expect(fetched.output == (version == "HTTP/2" ? #"{"spoken":"2"}"# : #"{"spoken":"1.1"}"#))
+            let result = try await offThePool { try recorder.interrupt() }
+            #expect(result.code == 0, "\(result.out)\(result.err)")
+            let line = try String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)
+            #expect(line.contains(#""httpVersion":"HTTP/2""#) == (version == "HTTP/2"), "\(line)")
+            let har = await conform(["export", out], environment: [:])
+            #expect(har.out.contains(#""httpVersion":"\#(version)""#), "\(har.out.prefix(600))")
+        }
     }
 
     @Test func tlsOptionMistakesAreUsageErrorsOrNameTheFile() async throws {

@@ -99,6 +99,51 @@ struct TLSCommandTests {
         _ = try await offThePool { try served.interrupt() }
     }
 
+    /// Java's `HttpURLConnection` (what Android's own client is built on) with a truststore holding the local CA.
+    @Test(.enabled(if: Tool.has("java") && Tool.has("keytool"), "needs OpenJDK"))
+    func javaTrustsTheListenerThroughATruststore() async throws {
+        let scratch = try Scratch("javatls")
+        let env = Self.environment(scratch)
+        let served = try await offThePool {
+            try ConformProcess(
+                ["serve", "--tls", "--port", "0"], scratch: scratch,
+                banner: "Serving the reference implementation on ", environment: env)
+        }
+        let store = scratch.path("truststore.p12")
+        let imported = try await ChildProcess.output(
+            Tool.path("keytool")!,
+            [
+                "-importcert", "-noprompt", "-alias", "conform", "-storetype", "PKCS12", "-storepass", "changeit",
+                "-keystore", store, "-file", scratch.path("config/conform/ca/ca-cert.pem"),
+            ])
+        #expect(imported.status == 0, "\(imported.output)")
+        let client = """
+            import java.net.*; import java.io.*;
+            public class Client {
+                public static void main(String[] args) throws Exception {
+                    HttpURLConnection c = (HttpURLConnection) new URL(args[0] + "/mobile/1/baseurl").openConnection();
+                    c.setRequestProperty("Authorization", "App conform-app-code");
+                    try (InputStream in = c.getInputStream()) {
+                        System.out.println(c.getResponseCode() + " " + new String(in.readAllBytes(), "UTF-8"));
+                    }
+                }
+            }
+            """
+        try client.write(toFile: scratch.path("Client.java"), atomically: true, encoding: .utf8)
+        let trusted = try await ChildProcess.output(
+            Tool.path("java")!,
+            [
+                "-Djavax.net.ssl.trustStore=\(store)", "-Djavax.net.ssl.trustStorePassword=changeit",
+                scratch.path("Client.java"), served.baseURL,
+            ])
+        #expect(trusted.output == "200 {\"baseUrl\":\"\(served.baseURL)\"}\n", "\(trusted.output)")
+        let untrusted = try await ChildProcess.output(
+            Tool.path("java")!, [scratch.path("Client.java"), served.baseURL])
+        #expect(untrusted.status != 0)
+        #expect(untrusted.output.contains("SSLHandshakeException"), "\(untrusted.output.prefix(400))")
+        _ = try await offThePool { try served.interrupt() }
+    }
+
     @Test func serveListensOverHTTPSAndHTTPOnTwoPorts() async throws {
         let scratch = try Scratch("twoports")
         let served = try await offThePool {

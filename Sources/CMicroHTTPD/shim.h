@@ -22,23 +22,16 @@ static inline struct MHD_Daemon *conform_mhd_start(
     unsigned int thread_pool_size, size_t connection_memory_limit,
     unsigned int connection_timeout_seconds, unsigned int connection_limit,
     const char *tls_key_pem, const char *tls_cert_pem) {
-  if (tls_key_pem != NULL && tls_cert_pem != NULL) {
-    /* HTTPS: GnuTLS with the given PEM key and certificate chain; libmicrohttpd offers ALPN http/1.1. */
-    return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_cls,
-        MHD_OPTION_HTTPS_MEM_KEY, tls_key_pem,
-        MHD_OPTION_HTTPS_MEM_CERT, tls_cert_pem,
-        MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
-        MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
-        MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_END);
-  }
-  return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+  /* HTTPS when both are given: GnuTLS with the PEM key and certificate chain; libmicrohttpd offers ALPN http/1.1.
+     The option array is empty (its END entry alone) for plain HTTP. */
+  struct MHD_OptionItem tls[] = {
+      {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key_pem},
+      {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  int use_tls = tls_key_pem != NULL && tls_cert_pem != NULL;
+  return MHD_start_daemon(flags | (use_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_cls,
+      MHD_OPTION_ARRAY, use_tls ? tls : tls + 2,
       MHD_OPTION_SOCK_ADDR, address,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
       MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,

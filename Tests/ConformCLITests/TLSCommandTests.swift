@@ -30,6 +30,15 @@ struct TLSCommandTests {
         ["XDG_CONFIG_HOME": scratch.path("config"), "CURL_CA_BUNDLE": "", "SSL_CERT_FILE": ""]
     }
 
+    /// `conform serve --tls --port 0` with its CA under `scratch`.
+    static func serveTLS(_ scratch: Scratch) async throws -> ConformProcess {
+        try await offThePool {
+            try ConformProcess(
+                ["serve", "--tls", "--port", "0"], scratch: scratch,
+                banner: "Serving the reference implementation on ", environment: environment(scratch))
+        }
+    }
+
     @Test func caIsMadeOnceShownAndExportedWithAPrivateKey() async throws {
         let scratch = try Scratch("cacommand")
         let env = ["XDG_CONFIG_HOME": scratch.path("config")]
@@ -64,12 +73,7 @@ struct TLSCommandTests {
     /// run and says which options would make it.
     @Test func theBundledSuitesConformOverHTTPSThroughCacert() async throws {
         let scratch = try Scratch("servetls")
-        let env = Self.environment(scratch)
-        let served = try await offThePool {
-            try ConformProcess(
-                ["serve", "--tls", "--port", "0"], scratch: scratch,
-                banner: "Serving the reference implementation on ", environment: env)
-        }
+        let served = try await Self.serveTLS(scratch)
         #expect(served.baseURL.hasPrefix("https://127.0.0.1:"))
         let ca = scratch.path("config/conform/ca/ca-cert.pem")
         let run = await conform(["run", "--target", served.baseURL, "--cacert", ca], environment: [:])
@@ -103,12 +107,7 @@ struct TLSCommandTests {
     @Test(.enabled(if: Tool.has("java") && Tool.has("keytool"), "needs OpenJDK"))
     func javaTrustsTheListenerThroughATruststore() async throws {
         let scratch = try Scratch("javatls")
-        let env = Self.environment(scratch)
-        let served = try await offThePool {
-            try ConformProcess(
-                ["serve", "--tls", "--port", "0"], scratch: scratch,
-                banner: "Serving the reference implementation on ", environment: env)
-        }
+        let served = try await Self.serveTLS(scratch)
         let store = scratch.path("truststore.p12")
         let imported = try await ChildProcess.output(
             Tool.path("keytool")!,
@@ -174,11 +173,7 @@ struct TLSCommandTests {
         let scratch = try Scratch("recordtls")
         let env = Self.environment(scratch)
         let ca = scratch.path("config/conform/ca/ca-cert.pem")
-        let upstream = try await offThePool {
-            try ConformProcess(
-                ["serve", "--tls", "--port", "0"], scratch: scratch,
-                banner: "Serving the reference implementation on ", environment: env)
-        }
+        let upstream = try await Self.serveTLS(scratch)
         let out = scratch.path("recorded")
         let recorder = try await offThePool {
             try ConformProcess(
@@ -227,7 +222,7 @@ struct TLSCommandTests {
             """
         try app.write(toFile: scratch.path("upstream.py"), atomically: true, encoding: .utf8)
         let log = scratch.path("hypercorn.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let upstream = Process()
         upstream.executableURL = URL(fileURLWithPath: Tool.path("hypercorn")!)
         upstream.arguments = [

@@ -81,10 +81,11 @@ public struct CertificateAuthorityStore: Sendable {
             throw TLSError("cannot create \(parent): \(error.localizedDescription)")
         }
         var template = Array((directory + ".new-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else {
+        // mkdtemp fills in the X's in place; the name is read from the array afterwards.
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
             throw TLSError("cannot create a directory beside \(directory): \(String(cString: strerror(errno)))")
         }
-        let staging = String(cString: made)
+        let staging = String(decoding: template.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
         do {
             try Self.write(authority.key.pem, to: staging + "/ca-key.pem", mode: 0o600)
             try Self.write(authority.certificate.pem, to: staging + "/ca-cert.pem", mode: 0o644)

@@ -233,7 +233,10 @@ struct TLSCommandTests {
         upstream.standardOutput = FileHandle(forWritingAtPath: log)
         upstream.standardError = FileHandle(forWritingAtPath: log)
         try upstream.run()
-        defer { upstream.terminate() }
+        defer {
+            upstream.terminate()
+            upstream.waitUntilExit()
+        }
         var port = ""
         // Waits for Hypercorn to say where it listens (a bound on start-up, not a timing assertion).
         for _ in 0..<300 where port.isEmpty {
@@ -263,6 +266,25 @@ struct TLSCommandTests {
             let har = await conform(["export", out], environment: [:])
             #expect(har.out.contains(#""httpVersion":"\#(version)""#), "\(har.out.prefix(600))")
         }
+    }
+
+    @Test func mockListensOverHTTPS() async throws {
+        let scratch = try Scratch("mocktls")
+        let mock = try await offThePool {
+            try ConformProcess(
+                ["mock", "suites/01-registration.yaml", "--tls", "--port", "0"], scratch: scratch, banner: "Mocking ",
+                environment: Self.environment(scratch))
+        }
+        #expect(mock.baseURL.hasPrefix("https://127.0.0.1:"))
+        let answered = try await ChildProcess.output(
+            Tool.path("curl")!,
+            [
+                "-sS", "-o", "/dev/null", "-w", "%{http_code} %{ssl_verify_result}", "--cacert",
+                scratch.path("config/conform/ca/ca-cert.pem"), mock.baseURL + "/mobile/1/appinstance/x/user",
+            ])
+        #expect(answered.status == 0, "\(answered.output)")
+        #expect(answered.output.hasSuffix(" 0"), "verified: \(answered.output)")
+        _ = try await offThePool { try mock.interrupt() }
     }
 
     @Test func tlsOptionMistakesAreUsageErrorsOrNameTheFile() async throws {

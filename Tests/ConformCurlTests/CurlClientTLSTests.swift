@@ -5,6 +5,10 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `CurlTransport`'s TLS options against real TLS servers: `openssl s_server` asking for a client certificate, and
 /// Hypercorn (PyPI) speaking HTTP/2 by ALPN.
 @Suite struct CurlClientTLSTests {
@@ -45,7 +49,7 @@ import Testing
         init(
             _ executable: String, _ arguments: [String], portAfter prefix: String, log: String, directory: URL? = nil
         ) throws {
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -66,7 +70,11 @@ import Testing
             port = try #require(
                 found, "the server printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         }
-        deinit { process.terminate() }
+        /// `openssl s_server` ignores SIGTERM: the server is killed, and reaped.
+        deinit {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     @Test(.enabled(if: Tool.has("openssl"), "needs openssl"))
@@ -80,6 +88,7 @@ import Testing
                 "-CAfile", keys.path("ca.pem"), "-Verify", "1", "-verify_return_error", "-www",
             ],
             portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
+        defer { withExtendedLifetime(server) {} }
         let url = "https://127.0.0.1:\(server.port)/"
         let withCertificate = CurlTransport(
             timeout: .seconds(20),
@@ -114,6 +123,7 @@ import Testing
                 "-www",
             ],
             portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
+        defer { withExtendedLifetime(server) {} }
         do {
             _ = try await transport.send(HTTPRequest(method: .get, url: "https://127.0.0.1:\(server.port)/"))
             Issue.record("a key that is no key was used")
@@ -144,6 +154,7 @@ import Testing
                 "h2app:app",
             ],
             portAfter: "Running on https://127.0.0.1:", log: keys.path("hypercorn.log"), directory: keys.scratch.url)
+        defer { withExtendedLifetime(server) {} }
         let url = "https://127.0.0.1:\(server.port)/"
         let h2 = try await CurlTransport(timeout: .seconds(20), tls: ClientTLS(caFile: keys.path("ca.pem"))).send(
             HTTPRequest(method: .get, url: url))

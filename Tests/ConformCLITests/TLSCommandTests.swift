@@ -237,15 +237,18 @@ struct TLSCommandTests {
             upstream.terminate()
             upstream.waitUntilExit()
         }
-        var port = ""
-        // Waits for Hypercorn to say where it listens (a bound on start-up, not a timing assertion).
-        for _ in 0..<300 where port.isEmpty {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let range = text.range(of: "Running on https://127.0.0.1:") {
-                port = String(text[range.upperBound...].prefix { $0.isNumber })
-            } else {
-                usleep(100_000)
+        // Waits for Hypercorn to say where it listens (a bound on start-up, not a timing assertion), off the pool.
+        let port = try await offThePool {
+            var port = ""
+            for _ in 0..<300 where port.isEmpty {
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if let range = text.range(of: "Running on https://127.0.0.1:") {
+                    port = String(text[range.upperBound...].prefix { $0.isNumber })
+                } else {
+                    usleep(100_000)
+                }
             }
+            return port
         }
         let upstreamURL = "https://127.0.0.1:\(port)"
         try #require(

@@ -80,14 +80,16 @@ import Testing
     @Test(.enabled(if: Tool.has("openssl"), "needs openssl"))
     func aClientCertificateIsPresentedWhenTheServerAsksForOne() async throws {
         let keys = try await Keys()
-        let server = try Server(
-            Tool.path("openssl")!,
-            [
-                "s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key",
-                keys.path("server-key.pem"),
-                "-CAfile", keys.path("ca.pem"), "-Verify", "1", "-verify_return_error", "-www",
-            ],
-            portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
+        let server = try await offThePool {
+            try Server(
+                Tool.path("openssl")!,
+                [
+                    "s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key",
+                    keys.path("server-key.pem"),
+                    "-CAfile", keys.path("ca.pem"), "-Verify", "1", "-verify_return_error", "-www",
+                ],
+                portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
+        }
         defer { withExtendedLifetime(server) {} }
         let url = "https://127.0.0.1:\(server.port)/"
         let withCertificate = CurlTransport(
@@ -115,14 +117,16 @@ import Testing
             timeout: .seconds(20),
             tls: ClientTLS(
                 caFile: keys.path("ca.pem"), certificateFile: keys.path("client.pem"), keyFile: keys.path("ca.pem")))
-        let server = try Server(
-            Tool.path("openssl")!,
-            [
-                "s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key",
-                keys.path("server-key.pem"),
-                "-www",
-            ],
-            portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
+        let server = try await offThePool {
+            try Server(
+                Tool.path("openssl")!,
+                [
+                    "s_server", "-accept", "127.0.0.1:0", "-cert", keys.path("server.pem"), "-key",
+                    keys.path("server-key.pem"),
+                    "-www",
+                ],
+                portAfter: "ACCEPT 127.0.0.1:", log: keys.path("s_server.log"))
+        }
         defer { withExtendedLifetime(server) {} }
         do {
             _ = try await transport.send(HTTPRequest(method: .get, url: "https://127.0.0.1:\(server.port)/"))
@@ -147,13 +151,17 @@ import Testing
                 await send({"type": "http.response.body", "body": b"ok"})
             """
         try app.write(toFile: keys.path("h2app.py"), atomically: true, encoding: .utf8)
-        let server = try Server(
-            Tool.path("hypercorn")!,
-            [
-                "--certfile", keys.path("server.pem"), "--keyfile", keys.path("server-key.pem"), "-b", "127.0.0.1:0",
-                "h2app:app",
-            ],
-            portAfter: "Running on https://127.0.0.1:", log: keys.path("hypercorn.log"), directory: keys.scratch.url)
+        let server = try await offThePool {
+            try Server(
+                Tool.path("hypercorn")!,
+                [
+                    "--certfile", keys.path("server.pem"), "--keyfile", keys.path("server-key.pem"), "-b",
+                    "127.0.0.1:0",
+                    "h2app:app",
+                ],
+                portAfter: "Running on https://127.0.0.1:", log: keys.path("hypercorn.log"), directory: keys.scratch.url
+            )
+        }
         defer { withExtendedLifetime(server) {} }
         let url = "https://127.0.0.1:\(server.port)/"
         let h2 = try await CurlTransport(timeout: .seconds(20), tls: ClientTLS(caFile: keys.path("ca.pem"))).send(

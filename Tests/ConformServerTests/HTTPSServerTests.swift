@@ -109,18 +109,22 @@ struct HTTPSServerTests {
 
     /// Bytes that are no ClientHello end the connection at once; a client that never sends one is cut by the
     /// head timeout like any slow client.
-    @Test func garbageAndStalledHandshakesAreClosed() throws {
+    @Test func garbageAndStalledHandshakesAreClosed() async throws {
         let fixture = try Fixture(limits: HTTPServerLimits(headerTimeoutSeconds: 1, requestTimeoutSeconds: 2))
-        let garbage = try RawClient(port: fixture.server.boundPort, receiveTimeoutSeconds: 30)
-        garbage.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(Self.readsToClose(garbage), "a plain-HTTP request on the TLS port was not closed")
-        let stalled = try RawClient(port: fixture.server.boundPort, receiveTimeoutSeconds: 30)
-        #expect(Self.readsToClose(stalled), "a client that never sent a ClientHello was not cut")
-        #expect(fixture.server.slowHeadDisconnects == 1)
-        // The listener still serves.
-        let client = try RawClient(port: fixture.server.boundPort, receiveTimeoutSeconds: 30)
-        #expect(client.send([0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01, 0x00]))
-        #expect(Self.readsToClose(client), "a truncated ClientHello was not closed")
+        // Blocking reads: on a thread of their own, never one of the threads every test shares.
+        try await offThePool {
+            let garbage = try RawClient(port: fixture.server.boundPort, receiveTimeoutSeconds: 30)
+            garbage.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(Self.readsToClose(garbage), "a plain-HTTP request on the TLS port was not closed")
+            let stalled = try RawClient(port: fixture.server.boundPort, receiveTimeoutSeconds: 30)
+            #expect(Self.readsToClose(stalled), "a client that never sent a ClientHello was not cut")
+            #expect(fixture.server.slowHeadDisconnects == 1)
+            // The listener still serves.
+            let client = try RawClient(port: fixture.server.boundPort, receiveTimeoutSeconds: 30)
+            #expect(client.send([0x16, 0x03, 0x01, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01, 0x00]))
+            #expect(Self.readsToClose(client), "a truncated ClientHello was not closed")
+
+        }
     }
 
     /// Reads until the peer closes (`true`) or the receive timeout passes (`false`).

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.."
 DURATION="${1:-5}"
 command -v wrk >/dev/null && [ -x /usr/sbin/nginx ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null
 . bench/lib/nginx.sh
+. bench/lib/wrk.sh
 if [ -z "${CONFORM_BINARY:-}" ]; then
     swift build -c release --product conform >/dev/null
     CONFORM_BINARY="$(swift build -c release --show-bin-path)/conform"
@@ -38,20 +39,9 @@ curl -fsS --cacert "$CA/ca-cert.pem" "$BASE/mobile/1/baseurl" -H 'Authorization:
 cat >"$WORK/baseurl.lua" <<LUA
 wrk.headers["Authorization"] = "App conform-app-code"
 LUA
-run() { # name url [script]
-    : >"$WORK/rps"
-    for i in 1 2 3; do
-        if [ -n "${3:-}" ]; then out="$(wrk -t2 -c32 -d"${DURATION}s" -s "$3" "$2")"; else out="$(wrk -t2 -c32 -d"${DURATION}s" "$2")"; fi
-        rps="$(printf '%s\n' "$out" | awk '/Requests\/sec/ {print $2}')"
-        bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
-        echo "$1 run $i: $rps req/s $bad"
-        echo "$rps" >>"$WORK/rps"
-    done
-    m="$(median <"$WORK/rps")"
-    echo "$1 median: $m req/s"
-    eval "$4=$m"
-}
 echo "# wrk -t2 -c32 -d${DURATION}s over TLS (keep-alive), 3 runs each; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-run "nginx HTTPS static JSON" "$NGINX_URL" "" NGINX_RPS
-run "conform serve --tls-cert: baseurl (M12)" "$BASE/mobile/1/baseurl" "$WORK/baseurl.lua" CONFORM_RPS
+wrk_runs "nginx HTTPS static JSON" "$NGINX_URL"
+NGINX_RPS="$WRK_MEDIAN"
+wrk_runs "conform serve --tls-cert: baseurl (M12)" "$BASE/mobile/1/baseurl" "$WORK/baseurl.lua"
+CONFORM_RPS="$WRK_MEDIAN"
 echo "ratio conform/nginx over HTTPS: $(awk -v a="$CONFORM_RPS" -v b="$NGINX_RPS" 'BEGIN { printf "%.2f", a / b }')"

@@ -10,7 +10,11 @@ extension DiagnosticID {
     public static let cliProxy = DiagnosticID("cli.proxy")
     /// A command could not go on for a reason no other id names.
     public static let cliFailed = DiagnosticID("cli.failed")
+    /// The local CA, or a TLS certificate or key given on the command line, cannot be made, read or used.
+    public static let tlsUnusable = DiagnosticID("tls.unusable")
 
     /// Every id above, for the catalog the tests gather from every module.
-    public static let cliIDs: [DiagnosticID] = [.runTargetUnavailable, .cliCannotListen, .cliProxy, .cliFailed]
+    public static let cliIDs: [DiagnosticID] = [
+        .runTargetUnavailable, .cliCannotListen, .cliProxy, .cliFailed, .tlsUnusable,
+    ]
 }

@@ -15,6 +15,15 @@ struct DecoratorTests {
         }
     }
 
+    /// Answers after sleeping `pause`: the recorded duration cannot be shorter.
+    struct Slow: Transport {
+        let pause: Duration
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            try await Task.sleep(for: pause)
+            return HTTPResponse(status: 204)
+        }
+    }
+
     struct Down: Transport {
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             throw TransportError(.connectionRefused, "nobody listens")
@@ -71,8 +80,23 @@ struct DecoratorTests {
         #expect(recorded == response)
         #expect(recorded.headerFields["X-Echo"] == "GET")
         #expect(records[0].startedAt >= before.addingTimeInterval(-1))
-        #expect(records[0].duration >= .zero)
-        #expect(records[0].durationMs >= 0)
+        #expect(records[0].startedAt <= Date())
+    }
+
+    @Test("recording measures the exchange from before the inner transport is called until it answered")
+    func recordsTheDuration() async throws {
+        let seen = Mutex<[TransportExchange]>([])
+        let transport = RecordingTransport(inner: Slow(pause: .milliseconds(20))) { exchange in
+            seen.withLock { $0.append(exchange) }
+        }
+        let start = ContinuousClock.now
+        _ = try await transport.send(HTTPRequest(method: .get, url: "/slow"))
+        let elapsed = ContinuousClock.now - start
+        let records = seen.withLock { $0 }
+        try #require(records.count == 1)
+        #expect(records[0].duration >= .milliseconds(20))
+        #expect(records[0].duration <= elapsed)
+        #expect(records[0].durationMs >= 20)
     }
 
     @Test("recording keeps a failed exchange and rethrows its error")

@@ -212,7 +212,10 @@ import Testing
                 "suite.yaml:6:12: error: step 'x' has 'until' but nothing to check until then"))
         let s = try loader.load(
             bytes: Array(step("    until: {status: 200}\n    expect: {status: 200}\n").utf8), file: "suite.yaml")
-        guard case .exchange(let e) = s.flows[0].steps[0].action else { return }
+        guard case .exchange(let e) = s.flows[0].steps[0].action else {
+            Issue.record("the step is not an exchange")
+            return
+        }
         #expect(e.until != nil)
         #expect(e.eventually?.timeout == .seconds(5))
     }

@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 
 /// Checks of client traffic as a run result, so every run reporter (JUnit, JSON, HTML) renders them as it renders a
 /// suite run: one suite per flow step, one step per checked trace and rule.

@@ -94,13 +94,6 @@ public struct FlowChecker: Sendable {
         }.violations
     }
 
-    /// Exchanges ordered by start time (stable), the causal order of a HAR whose entries are listed otherwise.
-    public static func inStartOrder(_ exchanges: [RecordedExchange]) -> [RecordedExchange] {
-        exchanges.enumerated().sorted { a, b in
-            a.element.startedAt != b.element.startedAt ? a.element.startedAt < b.element.startedAt : a.offset < b.offset
-        }.map(\.element)
-    }
-
     /// Checks one exchange or app event.
     public mutating func check(_ record: TraceRecord) -> [FlowViolation] {
         switch record {

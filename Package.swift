@@ -67,7 +67,7 @@ let package = Package(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformDiagnostics",
+                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
                 "ConformMobileMessaging", "ConformCapture", "CMalloc",
             ]
         ),

@@ -2,7 +2,6 @@ import ConformCore
 import ConformDiagnostics
 import ConformReference
 import ConformServer
-import ConformYAML
 import Dispatch
 import Foundation
 import Synchronization

@@ -77,9 +77,7 @@ public final class CurlTransport: Transport {
     }
 
     static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return Int(max(1, min(total, Int64(Int32.max))))
+        Int(max(1, min(duration.wholeMilliseconds, Int64(Int32.max))))
     }
 }
 

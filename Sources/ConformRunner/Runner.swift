@@ -74,7 +74,7 @@ public struct Runner: Sendable {
                 }
             }
         }
-        var result = RunResult(suites: results, duration: seconds(clock.now - start), target: plan.targetDescription)
+        var result = RunResult(suites: results, duration: (clock.now - start).inSeconds, target: plan.targetDescription)
         result.contactedOrigins = contacted.sorted
         events(.runFinished(result))
         return result
@@ -122,7 +122,7 @@ public struct Runner: Sendable {
         }
         let order = Dictionary(uniqueKeysWithValues: suite.flows.enumerated().map { ($1.name, $0) })
         steps.sort { (order[$0.flow] ?? 0, $0.index) < (order[$1.flow] ?? 0, $1.index) }
-        return SuiteResult(suite: suite, steps: steps, duration: seconds(clock.now - start))
+        return SuiteResult(suite: suite, steps: steps, duration: (clock.now - start).inSeconds)
     }
 
     func runFlow(
@@ -211,7 +211,7 @@ public struct Runner: Sendable {
                     fields: ["event": wait.event])
             ]
         }
-        result.duration = seconds(clock.now - start)
+        result.duration = (clock.now - start).inSeconds
         return result
     }
 
@@ -222,7 +222,7 @@ public struct Runner: Sendable {
         var result = result
         let clock = ContinuousClock()
         let start = clock.now
-        defer { result.duration = seconds(clock.now - start) }
+        defer { result.duration = (clock.now - start).inSeconds }
         var window: Duration?
         if let eventually = exchange.eventually {
             do {
@@ -387,8 +387,4 @@ final class ContinuationSlot: Sendable {
         continuation.resume(with: result)
         return true
     }
-}
-
-func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }

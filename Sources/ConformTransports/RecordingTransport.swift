@@ -21,9 +21,7 @@ public struct TransportExchange: Sendable {
     }
 
     /// ``duration`` in milliseconds, the unit recordings keep.
-    public var durationMs: Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-    }
+    public var durationMs: Double { duration.inMilliseconds }
 }
 
 /// Hands every exchange sent through `inner` to `record`, then returns (or rethrows) what `inner` gave.

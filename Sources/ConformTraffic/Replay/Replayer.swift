@@ -165,7 +165,7 @@ public struct Replayer: Sendable {
         await scheduler.waitUntilIdle()
         let elapsed = clock.now - start
         return state.summary.withLock { summary in
-            summary.timing.elapsed = seconds(elapsed)
+            summary.timing.elapsed = elapsed.inSeconds
             return summary
         }
     }
@@ -232,8 +232,8 @@ public struct Replayer: Sendable {
         }
         let kept = outcome
         state.summary.withLock { summary in
-            summary.timing.latency.record(seconds(latency))
-            if let due = item.due { summary.timing.lag.record(seconds(sentAt - due)) }
+            summary.timing.latency.record(latency.inSeconds)
+            if let due = item.due { summary.timing.lag.record((sentAt - due).inSeconds) }
             summary.total += 1
             if kept.transportError != nil {
                 summary.failed += 1
@@ -307,10 +307,6 @@ final class SkipCount: Sendable {
     private let value = Mutex(0)
     func add() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
-}
-
-private func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }
 
 /// An array as an `AsyncSequence`.

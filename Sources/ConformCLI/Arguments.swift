@@ -42,7 +42,8 @@ struct Arguments {
             }
             if name == "-h" { name = "--help" }
             guard let option = command.option(name) else {
-                let hint = closestMatch(to: name, in: command.options.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+                let hint =
+                    closestMatch(to: name, in: command.options.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
                 throw UsageError(message: "unknown option '\(name)'\(hint)", subcommand: subcommand)
             }
             if !option.kind.takesValue {
@@ -76,6 +77,25 @@ struct Arguments {
     }
 
     func value(_ name: String) -> String? { options[name]?.last }
+
+    /// The value of an option its declaration marks required: the arguments did not parse without it.
+    func required(_ name: String) -> String {
+        precondition(declared(name).required, "\(command.name) does not declare \(name) required")
+        guard let value = value(name) else { preconditionFailure("\(command.name) parsed without \(name)") }
+        return value
+    }
+
+    /// A repeatable `NAME=VALUE` option (`--var`, `--map`) as a dictionary; the last value of a name wins.
+    func pairs(_ name: String) throws(UsageError) -> [String: String] {
+        var out: [String: String] = [:]
+        for item in values(name) {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                throw UsageError(message: "\(name) takes NAME=VALUE, got '\(item)'", subcommand: subcommand)
+            }
+            out[String(item[..<eq])] = String(item[item.index(after: eq)...])
+        }
+        return out
+    }
     func values(_ name: String) -> [String] { options[name] ?? [] }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 

@@ -38,8 +38,7 @@ enum DiffCommand {
                     recordings += 1
                     var options = TrafficSupport.replayOptions(
                         a,
-                        substitutions: try TrafficSupport.pairs(
-                            parsed.values("--map"), option: "--map", subcommand: "diff"),
+                        substitutions: try parsed.pairs("--map"),
                         sequential: true)
                     // Differential shares one set of options; each side gets its own origin through its transport.
                     options.origins = [:]
@@ -122,7 +121,7 @@ enum DiffCommand {
             io.err.write(loaded.problems)
             throw CLIFailure(Diagnostic(.runNotStarted, message: "\(loaded.count) problems in the suites"))
         }
-        let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
+        let overrides = try parsed.pairs("--var")
         func run(_ target: Target) async throws -> RunResult {
             let plan = RunPlan(
                 suites: loaded.suites, overrides: overrides,

@@ -19,9 +19,7 @@ enum HARCommands {
         for option in ["--port", "--filter", "--upstream"] where !parsed.values(option).isEmpty {
             throw UsageError(message: "\(option) is for packet captures; \(file) is not one", subcommand: "import")
         }
-        guard let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --out DIRECTORY", subcommand: "import")
-        }
+        let out = parsed.required("--out")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
             // A HAR is checked whole before the recording is opened; then entries are written one at a time.

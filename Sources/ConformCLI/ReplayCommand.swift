@@ -21,7 +21,7 @@ enum ReplayCommand {
                 subcommand: "replay")
         }
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
-        let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
+        let substitutions = try parsed.pairs("--map")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()

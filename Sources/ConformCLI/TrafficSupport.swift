@@ -42,16 +42,15 @@ enum TrafficSupport {
         }
     }
 
-    /// `OLD=NEW` pairs from a repeated option.
-    static func pairs(_ values: [String], option: String, subcommand: String) throws(UsageError) -> [String: String] {
-        var out: [String: String] = [:]
-        for item in values {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                throw UsageError(message: "\(option) takes NAME=VALUE, got '\(item)'", subcommand: subcommand)
-            }
-            out[String(item[..<eq])] = String(item[item.index(after: eq)...])
-        }
-        return out
+    /// The live flow check's summary after `record --check`, `capture --check` or `import --check`: the count, each
+    /// violation, the notes; 1 with a violation, else 0.
+    static func flowCheckSummary(_ violations: [FlowViolation], notes: [String], io: CommandIO) -> Int32 {
+        let count = violations.count
+        io.out.write(
+            count == 0 ? "Flow check: no violations\n" : "Flow check: \(count) violation\(count == 1 ? "" : "s")\n")
+        for violation in violations { io.out.write("\(violation)\n") }
+        for note in notes { io.out.write("note: \(note)\n") }
+        return count == 0 ? 0 : ConformCommand.ExitCode.mismatch
     }
 
     /// Replay options for a target: HTTP targets rewrite recorded origins.

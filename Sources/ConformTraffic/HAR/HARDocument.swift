@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import Foundation
 
 /// A HAR read entry by entry, so a trace of a million entries never becomes one tree in memory.
@@ -133,9 +134,9 @@ public struct HARDocument: Sendable {
                 data[start..<(data.startIndex + range.upperBound)], maxDepth: 500,
                 maxValues: HAR.maxValues(forBytes: range.count))
         } catch {
-            let (line, column) = HARLayout.position(in: data, offset: range.lowerBound + error.offset)
+            let mark = SourceMark(offset: range.lowerBound + error.offset, in: data)
             throw HARError(
-                file: file, path: nil, line: line, column: column, message: "not JSON: \(error.message)",
+                file: file, path: nil, line: mark.line, column: mark.column, message: "not JSON: \(error.message)",
                 help: "a HAR file is one JSON object with a `log` member; export it again from the tool")
         }
     }

@@ -38,8 +38,7 @@ enum DiffCommand {
                     recordings += 1
                     var options = TrafficSupport.replayOptions(
                         a,
-                        substitutions: try parsed.pairs("--map"),
-                        sequential: true)
+                        substitutions: try parsed.pairs("--map"), sequential: true, timeout: .seconds(10))
                     // Differential shares one set of options; each side gets its own origin through its transport.
                     options.origins = [:]
                     let differential = Differential(

@@ -26,7 +26,7 @@ enum ReplayCommand {
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
         var options = TrafficSupport.replayOptions(
-            target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+            target, substitutions: substitutions, sequential: parsed.has("--sequential"), timeout: timeout)
         options.pace = try PaceOption.parse(
             speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
         if let host = parsed.value("--host-header") {

@@ -53,9 +53,12 @@ enum TrafficSupport {
         return count == 0 ? 0 : ConformCommand.ExitCode.mismatch
     }
 
-    /// Replay options for a target: HTTP targets rewrite recorded origins.
-    static func replayOptions(_ target: Target, substitutions: [String: String], sequential: Bool) -> ReplayOptions {
+    /// Replay options for a target: HTTP targets rewrite recorded origins; every exchange ends within `timeout`.
+    static func replayOptions(
+        _ target: Target, substitutions: [String: String], sequential: Bool, timeout: Duration
+    ) -> ReplayOptions {
         var options = ReplayOptions(substitutions: substitutions, concurrentFlows: !sequential)
+        options.exchangeTimeout = timeout
         if case .http(let url) = target { options.origins = ["*": url] }
         return options
     }

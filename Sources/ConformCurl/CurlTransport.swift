@@ -14,8 +14,6 @@ public final class CurlTransport: Transport {
     public let defaultTimeout: Duration
     /// Whether TLS certificates and host names go unchecked.
     public let insecure: Bool
-    /// Prefixed to origin-form request URLs (`/path?query`), for example `http://127.0.0.1:8080`.
-    public let baseURL: String?
     private let loop: CurlLoop
 
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
@@ -23,13 +21,12 @@ public final class CurlTransport: Transport {
 
     /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn.
     public init(
-        timeout: Duration = .seconds(30), insecure: Bool = false, baseURL: String? = nil,
+        timeout: Duration = .seconds(30), insecure: Bool = false,
         maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
     ) {
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.defaultTimeout = timeout
         self.insecure = insecure
-        self.baseURL = baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.loop = CurlLoop(maxTransfers: max(1, maxConcurrentExchanges))
     }
 
@@ -44,9 +41,9 @@ public final class CurlTransport: Transport {
     public var preferredTaskExecutor: (any TaskExecutor)? { loop }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let url = resolvedURL(request.url)
         let settings = CurlExchange.Settings(
-            url: url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout), insecure: insecure,
+            url: request.url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout),
+            insecure: insecure,
             maxBodyBytes: maxBodyBytes)
         let cancelled = CancelFlag()
         let handle = loop.handles.take()
@@ -69,11 +66,6 @@ public final class CurlTransport: Transport {
         }
         if cancelled.isSet { throw CancellationError() }
         return try result.get()
-    }
-
-    private func resolvedURL(_ url: String) -> String {
-        guard url.hasPrefix("/"), let baseURL else { return url }
-        return (try? HTTPRequest.url(base: baseURL, target: url)) ?? url
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

@@ -27,7 +27,7 @@ public struct TransportExchange: Sendable {
 /// Hands every exchange sent through `inner` to `record`, then returns (or rethrows) what `inner` gave.
 ///
 /// What a record becomes is the caller's: the recording proxy writes each one, redacted, to a recording.
-public struct RecordingTransport: Transport {
+public struct RecordingTransport: TransportDecorator {
     /// The transport that sends the request.
     public let inner: any Transport
     /// Called once per exchange, after `inner` answered or failed, before the caller sees the result.
@@ -38,9 +38,6 @@ public struct RecordingTransport: Transport {
         self.inner = inner
         self.record = record
     }
-
-    public var enforcesTimeout: Bool { inner.enforcesTimeout }
-    public var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let startedAt = Date()

@@ -78,10 +78,12 @@ public struct RecordingProxy: Sendable {
         }
         do {
             return try await gate.admitted {
-                do {
-                    return try await upstream.send(request)
-                } catch {
-                    return Self.badGateway(upstream: name, base: base, error: error)
+                await upstream.preferringExecutor {
+                    do {
+                        return try await upstream.send(request)
+                    } catch {
+                        return Self.badGateway(upstream: name, base: base, error: error)
+                    }
                 }
             }
         } catch {
@@ -138,11 +140,8 @@ public struct RecordingProxy: Sendable {
 
     /// Removes the headers that belong to one connection from the request and the response, and the response's
     /// timings, which describe the proxy's own connection upstream.
-    struct EndToEndTransport: Transport {
+    struct EndToEndTransport: TransportDecorator {
         let inner: any Transport
-
-        var enforcesTimeout: Bool { inner.enforcesTimeout }
-        var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             var outgoing = request

@@ -6,8 +6,11 @@ import Synchronization
 /// time would have come: at thousands of exchanges a second with a 10 s timeout, that is tens of thousands of
 /// dead timers. Here an exchange that ends removes its deadline at once.
 final class DeadlineWatch: Sendable {
-    /// How often the watch looks for expired deadlines; deadlines already carry a grace of 250 ms.
+    /// How often the watch looks for expired deadlines.
     static let tick: Duration = .milliseconds(20)
+    /// What ``DeadlineTransport`` adds to each deadline, far beyond ``tick``: an exchange that answers right at its
+    /// limit is not cut short.
+    static let grace: Duration = .milliseconds(250)
 
     /// The watch shared by every runner of the process.
     static let shared = DeadlineWatch()

@@ -17,8 +17,8 @@ extension TransportDecorator {
 
 extension Transport {
     /// Runs `body` with its tasks preferring this transport's executor (its I/O thread, so an exchange needs no
-    /// thread switch), or wherever they run when it names none: how the runner, the replayer, the differential
-    /// and the recording proxy send.
+    /// thread switch), or wherever they run when it names none: how the runner, the replayer and the differential
+    /// send. Work that blocks (writing a file) belongs elsewhere: it would stall every exchange on that thread.
     public func preferringExecutor<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
         try await withTaskExecutorPreference(preferredTaskExecutor, operation: body)
     }

@@ -77,13 +77,13 @@ public struct RecordingProxy: Sendable {
             write(exchange, upstream: name, base: base)
         }
         do {
+            // Not on the transport's preferred executor: the recorder writes each exchange to disk from this task, and
+            // blocking file writes must not stall the I/O thread every other exchange goes through.
             return try await gate.admitted {
-                await upstream.preferringExecutor {
-                    do {
-                        return try await upstream.send(request)
-                    } catch {
-                        return Self.badGateway(upstream: name, base: base, error: error)
-                    }
+                do {
+                    return try await upstream.send(request)
+                } catch {
+                    return Self.badGateway(upstream: name, base: base, error: error)
                 }
             }
         } catch {

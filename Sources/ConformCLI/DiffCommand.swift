@@ -45,16 +45,14 @@ enum DiffCommand {
                         a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)),
                         noise: noise,
                         options: options)
-                    let sequence = RecordingSequence(path: io.resolve(input)) { _ in
-                    } onSkipped: { problem in
-                        io.err.write(problem.warning + "\n")
-                        unreadable.add(1, ordering: .relaxed)
-                    }
-                    let report = try await differential.run(sequence: sequence) { step in
+                    let trace = try TrafficSupport.trace(input, io: io).exchanges(
+                        onWarning: TrafficSupport.warnings(io))
+                    let report = try await differential.run(trace) { step in
                         collector?.add(
                             ReplayResults.step(step, trace: input),
                             to: ReplayResults.suite(flow: step.flow, trace: input, title: "Diff of \(input)"))
                     }
+                    unreadable.add(trace.tally.unreadable, ordering: .relaxed)
                     for step in report.steps { io.out.write("\(input): \(step)\n") }
                     compared += report.total
                     io.out.write(

@@ -45,7 +45,9 @@ enum ReplayCommand {
         let reports = try ReportRequest.all(parsed, subcommand: "replay")
         do {
             if let output = parsed.value("--learn-noise") {
-                let exchanges = try TrafficSupport.exchanges(recording, io: io)
+                // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
+                let exchanges = try await TrafficSupport.trace(recording, io: io)
+                    .exchanges(onWarning: TrafficSupport.warnings(io)).all()
                 let learned = try await NoiseLearner.learn(
                     exchanges, first: try target.makeTransport(timeout: timeout),
                     second: try target.makeTransport(timeout: timeout),
@@ -67,16 +69,12 @@ enum ReplayCommand {
                     try target.makeTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
                 }
-            // A HAR is read entry by entry, like a recording.
-            let har = try TrafficSupport.harDocument(recording, io: io)
+            // Any trace is read record by record.
+            let trace = try TrafficSupport.trace(recording, io: io)
             if let shard {
-                // A first pass over the recording groups the device flows that share a person.
-                options.partition =
-                    if let har {
-                        try await ReplayPartition.build(har.exchanges, shard: shard)
-                    } else {
-                        try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
-                    }
+                // A first pass over the trace groups the device flows that share a person (its warnings come with the
+                // replay's pass).
+                options.partition = try await ReplayPartition.build(trace.exchanges(), shard: shard)
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
@@ -93,18 +91,12 @@ enum ReplayCommand {
                     io.out.write("\(outcome)\n")
                 }
             }
-            var summary: ReplaySummary
-            if let har {
-                summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
-                summary.unreadable = har.skippedCount
-            } else {
-                summary = try await replayer.replay(
-                    recording: io.resolve(recording),
-                    onSkipped: { problem in
-                        progress.clear()
-                        io.err.write(problem.warning + "\n")
-                    }, onOutcome: onOutcome)
-            }
+            let summary = try await replayer.replay(
+                trace,
+                onWarning: { warning in
+                    progress.clear()
+                    io.err.write(warning.text + "\n")
+                }, onOutcome: onOutcome)
             progress.clear()
             let unjudged =
                 (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")

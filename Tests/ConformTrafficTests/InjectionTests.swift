@@ -46,7 +46,7 @@ import Testing
             + #""request":{"method":"GET\r\nX: y","url":"https://m.invalid/mobile/1/x","headers":[]},"#
             + #""response":{"status":200,"headers":[],"content":{"size":0,"text":""}}}]}}"#
         let document = try HARDocument(Data(har.utf8), file: "x.har")
-        #expect(try HAR.import(Data(har.utf8), file: "x.har").isEmpty)
+        #expect(try importedHAR(Data(har.utf8), file: "x.har").isEmpty)
         #expect(document.skippedCount == 1)
         #expect(document.skipped.first?.message.contains("is not an HTTP token") == true)
     }

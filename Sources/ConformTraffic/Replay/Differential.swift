@@ -59,11 +59,11 @@ public struct Differential: Sendable {
         try await run(sequence: AsyncArraySequence(exchanges), onStep: onStep)
     }
 
-    /// Streams a recording directory (or `.jsonl` file).
-    public func run(recording path: String, onStep: (DifferentialStep) -> Void = { _ in }) async throws
-        -> DifferentialReport
-    {
-        try await run(sequence: RecordingSequence(path: path), onStep: onStep)
+    /// Streams a trace's exchanges (any format); their tally counts what the reading skipped.
+    public func run(
+        _ trace: TraceExchanges, onStep: (DifferentialStep) -> Void = { _ in }
+    ) async throws -> DifferentialReport {
+        try await run(sequence: trace, onStep: onStep)
     }
 
     /// Streams `sequence`; `onStep` sees every step, alike or not, as it is compared.

@@ -108,23 +108,15 @@ public struct Replayer: Sendable {
         try await replay(sequence: AsyncArraySequence(exchanges), onOutcome: onOutcome)
     }
 
-    /// Replays a recording directory (or `.jsonl` file), streaming it line by line; a line that is not a record is
-    /// skipped, handed to `onSkipped` and counted in ``ReplaySummary/unreadable`` (a torn last line is handed over
-    /// too, and not counted).
+    /// Replays a trace (any format), streaming it record by record; a record that cannot be read is skipped, handed
+    /// to `onWarning` with the trace's other warnings, and counted in ``ReplaySummary/unreadable``.
     public func replay(
-        recording path: String, onSkipped: (@Sendable (RecordingError) -> Void)? = nil,
+        _ trace: Trace, onWarning: (@Sendable (TraceWarning) -> Void)? = nil,
         onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
     ) async throws -> ReplaySummary {
-        let unreadable = SkipCount()
-        // A torn last line (a recorder killed mid-write) is named too, but is no record the replay lacks.
-        let sequence = RecordingSequence(path: path) { torn in
-            onSkipped?(torn)
-        } onSkipped: { problem in
-            unreadable.add()
-            onSkipped?(problem)
-        }
-        var summary = try await replay(sequence: sequence, onOutcome: onOutcome)
-        summary.unreadable = unreadable.count
+        let exchanges = trace.exchanges(onWarning: onWarning)
+        var summary = try await replay(sequence: exchanges, onOutcome: onOutcome)
+        summary.unreadable = exchanges.tally.unreadable
         return summary
     }
 
@@ -305,13 +297,6 @@ public struct Replayer: Sendable {
         guard let origin = options.origins[upstream] ?? options.origins["*"] else { return bounded }
         return RebasedTransport(base: origin, hostHeader: options.hostHeader, inner: bounded)
     }
-}
-
-/// Counts the lines a reader skipped, from whichever task reads.
-final class SkipCount: Sendable {
-    private let value = Mutex(0)
-    func add() { value.withLock { $0 += 1 } }
-    var count: Int { value.withLock { $0 } }
 }
 
 /// An array as an `AsyncSequence`.

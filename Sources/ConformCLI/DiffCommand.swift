@@ -34,7 +34,8 @@ enum DiffCommand {
         var recordings = 0
         do {
             for input in inputs {
-                if isRecording(input, io: io) {
+                // A trace of any format (an empty `.jsonl` is a recording with nothing in it), else suites.
+                if input.hasSuffix(".jsonl") || TraceFile.holdsTrace(io.resolve(input)) {
                     recordings += 1
                     var options = TrafficSupport.replayOptions(
                         a,
@@ -99,12 +100,6 @@ enum DiffCommand {
         let transport = try target.makeTransport(timeout: timeout)
         if case .http(let url) = target { return RebasedTransport(base: url, inner: transport) }
         return transport
-    }
-
-    static func isRecording(_ path: String, io: CommandIO) -> Bool {
-        if path.hasSuffix(".jsonl") { return true }
-        return FileManager.default.fileExists(
-            atPath: (io.resolve(path) as NSString).appendingPathComponent("exchanges.jsonl"))
     }
 
     /// Runs suites against both targets and compares each step's verdict and response.

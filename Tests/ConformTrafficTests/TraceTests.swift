@@ -106,3 +106,25 @@ import Testing
         #expect(throws: TraceFile.Failure.self) { try Trace.open(scratch.path("missing")) }
     }
 }
+
+/// What `diff` asks before it reads an input as a trace or as suites: the content decides.
+@Suite struct TraceSniffTests {
+    @Test func tracesAreToldFromSuitesByTheirFirstBytes() throws {
+        let scratch = try Scratch()
+        func file(_ name: String, _ text: String) throws -> String {
+            let path = scratch.path(name)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        #expect(TraceFile.holdsTrace(try file("a.json", #"{"log": {"entries": []}}"#)))
+        #expect(TraceFile.holdsTrace(try file("b.txt", #"{"seq":1,"event":"logout","at":"2026-01-05T08:00:00Z"}"#)))
+        #expect(!TraceFile.holdsTrace(try file("s.yaml", "suite: s\ntitle: t\n")))
+        #expect(!TraceFile.holdsTrace(try file("j.json", #"{"suite": "s"}"#)))
+        #expect(!TraceFile.holdsTrace(scratch.path("missing")))
+        try FileManager.default.createDirectory(atPath: scratch.path("suites"), withIntermediateDirectories: true)
+        #expect(!TraceFile.holdsTrace(scratch.path("suites")), "a directory without exchanges.jsonl holds suites")
+        try FileManager.default.createDirectory(atPath: scratch.path("rec"), withIntermediateDirectories: true)
+        _ = try file("rec/exchanges.jsonl", "")
+        #expect(TraceFile.holdsTrace(scratch.path("rec")))
+    }
+}

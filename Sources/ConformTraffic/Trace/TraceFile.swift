@@ -75,6 +75,22 @@ public enum TraceFile {
         }
     }
 
+    /// Whether `path` holds a trace rather than something else (a suite, a directory of suites), told from the
+    /// content's first bytes as ``open(_:)`` tells it: a directory with `exchanges.jsonl`, or a file that is a ZIP,
+    /// compressed, or JSON starting with `seq` or `log`.
+    public static func holdsTrace(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+        if isDirectory.boolValue {
+            return FileManager.default.fileExists(
+                atPath: (path as NSString).appendingPathComponent(RecordingLayout.exchangesFile))
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        try? handle.close()
+        return ZipArchive.looksLikeZip(head) || Decompression.looksCompressed(head) || format(of: head) != nil
+    }
+
     enum Format { case recording, har }
 
     /// The format JSON text starts with: its first key `seq` (a recording line) or `log` (a HAR).

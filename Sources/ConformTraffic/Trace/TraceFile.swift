@@ -75,6 +75,17 @@ public enum TraceFile {
         }
     }
 
+    /// The HAR text of a compressed or zipped trace (`.har.gz`, mitmproxy's `.zhar`, Playwright's `.zip`), read as
+    /// ``open(_:)`` reads it, within the same limits; `nil` for any other file, whose bytes are already its text.
+    public static func unpackedHAR(_ path: String) throws(Failure) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        try? handle.close()
+        guard ZipArchive.looksLikeZip(head) || Decompression.looksCompressed(head) else { return nil }
+        guard case .har(let text, _) = try open(path) else { return nil }
+        return text
+    }
+
     /// Whether `path` holds a trace rather than something else (a suite, a directory of suites), told from the
     /// content's first bytes as ``open(_:)`` tells it: a directory with `exchanges.jsonl`, or a file that is a ZIP,
     /// compressed, or JSON starting with `seq` or `log`.

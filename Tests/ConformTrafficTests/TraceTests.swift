@@ -99,6 +99,14 @@ import Testing
         #expect(records.tally.exchanges == 1)
     }
 
+    @Test func anEmptyFileIsAnEmptyRecording() async throws {
+        let scratch = try Scratch()
+        try Data().write(to: URL(fileURLWithPath: scratch.path("empty.jsonl")))
+        let records = try Trace.open(scratch.path("empty.jsonl")).records()
+        #expect(try await records.all().isEmpty)
+        #expect(records.tally.exchanges == 0 && records.tally.unreadable == 0)
+    }
+
     @Test func whatIsNeitherARecordingNorAHARIsRefusedWithItsStart() throws {
         let scratch = try Scratch()
         try Data("suite: s\n".utf8).write(to: URL(fileURLWithPath: scratch.path("s.yaml")))

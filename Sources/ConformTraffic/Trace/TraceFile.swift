@@ -43,6 +43,9 @@ public enum TraceFile {
             // Only inside the HAR's directory, through no link: an attachment must not reach elsewhere on the disk.
             try ConfinedFile.read(name, in: directory, limit: HAR.maxAttachmentBytes)
         }
+        // An empty file is a recording with nothing in it (the one a recorder that saw no traffic leaves):
+        // what reads it finds nothing to judge.
+        if head.isEmpty { return .recording(path) }
         if ZipArchive.looksLikeZip(head) {
             return try zipped(path)
         }

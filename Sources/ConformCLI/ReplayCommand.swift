@@ -43,14 +43,15 @@ enum ReplayCommand {
         }
         let connections = try parsed.integer("--connections") ?? 8
         let reports = try ReportRequest.all(parsed, subcommand: "replay")
+        let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
         do {
             if let output = parsed.value("--learn-noise") {
                 // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
                 let exchanges = try await TrafficSupport.trace(recording, io: io)
                     .exchanges(onWarning: TrafficSupport.warnings(io)).all()
                 let learned = try await NoiseLearner.learn(
-                    exchanges, first: try target.makeTransport(timeout: timeout),
-                    second: try target.makeTransport(timeout: timeout),
+                    exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
+                    second: try target.makeTransport(timeout: timeout, tls: tls),
                     noise: noise, options: options)
                 try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
                 io.out.write(
@@ -64,10 +65,10 @@ enum ReplayCommand {
                 if case .http = target {
                     CurlTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
-                        maxBodyBytes: maxBody)
+                        maxBodyBytes: maxBody, tls: tls)
                 } else {
                     try target.makeTransport(
-                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
             // Any trace is read record by record.
             let trace = try TrafficSupport.trace(recording, io: io)

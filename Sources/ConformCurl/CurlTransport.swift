@@ -3,7 +3,8 @@ import ConformCore
 import Foundation
 import Synchronization
 
-/// Sends requests over HTTP/1.1 and HTTPS with libcurl, reusing connections and reporting raw headers and timings.
+/// Sends requests over HTTP/1.1, and HTTP/2 or HTTP/1.1 by ALPN over HTTPS, with libcurl, reusing connections and
+/// reporting raw headers, timings and the HTTP version spoken.
 ///
 /// One thread drives every exchange through a libcurl multi handle; idle connections stay open, so sequential
 /// exchanges reuse one connection. Tasks that prefer ``preferredTaskExecutor`` run on that same thread and send
@@ -13,20 +14,26 @@ public final class CurlTransport: Transport {
     /// How long an exchange may take when the request sets no timeout.
     public let defaultTimeout: Duration
     /// Whether TLS certificates and host names go unchecked.
-    public let insecure: Bool
+    public var insecure: Bool { tls.insecure }
+    /// What TLS trusts and presents, and whether HTTP/2 is offered.
+    public let tls: ClientTLS
     private let loop: CurlLoop
 
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
     public let maxBodyBytes: Int
 
-    /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn.
+    /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn;
+    /// `tls` (whose `insecure` is or-ed with `insecure`) says what TLS trusts and presents.
     public init(
         timeout: Duration = .seconds(30), insecure: Bool = false,
-        maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
+        maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
+        tls: ClientTLS = ClientTLS()
     ) {
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.defaultTimeout = timeout
-        self.insecure = insecure
+        var tls = tls
+        tls.insecure = tls.insecure || insecure
+        self.tls = tls
         self.loop = CurlLoop(maxTransfers: max(1, maxConcurrentExchanges))
     }
 
@@ -43,8 +50,7 @@ public final class CurlTransport: Transport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let settings = CurlExchange.Settings(
             url: request.url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout),
-            insecure: insecure,
-            maxBodyBytes: maxBodyBytes)
+            insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls)
         let cancelled = CancelFlag()
         let handle = loop.handles.take()
         let transfer: CurlTransfer

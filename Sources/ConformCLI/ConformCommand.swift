@@ -47,6 +47,7 @@ public enum ConformCommand {
             case "import": return try HARCommands.importHAR(rest, io: io)
             case "export": return try HARCommands.exportHAR(rest, io: io)
             case "scan": return try HARCommands.scan(rest, io: io)
+            case "ca": return try CACommand.main(rest, io: io)
             default:
                 let suggestion = closestMatch(to: first, in: CommandSpec.all.map(\.name)).map {
                     "; did you mean '\($0)'?"

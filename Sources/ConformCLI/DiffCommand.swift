@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCurl
 import ConformDiagnostics
 import ConformReport
 import ConformRunner
@@ -25,6 +26,7 @@ enum DiffCommand {
         // Without inputs, ./suites and nothing else: a diff compares what the user has, never the installed suites.
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
         let reports = try ReportRequest.all(parsed, subcommand: "diff")
+        let tls = try ClientTLSOptions.parse(parsed, subcommand: "diff", io: io)
         let collector = reports.isEmpty ? nil : ResultCollector()
         let started = ContinuousClock.now
         var differing = 0
@@ -44,7 +46,8 @@ enum DiffCommand {
                     // Differential shares one set of options; each side gets its own origin through its transport.
                     options.origins = [:]
                     let differential = Differential(
-                        a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)),
+                        a: try rebased(a, timeout: .seconds(10), tls: tls),
+                        b: try rebased(b, timeout: .seconds(10), tls: tls),
                         noise: noise,
                         options: options)
                     let sequence = RecordingSequence(path: io.resolve(input)) { _ in
@@ -99,8 +102,8 @@ enum DiffCommand {
     }
 
     /// The target's transport; for an http(s) target, recorded URLs are sent to its origin.
-    static func rebased(_ target: Target, timeout: Duration) throws -> any Transport {
-        let transport = try target.makeTransport(timeout: timeout)
+    static func rebased(_ target: Target, timeout: Duration, tls: ClientTLS = ClientTLS()) throws -> any Transport {
+        let transport = try target.makeTransport(timeout: timeout, insecure: tls.insecure, tls: tls)
         if case .http(let url) = target { return RebasedTransport(base: url, inner: transport) }
         return transport
     }
@@ -128,7 +131,8 @@ enum DiffCommand {
                 suites: loaded.suites, overrides: overrides,
                 targetDefaults: target.variableDefaults(ConformCommand.profile),
                 targetDescription: target.description, functions: ConformCommand.profile.functions)
-            return await Runner(transport: try target.makeTransport(timeout: .seconds(10))).run(plan)
+            let tls = try ClientTLSOptions.parse(parsed, subcommand: "diff", io: io)
+            return await Runner(transport: try target.makeTransport(timeout: .seconds(10), tls: tls)).run(plan)
         }
         let ra = try await run(a)
         let rb = try await run(b)

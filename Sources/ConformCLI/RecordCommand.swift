@@ -44,11 +44,15 @@ enum RecordCommand {
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(30)
         let transport = CurlTransport(
-            timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody())
+            timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody(),
+            tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io))
+        guard let tls = try ListenerTLS.resolve(parsed, host: listen.host, subcommand: "record", io: io) else {
+            return ConformCommand.ExitCode.cannotRun
+        }
         return await ProxySession.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"), banner: "Recording",
-            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), io: io)
+            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), tls: tls, io: io)
     }
 }
 
@@ -57,7 +61,7 @@ enum ProxySession {
     static func run(
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
         listen: (host: String, port: UInt16), check: Bool, banner: String, limits proxyLimits: ProxyLimits = .default,
-        io: CommandIO
+        tls: ListenerTLS = .plain, io: CommandIO
     ) async -> Int32 {
         let writer: RecordingWriter
         do {
@@ -94,12 +98,11 @@ enum ProxySession {
         // many wait and for how long.
         var limits = HTTPServerLimits.default
         limits.threadPerConnection = true
-        let server: HTTPServer
+        let server: Listeners
         do {
-            server = try HTTPServer(
-                handler: AsyncHandlerAdapter { await proxy.forward($0) }, host: listen.host, port: listen.port,
-                limits: limits)
-            try server.start()
+            let handler = AsyncHandlerAdapter { await proxy.forward($0) }
+            server = try Listeners.start(host: listen.host, port: listen.port, limits: limits, tls: tls) { _ in handler
+            }
         } catch {
             io.report(
                 Diagnostic(
@@ -109,6 +112,7 @@ enum ProxySession {
         }
         let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }
         io.out.write("\(banner) on \(server.baseURL) (forwarding to \(targets.joined(separator: ", "))) into \(out)\n")
+        server.announce(io)
         io.out.write("Point the app's base URL at \(server.baseURL). Press Ctrl-C to stop.\n")
         io.out.write("App events: POST \(server.baseURL)\(RecordingProxy.eventsPath) (never forwarded).\n")
         await ServeCommand.waitForTermination()

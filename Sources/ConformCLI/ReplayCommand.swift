@@ -43,12 +43,13 @@ enum ReplayCommand {
         }
         let connections = try parsed.integer("--connections") ?? 8
         let reports = try ReportRequest.all(parsed, subcommand: "replay")
+        let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)
                 let learned = try await NoiseLearner.learn(
-                    exchanges, first: try target.makeTransport(timeout: timeout),
-                    second: try target.makeTransport(timeout: timeout),
+                    exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
+                    second: try target.makeTransport(timeout: timeout, tls: tls),
                     noise: noise, options: options)
                 try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
                 io.out.write(
@@ -62,10 +63,10 @@ enum ReplayCommand {
                 if case .http = target {
                     CurlTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
-                        maxBodyBytes: maxBody)
+                        maxBodyBytes: maxBody, tls: tls)
                 } else {
                     try target.makeTransport(
-                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
             // A HAR is read entry by entry, like a recording.
             let har = try TrafficSupport.harDocument(recording, io: io)

@@ -151,7 +151,8 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport", "ConformTLS",
+                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
+                "ConformTLS",
             ],
             exclude: ["Cases", "Adapters"]
         ),

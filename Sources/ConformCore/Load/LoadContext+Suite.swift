@@ -120,7 +120,7 @@ extension LoadContext {
                     if !isDecisionID(id) {
                         error(
                             item, "'\(id)' is not a decision id",
-                            help: "decision ids look like D1 … D15 (see decisions.md)")
+                            help: "decision ids look like D1 … D19 (see docs/decisions.md)")
                     }
                     ref.decisions.append(id)
                 }

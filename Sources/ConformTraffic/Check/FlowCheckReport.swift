@@ -30,7 +30,7 @@ public enum FlowCheckReport {
             let id = "check-\(step.name)"
             let suite = Suite(
                 id: id, title: "Client traffic, flow step \(step.name)", step: step.name,
-                spec: SpecReference(section: "personalization-flow.txt"), flows: [],
+                spec: SpecReference(section: "flow step \(step.name.prefix { $0.isNumber })"), flows: [],
                 file: traces.map(\.path).joined(separator: ", "))
             var steps: [StepResult] = []
             for trace in traces {

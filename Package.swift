@@ -72,7 +72,7 @@ let package = Package(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformDiagnostics",
+                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
                 "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc",
             ]
         ),
@@ -161,8 +161,8 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport", "ConformTLS",
-                "ConformTesting", "ConformTraffic", "ConformYAML", "ConformDiagnostics",
+                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
+                "ConformTLS", "ConformTesting", "ConformYAML", "ConformDiagnostics",
             ],
             exclude: ["Cases", "Adapters"]
         ),

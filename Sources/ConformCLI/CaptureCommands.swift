@@ -33,9 +33,7 @@ enum CaptureCommands {
     /// `conform import` of a file that starts like a pcap or pcapng.
     static func importFile(_ file: String, parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         let options = try options(parsed, subcommand: "import")
-        guard let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --out DIRECTORY", subcommand: "import")
-        }
+        let out = parsed.required("--out")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
             let source = try PacketSource(file: io.resolve(file), filter: parsed.value("--filter"))
@@ -74,9 +72,8 @@ enum CaptureCommands {
             io.out.write(CommandSpec.capture.helpText)
             return 0
         }
-        guard let interface = parsed.value("--interface"), let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --interface IF or --out DIRECTORY", subcommand: "capture")
-        }
+        let interface = parsed.required("--interface")
+        let out = parsed.required("--out")
         let options = try options(parsed, subcommand: "capture")
         let duration = try parsed.duration("--duration")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
@@ -131,13 +128,8 @@ enum CaptureCommands {
         let status = finish(summary, io: io)
         guard status == 0 else { return status }
         if check {
-            io.out.write(
-                violations.isEmpty
-                    ? "Flow check: no violations\n"
-                    : "Flow check: \(violations.count) violation\(violations.count == 1 ? "" : "s")\n")
-            for v in violations { io.out.write("\(v)\n") }
-            for note in checker.notes + checker.openObligations() { io.out.write("note: \(note)\n") }
-            return violations.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+            return TrafficSupport.flowCheckSummary(
+                violations, notes: checker.notes + checker.openObligations(), io: io)
         }
         return 0
     }

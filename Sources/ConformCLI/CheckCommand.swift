@@ -46,45 +46,22 @@ enum CheckCommand {
                     events = try AppEventsFile.load(path: io.resolve(file), displayName: file)
                     appEvents += events.count
                 }
-                let result: (violations: [FlowViolation], notes: [String])
-                let incomplete = Mutex<[RecordedExchange]>([])
-                // HAR or recording is decided by content, whatever the file's name.
-                if let document = try TrafficSupport.harDocument(path, io: io) {
-                    // Without app events, entries go in start order (the causal order, whatever order the tool
-                    // listed them in); the HAR is read one entry at a time.
-                    let lacking = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
-                    unreadable.add(document.skippedCount, ordering: .relaxed)
-                    incomplete.withLock { $0 = lacking }
-                    exchanges += document.readable.count
-                    appEvents += document.events.count
-                    result = try await FlowChecker.check(
-                        recording: document.records(order: document.startOrder), events: events,
-                        configuration: configuration)
-                } else {
-                    // A line that is not a record is skipped and named; the check cannot then say the flow holds.
-                    let trace = TraceSequence(path: io.resolve(path)) { _ in
-                    } onSkipped: { problem in
-                        io.err.write(problem.warning + "\n")
-                        unreadable.add(1, ordering: .relaxed)
-                    }
-                    result = try await FlowChecker.check(recording: trace, events: events, configuration: configuration)
-                    for try await record in TraceSequence(path: io.resolve(path)) {
-                        guard case .exchange(let e) = record else {
-                            appEvents += 1
-                            continue
-                        }
-                        exchanges += 1
-                        if !e.omitted.isEmpty { incomplete.withLock { $0.append(e) } }
-                    }
-                }
+                // One pass: the checker reads the records (in start order, the causal one), the tally counts them.
+                let records = try TrafficSupport.trace(path, io: io).records(
+                    order: .start, onWarning: TrafficSupport.warnings(io))
+                let result = try await FlowChecker.check(
+                    recording: records, events: events,
+                    configuration: configuration)
+                exchanges += records.tally.exchanges
+                appEvents += records.tally.events
+                unreadable.add(records.tally.unreadable, ordering: .relaxed)
                 // A rule broken only where the trace lacks a body or a response is not a finding: name what is missing.
-                let missing = incomplete.withLock { $0 }
-                for e in missing {
-                    io.out.write(
-                        "\(path): exchange \(e.seq) \(e.request.method) \(e.request.target): cannot judge: "
-                            + e.omitted.joined(separator: "; ") + "\n")
+                for e in records.tally.incompleteExchanges {
+                    io.out.write("\(path): exchange \(e.seq) \(e.method) \(e.target): cannot judge: \(e.omitted)\n")
                 }
-                unjudged += missing.count
+                let unnamed = records.tally.incomplete - records.tally.incompleteExchanges.count
+                if unnamed > 0 { io.out.write("\(path): \(unnamed) more exchanges cannot be judged\n") }
+                unjudged += records.tally.incomplete
                 for v in result.violations { io.out.write(v.diagnostic(file: path).rendered(sourceLine: nil) + "\n") }
                 for note in result.notes { io.out.write("\(path): note: \(note)\n") }
                 total += result.violations.count

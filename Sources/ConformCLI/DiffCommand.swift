@@ -36,13 +36,12 @@ enum DiffCommand {
         var recordings = 0
         do {
             for input in inputs {
-                if isRecording(input, io: io) {
+                // A trace of any format (an empty `.jsonl` is a recording with nothing in it), else suites.
+                if input.hasSuffix(".jsonl") || TraceFile.holdsTrace(io.resolve(input)) {
                     recordings += 1
                     var options = TrafficSupport.replayOptions(
                         a,
-                        substitutions: try TrafficSupport.pairs(
-                            parsed.values("--map"), option: "--map", subcommand: "diff"),
-                        sequential: true)
+                        substitutions: try parsed.pairs("--map"), sequential: true, timeout: .seconds(10))
                     // Differential shares one set of options; each side gets its own origin through its transport.
                     options.origins = [:]
                     let differential = Differential(
@@ -50,16 +49,14 @@ enum DiffCommand {
                         b: try rebased(b, timeout: .seconds(10), tls: tls),
                         noise: noise,
                         options: options)
-                    let sequence = RecordingSequence(path: io.resolve(input)) { _ in
-                    } onSkipped: { problem in
-                        io.err.write(problem.warning + "\n")
-                        unreadable.add(1, ordering: .relaxed)
-                    }
-                    let report = try await differential.run(sequence: sequence) { step in
+                    let trace = try TrafficSupport.trace(input, io: io).exchanges(
+                        onWarning: TrafficSupport.warnings(io))
+                    let report = try await differential.run(trace) { step in
                         collector?.add(
                             ReplayResults.step(step, trace: input),
                             to: ReplayResults.suite(flow: step.flow, trace: input, title: "Diff of \(input)"))
                     }
+                    unreadable.add(trace.tally.unreadable, ordering: .relaxed)
                     for step in report.steps { io.out.write("\(input): \(step)\n") }
                     compared += report.total
                     io.out.write(
@@ -108,12 +105,6 @@ enum DiffCommand {
         return transport
     }
 
-    static func isRecording(_ path: String, io: CommandIO) -> Bool {
-        if path.hasSuffix(".jsonl") { return true }
-        return FileManager.default.fileExists(
-            atPath: (io.resolve(path) as NSString).appendingPathComponent("exchanges.jsonl"))
-    }
-
     /// Runs suites against both targets and compares each step's verdict and response.
     static func diffSuites(
         _ input: String, a: Target, b: Target, noise: NoiseRules, parsed: Arguments, io: CommandIO,
@@ -125,7 +116,7 @@ enum DiffCommand {
             io.err.write(loaded.renderedProblems())
             throw CLIFailure(notRun)
         }
-        let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
+        let overrides = try parsed.pairs("--var")
         func run(_ target: Target) async throws -> RunResult {
             let plan = RunPlan(
                 suites: loaded.suites, overrides: overrides,

@@ -15,7 +15,7 @@ enum MockCommand {
         }
         let port = try parsed.port("--port") ?? 0
         let timeout = try parsed.duration("--timeout")
-        let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "mock")
+        let overrides = try parsed.pairs("--var")
         let reports = try ReportRequest.all(parsed, subcommand: "mock")
         let suites: [Suite]
         do {

@@ -14,13 +14,8 @@ enum RecordCommand {
             io.out.write(CommandSpec.record.helpText)
             return 0
         }
-        guard let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --out DIRECTORY", subcommand: "record")
-        }
+        let out = parsed.required("--out")
         let upstreamValues = parsed.values("--upstream")
-        guard !upstreamValues.isEmpty else {
-            throw UsageError(message: "missing --upstream URL (or mobile=URL and backend=URL)", subcommand: "record")
-        }
         var upstreams: [String: String] = [:]
         for value in upstreamValues {
             if value.hasPrefix("http://") || value.hasPrefix("https://") {
@@ -135,14 +130,8 @@ enum ProxySession {
             return ConformCommand.ExitCode.cannotRun
         }
         if check {
-            io.out.write(
-                found.isEmpty
-                    ? "Flow check: no violations\n"
-                    : "Flow check: \(found.count) violation\(found.count == 1 ? "" : "s")\n")
-            for v in found { io.out.write("\(v)\n") }
             let notes = checker.withLock { $0.notes + $0.openObligations() }
-            for note in notes { io.out.write("note: \(note)\n") }
-            return found.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+            return TrafficSupport.flowCheckSummary(found, notes: notes, io: io)
         }
         return 0
     }

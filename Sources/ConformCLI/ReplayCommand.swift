@@ -21,12 +21,12 @@ enum ReplayCommand {
                 subcommand: "replay")
         }
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
-        let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
+        let substitutions = try parsed.pairs("--map")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
         var options = TrafficSupport.replayOptions(
-            target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+            target, substitutions: substitutions, sequential: parsed.has("--sequential"), timeout: timeout)
         options.pace = try PaceOption.parse(
             speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
         if let host = parsed.value("--host-header") {
@@ -46,7 +46,9 @@ enum ReplayCommand {
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
         do {
             if let output = parsed.value("--learn-noise") {
-                let exchanges = try TrafficSupport.exchanges(recording, io: io)
+                // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
+                let exchanges = try await TrafficSupport.trace(recording, io: io)
+                    .exchanges(onWarning: TrafficSupport.warnings(io)).all()
                 let learned = try await NoiseLearner.learn(
                     exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
                     second: try target.makeTransport(timeout: timeout, tls: tls),
@@ -68,16 +70,12 @@ enum ReplayCommand {
                     try target.makeTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
-            // A HAR is read entry by entry, like a recording.
-            let har = try TrafficSupport.harDocument(recording, io: io)
+            // Any trace is read record by record.
+            let trace = try TrafficSupport.trace(recording, io: io)
             if let shard {
-                // A first pass over the recording groups the device flows that share a person.
-                options.partition =
-                    if let har {
-                        try await ReplayPartition.build(har.exchanges, shard: shard)
-                    } else {
-                        try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
-                    }
+                // A first pass over the trace groups the device flows that share a person (its warnings come with the
+                // replay's pass).
+                options.partition = try await ReplayPartition.build(trace.exchanges(), shard: shard)
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
@@ -94,18 +92,12 @@ enum ReplayCommand {
                     io.out.write("\(outcome)\n")
                 }
             }
-            var summary: ReplaySummary
-            if let har {
-                summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
-                summary.unreadable = har.skippedCount
-            } else {
-                summary = try await replayer.replay(
-                    recording: io.resolve(recording),
-                    onSkipped: { problem in
-                        progress.clear()
-                        io.err.write(problem.warning + "\n")
-                    }, onOutcome: onOutcome)
-            }
+            let summary = try await replayer.replay(
+                trace,
+                onWarning: { warning in
+                    progress.clear()
+                    io.err.write(warning.text + "\n")
+                }, onOutcome: onOutcome)
             progress.clear()
             let unjudged =
                 (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")

@@ -29,13 +29,7 @@ enum RunCommand {
             io.out.write(CommandSpec.run.helpText)
             return 0
         }
-        var overrides: [String: String] = [:]
-        for item in parsed.values("--var") {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                throw UsageError(message: "--var takes NAME=VALUE, got '\(item)'", subcommand: "run")
-            }
-            overrides[String(item[..<eq])] = String(item[item.index(after: eq)...])
-        }
+        let overrides = try parsed.pairs("--var")
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
         let jobs = try parsed.integer("--jobs") ?? .max

@@ -1,6 +1,5 @@
 import ConformCore
 import ConformDiagnostics
-import ConformYAML
 
 /// What happened in one step.
 ///

@@ -283,7 +283,7 @@ struct TraceBuilder {
         }
         writer.close()
         var live: [String] = []
-        let v = try await FlowChecker.check(recording: RecordingSequence(path: dir), configuration: .reference) {
+        let v = try await FlowChecker.check(try Trace.open(dir), configuration: .reference) {
             live.append($0.rule.id)
         }
         #expect(v.count == 1)

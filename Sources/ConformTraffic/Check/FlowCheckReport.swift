@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 
 /// Checks of client traffic as a run result, so every run reporter (JUnit, JSON, HTML) renders them as it renders a
 /// suite run: one suite per flow step, one step per checked trace and rule.
@@ -31,7 +30,7 @@ public enum FlowCheckReport {
             let id = "check-\(step.name)"
             let suite = Suite(
                 id: id, title: "Client traffic, flow step \(step.name)", step: step.name,
-                spec: SpecReference(section: "personalization-flow.txt"), flows: [],
+                spec: SpecReference(section: "flow step \(step.name.prefix { $0.isNumber })"), flows: [],
                 file: traces.map(\.path).joined(separator: ", "))
             var steps: [StepResult] = []
             for trace in traces {

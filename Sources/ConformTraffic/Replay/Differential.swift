@@ -59,11 +59,11 @@ public struct Differential: Sendable {
         try await run(sequence: AsyncArraySequence(exchanges), onStep: onStep)
     }
 
-    /// Streams a recording directory (or `.jsonl` file).
-    public func run(recording path: String, onStep: (DifferentialStep) -> Void = { _ in }) async throws
-        -> DifferentialReport
-    {
-        try await run(sequence: RecordingSequence(path: path), onStep: onStep)
+    /// Streams a trace's exchanges (any format); their tally counts what the reading skipped.
+    public func run(
+        _ trace: TraceExchanges, onStep: (DifferentialStep) -> Void = { _ in }
+    ) async throws -> DifferentialReport {
+        try await run(sequence: trace, onStep: onStep)
     }
 
     /// Streams `sequence`; `onStep` sees every step, alike or not, as it is compared.
@@ -100,10 +100,8 @@ public struct Differential: Sendable {
                         }
                     }
                 }
-                var nx = backA.apply(x)
-                var ny = backB.apply(y)
-                nx.timing = nil
-                ny.timing = nil
+                let nx = backA.apply(x)
+                let ny = backB.apply(y)
                 step.differences = ResponseDiff.compare(expected: nx, actual: ny, noise: noise)
             case (.failure(let e), .success): step.errorA = e.message
             case (.success, .failure(let e)): step.errorB = e.message
@@ -125,13 +123,18 @@ public struct Differential: Sendable {
         return report
     }
 
-    private func outcome(_ transport: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure>
-    {
-        do {
-            // Compression is representation, not behaviour: bodies are compared as the application reads them.
-            return .success(ContentDecoding.decoded(try await transport.send(request)))
-        } catch {
-            return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
+    /// One side's answer, sent on the side's preferred executor and within ``ReplayOptions/exchangeTimeout`` when
+    /// one is set.
+    private func outcome(_ side: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure> {
+        let transport: any Transport =
+            options.exchangeTimeout.map { DeadlineTransport(inner: side, deadline: $0) } ?? side
+        return await transport.preferringExecutor {
+            do {
+                // Compression is representation, not behaviour: bodies are compared as the application reads them.
+                return .success(ContentDecoding.decoded(try await transport.send(request)))
+            } catch {
+                return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
+            }
         }
     }
 }

@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 
 /// Replayed and diffed exchanges as steps of a run result, so every reporter renders them: one suite per device
 /// flow, one step per exchange, located at `TRACE:SEQ:1` as `conform check` locates its findings.

@@ -33,7 +33,7 @@ public struct ConsoleReporter: RunReporter {
     }
 
     func render(_ result: SuiteResult) -> TerminalText {
-        let s = result.suite
+        let s = result.group
         var out: TerminalText = "\(mark(result.verdict)) \(paint(s.id, .bold))  \(s.title)"
         if !s.step.isEmpty { out += paint("  [\(s.step)]", .dim) }
         out += "\n"
@@ -45,7 +45,7 @@ public struct ConsoleReporter: RunReporter {
             }
             out += "\n"
             if step.verdict == .pass || step.verdict == .skipped && !verbose { continue }
-            out += paint("        --> \(step.file):\(step.mark)", .dim)
+            out += paint("        --> \(step.location)", .dim)
             if !step.spec.isEmpty { out += paint("  spec: \(step.spec.summary)", .dim) }
             out += "\n"
             if let request = step.request, step.verdict != .skipped {
@@ -58,7 +58,9 @@ public struct ConsoleReporter: RunReporter {
             }
             for failure in step.failures {
                 let label =
-                    failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
+                    !step.check.hasSeverities
+                    ? Self.findingLabel(step.check)
+                    : failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
                 for m in failure.mismatches {
                     out += "        \(paint(label, failure.severity == .assumed ? .yellow : .red)) \(m.path)\n"
                     out += "            expected: \(paint(m.expected, .green))\n"
@@ -121,5 +123,17 @@ public struct ConsoleReporter: RunReporter {
 
     func paint(_ text: String, _ styles: Style...) -> TerminalText {
         TerminalText.styled(TerminalText(text), styles.map(\.rawValue).joined(separator: ";"), enabled: color)
+    }
+}
+
+extension ConsoleReporter {
+    /// What a failure of a check without severities is called in front of its path.
+    static func findingLabel(_ check: StepResult.Check) -> String {
+        switch check {
+        case .suiteExpectation: "must"
+        case .replayDifference: "differs"
+        case .flowRule: "violation"
+        case .secretFinding: "secret"
+        }
     }
 }

@@ -1,11 +1,13 @@
 import ConformCore
 import Synchronization
 
-/// Gathers the steps of a command other than a suite run (a replay, a diff, a mock session) as they come, grouped
-/// into suites, and gives them as a run result for the reporters; safe to feed from concurrent tasks.
+/// Gathers the steps of a command other than a suite run (a replay, a diff, a client check, a mock session, a scan)
+/// as they come, grouped, and gives them as a result for the reporters; safe to feed from concurrent tasks.
+///
+/// It is also a ``RunReporter``: fed `stepFinished` events, it keeps each step in the group named by ``group``.
 public final class ResultCollector: Sendable {
     private struct Group {
-        var suite: Suite
+        var group: ResultGroup
         var steps: [StepResult]
     }
 
@@ -18,24 +20,29 @@ public final class ResultCollector: Sendable {
 
     public init() {}
 
-    /// Adds `step` to the suite with `suite`'s id, made from `suite` on first use; the step takes the suite's id.
-    public func add(_ step: StepResult, to suite: @autoclosure () -> Suite) {
+    /// Adds `step` to the group with `group`'s id, made from `group` on first use; the step takes the group's id.
+    public func add(_ step: StepResult, to group: @autoclosure () -> ResultGroup) {
         state.withLock { s in
             var step = step
-            let id = suite().id
+            let made = group()
+            let id = made.id
             step.suiteID = id
             if s.groups[id] == nil {
                 s.order.append(id)
-                s.groups[id] = Group(suite: suite(), steps: [])
+                s.groups[id] = Group(group: made, steps: [])
             }
             s.groups[id]!.steps.append(step)
         }
     }
 
-    /// The suites in the order they first got a step; with `sortedByLine`, each suite's steps are put in the order
+    /// Adds `step` to the suite with `suite`'s id.
+    public func add(_ step: StepResult, to suite: Suite) { add(step, to: ResultGroup(suite)) }
+
+    /// The groups in the order they first got a step; with `sortedByLine`, each group's steps are put in the order
     /// of their line (a trace's `seq`) and numbered again, for steps that finish out of order.
-    public func result(target: String, duration: Double, kind: RunResult.Kind, sortedByLine: Bool = false) -> RunResult
-    {
+    public func result(
+        _ command: RunResult.Command, target: String, duration: Double, sortedByLine: Bool = false
+    ) -> RunResult {
         let groups = state.withLock { s in s.order.compactMap { s.groups[$0] } }
         let suites = groups.map { group in
             var steps = group.steps
@@ -43,8 +50,8 @@ public final class ResultCollector: Sendable {
                 steps.sort { $0.mark.line < $1.mark.line }
                 for i in steps.indices { steps[i].index = i }
             }
-            return SuiteResult(suite: group.suite, steps: steps, duration: steps.reduce(0) { $0 + $1.duration })
+            return SuiteResult(group: group.group, steps: steps, duration: steps.reduce(0) { $0 + $1.duration })
         }
-        return RunResult(suites: suites, duration: duration, target: target, kind: kind)
+        return RunResult(command: command, suites: suites, duration: duration, target: target)
     }
 }

@@ -63,7 +63,7 @@ extension RunReport {
             for (position, suite) in zip(report.placement.positions, report.result.suites) {
                 guard slots.indices.contains(position), slots[position] == nil else {
                     throw RunReportError(
-                        "\(report.source): suite \(suite.suite.id) claims plan position \(position), which is out of range or taken",
+                        "\(report.source): suite \(suite.group.id) claims plan position \(position), which is out of range or taken",
                         help: "merge the reports of one sharded run")
                 }
                 slots[position] = suite
@@ -77,7 +77,7 @@ extension RunReport {
         result.contactedOrigins = Set(reports.flatMap(\.result.contactedOrigins)).sorted()
         // Suite ids are unique in a plan: each flaky step goes where its suite went, in the order its shard gave.
         let flaky = Dictionary(grouping: reports.flatMap(\.result.flaky), by: \.suiteID)
-        result.flaky = suites.flatMap { flaky[$0.suite.id] ?? [] }
+        result.flaky = suites.flatMap { flaky[$0.group.id] ?? [] }
         return RunReport(
             result: result, placement: .whole(suiteCount: planSuites),
             source: reports.map(\.source).joined(separator: " + "))

@@ -8,6 +8,24 @@ import ConformYAML
 /// what the steps of one flow share (suite, flow, file, the suite's reference) is one shared ``Origin``, the
 /// counts are 32-bit, and a step's own reference is stored only when it differs from its suite's.
 public struct StepResult: Sendable, Hashable {
+    /// What kind of check a step is: it decides how the step is located and whether severities mean anything.
+    public enum Check: String, Sendable, Hashable, CaseIterable {
+        /// A suite step's expectations (a run, or a mock session): located at `file:line:col`, with severities.
+        case suiteExpectation = "suite expectation"
+        /// A recorded exchange replayed or sent to two sides: located at the trace record `file#seq`.
+        case replayDifference = "replay difference"
+        /// A flow rule judged on a client's traffic: located at the trace record `file#seq` that breaks it.
+        case flowRule = "flow rule"
+        /// A credential found in a file: located at `file:line:col`.
+        case secretFinding = "secret finding"
+
+        /// Whether the step's mark is a trace record's `seq` (kept as its line) rather than a place in a text file.
+        public var locatesRecord: Bool { self == .replayDifference || self == .flowRule }
+        /// Whether failures carry a severity worth showing (`must`, `should`, `assumed`): only suite expectations
+        /// have one; a difference, a broken rule or a secret found is simply a finding.
+        public var hasSeverities: Bool { self == .suiteExpectation }
+    }
+
     /// What every step of one flow shares. Make one per flow and hand it to ``init(origin:index:name:mark:spec:verdict:)``
     /// so that the steps hold it once.
     public final class Origin: Sendable, Hashable {
@@ -16,17 +34,23 @@ public struct StepResult: Sendable, Hashable {
         public let file: String
         /// The suite's reference, which a step without one of its own reports.
         public let spec: SpecReference
+        /// What kind of check the flow's steps are.
+        public let check: Check
 
-        public init(suiteID: String, flow: String, file: String, spec: SpecReference) {
+        public init(
+            suiteID: String, flow: String, file: String, spec: SpecReference, check: Check = .suiteExpectation
+        ) {
             self.suiteID = suiteID
             self.flow = flow
             self.file = file
             self.spec = spec
+            self.check = check
         }
 
         public static func == (lhs: Origin, rhs: Origin) -> Bool {
             lhs === rhs
-                || (lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.spec == rhs.spec)
+                || (lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.spec == rhs.spec
+                    && lhs.check == rhs.check)
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -35,7 +59,9 @@ public struct StepResult: Sendable, Hashable {
         }
 
         func with(suiteID: String? = nil, flow: String? = nil, file: String? = nil) -> Origin {
-            Origin(suiteID: suiteID ?? self.suiteID, flow: flow ?? self.flow, file: file ?? self.file, spec: spec)
+            Origin(
+                suiteID: suiteID ?? self.suiteID, flow: flow ?? self.flow, file: file ?? self.file, spec: spec,
+                check: check)
         }
     }
 
@@ -52,6 +78,10 @@ public struct StepResult: Sendable, Hashable {
         get { origin.file }
         set { origin = origin.with(file: newValue) }
     }
+    /// What kind of check the step is.
+    public var check: Check { origin.check }
+    /// Where the step is: `file:line:col` of a suite step or a text file, or `file#seq` of a trace record.
+    public var location: String { check.locatesRecord ? "\(file)#\(mark.line)" : "\(file):\(mark)" }
     /// The step's place in its flow, from 0.
     public var index: Int {
         get { Int(storedIndex) }
@@ -100,10 +130,10 @@ public struct StepResult: Sendable, Hashable {
     public init(
         suiteID: String, flow: String, index: Int, name: String, file: String, mark: SourceMark, spec: SpecReference,
         verdict: Verdict, request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
-        error: String? = nil, attempts: Int = 0, duration: Double = 0
+        error: String? = nil, attempts: Int = 0, duration: Double = 0, check: Check = .suiteExpectation
     ) {
         self.init(
-            origin: Origin(suiteID: suiteID, flow: flow, file: file, spec: spec), index: index, name: name, mark: mark,
+            origin: Origin(suiteID: suiteID, flow: flow, file: file, spec: spec, check: check), index: index, name: name, mark: mark,
             spec: spec, verdict: verdict, request: request, response: response, failures: failures, error: error,
             attempts: attempts, duration: duration)
     }
@@ -132,7 +162,7 @@ public struct StepResult: Sendable, Hashable {
         lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.index == rhs.index
             && lhs.name == rhs.name && lhs.mark == rhs.mark && lhs.spec == rhs.spec && lhs.verdict == rhs.verdict
             && lhs.exchange == rhs.exchange && lhs.failures == rhs.failures && lhs.errors == rhs.errors
-            && lhs.attempts == rhs.attempts && lhs.duration == rhs.duration
+            && lhs.attempts == rhs.attempts && lhs.duration == rhs.duration && lhs.check == rhs.check
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -184,16 +214,21 @@ extension StepResult {
     public var hasExchange: Bool { exchange != .none }
 }
 
-/// A suite's steps, in flow and step order, and its overall verdict.
+/// A group's steps (a suite's, in flow and step order; a device flow's; a flow step's), and its overall verdict.
 public struct SuiteResult: Sendable, Hashable {
-    public var suite: Suite
+    public var group: ResultGroup
     public var steps: [StepResult]
     public var duration: Double
 
-    public init(suite: Suite, steps: [StepResult], duration: Double) {
-        self.suite = suite
+    public init(group: ResultGroup, steps: [StepResult], duration: Double) {
+        self.group = group
         self.steps = steps
         self.duration = duration
+    }
+
+    /// The result of a suite's steps.
+    public init(suite: Suite, steps: [StepResult], duration: Double) {
+        self.init(group: ResultGroup(suite), steps: steps, duration: duration)
     }
 
     /// The worst step verdict; `pass` for a suite with no steps.
@@ -203,7 +238,8 @@ public struct SuiteResult: Sendable, Hashable {
     }
 }
 
-/// The whole run: a suite run, or the results of a check, replay, diff or mock session in the same shape.
+/// The whole result of any command: a suite run, a replay, a diff, a client check, a mock session or a secret scan,
+/// in one shape; ``command`` says which.
 public struct RunResult: Sendable, Hashable {
     /// How the verdicts add up to an exit status (``RunStatus``).
     public enum Kind: Sendable, Hashable {
@@ -218,6 +254,8 @@ public struct RunResult: Sendable, Hashable {
     public var duration: Double
     public var target: String
     public var kind: Kind
+    /// The command the result comes from.
+    public var command: Command
     /// How many times the run played its plan (`conform run --repeat N`); each step keeps its worst verdict.
     public var repetitions = 1
     /// The most repetitions a run may have (`--repeat` and reports read back).
@@ -233,6 +271,13 @@ public struct RunResult: Sendable, Hashable {
         self.duration = duration
         self.target = target
         self.kind = kind
+        self.command = kind == .comparison ? .replay : .run
+    }
+
+    /// The result of `command`, whose exit status follows the command's ``Command/kind``.
+    public init(command: Command, suites: [SuiteResult], duration: Double, target: String) {
+        self.init(suites: suites, duration: duration, target: target, kind: command.kind)
+        self.command = command
     }
 
     public var steps: [StepResult] { suites.flatMap(\.steps) }

@@ -1,0 +1,117 @@
+extension RunResult {
+    /// Which command a result comes from: every report titles itself by it, and its verdict reads in its words.
+    public enum Command: String, Sendable, Hashable, CaseIterable {
+        /// `conform run` (and `merge`, which rebuilds a run from its shards).
+        case run
+        /// `conform replay`: recorded requests sent again, each answer compared with the recorded one.
+        case replay
+        /// `conform diff`: the same exchanges against two implementations.
+        case diff
+        /// `conform check`, `record --check`, `serve --check`: a client's traffic against the flow's rules.
+        case check
+        /// `conform mock`: Conform played the server of a suite to a client.
+        case mock
+        /// `conform scan`: files searched for credentials that were not redacted.
+        case scan
+
+        /// How the verdicts add up to an exit status: replays and diffs compare, the rest judge.
+        public var kind: Kind {
+            switch self {
+            case .replay, .diff: .comparison
+            case .run, .check, .mock, .scan: .conformance
+            }
+        }
+
+        /// What reports call the command's result.
+        public var subject: String {
+            switch self {
+            case .run: "Conformance run"
+            case .replay: "Replay"
+            case .diff: "Differential"
+            case .check: "Client check"
+            case .mock: "Mock session"
+            case .scan: "Secret scan"
+            }
+        }
+
+        /// The kind of check the command's steps are, unless a step says otherwise.
+        public var check: StepResult.Check {
+            switch self {
+            case .run, .mock: .suiteExpectation
+            case .replay, .diff: .replayDifference
+            case .check: .flowRule
+            case .scan: .secretFinding
+            }
+        }
+    }
+
+    /// How many findings the result holds: the mismatches of its failed steps (a violation of a rule, a secret
+    /// found, a difference); for a differential, the steps that differ.
+    public var findingCount: Int {
+        if command == .diff { return counts[.fail, default: 0] }
+        var n = 0
+        for suite in suites {
+            for step in suite.steps where step.verdict == .fail {
+                n += max(1, step.failures.reduce(0) { $0 + $1.mismatches.count })
+            }
+        }
+        return n
+    }
+
+    /// The verdict in the command's words: `CONFORMS`, `SAME BEHAVIOUR`, `3 steps differ`, `2 violations`, …
+    public var outcome: String {
+        let status = self.status
+        if status == .cannotRun { return command == .run ? "COULD NOT RUN" : "CANNOT JUDGE" }
+        let mismatch = status == .mismatch
+        switch command {
+        case .run: return status.words
+        case .replay: return mismatch ? "DIFFERENT BEHAVIOUR" : "SAME BEHAVIOUR"
+        case .diff:
+            let n = findingCount
+            return mismatch
+                ? (n == 1 ? "1 step differs" : "\(n) steps differ") : "the two implementations behave the same"
+        case .check: return Self.counted(mismatch ? findingCount : 0, "violation")
+        case .mock: return mismatch ? "the client did not follow the suite" : "the client followed the suite"
+        case .scan: return Self.counted(mismatch ? findingCount : 0, "finding")
+        }
+    }
+
+    /// The title every report gives the result: "Replay — SAME BEHAVIOUR".
+    public var headline: String { "\(command.subject) — \(outcome)" }
+
+    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+}
+
+extension RunResult.Command {
+    /// What a report's heading says before the target: "Conform certification report for builtin".
+    public var kicker: String {
+        switch self {
+        case .run: "Conform certification report for"
+        case .replay: "Conform replay against"
+        case .diff: "Conform differential of"
+        case .check: "Conform client check of"
+        case .mock: "Conform mock session on"
+        case .scan: "Conform secret scan of"
+        }
+    }
+
+    /// What the command's groups are, in the plural: "suites", "device flows", "flow steps", "files".
+    public var groupNoun: (one: String, many: String) {
+        switch self {
+        case .run, .mock: ("suite", "suites")
+        case .replay, .diff: ("device flow", "device flows")
+        case .check: ("flow step", "flow steps")
+        case .scan: ("file", "files")
+        }
+    }
+
+    /// What the command's steps are: "steps", "exchanges", "rules", "findings".
+    public var stepNoun: (one: String, many: String) {
+        switch self {
+        case .run, .mock: ("step", "steps")
+        case .replay, .diff: ("exchange", "exchanges")
+        case .check: ("rule", "rules")
+        case .scan: ("check", "checks")
+        }
+    }
+}

@@ -30,12 +30,10 @@ enum CheckCommand {
                     "--disable takes a rule id (\(FlowRule.all.map(\.id).joined(separator: ", "))), got '\(unknown)'",
                 subcommand: "check")
         }
-        let reports = try ReportRequest.all(parsed, subcommand: "check")
+        let session = Session(
+            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "check", io: io))
         let started = ContinuousClock.now
         var traces: [FlowCheckReport.Trace] = []
-        var total = 0
-        var unjudged = 0
-        let unreadable = Atomic(0)
         // What the traces held, for the summary: a check of nothing is no pass.
         var exchanges = 0
         var appEvents = 0
@@ -46,102 +44,66 @@ enum CheckCommand {
                     events = try AppEventsFile.load(path: io.resolve(file), displayName: file)
                     appEvents += events.count
                 }
-                let result: (violations: [FlowViolation], notes: [String])
-                let incomplete = Mutex<[RecordedExchange]>([])
-                // HAR or recording is decided by content, whatever the file's name.
-                if let document = try TrafficSupport.harDocument(path, io: io) {
-                    // Without app events, entries go in start order (the causal order, whatever order the tool
-                    // listed them in); the HAR is read one entry at a time.
-                    let lacking = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
-                    unreadable.add(document.skippedCount, ordering: .relaxed)
-                    incomplete.withLock { $0 = lacking }
-                    exchanges += document.readable.count
-                    appEvents += document.events.count
-                    result = try await FlowChecker.check(
-                        recording: document.records(order: document.startOrder), events: events,
-                        configuration: configuration)
-                } else {
-                    // A line that is not a record is skipped and named; the check cannot then say the flow holds.
-                    let trace = TraceSequence(path: io.resolve(path)) { _ in
-                    } onSkipped: { problem in
-                        io.err.write(problem.warning + "\n")
-                        unreadable.add(1, ordering: .relaxed)
-                    }
-                    result = try await FlowChecker.check(recording: trace, events: events, configuration: configuration)
-                    for try await record in TraceSequence(path: io.resolve(path)) {
-                        guard case .exchange(let e) = record else {
-                            appEvents += 1
-                            continue
-                        }
-                        exchanges += 1
-                        if !e.omitted.isEmpty { incomplete.withLock { $0.append(e) } }
-                    }
-                }
-                // A rule broken only where the trace lacks a body or a response is not a finding: name what is missing.
-                let missing = incomplete.withLock { $0 }
-                for e in missing {
-                    io.out.write(
-                        "\(path): exchange \(e.seq) \(e.request.method) \(e.request.target): cannot judge: "
-                            + e.omitted.joined(separator: "; ") + "\n")
-                }
-                unjudged += missing.count
-                for v in result.violations { io.out.write(v.diagnostic(file: path).rendered(sourceLine: nil) + "\n") }
-                for note in result.notes { io.out.write("\(path): note: \(note)\n") }
-                total += result.violations.count
-                traces.append(FlowCheckReport.Trace(path: path, violations: result.violations, notes: result.notes))
+                let trace = try await check(path, events: events, configuration: configuration, io: io)
+                exchanges += trace.exchanges
+                appEvents += trace.events
+                traces.append(trace.checked)
             } catch {
                 io.report(failure: error)
                 return ConformCommand.ExitCode.cannotRun
             }
         }
-        if !reports.isEmpty {
-            let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
-            var result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
-            if exchanges == 0 {
-                // No exchange, no rule exercised: every report says the check could not judge, never that it passed.
-                for s in result.suites.indices {
-                    for i in result.suites[s].steps.indices {
-                        result.suites[s].steps[i].verdict = .error
-                        result.suites[s].steps[i].errors = [
-                            StepError(.cannotJudge, "cannot judge: the traffic holds no exchange to check this rule on")
-                        ]
-                    }
-                }
-            }
-            if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
-        }
         let eventsText = appEvents > 0 ? " and \(appEvents) app event\(appEvents == 1 ? "" : "s")" : ""
         io.out.write("Checked \(exchanges) exchange\(exchanges == 1 ? "" : "s")\(eventsText)\n")
-        if exchanges == 0 {
-            io.out.write(
-                "Nothing to judge: the traffic holds no exchange the flow's rules can be checked on\n"
-                    + "Result: CANNOT JUDGE\n")
-            return ConformCommand.ExitCode.cannotRun
+        let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
+        let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
+        let outcome = await session.run { events in
+            for step in result.steps { events(.stepFinished(step)) }
+            return result
         }
-        let skipped = unreadable.load(ordering: .relaxed)
-        if skipped > 0 {
-            io.out.write(
-                "\(skipped) unreadable record\(skipped == 1 ? "" : "s") skipped (see the warnings); what they held was not "
-                    + "checked\n")
-            if unjudged == 0 {
-                io.out.write(
-                    (total > 0
-                        ? "\(total) violation\(total == 1 ? "" : "s") found in what could be read, which may follow "
-                            + "from the skipped lines\n" : "") + "Result: CANNOT JUDGE\n")
-                return ConformCommand.ExitCode.cannotRun
+        return io.status(of: outcome)
+    }
+
+    /// Checks one trace; HAR or recording is decided by content, whatever the file's name.
+    static func check(
+        _ path: String, events: [AppEvent], configuration: FlowCheckConfiguration, io: CommandIO
+    ) async throws -> (checked: FlowCheckReport.Trace, exchanges: Int, events: Int) {
+        let unreadable = Atomic(0)
+        var exchanges = 0
+        var appEvents = 0
+        var incomplete: [RecordedExchange] = []
+        let result: (violations: [FlowViolation], notes: [String])
+        if let document = try TrafficSupport.harDocument(path, io: io) {
+            // Without app events, entries go in start order (the causal order, whatever order the tool
+            // listed them in); the HAR is read one entry at a time.
+            incomplete = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
+            unreadable.add(document.skippedCount, ordering: .relaxed)
+            exchanges = document.readable.count
+            appEvents = document.events.count
+            result = try await FlowChecker.check(
+                recording: document.records(order: document.startOrder), events: events, configuration: configuration)
+        } else {
+            // A line that is not a record is skipped and named; the check cannot then say the flow holds.
+            let trace = TraceSequence(path: io.resolve(path)) { _ in
+            } onSkipped: { problem in
+                io.err.write(problem.warning + "\n")
+                unreadable.add(1, ordering: .relaxed)
+            }
+            result = try await FlowChecker.check(recording: trace, events: events, configuration: configuration)
+            for try await record in TraceSequence(path: io.resolve(path)) {
+                guard case .exchange(let e) = record else {
+                    appEvents += 1
+                    continue
+                }
+                exchanges += 1
+                if !e.omitted.isEmpty { incomplete.append(e) }
             }
         }
-        if unjudged > 0 {
-            io.out.write(
-                "\(unjudged) exchange\(unjudged == 1 ? "" : "s") cannot be judged (bodies or responses missing from the "
-                    + "trace)\(total > 0 ? "; \(total) violation\(total == 1 ? "" : "s") found, which may follow from them" : "")\n"
-                    + "Result: CANNOT JUDGE\n")
-            return ConformCommand.ExitCode.cannotRun
-        }
-        io.out.write(
-            total == 0
-                ? "The traffic follows the flow: no violations\n"
-                : "\(total) violation\(total == 1 ? "" : "s") of the flow\n")
-        return total == 0 ? 0 : ConformCommand.ExitCode.mismatch
+        // A rule broken only where the trace lacks a body or a response is not a finding: the result names what is
+        // missing, and the check cannot judge.
+        let checked = FlowCheckReport.Trace(
+            path: path, violations: result.violations, notes: result.notes, incomplete: incomplete,
+            unreadable: unreadable.load(ordering: .relaxed), exchanges: exchanges)
+        return (checked, exchanges, appEvents)
     }
 }

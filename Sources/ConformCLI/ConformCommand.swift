@@ -35,7 +35,7 @@ public enum ConformCommand {
             case "man": return try MetaCommands.man(rest, io: io)
             case "--version": io.out.write("conform \(version)\n"); return 0
             case "run": return try await RunCommand.main(rest, io: io)
-            case "merge": return try MergeCommand.main(rest, io: io)
+            case "merge": return try await MergeCommand.main(rest, io: io)
             case "validate": return try ValidateCommand.main(rest, io: io)
             case "serve": return try await ServeCommand.main(rest, io: io)
             case "mock": return try await MockCommand.main(rest, io: io)
@@ -46,7 +46,7 @@ public enum ConformCommand {
             case "check": return try await CheckCommand.main(rest, io: io)
             case "import": return try HARCommands.importHAR(rest, io: io)
             case "export": return try HARCommands.exportHAR(rest, io: io)
-            case "scan": return try HARCommands.scan(rest, io: io)
+            case "scan": return try await HARCommands.scan(rest, io: io)
             default:
                 let suggestion = closestMatch(to: first, in: CommandSpec.all.map(\.name)).map {
                     "; did you mean '\($0)'?"

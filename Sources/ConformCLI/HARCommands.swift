@@ -1,4 +1,5 @@
 import ConformCapture
+import ConformReport
 import ConformTraffic
 import Foundation
 
@@ -85,7 +86,7 @@ enum HARCommands {
         }
     }
 
-    static func scan(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
+    static func scan(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
         let parsed = try Arguments(args, command: .scan)
         if parsed.has("--help") {
             io.out.write(CommandSpec.scan.helpText)
@@ -94,19 +95,41 @@ enum HARCommands {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "scan takes files or directories", subcommand: "scan")
         }
+        let session = Session(console: Self.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "scan", io: io))
         do {
-            let findings = try SecretScanner().scan(paths: parsed.positionals.map { io.resolve($0) })
+            let started = ContinuousClock.now
             // Report paths as the user named them (relative to the current directory), not resolved.
             let base = io.currentDirectory.hasSuffix("/") ? io.currentDirectory : io.currentDirectory + "/"
-            for var f in findings {
-                if f.file.hasPrefix(base) { f.file.removeFirst(base.count) }
-                io.out.write(f.diagnostic.rendered(sourceLine: nil) + "\n")
+            func shown(_ path: String) -> String { path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path }
+            let files = try SecretScanner().scanFiles(paths: parsed.positionals.map { io.resolve($0) }).map {
+                file, findings in
+                (
+                    file: shown(file),
+                    findings: findings.map { f in
+                        var f = f
+                        f.file = shown(f.file)
+                        return f
+                    }
+                )
             }
-            if findings.isEmpty { io.out.write("No unredacted secrets found\n") }
-            return findings.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+            let result = ScanResults.result(
+                files, target: parsed.positionals.joined(separator: ", "),
+                duration: ReportRequest.seconds(since: started))
+            let outcome = await session.run { events in
+                for step in result.steps { events(.stepFinished(step)) }
+                return result
+            }
+            return io.status(of: outcome)
         } catch {
             io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
+    }
+
+    /// The console of a command whose steps are shown one by one as they finish (scan, check, replay, diff).
+    static func console(io: CommandIO, verbose: Bool = false) -> ConsoleReporter {
+        var console = ConsoleReporter(sink: io.out, color: io.color, verbose: verbose)
+        console.streamsSteps = true
+        return console
     }
 }

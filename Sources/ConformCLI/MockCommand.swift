@@ -16,7 +16,8 @@ enum MockCommand {
         let port = try parsed.port("--port") ?? 0
         let timeout = try parsed.duration("--timeout")
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "mock")
-        let reports = try ReportRequest.all(parsed, subcommand: "mock")
+        let session = Session(
+            console: ConsoleReporter(sink: io.out, color: io.color), reports: try ReportRequest.all(parsed, subcommand: "mock", io: io))
         let suites: [Suite]
         do {
             guard parsed.positionals.count == 1,
@@ -68,23 +69,17 @@ enum MockCommand {
         await ServeCommand.waitForTermination(orUntil: {
             untilDone && mock.isDone || stopAt.map { .now >= $0 } ?? false
         })
+        // The address the clients used, taken while the server still listens.
+        let address = server.baseURL
         server.stop()
-        let report = mock.report()
-        io.out.write("\nPlayed \(report.matched.count) exchange\(report.matched.count == 1 ? "" : "s").\n")
-        for entry in report.unmatched {
-            io.out.write("unmatched: \(entry.request.method) \(entry.request.target)\n")
-            if !entry.step.isEmpty {
-                io.out.write("    closest step: \(entry.suiteID) › \(entry.flow) › \(entry.step) (\(entry.location))\n")
-            }
-            for m in entry.mismatches { io.out.write("    \(m.path): expected \(m.expected), got \(m.actual)\n") }
-        }
-        for pending in report.pending { io.out.write("not reached: \(pending)\n") }
+        let played = mock.report().matched.count
+        io.out.write("\nPlayed \(played) exchange\(played == 1 ? "" : "s").\n")
         // The session's result decides the exit status, so a report and the exit status always agree.
-        let result = mock.result(target: "client of \(server.baseURL)", duration: ReportRequest.seconds(since: started))
-        guard ReportRequest.write(reports, for: result, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        io.out.write(
-            result.status == .conforms
-                ? "Result: the client played every step\n" : "Result: the client did not follow the suites\n")
-        return result.exitCode
+        let result = mock.result(target: "client of \(address)", duration: ReportRequest.seconds(since: started))
+        let outcome = await session.run { events in
+            for suite in result.suites { events(.suiteFinished(suite)) }
+            return result
+        }
+        return io.status(of: outcome)
     }
 }

@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCurl
 import ConformDiagnostics
+import ConformReport
 import ConformServer
 import ConformTraffic
 import Foundation
@@ -47,7 +48,8 @@ enum RecordCommand {
             timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody())
         return await ProxySession.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
-            listen: listen, check: parsed.has("--check"), banner: "Recording",
+            listen: listen, check: parsed.has("--check"),
+            reports: try ProxySession.reports(parsed, subcommand: "record", io: io), banner: "Recording",
             limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), io: io)
     }
 }
@@ -56,9 +58,10 @@ enum RecordCommand {
 enum ProxySession {
     static func run(
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
-        listen: (host: String, port: UInt16), check: Bool, banner: String, limits proxyLimits: ProxyLimits = .default,
-        io: CommandIO
+        listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [], banner: String,
+        limits proxyLimits: ProxyLimits = .default, io: CommandIO
     ) async -> Int32 {
+        let started = ContinuousClock.now
         let writer: RecordingWriter
         do {
             writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction, append: append)
@@ -72,7 +75,7 @@ enum ProxySession {
         let count = Mutex((exchanges: 0, events: 0))
         @Sendable func checked(_ record: TraceRecord) {
             guard check else { return }
-            let found = checker.withLock { $0.check(record) }
+            let found = FlowChecker.attaching(record, to: checker.withLock { $0.check(record) })
             if !found.isEmpty {
                 violations.withLock { $0 += found }
                 for v in found { io.err.write("violation: \(v)\n") }
@@ -130,16 +133,28 @@ enum ProxySession {
                     help: "free disk space and record again; the lines that were written are whole and readable"))
             return ConformCommand.ExitCode.cannotRun
         }
-        if check {
-            io.out.write(
-                found.isEmpty
-                    ? "Flow check: no violations\n"
-                    : "Flow check: \(found.count) violation\(found.count == 1 ? "" : "s")\n")
-            for v in found { io.out.write("\(v)\n") }
-            let notes = checker.withLock { $0.notes + $0.openObligations() }
-            for note in notes { io.out.write("note: \(note)\n") }
-            return found.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+        guard check else { return 0 }
+        // The live check's result, through the one console and the reports, as `conform check` of the recording.
+        let notes = checker.withLock { $0.notes + $0.openObligations() }
+        let trace = FlowCheckReport.Trace(path: out, violations: found, notes: notes, exchanges: total.exchanges)
+        let result = FlowCheckReport.result(
+            [trace], rules: FlowRule.all, duration: ReportRequest.seconds(since: started))
+        let session = Session(console: HARCommands.console(io: io), reports: reports)
+        let outcome = await session.run { events in
+            for step in result.steps { events(.stepFinished(step)) }
+            return result
         }
-        return 0
+        return io.status(of: outcome)
+    }
+
+    /// The `--report` files of a proxy session, which only `--check` has results for.
+    static func reports(_ parsed: Arguments, subcommand: String, io: CommandIO) throws(UsageError) -> [ReportTarget] {
+        let reports = try ReportRequest.all(parsed, subcommand: subcommand, io: io)
+        guard reports.isEmpty || parsed.has("--check") else {
+            throw UsageError(
+                message: "--report needs --check: a recording without a check has no result to report",
+                subcommand: subcommand)
+        }
+        return reports
     }
 }

@@ -42,7 +42,8 @@ enum ReplayCommand {
             try ShardOption.parse(text, subcommand: "replay")
         }
         let connections = try parsed.integer("--connections") ?? 8
-        let reports = try ReportRequest.all(parsed, subcommand: "replay")
+        let session = Session(
+            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io))
         do {
             if let output = parsed.value("--learn-noise") {
                 let exchanges = try TrafficSupport.exchanges(recording, io: io)
@@ -80,73 +81,68 @@ enum ReplayCommand {
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
-            // Only a requested report keeps a step per exchange.
-            let collector = reports.isEmpty ? nil : ResultCollector()
+            // Only a requested report keeps a step per exchange that passed; the console counts them.
+            let collector = ResultCollector(keepsPasses: session.writesReports)
             let started = ContinuousClock.now
-            let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
-                progress.tick()
-                collector?.add(
-                    ReplayResults.step(outcome, trace: recording),
-                    to: ReplayResults.suite(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
-                if !outcome.passed {
-                    progress.clear()
-                    io.out.write("\(outcome)\n")
+            let outcome = try await session.run { events in
+                let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
+                    progress.tick()
+                    let step = ReplayResults.step(outcome, trace: recording)
+                    collector.add(
+                        step, to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
+                    if !outcome.passed { progress.clear() }
+                    events(.stepFinished(step))
                 }
-            }
-            var summary: ReplaySummary
-            if let har {
-                summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
-                summary.unreadable = har.skippedCount
-            } else {
-                summary = try await replayer.replay(
-                    recording: io.resolve(recording),
-                    onSkipped: { problem in
-                        progress.clear()
-                        io.err.write(problem.warning + "\n")
-                    }, onOutcome: onOutcome)
-            }
-            progress.clear()
-            let unjudged =
-                (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")
-                + (summary.unreadable > 0
-                    ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
-            io.out.write(
-                "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
-            )
-            if let partition = options.partition {
-                io.out.write(
-                    "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices sharing a person\n"
-                )
-            }
-            if options.pace != .max { io.out.write(PaceReport.lines(summary.timing, pace: options.pace)) }
-            if let collector {
-                let result = collector.result(
-                    target: target.description, duration: ReportRequest.seconds(since: started), kind: .comparison,
+                var summary: ReplaySummary
+                if let har {
+                    summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
+                    summary.unreadable = har.skippedCount
+                } else {
+                    summary = try await replayer.replay(
+                        recording: io.resolve(recording),
+                        onSkipped: { problem in
+                            progress.clear()
+                            io.err.write(problem.warning + "\n")
+                        }, onOutcome: onOutcome)
+                }
+                progress.clear()
+                io.out.write(Self.summaryLines(summary, target: target, options: options))
+                var result = collector.result(
+                    .replay, target: target.description, duration: ReportRequest.seconds(since: started),
                     sortedByLine: true)
-                guard ReportRequest.write(reports, for: result, io: io) else {
-                    return ConformCommand.ExitCode.cannotRun
+                if summary.unreadable > 0 {
+                    // What the unreadable records held was not replayed: the behaviour cannot be called the same.
+                    let unread = ReplayResults.unreadable(summary.unreadable, trace: recording)
+                    for step in unread.steps { events(.stepFinished(step)) }
+                    result.suites.append(unread)
                 }
+                return result
             }
-            if summary.total == 0 && summary.unreadable == 0 && options.partition == nil {
-                // A replay of nothing shows nothing about the target: no verdict.
-                io.out.write("Nothing to judge: the recording holds no exchange\nResult: CANNOT JUDGE\n")
-                return ConformCommand.ExitCode.cannotRun
-            }
-            if summary.mismatched == 0 && summary.failed == 0 && (summary.unjudged > 0 || summary.unreadable > 0) {
-                // Nothing differed, but the recording lacks what it takes to say the behaviour is the same.
-                io.out.write("Result: CANNOT JUDGE\n")
-            } else {
-                io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
-            }
-            let counts: [Verdict: Int] = [
-                .pass: summary.passed, .fail: summary.mismatched, .error: summary.failed,
-                .skipped: summary.unjudged + summary.unreadable,
-            ]
-            return RunStatus(kind: .comparison, counts: counts).rawValue
+            return io.status(of: outcome)
         } catch {
             io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
+    }
+}
+
+extension ReplayCommand {
+    /// What the replay did beyond its steps: how many exchanges and how they fared, the shard, the pace.
+    static func summaryLines(_ summary: ReplaySummary, target: Target, options: ReplayOptions) -> String {
+        let unjudged =
+            (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")
+            + (summary.unreadable > 0
+                ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
+        var out =
+            "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, "
+            + "\(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
+        if let partition = options.partition {
+            out +=
+                "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices "
+                + "sharing a person\n"
+        }
+        if options.pace != .max { out += PaceReport.lines(summary.timing, pace: options.pace) }
+        return out
     }
 }
 

@@ -39,9 +39,7 @@ enum RunCommand {
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
         let jobs = try parsed.integer("--jobs") ?? .max
-        let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
-            try ReportRequest(parsing: spec)
-        }
+        let reports = try ReportRequest.all(parsed, subcommand: "run", io: io)
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "run")
         }
@@ -116,28 +114,23 @@ enum RunCommand {
         )
         plan.failFast = parsed.has("--fail-fast")
         plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
-        var reporters: [any RunReporter] = [
-            ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
-        ]
-        guard let files = ReportFile.open(reports, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        for file in files { reporters.append(file.request.reporter(sink: file.sink, placement: placement)) }
+        let session = Session(
+            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: reports,
+            placement: placement)
         // Memory stays flat however long the run: file reports read each exchange back from a spool on disk, and
         // the console shows only the exchanges of steps that did not pass.
         var retention = Runner.Retention.failures
-        if !files.isEmpty { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
-        let fanout = ReporterFanout(reporters)
+        if session.writesReports { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
         let runner = Runner(transport: transport, retention: retention)
-        let result: RunResult
-        if repeats > 1 {
+        let outcome = await session.run { events in
+            guard repeats > 1 else { return await runner.run(plan, events: events) }
             // The repetitions run first; the reports then show each step once, with its worst verdict.
-            result = await runner.run(plan, times: repeats) { n, run in
+            let result = await runner.run(plan, times: repeats) { n, run in
                 io.err.write("Repetition \(n) of \(repeats): \(run.status.words.lowercased())\n")
             }
-            RunListing.replay(result, to: fanout)
-        } else {
-            result = await runner.run(plan) { fanout.handle($0) }
+            RunListing.replay(result, to: events)
+            return result
         }
-        guard ReportFile.finish(files, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        return result.exitCode
+        return io.status(of: outcome)
     }
 }

@@ -43,12 +43,15 @@ enum ServeCommand {
         let storage = try parsed.size("--max-stored").map(StorageLimit.init(bytes:)) ?? .default
         let reference = ReferenceImplementation(
             configuration: configuration, faults: Set(faults), variants: Set(variants), storageLimit: storage)
+        let reports = try ProxySession.reports(parsed, subcommand: "serve", io: io)
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             return await ProxySession.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)", redaction: .default, append: false,
-                listen: (host, port), check: true, banner: "Checking an app against the reference implementation",
+                listen: (host, port), check: true,
+                reports: reports,
+                banner: "Checking an app against the reference implementation",
                 io: io)
         }
         let server: HTTPServer

@@ -14,15 +14,22 @@ public final class ResultCollector: Sendable {
     private struct State {
         var order: [String] = []
         var groups: [String: Group] = [:]
+        var passesNotKept = 0
     }
 
     private let state = Mutex(State())
+    /// Whether passed steps are kept, or only counted (a long replay whose console needs only their number).
+    public let keepsPasses: Bool
 
-    public init() {}
+    public init(keepsPasses: Bool = true) { self.keepsPasses = keepsPasses }
 
     /// Adds `step` to the group with `group`'s id, made from `group` on first use; the step takes the group's id.
     public func add(_ step: StepResult, to group: @autoclosure () -> ResultGroup) {
         state.withLock { s in
+            if !keepsPasses && step.verdict == .pass {
+                s.passesNotKept += 1
+                return
+            }
             var step = step
             let made = group()
             let id = made.id
@@ -43,7 +50,7 @@ public final class ResultCollector: Sendable {
     public func result(
         _ command: RunResult.Command, target: String, duration: Double, sortedByLine: Bool = false
     ) -> RunResult {
-        let groups = state.withLock { s in s.order.compactMap { s.groups[$0] } }
+        let (groups, passesNotKept) = state.withLock { s in (s.order.compactMap { s.groups[$0] }, s.passesNotKept) }
         let suites = groups.map { group in
             var steps = group.steps
             if sortedByLine {
@@ -52,6 +59,8 @@ public final class ResultCollector: Sendable {
             }
             return SuiteResult(group: group.group, steps: steps, duration: steps.reduce(0) { $0 + $1.duration })
         }
-        return RunResult(command: command, suites: suites, duration: duration, target: target)
+        var result = RunResult(command: command, suites: suites, duration: duration, target: target)
+        result.passesNotKept = passesNotKept
+        return result
     }
 }

@@ -12,6 +12,10 @@ public struct ResultGroup: Sendable, Hashable {
         case flowStep = "flow step"
         /// A file a secret scan read.
         case file
+        /// Requests a mock could not place on any step.
+        case unmatched = "unmatched requests"
+        /// What a trace could not show (records unread, exchanges without what the checks need).
+        case trace
     }
 
     public var kind: Kind

@@ -18,6 +18,9 @@ public struct StepResult: Sendable, Hashable {
         case flowRule = "flow rule"
         /// A credential found in a file: located at `file:line:col`.
         case secretFinding = "secret finding"
+        /// A suite step whose exchange two implementations answered differently (`conform diff` of suites):
+        /// located at the step's `file:line:col`, without severities.
+        case suiteDifference = "suite difference"
 
         /// Whether the step's mark is a trace record's `seq` (kept as its line) rather than a place in a text file.
         public var locatesRecord: Bool { self == .replayDifference || self == .flowRule }
@@ -58,10 +61,10 @@ public struct StepResult: Sendable, Hashable {
             hasher.combine(flow)
         }
 
-        func with(suiteID: String? = nil, flow: String? = nil, file: String? = nil) -> Origin {
+        func with(suiteID: String? = nil, flow: String? = nil, file: String? = nil, check: Check? = nil) -> Origin {
             Origin(
                 suiteID: suiteID ?? self.suiteID, flow: flow ?? self.flow, file: file ?? self.file, spec: spec,
-                check: check)
+                check: check ?? self.check)
         }
     }
 
@@ -79,7 +82,10 @@ public struct StepResult: Sendable, Hashable {
         set { origin = origin.with(file: newValue) }
     }
     /// What kind of check the step is.
-    public var check: Check { origin.check }
+    public var check: Check {
+        get { origin.check }
+        set { origin = origin.with(check: newValue) }
+    }
     /// Where the step is: `file:line:col` of a suite step or a text file, or `file#seq` of a trace record.
     public var location: String { check.locatesRecord ? "\(file)#\(mark.line)" : "\(file):\(mark)" }
     /// The step's place in its flow, from 0.
@@ -265,6 +271,9 @@ public struct RunResult: Sendable, Hashable {
     /// Every origin (`scheme://host[:port]`) the run sent a request to, sorted; an adapter or an in-process target
     /// that got origin-form requests is named by its description.
     public var contactedOrigins: [String] = []
+    /// Steps that passed and were counted but not kept (``ResultCollector/keepsPasses``): a long replay shown only
+    /// on the console keeps the exchanges that did not pass. Counted in ``counts`` and ``stepCount``.
+    public var passesNotKept = 0
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites
@@ -283,11 +292,11 @@ public struct RunResult: Sendable, Hashable {
     public var steps: [StepResult] { suites.flatMap(\.steps) }
 
     /// How many steps the run holds.
-    public var stepCount: Int { suites.reduce(0) { $0 + $1.steps.count } }
+    public var stepCount: Int { suites.reduce(passesNotKept) { $0 + $1.steps.count } }
 
     /// Number of steps with each verdict.
     public var counts: [Verdict: Int] {
-        var out: [Verdict: Int] = [:]
+        var out: [Verdict: Int] = passesNotKept > 0 ? [.pass: passesNotKept] : [:]
         for suite in suites { for step in suite.steps { out[step.verdict, default: 0] += 1 } }
         return out
     }

@@ -62,7 +62,7 @@ extension JUnitSchemaTests {
             if verdict == .skipped { step.error = "cannot judge: no response recorded" }
             collector.add(step, to: suite)
         }
-        let result = collector.result(target: "builtin", duration: 0, kind: .comparison, sortedByLine: true)
+        let result = collector.result(.replay, target: "builtin", duration: 0, sortedByLine: true)
         let report = JUnitReporter(sink: MemorySink()).render(result)
         let (code, output) = try await validate(report)
         #expect(code == 0, "xmllint: \(output)")

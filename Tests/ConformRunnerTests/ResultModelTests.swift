@@ -45,7 +45,7 @@ import Testing
                 }
             }
         }
-        let result = collector.result(target: "t", duration: 1, kind: .comparison, sortedByLine: true)
+        let result = collector.result(.replay, target: "t", duration: 1, sortedByLine: true)
         #expect(Set(result.suites.map(\.group.id)) == ["a", "b"])
         let a = result.suites.first { $0.group.id == "a" }
         #expect(a?.steps.map(\.mark.line) == [1, 3, 5])

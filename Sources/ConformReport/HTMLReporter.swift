@@ -30,7 +30,7 @@ public struct HTMLReporter: DocumentReporter {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="generator" content="conform">
-            <title>\(Escaping.html(result.command.kicker)) \(Escaping.html(result.target)): \(Escaping.html(result.headline))</title>
+            <title>\(Escaping.html(result.target)): \(Escaping.html(result.headline))</title>
             <style>
             \(Self.css)</style>
             </head>

@@ -26,10 +26,6 @@ public final class ResultCollector: Sendable {
     /// Adds `step` to the group with `group`'s id, made from `group` on first use; the step takes the group's id.
     public func add(_ step: StepResult, to group: @autoclosure () -> ResultGroup) {
         state.withLock { s in
-            if !keepsPasses && step.verdict == .pass {
-                s.passesNotKept += 1
-                return
-            }
             var step = step
             let made = group()
             let id = made.id
@@ -37,6 +33,11 @@ public final class ResultCollector: Sendable {
             if s.groups[id] == nil {
                 s.order.append(id)
                 s.groups[id] = Group(group: made, steps: [])
+            }
+            // A group whose steps all passed stays, empty, so that the result still names it.
+            if !keepsPasses && step.verdict == .pass {
+                s.passesNotKept += 1
+                return
             }
             s.groups[id]!.steps.append(step)
         }

@@ -11,8 +11,11 @@ import ConformYAML
 public enum ReplayResults {
     /// The group of the device flow `flow` of the trace `trace`.
     public static func group(flow: String, trace: String, title: String) -> ResultGroup {
-        ResultGroup(kind: .deviceFlow, id: "flow \(flow)", title: "\(title), device flow \(flow)", file: trace)
+        ResultGroup(kind: .deviceFlow, id: groupID(flow: flow), title: "\(title), device flow \(flow)", file: trace)
     }
+
+    /// The id of the group of the device flow `flow`, which its steps carry from the start.
+    static func groupID(flow: String) -> String { "flow \(flow)" }
 
     /// The records of `trace` that could not be read, as one step that cannot be judged: what they held was sent to
     /// neither side, so the behaviour cannot be called the same.
@@ -36,7 +39,7 @@ public enum ReplayResults {
     /// error when no answer came, or skipped when the recording cannot judge it.
     public static func step(_ outcome: ReplayOutcome, trace: String) -> StepResult {
         var step = StepResult(
-            suiteID: "", flow: outcome.flow, index: 0,
+            suiteID: groupID(flow: outcome.flow), flow: outcome.flow, index: 0,
             name: "exchange \(outcome.seq): \(outcome.request.method) \(outcome.request.target)", file: trace,
             mark: SourceMark(line: outcome.seq, column: 1), spec: SpecReference(), verdict: .pass, attempts: 1,
             duration: outcome.actual?.timing?.total ?? 0, check: .replayDifference)
@@ -68,7 +71,7 @@ public enum ReplayResults {
                     actual: diff.errorB.map { "B failed: \($0)" } ?? "B answered"), at: 0)
         }
         return StepResult(
-            suiteID: "", flow: diff.flow, index: 0, name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
+            suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0, name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
             file: trace, mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(),
             verdict: mismatches.isEmpty ? .pass : .fail,
             failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,

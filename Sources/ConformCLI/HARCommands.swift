@@ -95,7 +95,8 @@ enum HARCommands {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "scan takes files or directories", subcommand: "scan")
         }
-        let session = Session(console: Self.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "scan", io: io))
+        let session = Session(
+            console: Self.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "scan", io: io))
         do {
             let started = ContinuousClock.now
             // Report paths as the user named them (relative to the current directory), not resolved.

@@ -17,7 +17,8 @@ enum MockCommand {
         let timeout = try parsed.duration("--timeout")
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "mock")
         let session = Session(
-            console: ConsoleReporter(sink: io.out, color: io.color), reports: try ReportRequest.all(parsed, subcommand: "mock", io: io))
+            console: ConsoleReporter(sink: io.out, color: io.color),
+            reports: try ReportRequest.all(parsed, subcommand: "mock", io: io))
         let suites: [Suite]
         do {
             guard parsed.positionals.count == 1,

@@ -89,7 +89,8 @@ enum ReplayCommand {
                     progress.tick()
                     let step = ReplayResults.step(outcome, trace: recording)
                     collector.add(
-                        step, to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
+                        step,
+                        to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
                     if !outcome.passed { progress.clear() }
                     events(.stepFinished(step))
                 }

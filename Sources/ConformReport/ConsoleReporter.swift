@@ -79,7 +79,8 @@ public struct ConsoleReporter: RunReporter {
             out += "\n"
         }
         if let error = step.error {
-            out += "\(indent)    " + paint(error, step.verdict == .skipped || step.verdict == .pass ? .dim : .red) + "\n"
+            out +=
+                "\(indent)    " + paint(error, step.verdict == .skipped || step.verdict == .pass ? .dim : .red) + "\n"
         }
         for failure in step.failures {
             let label =
@@ -166,6 +167,7 @@ extension ConsoleReporter {
         case .flowRule: "violation"
         case .secretFinding: "secret"
         case .suiteDifference: "differs"
+        case .clientRequest: "request"
         }
     }
 }

@@ -128,12 +128,17 @@ public struct JSONReporter: DocumentReporter {
     /// A suite's members before `steps`.
     func suiteHead(_ result: SuiteResult, position: Int) -> JSONObject {
         let s = result.group
-        return JSONObject([
-            ("position", .int(position)), ("id", .string(s.id)), ("title", .string(s.title)), ("step", .string(s.step)),
-            ("file", .string(s.file)), ("contentHash", .string(s.contentHash)), ("profile", .string(s.profile)),
-            ("spec", ["section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) })]),
-            ("verdict", .string(result.verdict.rawValue)), ("duration", time(result.duration)),
-        ] + (s.kind == .suite ? [] : [("group", .string(s.kind.rawValue))]))
+        return JSONObject(
+            [
+                ("position", .int(position)), ("id", .string(s.id)), ("title", .string(s.title)),
+                ("step", .string(s.step)),
+                ("file", .string(s.file)), ("contentHash", .string(s.contentHash)), ("profile", .string(s.profile)),
+                (
+                    "spec",
+                    ["section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) })]
+                ),
+                ("verdict", .string(result.verdict.rawValue)), ("duration", time(result.duration)),
+            ] + (s.kind == .suite ? [] : [("group", .string(s.kind.rawValue))]))
     }
 
     /// One step; credentials in headers, URLs, bodies and messages are masked (`SecretMasker`).

@@ -87,7 +87,8 @@ public struct JUnitReporter: DocumentReporter {
         for f in step.failures {
             for m in f.mismatches {
                 let label =
-                    !step.check.hasSeverities ? "" : f.severity == .assumed ? "assumed \(f.decision ?? "") " : "\(f.severity.rawValue) "
+                    !step.check.hasSeverities
+                    ? "" : f.severity == .assumed ? "assumed \(f.decision ?? "") " : "\(f.severity.rawValue) "
                 lines.append(
                     "\(label)\(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
             }

@@ -37,7 +37,8 @@ extension RunResult {
         /// The kind of check the command's steps are, unless a step says otherwise.
         public var check: StepResult.Check {
             switch self {
-            case .run, .mock: .suiteExpectation
+            case .run: .suiteExpectation
+            case .mock: .clientRequest
             case .replay, .diff: .replayDifference
             case .check: .flowRule
             case .scan: .secretFinding

@@ -21,6 +21,9 @@ public struct StepResult: Sendable, Hashable {
         /// A suite step whose exchange two implementations answered differently (`conform diff` of suites):
         /// located at the step's `file:line:col`, without severities.
         case suiteDifference = "suite difference"
+        /// A request a client sent to a mock, judged by the suite's request descriptions (`conform mock`): located
+        /// at the step's `file:line:col`, without severities (a request description has none).
+        case clientRequest = "client request"
 
         /// Whether the step's mark is a trace record's `seq` (kept as its line) rather than a place in a text file.
         public var locatesRecord: Bool { self == .replayDifference || self == .flowRule }
@@ -139,7 +142,8 @@ public struct StepResult: Sendable, Hashable {
         error: String? = nil, attempts: Int = 0, duration: Double = 0, check: Check = .suiteExpectation
     ) {
         self.init(
-            origin: Origin(suiteID: suiteID, flow: flow, file: file, spec: spec, check: check), index: index, name: name, mark: mark,
+            origin: Origin(suiteID: suiteID, flow: flow, file: file, spec: spec, check: check), index: index,
+            name: name, mark: mark,
             spec: spec, verdict: verdict, request: request, response: response, failures: failures, error: error,
             attempts: attempts, duration: duration)
     }

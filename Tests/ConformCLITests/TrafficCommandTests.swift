@@ -199,7 +199,8 @@ import Testing
             "diff", "--target", good.baseURL, "--target", faulty.baseURL, "--noise", Self.sampleNoise, Self.sample,
         ])
         #expect(differ.code == 1, "diff printed:\n\(differ.out)\(differ.err)")
-        #expect(differ.out.contains("✘ flow 2bc8c442-da46-4a88-bbdc-fbb717ecde11 › exchange 11: POST "), "\(differ.out)")
+        #expect(
+            differ.out.contains("✘ flow 2bc8c442-da46-4a88-bbdc-fbb717ecde11 › exchange 11: POST "), "\(differ.out)")
         #expect(differ.out.contains("differs status\n        expected: 200\n        actual:   400\n"), "\(differ.out)")
     }
 

@@ -22,7 +22,8 @@ extension SuiteMock {
                     var result = StepResult(
                         suiteID: suite.id, flow: flow.name, index: n, name: step.name, file: suite.file,
                         mark: step.mark, spec: step.spec, verdict: played == nil ? .fail : .pass,
-                        request: played?.request, response: played?.response, attempts: played == nil ? 0 : 1)
+                        request: played?.request, response: played?.response, attempts: played == nil ? 0 : 1,
+                        check: .clientRequest)
                     if played == nil { result.errors = [StepError(.notPlayed, "no request reached this step")] }
                     steps.append(result)
                 }
@@ -38,7 +39,7 @@ extension SuiteMock {
                     suiteID: group.id, flow: "requests", index: i,
                     name: "\(entry.request.method) \(entry.request.target)", file: file ?? target,
                     mark: mark, spec: SpecReference(), verdict: .fail, request: entry.request, response: entry.response,
-                    attempts: 1)
+                    attempts: 1, check: .clientRequest)
                 if entry.step.isEmpty {
                     step.errors = [StepError(.unmatched, "no step of the suites accepts this request")]
                 } else {

@@ -58,7 +58,8 @@ public enum FlowCheckReport {
                         result.failures = [CheckFailure(severity: .must, mismatches: broken.map(mismatch))]
                         if let exchange = broken.first?.exchange {
                             result.request = exchange.request
-                            result.response = exchange.omitted.contains(where: { $0.hasPrefix("response:") })
+                            result.response =
+                                exchange.omitted.contains(where: { $0.hasPrefix("response:") })
                                 ? nil : exchange.response
                         }
                     }

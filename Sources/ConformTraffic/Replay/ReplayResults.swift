@@ -71,7 +71,8 @@ public enum ReplayResults {
                     actual: diff.errorB.map { "B failed: \($0)" } ?? "B answered"), at: 0)
         }
         return StepResult(
-            suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0, name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
+            suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0,
+            name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
             file: trace, mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(),
             verdict: mismatches.isEmpty ? .pass : .fail,
             failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,

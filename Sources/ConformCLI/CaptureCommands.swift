@@ -68,12 +68,7 @@ enum CaptureCommands {
     }
 
     /// `conform capture`.
-    static func live(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .capture)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.capture.helpText)
-            return 0
-        }
+    static func live(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         guard let interface = parsed.value("--interface"), let out = parsed.value("--out") else {
             throw UsageError(message: "missing --interface IF or --out DIRECTORY", subcommand: "capture")
         }

@@ -5,12 +5,7 @@ import Synchronization
 
 /// `conform check RECORDING_OR_HAR… [--events FILE] [--report KIND:FILE]…`: the client side of an integration against the flow's rules.
 enum CheckCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .check)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.check.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "missing a recording or HAR file to check", subcommand: "check")
         }

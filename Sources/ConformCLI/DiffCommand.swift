@@ -9,12 +9,7 @@ import Synchronization
 
 /// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
 enum DiffCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .diff)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.diff.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let targets = parsed.values("--target")
         guard targets.count == 2 else {
             throw UsageError(message: "diff takes exactly two --target options", subcommand: "diff")

@@ -5,12 +5,7 @@ import Foundation
 
 /// `conform import FILE.har --out DIR` (a packet capture goes to ``CaptureCommands``) and `conform export RECORDING [--out FILE.har]`.
 enum HARCommands {
-    static func importHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .importHAR)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.importHAR.helpText)
-            return 0
-        }
+    static func importHAR(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
             throw UsageError(message: "import takes one HAR file or packet capture", subcommand: "import")
         }
@@ -59,12 +54,7 @@ enum HARCommands {
         }
     }
 
-    static func exportHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .exportHAR)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.exportHAR.helpText)
-            return 0
-        }
+    static func exportHAR(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
             throw UsageError(message: "export takes one recording", subcommand: "export")
         }
@@ -86,12 +76,7 @@ enum HARCommands {
         }
     }
 
-    static func scan(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .scan)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.scan.helpText)
-            return 0
-        }
+    static func scan(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "scan takes files or directories", subcommand: "scan")
         }

@@ -10,12 +10,7 @@ enum MergeCommand {
     /// Reports larger than this (16 MiB) keep their exchanges in a spool file rather than in memory.
     static let spoolFrom = 16 << 20
 
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .merge)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.merge.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(
                 message:

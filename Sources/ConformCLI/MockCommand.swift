@@ -7,12 +7,7 @@ import Foundation
 
 /// `conform mock [SUITES…]`: Conform plays the server the suites describe, for testing a client or an SDK.
 enum MockCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .mock)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.mock.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let port = try parsed.port("--port") ?? 0
         let timeout = try parsed.duration("--timeout")
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "mock")

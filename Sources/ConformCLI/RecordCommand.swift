@@ -9,12 +9,7 @@ import Synchronization
 
 /// `conform record`: a recording reverse proxy in front of one or two upstreams.
 enum RecordCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .record)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.record.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard let out = parsed.value("--out") else {
             throw UsageError(message: "missing --out DIRECTORY", subcommand: "record")
         }

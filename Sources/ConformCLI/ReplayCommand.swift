@@ -9,12 +9,7 @@ import Synchronization
 
 /// `conform replay RECORDING`: re-send recorded requests, remap minted ids, diff each response against the recorded one.
 enum ReplayCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .replay)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.replay.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
             throw UsageError(
                 message: "replay takes one recording (a directory under recordings/ or a .jsonl or .har file)",

@@ -23,12 +23,7 @@ enum RunCommand {
         }
     }
 
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .run)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.run.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         var overrides: [String: String] = [:]
         for item in parsed.values("--var") {
             guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {

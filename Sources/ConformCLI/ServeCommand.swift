@@ -9,12 +9,7 @@ import Synchronization
 
 /// `conform serve`: the reference implementation over HTTP/1.1 until interrupted.
 enum ServeCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .serve)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.serve.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", subcommand: "serve")
         }

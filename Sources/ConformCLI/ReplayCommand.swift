@@ -16,23 +16,10 @@ enum ReplayCommand {
                 subcommand: "replay")
         }
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
-        let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
-        var options = TrafficSupport.replayOptions(
-            target, substitutions: substitutions, sequential: parsed.has("--sequential"))
-        options.pace = try PaceOption.parse(
-            speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
-        if let host = parsed.value("--host-header") {
-            // A field value goes on the wire as it is: no line break, control byte or space may smuggle another.
-            guard !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw UsageError(
-                    message: "--host-header takes a host name or HOST:PORT, got \(HTTPSyntax.quoted(host))",
-                    subcommand: "replay")
-            }
-            options.hostHeader = host
-        }
+        var options = try replayOptions(parsed, target: target)
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "replay")
         }
@@ -41,17 +28,8 @@ enum ReplayCommand {
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io))
         do {
             if let output = parsed.value("--learn-noise") {
-                let exchanges = try TrafficSupport.exchanges(recording, io: io)
-                let learned = try await NoiseLearner.learn(
-                    exchanges, first: try target.makeTransport(timeout: timeout),
-                    second: try target.makeTransport(timeout: timeout),
-                    noise: noise, options: options)
-                try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
-                io.out.write(
-                    "Learned \(learned.evidence.count) noise rule\(learned.evidence.count == 1 ? "" : "s") from two replays; wrote \(output)\n"
-                )
-                io.out.write("help: review the rules, then replay with --noise \(output)\n")
-                return 0
+                return try await learnNoise(
+                    recording, into: output, target: target, timeout: timeout, noise: noise, options: options, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let transport: any Transport =
@@ -123,6 +101,41 @@ enum ReplayCommand {
 }
 
 extension ReplayCommand {
+    /// How the replay reaches its target: `--map`, `--sequential`, `--speed`/`--rate`, `--host-header`.
+    static func replayOptions(_ parsed: Arguments, target: Target) throws(UsageError) -> ReplayOptions {
+        let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
+        var options = TrafficSupport.replayOptions(
+            target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+        options.pace = try PaceOption.parse(
+            speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
+        if let host = parsed.value("--host-header") {
+            // A field value goes on the wire as it is: no line break, control byte or space may smuggle another.
+            guard !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw UsageError(
+                    message: "--host-header takes a host name or HOST:PORT, got \(HTTPSyntax.quoted(host))",
+                    subcommand: "replay")
+            }
+            options.hostHeader = host
+        }
+        return options
+    }
+
+    /// `--learn-noise FILE`: two replays of the recording, and the rules that tell their differences apart.
+    static func learnNoise(
+        _ recording: String, into output: String, target: Target, timeout: Duration, noise: NoiseRules,
+        options: ReplayOptions, io: CommandIO
+    ) async throws -> Int32 {
+        let exchanges = try TrafficSupport.exchanges(recording, io: io)
+        let learned = try await NoiseLearner.learn(
+            exchanges, first: try target.makeTransport(timeout: timeout),
+            second: try target.makeTransport(timeout: timeout), noise: noise, options: options)
+        try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
+        let count = learned.evidence.count
+        io.out.write("Learned \(count) noise rule\(count == 1 ? "" : "s") from two replays; wrote \(output)\n")
+        io.out.write("help: review the rules, then replay with --noise \(output)\n")
+        return 0
+    }
+
     /// What the replay did beyond its steps: how many exchanges and how they fared, the shard, the pace.
     static func summaryLines(_ summary: ReplaySummary, target: Target, options: ReplayOptions) -> String {
         let unjudged =

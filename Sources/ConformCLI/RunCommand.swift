@@ -46,46 +46,10 @@ enum RunCommand {
         let selection = RunSelection(
             tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
 
-        let files: [String]
-        do {
-            files = try SuiteFiles.expand(
-                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
-        } catch {
-            io.report(error.diagnostic)
-            return ConformCommand.ExitCode.cannotRun
-        }
-        let loaded = SuiteFiles.load(files, io: io, color: color)
-        if loaded.count > 0 {
-            io.err.write(loaded.problems)
-            io.report(
-                Diagnostic(
-                    .runNotStarted,
-                    message: "\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in the suites; nothing was run",
-                    help: "run 'conform validate' on them and fix each problem"))
-            return ConformCommand.ExitCode.cannotRun
-        }
-        if loaded.suites.isEmpty {
-            let named = parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " ")
-            io.report(
-                Diagnostic(
-                    .suiteNotFound, message: "no suites found in \(named)",
-                    help: "pass suite files (*.yaml) or directories holding them"))
-            return ConformCommand.ExitCode.cannotRun
-        }
-        try checkVariableNames(
-            overrides, environment: RunPlan.variables(fromEnvironment: io.environment), loaded.suites)
-        // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
-        // Every shard selects alike, so the shards of a selection still make one whole run.
-        var suites = selection.apply(loaded.suites)
-        if suites.isEmpty {
-            io.report(
-                Diagnostic(
-                    .runNoSelection, message: "no suite or step matches the selection (--tag, --filter, --step)",
-                    help: "list what is there with 'conform run --list', then pick from it"))
-            return ConformCommand.ExitCode.cannotRun
-        }
-        var placement = ShardPlacement.whole(suiteCount: suites.count)
-        if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
+        guard
+            let (suites, placement) = try chosenSuites(
+                parsed, selection: selection, shard: shard, overrides: overrides, color: color, io: io)
+        else { return ConformCommand.ExitCode.cannotRun }
         if parsed.has("--list") {
             io.out.write(RunListing.render(suites, selection: selection))
             return 0
@@ -127,5 +91,54 @@ enum RunCommand {
             return result
         }
         return io.status(of: outcome)
+    }
+
+    /// The suites a run plays, loaded, checked and selected (`--tag`, `--filter`, `--step`, `--shard`), with their
+    /// place in the whole plan; `nil` once what keeps the run from starting is reported.
+    static func chosenSuites(
+        _ parsed: Arguments, selection: RunSelection, shard: Shard?, overrides: [String: String], color: Bool,
+        io: CommandIO
+    ) throws(UsageError) -> ([Suite], ShardPlacement)? {
+        let files: [String]
+        do {
+            files = try SuiteFiles.expand(
+                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
+        } catch {
+            io.report(error.diagnostic)
+            return nil
+        }
+        let loaded = SuiteFiles.load(files, io: io, color: color)
+        if loaded.count > 0 {
+            io.err.write(loaded.problems)
+            io.report(
+                Diagnostic(
+                    .runNotStarted,
+                    message: "\(loaded.count) problem\(loaded.count == 1 ? "" : "s") in the suites; nothing was run",
+                    help: "run 'conform validate' on them and fix each problem"))
+            return nil
+        }
+        if loaded.suites.isEmpty {
+            let named = parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " ")
+            io.report(
+                Diagnostic(
+                    .suiteNotFound, message: "no suites found in \(named)",
+                    help: "pass suite files (*.yaml) or directories holding them"))
+            return nil
+        }
+        try checkVariableNames(
+            overrides, environment: RunPlan.variables(fromEnvironment: io.environment), loaded.suites)
+        // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
+        // Every shard selects alike, so the shards of a selection still make one whole run.
+        var suites = selection.apply(loaded.suites)
+        if suites.isEmpty {
+            io.report(
+                Diagnostic(
+                    .runNoSelection, message: "no suite or step matches the selection (--tag, --filter, --step)",
+                    help: "list what is there with 'conform run --list', then pick from it"))
+            return nil
+        }
+        var placement = ShardPlacement.whole(suiteCount: suites.count)
+        if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
+        return (suites, placement)
     }
 }

@@ -111,6 +111,9 @@ let package = Package(
         .testTarget(
             name: "ConformCoreTests", dependencies: ["ConformCore", "ConformDiagnostics"], exclude: ["Fixtures"]),
         .testTarget(
+            name: "ConformReportTests",
+            dependencies: ["ConformReport", "ConformCore", "ConformDiagnostics", "ConformTestSupport"]),
+        .testTarget(
             name: "ConformRunnerTests",
             dependencies: [
                 "ConformRunner", "ConformReport", "ConformReference", "ConformMobileMessaging", "ConformTestSupport",

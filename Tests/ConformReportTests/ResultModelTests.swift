@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 import Testing
 
 /// The one result model: verdicts, exit statuses by kind, and results gathered from commands other than `run`.

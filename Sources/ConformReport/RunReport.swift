@@ -297,41 +297,30 @@ private struct Reader {
 
     /// The command a report is of; `nil` when absent, as in reports of older versions.
     func command(_ v: JSONValue?) throws(RunReportError) -> RunResult.Command? {
-        guard let v else { return nil }
-        let text = try string(v, "$.command")
-        guard let command = RunResult.Command(rawValue: text) else {
-            throw fail(
-                "$.command",
-                "unknown command '\(text)'; expected one of: "
-                    + RunResult.Command.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return command
+        try v.map { v throws(RunReportError) in try closed(v, "$.command", "command") }
     }
 
     /// What a group is: a suite when absent (as in reports of older versions).
     func groupKind(_ v: JSONValue?, _ path: String) throws(RunReportError) -> ResultGroup.Kind {
-        guard let v else { return .suite }
-        let text = try string(v, path)
-        guard let kind = ResultGroup.Kind(rawValue: text) else {
-            throw fail(
-                path,
-                "unknown group '\(text)'; expected one of: "
-                    + ResultGroup.Kind.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return kind
+        try v.map { v throws(RunReportError) in try closed(v, path, "group") } ?? .suite
     }
 
     /// What kind of check a step is: a suite expectation when absent.
     func check(_ v: JSONValue?, _ path: String) throws(RunReportError) -> StepResult.Check {
-        guard let v else { return .suiteExpectation }
+        try v.map { v throws(RunReportError) in try closed(v, path, "check") } ?? .suiteExpectation
+    }
+
+    /// A member of the closed set `T`, spelt as its raw value; anything else names the set.
+    func closed<T: RawRepresentable & CaseIterable>(_ v: JSONValue, _ path: String, _ noun: String)
+        throws(RunReportError) -> T where T.RawValue == String
+    {
         let text = try string(v, path)
-        guard let check = StepResult.Check(rawValue: text) else {
+        guard let value = T(rawValue: text) else {
             throw fail(
                 path,
-                "unknown check '\(text)'; expected one of: "
-                    + StepResult.Check.allCases.map(\.rawValue).joined(separator: ", "))
+                "unknown \(noun) '\(text)'; expected one of: " + T.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        return check
+        return value
     }
 
     /// `conformance` (also when absent, as in reports of older versions) or `comparison`.

@@ -57,7 +57,7 @@ let package = Package(
             name: "ConformTraffic",
             dependencies: [
                 "ConformCore", "ConformDiagnostics", "ConformReport", "ConformCrypto", "ConformTransports",
-                "ConformYAML",
+                "ConformYAML", "ConformServer",
                 "CZlib", "CBrotli", "CZstd",
             ]),
         // Packet captures (pcap, pcapng, live) read into recordings: TCP reassembly and HTTP/1.1 from both directions.

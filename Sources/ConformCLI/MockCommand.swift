@@ -62,7 +62,7 @@ enum MockCommand {
         let untilDone = parsed.has("--until-done")
         let started = ContinuousClock.now
         let stopAt = timeout.map { started + $0 }
-        await ServeCommand.waitForTermination(orUntil: {
+        await Termination.wait(orUntil: {
             untilDone && mock.isDone || stopAt.map { .now >= $0 } ?? false
         })
         // The address the clients used, taken while the server still listens.

@@ -21,27 +21,21 @@ enum DiffCommand {
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
         let session = Session(
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "diff", io: io))
-        let collector = ResultCollector()
         let started = ContinuousClock.now
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "diff")
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
         do {
             let outcome = try await session.run { events in
+                let collector = ResultCollector(events: events)
                 for input in inputs {
                     if isRecording(input, io: io) {
                         try await diffRecording(
                             input, a: a, b: b, noise: noise, substitutions: substitutions, io: io
-                        ) { step, group in
-                            collector.add(step, to: group)
-                            events(.stepFinished(step))
-                        }
+                        ) { step, group in collector.add(step, to: group) }
                     } else {
                         let steps = try await diffSuites(
                             input, a: a, b: b, noise: noise, overrides: overrides, io: io)
-                        for (step, group) in steps {
-                            collector.add(step, to: group)
-                            events(.stepFinished(step))
-                        }
+                        for (step, group) in steps { collector.add(step, to: group) }
                     }
                 }
                 return collector.result(

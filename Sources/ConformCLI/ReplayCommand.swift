@@ -55,17 +55,15 @@ enum ReplayCommand {
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
             // Only a requested report keeps a step per exchange that passed; the console counts them.
-            let collector = ResultCollector(keepsPasses: session.writesReports)
             let started = ContinuousClock.now
             let outcome = try await session.run { events in
+                let collector = ResultCollector(keepsPasses: session.writesReports, events: events)
                 let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
                     progress.tick()
-                    let step = ReplayResults.step(outcome, trace: recording)
-                    collector.add(
-                        step,
-                        to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
                     if !outcome.passed { progress.clear() }
-                    events(.stepFinished(step))
+                    collector.add(
+                        ReplayResults.step(outcome, trace: recording),
+                        to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
                 }
                 var summary: ReplaySummary
                 if let har {
@@ -81,16 +79,14 @@ enum ReplayCommand {
                 }
                 progress.clear()
                 io.out.write(Self.summaryLines(summary, target: target, options: options))
-                var result = collector.result(
-                    .replay, target: target.description, duration: ReportRequest.seconds(since: started),
-                    sortedByLine: true)
                 if summary.unreadable > 0 {
                     // What the unreadable records held was not replayed: the behaviour cannot be called the same.
                     let unread = ReplayResults.unreadable(summary.unreadable, trace: recording)
-                    for step in unread.steps { events(.stepFinished(step)) }
-                    result.suites.append(unread)
+                    for step in unread.steps { collector.add(step, to: unread.group) }
                 }
-                return result
+                return collector.result(
+                    .replay, target: target.description, duration: ReportRequest.seconds(since: started),
+                    sortedByLine: true)
             }
             return io.status(of: outcome)
         } catch {

@@ -4,7 +4,8 @@ import Synchronization
 /// Gathers the steps of a command other than a suite run (a replay, a diff, a client check, a mock session, a scan)
 /// as they come, grouped, and gives them as a result for the reporters; safe to feed from concurrent tasks.
 ///
-/// It is also a ``RunReporter``: fed `stepFinished` events, it keeps each step in the group named by ``group``.
+/// Each step added is also handed on as a `stepFinished` event (to a ``Session``'s handler), so the console shows
+/// it as it comes.
 public final class ResultCollector: Sendable {
     private struct Group {
         var group: ResultGroup
@@ -20,16 +21,22 @@ public final class ResultCollector: Sendable {
     private let state = Mutex(State())
     /// Whether passed steps are kept, or only counted (a long replay whose console needs only their number).
     public let keepsPasses: Bool
+    private let events: @Sendable (RunEvent) -> Void
 
-    public init(keepsPasses: Bool = true) { self.keepsPasses = keepsPasses }
+    /// A collector that hands each step to `events` as it is added.
+    public init(keepsPasses: Bool = true, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
+        self.keepsPasses = keepsPasses
+        self.events = events
+    }
 
     /// Adds `step` to the group with `group`'s id, made from `group` on first use; the step takes the group's id.
     public func add(_ step: StepResult, to group: @autoclosure () -> ResultGroup) {
+        let made = group()
+        let id = made.id
+        var step = step
+        step.suiteID = id
+        events(.stepFinished(step))
         state.withLock { s in
-            var step = step
-            let made = group()
-            let id = made.id
-            step.suiteID = id
             if s.groups[id] == nil {
                 s.order.append(id)
                 s.groups[id] = Group(group: made, steps: [])

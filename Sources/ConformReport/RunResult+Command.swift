@@ -96,22 +96,23 @@ extension RunResult.Command {
         }
     }
 
-    /// What the command's groups are, in the plural: "suites", "device flows", "flow steps", "files".
+    /// What the command's groups are, one and many: "suite", "device flow", "group", "file".
     public var groupNoun: (one: String, many: String) {
         switch self {
         case .run, .mock: ("suite", "suites")
         case .replay, .diff: ("device flow", "device flows")
-        case .check: ("flow step", "flow steps")
+        // A check's groups are its flow steps and what its traces could not show; its steps, rules and exchanges.
+        case .check: ("group", "groups")
         case .scan: ("file", "files")
         }
     }
 
-    /// What the command's steps are: "steps", "exchanges", "rules", "findings".
+    /// What the command's steps are, one and many: "step", "exchange", "check".
     public var stepNoun: (one: String, many: String) {
         switch self {
         case .run, .mock: ("step", "steps")
         case .replay, .diff: ("exchange", "exchanges")
-        case .check: ("rule", "rules")
+        case .check: ("check", "checks")
         case .scan: ("check", "checks")
         }
     }

@@ -123,6 +123,19 @@ import Testing
         #expect(junit.contains("type=\"replay difference\""), "\(junit)")
     }
 
+    @Test func mergedShardsKeepTheirCommandAndMixedCommandsAreRefused() throws {
+        func shard(_ index: Int, _ command: RunResult.Command) throws -> RunReport {
+            let placement = ShardPlacement(
+                shard: try #require(Shard(index: index, count: 2)), planSuites: 2, positions: [index - 1])
+            let text = JSONReporter(sink: MemorySink(), placement: placement).text(Self.result(command, [.pass]))
+            return try RunReport.read(Data(text.utf8), source: "shard\(index).json")
+        }
+        let merged = try RunReport.merge([shard(1, .replay), shard(2, .replay)])
+        #expect(merged.result.command == .replay)
+        #expect(merged.result.headline == "Replay — SAME BEHAVIOUR")
+        #expect(throws: RunReportError.self) { try RunReport.merge([shard(1, .replay), shard(2, .diff)]) }
+    }
+
     @Test func passesNotKeptAreStillCounted() {
         let collector = ResultCollector(keepsPasses: false)
         let group = ResultGroup(kind: .deviceFlow, id: "flow d1", title: "d1", file: "t")

@@ -126,11 +126,9 @@ public struct ConsoleReporter: RunReporter {
         if !result.contactedOrigins.isEmpty {
             out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
-        let groups = result.command.groupNoun, steps = result.command.stepNoun
-        let groupCount = result.suites.count, stepCount = result.stepCount
+        let nouns = result.command.nouns
         out.append(
-            "\nSummary: \(groupCount) \(groupCount == 1 ? groups.one : groups.many), "
-                + "\(stepCount) \(stepCount == 1 ? steps.one : steps.many): "
+            "\nSummary: \(nouns.group.counted(result.suites.count)), \(nouns.step.counted(result.stepCount)): "
                 + parts.joined(separator: ", ") + " in \(time) s\n")
         let style: Style = result.status == .conforms ? .green : .red
         out += paint("Result: \(result.outcome)", style, .bold) + "\n"

@@ -131,11 +131,10 @@ public struct HTMLReporter: DocumentReporter {
                 profiles.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
         }
         let durationText = deterministic ? "" : String(format: " in %.2f s", result.duration)
-        let groups = result.command.groupNoun, steps = result.command.stepNoun
+        let nouns = result.command.nouns
         out += fact(
-            groups.many.prefix(1).uppercased() + groups.many.dropFirst(),
-            "\(result.suites.count) \(result.suites.count == 1 ? groups.one : groups.many), \(result.stepCount) \(result.stepCount == 1 ? steps.one : steps.many)\(durationText)"
-        )
+            nouns.group.many.prefix(1).uppercased() + nouns.group.many.dropFirst(),
+            "\(nouns.group.counted(result.suites.count)), \(nouns.step.counted(result.stepCount))\(durationText)")
         if !result.contactedOrigins.isEmpty {
             out += fact(
                 "Requests went to",

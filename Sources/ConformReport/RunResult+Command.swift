@@ -70,17 +70,16 @@ extension RunResult {
         case .diff:
             let n = findingCount
             return mismatch
-                ? (n == 1 ? "1 step differs" : "\(n) steps differ") : "the two implementations behave the same"
-        case .check: return Self.counted(mismatch ? findingCount : 0, "violation")
+                ? "\(Noun("step").counted(n)) \(n == 1 ? "differs" : "differ")"
+                : "the two implementations behave the same"
+        case .check: return Noun("violation").counted(mismatch ? findingCount : 0)
         case .mock: return mismatch ? "the client did not follow the suite" : "the client followed the suite"
-        case .scan: return Self.counted(mismatch ? findingCount : 0, "finding")
+        case .scan: return Noun("finding").counted(mismatch ? findingCount : 0)
         }
     }
 
     /// The title every report gives the result: "Replay — SAME BEHAVIOUR".
     public var headline: String { "\(command.subject) — \(outcome)" }
-
-    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 }
 
 extension RunResult.Command {
@@ -96,24 +95,28 @@ extension RunResult.Command {
         }
     }
 
-    /// What the command's groups are, one and many: "suite", "device flow", "group", "file".
-    public var groupNoun: (one: String, many: String) {
+    /// What the command's groups and steps are called: "3 suites, 40 steps", "2 device flows, 16 exchanges",
+    /// "7 groups, 12 checks" (a check's flow steps and what its traces could not show), "5 files, 5 checks".
+    public var nouns: (group: Noun, step: Noun) {
         switch self {
-        case .run, .mock: ("suite", "suites")
-        case .replay, .diff: ("device flow", "device flows")
-        // A check's groups are its flow steps and what its traces could not show; its steps, rules and exchanges.
-        case .check: ("group", "groups")
-        case .scan: ("file", "files")
+        case .run, .mock: (Noun("suite"), Noun("step"))
+        case .replay, .diff: (Noun("device flow"), Noun("exchange"))
+        case .check: (Noun("group"), Noun("check"))
+        case .scan: (Noun("file"), Noun("check"))
         }
+    }
+}
+
+/// A noun a report counts with.
+public struct Noun: Sendable, Hashable {
+    public var one: String
+    public var many: String
+
+    public init(_ one: String, many: String? = nil) {
+        self.one = one
+        self.many = many ?? one + "s"
     }
 
-    /// What the command's steps are, one and many: "step", "exchange", "check".
-    public var stepNoun: (one: String, many: String) {
-        switch self {
-        case .run, .mock: ("step", "steps")
-        case .replay, .diff: ("exchange", "exchanges")
-        case .check: ("check", "checks")
-        case .scan: ("check", "checks")
-        }
-    }
+    /// `n` of it: "1 suite", "3 suites".
+    public func counted(_ n: Int) -> String { "\(n) \(n == 1 ? one : many)" }
 }

@@ -1,6 +1,7 @@
 import ConformCapture
 import ConformDiagnostics
 import ConformTraffic
+import ConformTransports
 import Foundation
 
 /// `conform import CAPTURE.pcap --out DIR` and `conform capture --interface IF --port N --out DIR`: packets read

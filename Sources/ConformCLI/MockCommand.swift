@@ -3,6 +3,7 @@ import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTransports
 import Foundation
 
 /// `conform mock [SUITES…]`: Conform plays the server the suites describe, for testing a client or an SDK.

@@ -4,6 +4,7 @@ import ConformDiagnostics
 import ConformReport
 import ConformServer
 import ConformTraffic
+import ConformTransports
 import Foundation
 import Synchronization
 

@@ -2,6 +2,7 @@ import ConformCore
 import ConformDiagnostics
 import ConformReference
 import ConformServer
+import ConformTransports
 import ConformYAML
 import Dispatch
 import Foundation

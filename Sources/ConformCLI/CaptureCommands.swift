@@ -1,5 +1,6 @@
 import ConformCapture
 import ConformDiagnostics
+import ConformReport
 import ConformTraffic
 import ConformTransports
 import Foundation
@@ -69,7 +70,7 @@ enum CaptureCommands {
     }
 
     /// `conform capture`.
-    static func live(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
+    static func live(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard let interface = parsed.value("--interface"), let out = parsed.value("--out") else {
             throw UsageError(message: "missing --interface IF or --out DIRECTORY", subcommand: "capture")
         }
@@ -94,6 +95,8 @@ enum CaptureCommands {
             return ConformCommand.ExitCode.cannotRun
         }
         let check = parsed.has("--check")
+        let reports = try ProxySessions.reports(parsed, subcommand: "capture", io: io)
+        let started = ContinuousClock.now
         var checker = FlowChecker()
         var violations: [FlowViolation] = []
         let termination = Termination.shared
@@ -110,7 +113,7 @@ enum CaptureCommands {
                 shouldStop: { termination.happened || deadline.map { ContinuousClock.now >= $0 } ?? false },
                 onExchange: { exchange in
                     guard check else { return }
-                    let found = checker.check(.exchange(exchange))
+                    let found = FlowChecker.attaching(.exchange(exchange), to: checker.check(.exchange(exchange)))
                     violations += found
                     for v in found { io.err.write("violation: \(v)\n") }
                 })
@@ -126,15 +129,13 @@ enum CaptureCommands {
         io.out.write("Captured \(summary.exchanges) exchange\(summary.exchanges == 1 ? "" : "s") into \(out)\n")
         let status = finish(summary, io: io)
         guard status == 0 else { return status }
-        if check {
-            io.out.write(
-                violations.isEmpty
-                    ? "Flow check: no violations\n"
-                    : "Flow check: \(violations.count) violation\(violations.count == 1 ? "" : "s")\n")
-            for v in violations { io.out.write("\(v)\n") }
-            for note in checker.notes + checker.openObligations() { io.out.write("note: \(note)\n") }
-            return violations.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
-        }
-        return 0
+        guard check else { return 0 }
+        // The live check's result, through the one console and the reports, as `conform check` of the recording.
+        let trace = FlowCheckReport.Trace(
+            path: out, violations: violations, notes: checker.notes + checker.openObligations(),
+            exchanges: summary.exchanges)
+        let result = FlowCheckReport.result(
+            [trace], rules: FlowRule.all, duration: ReportRequest.seconds(since: started))
+        return io.status(of: await Session(console: HARCommands.console(io: io), reports: reports).run(result))
     }
 }

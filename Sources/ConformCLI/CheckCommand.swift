@@ -52,11 +52,7 @@ enum CheckCommand {
         io.out.write("Checked \(exchanges) exchange\(exchanges == 1 ? "" : "s")\(eventsText)\n")
         let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
         let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
-        let outcome = await session.run { events in
-            for step in result.steps { events(.stepFinished(step)) }
-            return result
-        }
-        return io.status(of: outcome)
+        return io.status(of: await session.run(result))
     }
 
     /// Checks one trace; HAR or recording is decided by content, whatever the file's name.

@@ -259,6 +259,11 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
+            .report(
+                """
+                With --check: also write a report of the check when the capture stops:
+                junit:FILE, json:FILE or html:FILE (repeatable).
+                """),
             .help,
         ],
         discussion: """

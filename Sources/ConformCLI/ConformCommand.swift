@@ -32,7 +32,7 @@ public enum ConformCommand {
         "serve": (.serve, { try await ServeCommand.main($0, io: $1) }),
         "mock": (.mock, { try await MockCommand.main($0, io: $1) }),
         "record": (.record, { try await RecordCommand.main($0, io: $1) }),
-        "capture": (.capture, { try CaptureCommands.live($0, io: $1) }),
+        "capture": (.capture, { try await CaptureCommands.live($0, io: $1) }),
         "replay": (.replay, { try await ReplayCommand.main($0, io: $1) }),
         "diff": (.diff, { try await DiffCommand.main($0, io: $1) }),
         "check": (.check, { try await CheckCommand.main($0, io: $1) }),

@@ -101,11 +101,7 @@ enum HARCommands {
             let result = ScanResults.result(
                 files, target: parsed.positionals.joined(separator: ", "),
                 duration: ReportRequest.seconds(since: started))
-            let outcome = await session.run { events in
-                for step in result.steps { events(.stepFinished(step)) }
-                return result
-            }
-            return io.status(of: outcome)
+            return io.status(of: await session.run(result))
         } catch {
             io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun

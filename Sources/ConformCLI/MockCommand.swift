@@ -73,10 +73,6 @@ enum MockCommand {
         io.out.write("\nPlayed \(played) exchange\(played == 1 ? "" : "s").\n")
         // The session's result decides the exit status, so a report and the exit status always agree.
         let result = mock.result(target: "client of \(address)", duration: ReportRequest.seconds(since: started))
-        let outcome = await session.run { events in
-            for suite in result.suites { events(.suiteFinished(suite)) }
-            return result
-        }
-        return io.status(of: outcome)
+        return io.status(of: await session.run(result))
     }
 }

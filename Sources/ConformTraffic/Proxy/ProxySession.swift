@@ -136,10 +136,7 @@ public struct ProxySession: Sendable {
         let result = FlowCheckReport.result(
             [trace], rules: FlowRule.all,
             duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        let outcome = await session.run { events in
-            for step in result.steps { events(.stepFinished(step)) }
-            return result
-        }
+        let outcome = await session.run(result)
         for p in outcome.problems { problem(p) }
         return outcome.status
     }

@@ -42,7 +42,9 @@ let package = Package(
         // JWT headers are written with the core's JSON writer.
         .target(name: "ConformCrypto", dependencies: ["ConformCore", "CCrypto"]),
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
-        .target(name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML"]),
+        .target(
+            name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML"],
+            resources: [.embedInCode("Resources/report.css")]),
         .target(
             name: "ConformRunner",
             dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport"]),

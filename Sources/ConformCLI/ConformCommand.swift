@@ -11,10 +11,9 @@ public enum ConformCommand {
     /// The protocol every command speaks: its bases and template functions, handed to the engine.
     static let profile = ProtocolProfile.mobileMessaging
 
-    /// Exit codes shared by every subcommand.
+    /// The exit codes of a command that has no result: it could not run, or its command line was wrong. A result's
+    /// exit code is its ``RunStatus``.
     public enum ExitCode {
-        public static let conforms = RunStatus.conforms.rawValue
-        public static let mismatch = RunStatus.mismatch.rawValue
         public static let cannotRun = RunStatus.cannotRun.rawValue
         public static let usage = RunStatus.usage.rawValue
     }

@@ -126,9 +126,9 @@ public struct ConsoleReporter: RunReporter {
         if !result.contactedOrigins.isEmpty {
             out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
-        let nouns = result.command.nouns
         out.append(
-            "\nSummary: \(nouns.group.counted(result.suites.count)), \(nouns.step.counted(result.stepCount)): "
+            "\nSummary: \(result.groupNoun.counted(result.suites.count)), "
+                + "\(result.command.stepNoun.counted(result.stepCount)): "
                 + parts.joined(separator: ", ") + " in \(time) s\n")
         let style: Style = result.status == .conforms ? .green : .red
         out += paint("Result: \(result.outcome)", style, .bold) + "\n"

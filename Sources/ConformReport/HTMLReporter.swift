@@ -131,10 +131,11 @@ public struct HTMLReporter: DocumentReporter {
                 profiles.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
         }
         let durationText = deterministic ? "" : String(format: " in %.2f s", result.duration)
-        let nouns = result.command.nouns
+        let groups = result.groupNoun
         out += fact(
-            nouns.group.many.prefix(1).uppercased() + nouns.group.many.dropFirst(),
-            "\(nouns.group.counted(result.suites.count)), \(nouns.step.counted(result.stepCount))\(durationText)")
+            groups.many.prefix(1).uppercased() + groups.many.dropFirst(),
+            "\(groups.counted(result.suites.count)), \(result.command.stepNoun.counted(result.stepCount))\(durationText)"
+        )
         if !result.contactedOrigins.isEmpty {
             out += fact(
                 "Requests went to",

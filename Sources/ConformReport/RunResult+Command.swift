@@ -95,15 +95,23 @@ extension RunResult.Command {
         }
     }
 
-    /// What the command's groups and steps are called: "3 suites, 40 steps", "2 device flows, 16 exchanges",
-    /// "7 groups, 12 checks" (a check's flow steps and what its traces could not show), "5 files, 5 checks".
-    public var nouns: (group: Noun, step: Noun) {
+    /// What the command's steps are called: "40 steps", "16 exchanges", "12 checks".
+    public var stepNoun: Noun {
         switch self {
-        case .run, .mock: (Noun("suite"), Noun("step"))
-        case .replay, .diff: (Noun("device flow"), Noun("exchange"))
-        case .check: (Noun("group"), Noun("check"))
-        case .scan: (Noun("file"), Noun("check"))
+        case .run, .mock: Noun("step")
+        case .replay, .diff: Noun("exchange")
+        case .check, .scan: Noun("check")
         }
+    }
+}
+
+extension RunResult {
+    /// What the result's groups are called: their kind's name when they are all of one kind ("3 suites",
+    /// "2 device flows", "7 flow steps", "5 files"), else "groups".
+    public var groupNoun: Noun {
+        let kinds = Set(suites.map(\.group.kind))
+        guard kinds.count == 1, let kind = kinds.first, kind != .unmatched else { return Noun("group") }
+        return Noun(kind.rawValue)
     }
 }
 

@@ -9,7 +9,7 @@ import ConformDiagnostics
 public struct StepResult: Sendable, Hashable {
     /// What kind of check a step is: it decides how the step is located and whether severities mean anything.
     public enum Check: String, Sendable, Hashable, CaseIterable {
-        /// A suite step's expectations (a run, or a mock session): located at `file:line:col`, with severities.
+        /// A suite step's expectations (`conform run`): located at `file:line:col`, with severities.
         case suiteExpectation = "suite expectation"
         /// A recorded exchange replayed or sent to two sides: located at the trace record `file#seq`.
         case replayDifference = "replay difference"

@@ -53,6 +53,8 @@ let package = Package(
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
         .target(name: "ConformTransports", dependencies: ["ConformCore"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
+        // The local certificate authority (keys and X.509 on libcrypto): leaves for HTTPS listeners, device exports.
+        .target(name: "ConformTLS", dependencies: ["ConformCrypto", "CCrypto"]),
         .target(name: "ConformReference", dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
@@ -70,7 +72,7 @@ let package = Package(
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "CMalloc",
+                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -124,13 +126,17 @@ let package = Package(
             exclude: ["Goldens"]),
         .testTarget(
             name: "ConformCurlTests",
-            dependencies: ["ConformCurl", "ConformServer", "ConformReport", "ConformRunner", "ConformTransports"],
+            dependencies: [
+                "ConformCurl", "ConformServer", "ConformReport", "ConformRunner", "ConformTransports", "ConformTLS",
+                "ConformTestSupport",
+            ],
             exclude: ["Adapters"]),
+        .testTarget(name: "ConformTLSTests", dependencies: ["ConformTLS", "ConformTestSupport"]),
         .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(
             name: "ConformServerTests",
-            dependencies: ["ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport"]),
+            dependencies: ["ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport", "ConformTLS"]),
         .testTarget(
             name: "ConformTrafficTests",
             dependencies: [
@@ -150,7 +156,7 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport",
+                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport", "ConformTLS",
             ],
             exclude: ["Cases", "Adapters"]
         ),

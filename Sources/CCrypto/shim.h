@@ -3,3 +3,44 @@
 #include <openssl/sha.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+/* BIO_get_mem_data and X509V3_set_ctx_nodb are macros, EVP_EC_gen expands to a variadic call: typed wrappers. */
+
+/* The bytes a memory BIO holds; `*data` points into the BIO. */
+static inline long conform_bio_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
+/* A new EC key on the named curve (NID_X9_62_prime256v1), or NULL. */
+static inline EVP_PKEY *conform_ec_key(int curve_nid) {
+  EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, NULL);
+  EVP_PKEY *key = NULL;
+  if (ctx == NULL) return NULL;
+  if (EVP_PKEY_keygen_init(ctx) <= 0 || EVP_PKEY_CTX_set_ec_paramgen_curve_nid(ctx, curve_nid) <= 0
+      || EVP_PKEY_keygen(ctx, &key) <= 0) {
+    key = NULL;
+  }
+  EVP_PKEY_CTX_free(ctx);
+  return key;
+}
+
+/* An extension context with no configuration database, issuer and subject as given. */
+static inline void conform_x509v3_ctx(X509V3_CTX *ctx, X509 *issuer, X509 *subject) {
+  X509V3_set_ctx(ctx, issuer, subject, NULL, NULL, 0);
+  X509V3_set_ctx_nodb(ctx);
+}
+
+/* The subject of `x` on one line (`CN = …, O = …`), UTF-8 kept; XN_FLAG_ONELINE is a compound macro. */
+static inline int conform_print_subject(BIO *bio, X509 *x) {
+  return X509_NAME_print_ex(bio, X509_get_subject_name(x), 0, XN_FLAG_ONELINE & ~ASN1_STRFLGS_ESC_MSB);
+}
+
+/* Adds `field=value` (UTF-8) to a name; MBSTRING_UTF8 is a compound macro. */
+static inline int conform_name_add(X509_NAME *name, const char *field, const char *value) {
+  return X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, (const unsigned char *)value, -1, -1, 0);
+}

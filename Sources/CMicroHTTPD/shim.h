@@ -10,7 +10,8 @@
 
 typedef void *(*conform_mhd_uri_log_cb)(void *cls, const char *uri, struct MHD_Connection *connection);
 
-/* Starts a daemon bound to `address` with the options Conform uses; `logger` receives MHD's messages when MHD_USE_ERROR_LOG is set. */
+/* Starts a daemon bound to `address` with the options Conform uses; `logger` receives MHD's messages when MHD_USE_ERROR_LOG is set;
+   with a key and a certificate (PEM) it speaks HTTPS. */
 static inline struct MHD_Daemon *conform_mhd_start(
     unsigned int flags, const struct sockaddr *address,
     MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -19,8 +20,18 @@ static inline struct MHD_Daemon *conform_mhd_start(
     MHD_LogCallback logger, void *logger_cls,
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, size_t connection_memory_limit,
-    unsigned int connection_timeout_seconds, unsigned int connection_limit) {
-  return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+    unsigned int connection_timeout_seconds, unsigned int connection_limit,
+    const char *tls_key_pem, const char *tls_cert_pem) {
+  /* HTTPS when both are given: GnuTLS with the PEM key and certificate chain; libmicrohttpd offers ALPN http/1.1.
+     The option array is empty (its END entry alone) for plain HTTP. */
+  struct MHD_OptionItem tls[] = {
+      {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key_pem},
+      {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  int use_tls = tls_key_pem != NULL && tls_cert_pem != NULL;
+  return MHD_start_daemon(flags | (use_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_cls,
+      MHD_OPTION_ARRAY, use_tls ? tls : tls + 2,
       MHD_OPTION_SOCK_ADDR, address,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
       MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,

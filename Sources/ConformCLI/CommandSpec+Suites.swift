@@ -112,8 +112,8 @@ extension CommandSpec {
                     (FNV-1a, the same on every machine). Write --report json:FILE from each shard
                     and join them with 'conform merge' (docs/sharding.md).
                     """),
-            .insecure, .verbose, .noColor, .help,
-        ],
+            .insecure,
+        ] + OptionSpec.clientTLS + [.verbose, .noColor, .help],
         exitCodes: suiteExitCodes)
 
     static let merge = CommandSpec(
@@ -152,7 +152,7 @@ extension CommandSpec {
     static let serve = CommandSpec(
         name: "serve", abstract: "Serve the reference implementation over HTTP (with --check: check an app).",
         overview:
-            "Serve the embedded reference implementation over HTTP/1.1 (both the mobile and the backend API).",
+            "Serve the embedded reference implementation over HTTP/1.1, or HTTPS with --tls (the mobile and backend APIs).",
         options: [
             OptionSpec(
                 "--host", "ADDRESS", .text(), usage: true, help: "The address to listen on (default: 127.0.0.1)."),
@@ -198,8 +198,8 @@ extension CommandSpec {
                 With --check: also write a report of the check when the server stops:
                 junit:FILE, json:FILE or html:FILE (repeatable).
                 """),
-            .help,
-        ],
+            publicURL, trustForwarded,
+        ] + OptionSpec.listenerTLS + [.help],
         discussion: """
             Runs until interrupted (Ctrl-C or SIGTERM). Point 'conform run --target URL' at the printed address.
             With --check, the app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
@@ -238,8 +238,7 @@ extension CommandSpec {
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
                 test case per exchange step, and one per request no step accepted.
                 """, usageValue: "KIND:FILE"),
-            .help,
-        ],
+        ] + OptionSpec.listenerTLS + [.help],
         discussion: """
             The client gets origin-form paths (`{{ mobile }}` and `{{ backend }}` are empty): point both base URLs
             at the printed address. Values the suites capture (a pushRegId) are minted here and expected back.

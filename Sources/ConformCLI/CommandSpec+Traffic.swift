@@ -45,8 +45,14 @@ extension CommandSpec {
                 with 502 and recorded as such.
                 """),
             OptionSpec("--insecure", help: "Accept any TLS certificate from the upstreams."),
-            .help,
-        ],
+            OptionSpec(
+                "--cacert", "FILE", .text(.file),
+                help: """
+                    Trust the CAs in this PEM file for the upstreams instead of the system's
+                    (default: the file CURL_CA_BUNDLE or SSL_CERT_FILE names, when set).
+                    """),
+            .clientCert, .clientKey, .http11,
+        ] + OptionSpec.listenerTLS + [.help],
         discussion: """
             The app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
             POST /_conform/events on the proxy: they are recorded among the exchanges and never forwarded
@@ -85,7 +91,7 @@ extension CommandSpec {
                     target's real one). Repeatable.
                     """),
             OptionSpec("--sequential", help: "Replay in recorded order instead of device flows concurrently."),
-            .insecure,
+            .insecure, .cacert, .clientCert, .clientKey, .http11,
             .timeout("How long one exchange may take (default: 10; at most 24h)."),
             .maxBody("The largest response body read (default: 64MB); a larger one fails the exchange."),
             OptionSpec(
@@ -154,8 +160,7 @@ extension CommandSpec {
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
                 test case per step or exchange, B's answer against A's.
                 """, usage: false),
-            .help,
-        ])
+        ] + [OptionSpec.insecure] + OptionSpec.clientTLS + [.help])
 
     static let check = CommandSpec(
         name: "check", abstract: "Check an app's recorded traffic against the flow's rules.",

@@ -38,6 +38,7 @@ public enum ConformCommand {
         "import": (.importHAR, { try HARCommands.importHAR($0, io: $1) }),
         "export": (.exportHAR, { try HARCommands.exportHAR($0, io: $1) }),
         "scan": (.scan, { try await HARCommands.scan($0, io: $1) }),
+        "ca": (.ca, { try CACommand.main($0, io: $1) }),
     ]
 
     /// Runs the command line `arguments` (the first is the program name) and returns the exit code.

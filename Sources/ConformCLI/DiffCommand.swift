@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCurl
 import ConformDiagnostics
 import ConformReport
 import ConformRunner
@@ -21,6 +22,7 @@ enum DiffCommand {
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
         let session = Session(
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "diff", io: io))
+        let tls = try ClientTLSOptions.parse(parsed, subcommand: "diff", io: io)
         let started = ContinuousClock.now
         let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "diff")
         let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
@@ -30,11 +32,11 @@ enum DiffCommand {
                 for input in inputs {
                     if isRecording(input, io: io) {
                         try await diffRecording(
-                            input, a: a, b: b, noise: noise, substitutions: substitutions, io: io
+                            input, a: a, b: b, noise: noise, substitutions: substitutions, tls: tls, io: io
                         ) { step, group in collector.add(step, to: group) }
                     } else {
                         let steps = try await diffSuites(
-                            input, a: a, b: b, noise: noise, overrides: overrides, io: io)
+                            input, a: a, b: b, noise: noise, overrides: overrides, tls: tls, io: io)
                         for (step, group) in steps { collector.add(step, to: group) }
                     }
                 }
@@ -54,14 +56,15 @@ enum DiffCommand {
     /// Sends the exchanges of the recording `input` to both targets, handing each compared exchange to `step`; the
     /// records that could not be read come last, as one step that cannot be judged.
     static func diffRecording(
-        _ input: String, a: Target, b: Target, noise: NoiseRules, substitutions: [String: String], io: CommandIO,
-        step: @escaping @Sendable (StepResult, ResultGroup) -> Void
+        _ input: String, a: Target, b: Target, noise: NoiseRules, substitutions: [String: String], tls: ClientTLS,
+        io: CommandIO, step: @escaping @Sendable (StepResult, ResultGroup) -> Void
     ) async throws {
         var options = TrafficSupport.replayOptions(a, substitutions: substitutions, sequential: true)
         // Differential shares one set of options; each side gets its own origin through its transport.
         options.origins = [:]
         let differential = Differential(
-            a: try rebased(a, timeout: .seconds(10)), b: try rebased(b, timeout: .seconds(10)), noise: noise,
+            a: try rebased(a, timeout: .seconds(10), tls: tls), b: try rebased(b, timeout: .seconds(10), tls: tls),
+            noise: noise,
             options: options)
         let unreadable = Atomic(0)
         let sequence = RecordingSequence(path: io.resolve(input)) { _ in
@@ -84,8 +87,8 @@ enum DiffCommand {
     }
 
     /// The target's transport; for an http(s) target, recorded URLs are sent to its origin.
-    static func rebased(_ target: Target, timeout: Duration) throws -> any Transport {
-        let transport = try target.makeTransport(timeout: timeout)
+    static func rebased(_ target: Target, timeout: Duration, tls: ClientTLS = ClientTLS()) throws -> any Transport {
+        let transport = try target.makeTransport(timeout: timeout, insecure: tls.insecure, tls: tls)
         if case .http(let url) = target { return RebasedTransport(base: url, inner: transport) }
         return transport
     }
@@ -99,7 +102,8 @@ enum DiffCommand {
     /// Runs suites against both targets and compares each step's verdict and response: the steps of A, each passed
     /// when B did alike and failed with where B differs, with its suite's group.
     static func diffSuites(
-        _ input: String, a: Target, b: Target, noise: NoiseRules, overrides: [String: String], io: CommandIO
+        _ input: String, a: Target, b: Target, noise: NoiseRules, overrides: [String: String], tls: ClientTLS,
+        io: CommandIO
     ) async throws -> [(StepResult, ResultGroup)] {
         let files = try SuiteFiles.expand([input], io: io)
         let loaded = SuiteFiles.load(files, io: io, color: false)
@@ -112,7 +116,7 @@ enum DiffCommand {
                 suites: loaded.suites, overrides: overrides,
                 targetDefaults: target.variableDefaults(ConformCommand.profile),
                 targetDescription: target.description, functions: ConformCommand.profile.functions)
-            return await Runner(transport: try target.makeTransport(timeout: .seconds(10))).run(plan)
+            return await Runner(transport: try target.makeTransport(timeout: .seconds(10), tls: tls)).run(plan)
         }
         let ra = try await run(a)
         let rb = try await run(b)

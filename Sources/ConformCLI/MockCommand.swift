@@ -43,10 +43,13 @@ enum MockCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let mock = SuiteMock(suites: suites, overrides: overrides, profile: ConformCommand.profile)
-        let server: HTTPServer
+        let host = parsed.value("--host") ?? "127.0.0.1"
+        guard let tls = try ListenerTLS.resolve(parsed, host: host, subcommand: "mock", io: io) else {
+            return ConformCommand.ExitCode.cannotRun
+        }
+        let server: Listeners
         do {
-            server = try HTTPServer(handler: mock, host: parsed.value("--host") ?? "127.0.0.1", port: port)
-            try server.start()
+            server = try Listeners.start(host: host, port: port, tls: tls) { _ in mock }
         } catch {
             io.report(
                 Diagnostic(
@@ -56,6 +59,7 @@ enum MockCommand {
         }
         let steps = suites.reduce(0) { $0 + $1.stepCount }
         io.out.write("Mocking \(suites[0].id) (\(steps) steps) on \(server.baseURL)\n")
+        server.announce(io)
         io.out.write(
             parsed.has("--until-done")
                 ? "Stops when every step has been played, or on Ctrl-C.\n"

@@ -41,12 +41,16 @@ enum RecordCommand {
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(30)
         let transport = CurlTransport(
-            timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody())
+            timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody(),
+            tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io))
+        guard let tls = try ListenerTLS.resolve(parsed, host: listen.host, subcommand: "record", io: io) else {
+            return ConformCommand.ExitCode.cannotRun
+        }
         return await ProxySessions.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"),
             reports: try ProxySessions.reports(parsed, subcommand: "record", io: io), banner: "Recording",
-            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), io: io)
+            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), tls: tls, io: io)
     }
 }
 
@@ -56,12 +60,22 @@ enum ProxySessions {
     static func run(
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
         listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [], banner: String,
-        limits proxyLimits: ProxyLimits = .default, io: CommandIO
+        limits proxyLimits: ProxyLimits = .default, tls: ListenerTLS = .plain, io: CommandIO
     ) async -> Int32 {
-        let proxy = ProxySession(
+        var proxy = ProxySession(
             upstreams: upstreams, transport: transport, directory: io.resolve(out), shownDirectory: out,
             redaction: redaction, append: append, listen: listen, check: check, banner: banner, limits: proxyLimits,
             out: io.out, err: io.err, problem: { io.report($0) })
+        // Plain HTTP, HTTPS, or both (`--tls`, `--tls-port`): the command line's listeners serve the proxy.
+        proxy.serving = { handler, serverLimits in
+            let listeners = try Listeners.start(
+                host: listen.host, port: listen.port, limits: serverLimits, tls: tls
+            ) { _ in handler }
+            var notes: [String] = []
+            if !tls.about.isEmpty { notes.append("TLS: \(tls.about)") }
+            for server in listeners.servers.dropFirst() { notes.append("Also plain HTTP on \(server.baseURL)") }
+            return ProxySession.Listening(baseURL: listeners.baseURL, notes: notes, stop: listeners.stop)
+        }
         let session = Session(console: HARCommands.console(io: io), reports: reports)
         return await proxy.run(session: session, until: { await Termination.wait() }).rawValue
     }

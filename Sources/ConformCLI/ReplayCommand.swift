@@ -26,20 +26,22 @@ enum ReplayCommand {
         let connections = try parsed.integer("--connections") ?? 8
         let session = Session(
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io))
+        let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
         do {
             if let output = parsed.value("--learn-noise") {
                 return try await learnNoise(
-                    recording, into: output, target: target, timeout: timeout, noise: noise, options: options, io: io)
+                    recording, into: output, target: target, timeout: timeout, tls: tls, noise: noise,
+                    options: options, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let transport: any Transport =
                 if case .http = target {
                     CurlTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
-                        maxBodyBytes: maxBody)
+                        maxBodyBytes: maxBody, tls: tls)
                 } else {
                     try target.makeTransport(
-                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
+                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
             // A HAR is read entry by entry, like a recording.
             let har = try TrafficSupport.harDocument(recording, io: io)
@@ -118,13 +120,13 @@ extension ReplayCommand {
 
     /// `--learn-noise FILE`: two replays of the recording, and the rules that tell their differences apart.
     static func learnNoise(
-        _ recording: String, into output: String, target: Target, timeout: Duration, noise: NoiseRules,
-        options: ReplayOptions, io: CommandIO
+        _ recording: String, into output: String, target: Target, timeout: Duration, tls: ClientTLS,
+        noise: NoiseRules, options: ReplayOptions, io: CommandIO
     ) async throws -> Int32 {
         let exchanges = try TrafficSupport.exchanges(recording, io: io)
         let learned = try await NoiseLearner.learn(
-            exchanges, first: try target.makeTransport(timeout: timeout),
-            second: try target.makeTransport(timeout: timeout), noise: noise, options: options)
+            exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
+            second: try target.makeTransport(timeout: timeout, tls: tls), noise: noise, options: options)
         try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
         let count = learned.evidence.count
         io.out.write("Learned \(count) noise rule\(count == 1 ? "" : "s") from two replays; wrote \(output)\n")

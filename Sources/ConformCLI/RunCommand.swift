@@ -54,10 +54,11 @@ enum RunCommand {
             io.out.write(RunListing.render(suites, selection: selection))
             return 0
         }
+        let clientTLS = try ClientTLSOptions.parse(parsed, subcommand: "run", io: io)
         let transport: any Transport
         do {
             transport = try target.makeTransport(
-                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody)
+                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: clientTLS)
         } catch {
             io.report(
                 Diagnostic(.runTargetUnavailable, message: "cannot set up the target \(target.description): \(error)"))

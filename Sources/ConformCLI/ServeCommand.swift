@@ -16,6 +16,10 @@ enum ServeCommand {
         }
         let host = parsed.value("--host") ?? "127.0.0.1"
         let port = try parsed.port("--port") ?? 0
+        let publicOrigin = try publicOrigin(parsed)
+        guard let tls = try ListenerTLS.resolve(parsed, host: host, subcommand: "serve", io: io) else {
+            return ConformCommand.ExitCode.cannotRun
+        }
         let faults = try Target.faults(parsed.values("--fault"), subcommand: "serve")
         let variants = try Target.variants(parsed.values("--variant"), subcommand: "serve")
         var limits = HTTPServerLimits.default
@@ -45,15 +49,16 @@ enum ServeCommand {
             return await ProxySessions.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)", redaction: .default, append: false,
-                listen: (host, port), check: true,
-                reports: reports,
-                banner: "Checking an app against the reference implementation",
-                io: io)
+                listen: (host, port), check: true, reports: reports,
+                banner: "Checking an app against the reference implementation", tls: tls, io: io)
         }
-        let server: HTTPServer
+        let server: Listeners
         do {
-            server = try HTTPServer(handler: reference, host: host, port: port, limits: limits)
-            try server.start()
+            server = try Listeners.start(host: host, port: port, limits: limits, tls: tls) { scheme in
+                OriginHandler(
+                    reference, scheme: scheme, publicOrigin: publicOrigin,
+                    trustForwarded: parsed.has("--trust-forwarded"))
+            }
         } catch {
             io.report(
                 Diagnostic(
@@ -62,6 +67,7 @@ enum ServeCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         io.out.write("Serving the reference implementation on \(server.baseURL)\n")
+        server.announce(io)
         let apps = configuration.applications.map {
             "\($0.id) (\($0.userDataMode.rawValue)): applicationCode \($0.applicationCode), API key \($0.apiKey)"
         }

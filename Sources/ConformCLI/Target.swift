@@ -98,16 +98,18 @@ enum Target: CustomStringConvertible {
         }
     }
 
-    /// The transport for this target; `insecure` skips TLS certificate checks (self-signed test servers).
+    /// The transport for this target; `insecure` skips TLS certificate checks (self-signed test servers), `tls` says
+    /// what an http(s) target's TLS trusts and presents.
     ///
     /// The builtin reference is its own transport, so its latency variant waits without blocking a thread.
     func makeTransport(
-        timeout: Duration, insecure: Bool = false, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
+        timeout: Duration, insecure: Bool = false, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
+        tls: ClientTLS = ClientTLS()
     ) throws -> any Transport {
         switch self {
         case .builtin(let faults, let variants):
             ReferenceImplementation(configuration: .default, faults: Set(faults), variants: Set(variants))
-        case .http: CurlTransport(timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes)
+        case .http: CurlTransport(timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls)
         case .exec(let command): ExecTransport(command: command, timeout: timeout, maxBodyBytes: maxBodyBytes)
         }
     }

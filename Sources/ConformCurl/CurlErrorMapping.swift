@@ -24,8 +24,26 @@ enum CurlErrorMapping {
             return (.unreachable, "check the host name in the base URL")
         case CURLE_URL_MALFORMAT:
             return (.other, "the URL is not valid; use an absolute http:// or https:// URL or set a base URL")
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CACERT_BADFILE:
-            return (.other, "TLS failed; check the certificate or use the insecure option for self-signed test servers")
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return (
+                .tls,
+                "the server's certificate is not trusted or not for this host: trust its CA with --cacert FILE "
+                    + "(or SSL_CERT_FILE / CURL_CA_BUNDLE), or skip the check with --insecure (test servers only)"
+            )
+        case CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CRL_BADFILE:
+            return (.tls, "the CA file cannot be read as PEM certificates; check the file given to --cacert")
+        case CURLE_SSL_CERTPROBLEM:
+            return (.tls, "the client certificate or key cannot be used; check the files given to --cert and --key")
+        case CURLE_SSL_CLIENTCERT:
+            return (.tls, "the server asks for a client certificate: give one with --cert FILE --key FILE")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+            CURLE_SSL_ENGINE_INITFAILED:
+            return (
+                .tls,
+                "the TLS handshake failed (a server that is not HTTPS, refused a client certificate, or shares no "
+                    + "protocol version); check the URL's scheme, --cert/--key, or --cacert/--insecure"
+            )
         default:
             return (.other, "libcurl could not complete the exchange")
         }

@@ -9,6 +9,7 @@ enum CurlExchange {
         var timeoutMilliseconds: Int
         var insecure: Bool
         var maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
+        var tls = ClientTLS()
     }
 
     /// Configures `handle` for the exchange; the transfer owns everything curl points into until it ends.
@@ -39,10 +40,18 @@ enum CurlExchange {
         setLong(h, CURLOPT_CONNECTTIMEOUT_MS, settings.timeoutMilliseconds)
         setLong(h, CURLOPT_FOLLOWLOCATION, 0)
         setLong(h, CURLOPT_PATH_AS_IS, 1)
-        setLong(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        // HTTP/2 only where ALPN can pick it (HTTPS); plain http:// stays HTTP/1.1 either way.
+        setLong(
+            h, CURLOPT_HTTP_VERSION,
+            settings.tls.http2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
         setString(h, CURLOPT_PROXY, "")
         setLong(h, CURLOPT_SSL_VERIFYPEER, settings.insecure ? 0 : 1)
         setLong(h, CURLOPT_SSL_VERIFYHOST, settings.insecure ? 0 : 2)
+        if let file = settings.tls.caFile { setString(h, CURLOPT_CAINFO, file) }
+        if let file = settings.tls.certificateFile {
+            setString(h, CURLOPT_SSLCERT, file)
+            setString(h, CURLOPT_SSLKEY, settings.tls.keyFile ?? file)
+        }
         setLong(h, CURLOPT_TCP_NODELAY, 1)
         _ = conform_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
         _ = conform_curl_setopt_ptr(h, CURLOPT_HTTPHEADER, transfer.headerList)
@@ -91,10 +100,11 @@ enum CurlExchange {
             return .failure(
                 TransportError(.invalidResponse, "\(method) \(transfer.url): the server sent no HTTP status line"))
         }
-        return .success(
-            HTTPResponse(
-                status: HTTPStatus(status), headerFields: HTTPFields(sink.headers), body: sink.body,
-                timing: timing(transfer.handle.raw)))
+        var response = HTTPResponse(
+            status: HTTPStatus(status), headerFields: HTTPFields(sink.headers), body: sink.body,
+            timing: timing(transfer.handle.raw))
+        response.httpVersion = httpVersion(transfer.handle.raw)
+        return .success(response)
     }
 
     /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults.
@@ -108,6 +118,19 @@ enum CurlExchange {
         if !fields.contains("Accept") { lines.append("Accept:") }
         if sendsBody && !fields.contains("Content-Type") { lines.append("Content-Type:") }
         return lines
+    }
+
+    /// The version the exchange was spoken in (`HTTP/1.1`, `HTTP/2`), as libcurl negotiated it.
+    private static func httpVersion(_ h: UnsafeMutableRawPointer) -> String? {
+        var version = 0
+        _ = conform_curl_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): return "HTTP/1.0"
+        case Int(CURL_HTTP_VERSION_1_1): return "HTTP/1.1"
+        case Int(CURL_HTTP_VERSION_2_0): return "HTTP/2"
+        case Int(CURL_HTTP_VERSION_3): return "HTTP/3"
+        default: return nil
+        }
     }
 
     private static func timing(_ h: UnsafeMutableRawPointer) -> HTTPTiming {

@@ -3,7 +3,8 @@ import ConformCore
 import Foundation
 import Synchronization
 
-/// Sends requests over HTTP/1.1 and HTTPS with libcurl, reusing connections and reporting raw headers and timings.
+/// Sends requests over HTTP/1.1, and HTTP/2 or HTTP/1.1 by ALPN over HTTPS, with libcurl, reusing connections and
+/// reporting raw headers, timings and the HTTP version spoken.
 ///
 /// One thread drives every exchange through a libcurl multi handle; idle connections stay open, so sequential
 /// exchanges reuse one connection. Tasks that prefer ``preferredTaskExecutor`` run on that same thread and send
@@ -13,7 +14,9 @@ public final class CurlTransport: Transport {
     /// How long an exchange may take when the request sets no timeout.
     public let defaultTimeout: Duration
     /// Whether TLS certificates and host names go unchecked.
-    public let insecure: Bool
+    public var insecure: Bool { tls.insecure }
+    /// What TLS trusts and presents, and whether HTTP/2 is offered.
+    public let tls: ClientTLS
     /// Prefixed to origin-form request URLs (`/path?query`), for example `http://127.0.0.1:8080`.
     public let baseURL: String?
     private let loop: CurlLoop
@@ -21,14 +24,18 @@ public final class CurlTransport: Transport {
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
     public let maxBodyBytes: Int
 
-    /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn.
+    /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn;
+    /// `tls` (whose `insecure` is or-ed with `insecure`) says what TLS trusts and presents.
     public init(
         timeout: Duration = .seconds(30), insecure: Bool = false, baseURL: String? = nil,
-        maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
+        maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
+        tls: ClientTLS = ClientTLS()
     ) {
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.defaultTimeout = timeout
-        self.insecure = insecure
+        var tls = tls
+        tls.insecure = tls.insecure || insecure
+        self.tls = tls
         self.baseURL = baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.loop = CurlLoop(maxTransfers: max(1, maxConcurrentExchanges))
     }
@@ -47,7 +54,7 @@ public final class CurlTransport: Transport {
         let url = resolvedURL(request.url)
         let settings = CurlExchange.Settings(
             url: url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout), insecure: insecure,
-            maxBodyBytes: maxBodyBytes)
+            maxBodyBytes: maxBodyBytes, tls: tls)
         let cancelled = CancelFlag()
         let handle = loop.handles.take()
         let transfer: CurlTransfer

@@ -118,6 +118,8 @@ extension DiagnosticID {
     public static let cliProxy = DiagnosticID("cli.proxy")
     /// A command could not go on for a reason no other id names.
     public static let cliFailed = DiagnosticID("cli.failed")
+    /// The local CA, or a TLS certificate or key given on the command line, cannot be made, read or used.
+    public static let tlsUnusable = DiagnosticID("tls.unusable")
 }
 
 extension DiagnosticID {
@@ -132,6 +134,6 @@ extension DiagnosticID {
         .flowViolation,
         .reportInvalid, .reportUnwritable,
         .runNotStarted, .runNoSelection, .runTargetUnavailable, .certificationUnknownSuite,
-        .cliCannotListen, .cliProxy, .cliFailed,
+        .cliCannotListen, .cliProxy, .cliFailed, .tlsUnusable,
     ]
 }

@@ -123,6 +123,8 @@ struct SpoolWriter {
             double(t.firstByte)
             data.append(t.reusedConnection ? 1 : 0)
         }
+        data.append(r.httpVersion == nil ? 0 : 1)
+        if let version = r.httpVersion { bytes(Data(version.utf8)) }
     }
 }
 
@@ -189,6 +191,11 @@ struct SpoolReader {
             guard let total = double(), let connect = double(), let firstByte = double() else { return nil }
             timing = HTTPTiming(total: total, connect: connect, firstByte: firstByte, reusedConnection: present())
         }
-        return HTTPResponse(status: HTTPStatus(status), headerFields: fields, body: Data(body), timing: timing)
+        var response = HTTPResponse(status: HTTPStatus(status), headerFields: fields, body: Data(body), timing: timing)
+        if present() {
+            guard let version = string() else { return nil }
+            response.httpVersion = version
+        }
+        return response
     }
 }

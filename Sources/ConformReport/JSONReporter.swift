@@ -168,9 +168,13 @@ public struct JSONReporter: DocumentReporter {
             ]
         }
         if let r = s.response {
-            o["response"] = [
-                "status": .int(r.status.code), "headers": headers(r.headerFields, masker), "body": body(r.body, masker),
-            ]
+            var response = JSONObject([
+                ("status", .int(r.status.code)), ("headers", headers(r.headerFields, masker)),
+                ("body", body(r.body, masker)),
+            ])
+            // The version the exchange was spoken in, when the transport knows it (HTTP/2 by ALPN, HTTP/1.1).
+            if let version = r.httpVersion { response["httpVersion"] = .string(version) }
+            o["response"] = .object(response)
         }
         o["failures"] = .array(
             s.failures.map { f in

@@ -391,9 +391,18 @@ private struct Reader {
 
     func response(_ v: JSONValue, _ path: String) throws(RunReportError) -> HTTPResponse {
         _ = try object(v, path)
-        return HTTPResponse(
+        var response = HTTPResponse(
             status: HTTPStatus(try int(v["status"], "\(path).status", 0...999)),
             headerFields: try headers(v["headers"], "\(path).headers"), body: try body(v["body"], "\(path).body"))
+        if v["httpVersion"] != nil {
+            let version = try string(v["httpVersion"], "\(path).httpVersion")
+            let known = ["HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3"]
+            guard known.contains(version) else {
+                throw fail("\(path).httpVersion", "expected one of \(known.joined(separator: ", "))")
+            }
+            response.httpVersion = version
+        }
+        return response
     }
 
     func headers(_ v: JSONValue?, _ path: String) throws(RunReportError) -> HTTPFields {

@@ -185,13 +185,14 @@ final class ConnectionWatch: Sendable {
 
     private func cut(_ entries: inout [UInt: Entry], _ id: UInt, _ reason: Cut) {
         guard let socket = entries[id]?.socket else { return }
-        if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         entries[id]?.cut = true
+        // Counted before the shutdown, so a client that sees its connection end also sees it counted.
         switch reason {
         case .slowHead: headCuts.add(1, ordering: .relaxed)
         case .slowRequest: requestCuts.add(1, ordering: .relaxed)
         case .crowded: crowdedCuts.add(1, ordering: .relaxed)
         }
+        if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RDWR)) }
     }
 
     /// Sweeps on a timer until the returned source is cancelled.

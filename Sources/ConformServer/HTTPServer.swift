@@ -17,15 +17,17 @@ public final class HTTPServer: Sendable {
 
     public let host: String
     public let limits: HTTPServerLimits
+    /// The key and certificate of an HTTPS listener, `nil` for plain HTTP.
+    public let tls: TLSIdentity?
     private let requestedPort: UInt16
     private let address: ListenAddress
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
 
-    /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds.
+    /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.
     public init(
         handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
-        log: LogHandler? = nil
+        tls: TLSIdentity? = nil, log: LogHandler? = nil
     ) throws {
         guard let address = ListenAddress(host: host) else {
             throw HTTPServerError(
@@ -49,6 +51,7 @@ public final class HTTPServer: Sendable {
         }
         self.host = host
         self.limits = limits
+        self.tls = tls
         self.requestedPort = port
         self.address = address
         self.context = ServerContext(handler: handler, limits: limits, log: log)
@@ -90,7 +93,7 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on, or 0 when it is not running.
     public var boundPort: UInt16 { running.withLock { $0?.port ?? 0 } }
 
-    /// `http://host:port` of the running server, suitable as a transport base URL.
+    /// `http://host:port` (`https://` with TLS) of the running server, suitable as a transport base URL.
     public var baseURL: String {
         let port = boundPort
         let shownHost: String
@@ -98,7 +101,7 @@ public final class HTTPServer: Sendable {
         case .v4: shownHost = host == "0.0.0.0" ? "127.0.0.1" : host
         case .v6: shownHost = host == "::" ? "[::1]" : "[\(host)]"
         }
-        return "http://\(shownHost):\(port)"
+        return "\(tls == nil ? "http" : "https")://\(shownHost):\(port)"
     }
 
     private func launch() throws -> RunningDaemon {
@@ -114,19 +117,27 @@ public final class HTTPServer: Sendable {
         let cls = retained.toOpaque()
         errno = 0
         let daemon: OpaquePointer? = address.withSockaddr(port: requestedPort) { sockaddr in
-            conform_mhd_start(
-                UInt32(flags), sockaddr,
-                conformServerAccess, cls,
-                conformServerCompleted, cls,
-                conformServerURILog, cls,
-                conformServerLog, cls,
-                conformServerConnection, cls,
-                // Room beyond the header limit, so the handler sees oversized heads and refuses them itself (431).
-                UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.maxHeaderBytes * 2 + 16 * 1024,
-                UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections))
+            // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life.
+            tls.withPEM { key, certificate in
+                conform_mhd_start(
+                    UInt32(flags), sockaddr,
+                    conformServerAccess, cls,
+                    conformServerCompleted, cls,
+                    conformServerURILog, cls,
+                    conformServerLog, cls,
+                    conformServerConnection, cls,
+                    // Room beyond the header limit, so the handler sees oversized heads and refuses them itself (431).
+                    UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.maxHeaderBytes * 2 + 16 * 1024,
+                    UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate)
+            }
         }
         guard let daemon else {
-            let reason = errno != 0 ? String(cString: strerror(errno)) : "libmicrohttpd refused to start"
+            let reason =
+                errno != 0
+                ? String(cString: strerror(errno))
+                : tls != nil
+                    ? "libmicrohttpd refused the TLS key or certificate (check that both are PEM and belong together)"
+                    : "libmicrohttpd refused to start"
             retained.release()
             throw HTTPServerError(
                 .cannotListen,

@@ -290,7 +290,7 @@ final class ConformProcess: @unchecked Sendable {
     private(set) var baseURL = ""
 
     /// Starts `conform ARGS` with its streams in files and waits for the `banner` line that names the address.
-    init(_ args: [String], scratch: Scratch, banner: String) throws {
+    init(_ args: [String], scratch: Scratch, banner: String, environment: [String: String] = [:]) throws {
         let binary = TrafficCommandTests.root + "/.build/debug/conform"
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw ProcessFailure("\(binary) is missing; build it with 'swift build' before 'swift test --skip-build'")
@@ -302,6 +302,9 @@ final class ConformProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = args
         process.currentDirectoryURL = URL(fileURLWithPath: TrafficCommandTests.root)
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardOutput = FileHandle(forWritingAtPath: stdout)
         process.standardError = FileHandle(forWritingAtPath: stderr)
         try process.run()
@@ -309,7 +312,7 @@ final class ConformProcess: @unchecked Sendable {
         for _ in 0..<600 {
             let text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(banner) }),
-                let range = line.range(of: #"http://[0-9.]+:[0-9]+"#, options: .regularExpression)
+                let range = line.range(of: #"https?://[0-9.]+:[0-9]+"#, options: .regularExpression)
             {
                 baseURL = String(line[range])
                 return

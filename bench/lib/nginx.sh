@@ -1,5 +1,6 @@
 # Starts nginx on loopback serving one static JSON file; sets NGINX_URL and NGINX_PID. Needs WORK (a temp dir).
 # Usage: start_static_nginx [NAME [BODY]]   (default: static.json with a registration-like document)
+# With NGINX_TLS_CERT and NGINX_TLS_KEY set (PEM files), it serves HTTPS with that certificate instead.
 start_static_nginx() {
     NGINX_FILE="${1:-static.json}"
     NGINX_BODY='{"pushRegId":"0f8fad5b-d9cb-469f-a165-70867728950e","regEnabled":true,"isPrimary":false}'
@@ -22,13 +23,17 @@ http {
     uwsgi_temp_path $WORK/nginx/uwsgi;
     scgi_temp_path $WORK/nginx/scgi;
     keepalive_requests 1000000;
-    server { listen 127.0.0.1:$NGINX_PORT; root $WORK/www; default_type application/json; }
+    server {
+        listen 127.0.0.1:$NGINX_PORT${NGINX_TLS_CERT:+ ssl};
+        ${NGINX_TLS_CERT:+ssl_certificate $NGINX_TLS_CERT; ssl_certificate_key $NGINX_TLS_KEY;}
+        root $WORK/www; default_type application/json;
+    }
 }
 CONF
     /usr/sbin/nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" 2>"$WORK/nginx/stderr" &
     NGINX_PID=$!
-    NGINX_URL="http://127.0.0.1:$NGINX_PORT/$NGINX_FILE"
-    for _ in $(seq 50); do curl -fsS "$NGINX_URL" >/dev/null 2>&1 && return 0; sleep 0.1; done
+    NGINX_URL="http${NGINX_TLS_CERT:+s}://127.0.0.1:$NGINX_PORT/$NGINX_FILE"
+    for _ in $(seq 50); do curl -kfsS "$NGINX_URL" >/dev/null 2>&1 && return 0; sleep 0.1; done
     echo "nginx did not start: $(cat "$WORK/nginx/stderr")" >&2
     return 1
 }

@@ -5,6 +5,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 DURATION="${1:-5}"
 . bench/lib/nginx.sh
+. bench/lib/wrk.sh
 swift build -c release --product conform >/dev/null
 BIN="$(swift build -c release --show-bin-path)/conform"
 WORK="$(mktemp -d)"
@@ -47,17 +48,7 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"userIdentity":{"externalUserId":"bench-user"},"userAttributes":{"firstName":"Ana"}}'
 LUA
 
-run() { # name url [script]
-    : >"$WORK/rps"
-    for i in 1 2 3; do
-        if [ -n "${3:-}" ]; then out="$(wrk -t2 -c32 -d"${DURATION}s" -s "$3" "$2")"; else out="$(wrk -t2 -c32 -d"${DURATION}s" "$2")"; fi
-        rps="$(printf '%s\n' "$out" | awk '/Requests\/sec/ {print $2}')"
-        bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
-        echo "$1 run $i: $rps req/s $bad"
-        echo "$rps" >>"$WORK/rps"
-    done
-    echo "$1 median: $(median <"$WORK/rps") req/s"
-}
+run() { wrk_runs "$@"; }
 echo "# wrk -t2 -c32 -d${DURATION}s, 3 runs each"
 run "nginx static JSON" "$NGINX_URL"
 run "conform serve: registration (M1)" "$BASE" "$WORK/register.lua"

@@ -55,6 +55,8 @@ public struct HTTPResponse: Sendable, Hashable {
     public var headerFields: HTTPFields
     public var body: Data
     public var timing: HTTPTiming?
+    /// The HTTP version the response came in (`HTTP/1.1`, `HTTP/2`) when a network transport knows it.
+    public var httpVersion: String?
 
     public init(status: HTTPStatus, headerFields: HTTPFields = [:], body: Data = Data(), timing: HTTPTiming? = nil) {
         self.status = status

@@ -82,6 +82,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let other = Kind(rawValue: "transport failure")
         /// The response body (or its headers) exceeded the transport's limit; reading stopped there.
         public static let tooLarge = Kind(rawValue: "response too large")
+        /// TLS could not be set up: a certificate not trusted or not for the host, a client certificate refused or
+        /// unreadable, no common protocol. Nothing was judged.
+        public static let tls = Kind(rawValue: "TLS failure")
     }
 
     public var kind: Kind
@@ -96,5 +99,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// Whether the implementation could not be reached at all, so the step could not run (exit 2), rather than
     /// failed (exit 1).
-    public var meansCannotRun: Bool { kind == .connectionRefused || kind == .unreachable || kind == .adapterGone }
+    public var meansCannotRun: Bool {
+        kind == .connectionRefused || kind == .unreachable || kind == .adapterGone || kind == .tls
+    }
 }

@@ -50,7 +50,8 @@ extension HAR {
         var request = JSONObject()
         request["method"] = .string(e.request.method.rawValue)
         request["url"] = .string(absoluteURL(e))
-        request["httpVersion"] = "HTTP/1.1"
+        // The version the exchange was spoken in, known when a network transport made it (HTTP/1.1 otherwise).
+        request["httpVersion"] = .string(e.response.httpVersion ?? "HTTP/1.1")
         request["cookies"] = []
         request["headers"] = headers(e.request.headerFields)
         request["queryString"] = .array(
@@ -69,7 +70,7 @@ extension HAR {
         var response = JSONObject()
         response["status"] = .int(e.response.status.code)
         response["statusText"] = .string(e.response.status.reasonPhrase)
-        response["httpVersion"] = "HTTP/1.1"
+        response["httpVersion"] = .string(e.response.httpVersion ?? "HTTP/1.1")
         response["cookies"] = []
         response["headers"] = headers(e.response.headerFields)
         response["content"] = .object(content)

@@ -133,9 +133,13 @@ public enum HAR {
             if let note = read.omitted { omitted.append("response.body: \(note)") }
             if let refusal = read.refusal { refusals.append(refusal) }
         }
-        let response = HTTPResponse(
+        var response = HTTPResponse(
             status: HTTPStatus(status), headerFields: ContentDecoding.alreadyDecoded(responseHeaders, responseBody),
             body: responseBody)
+        // HTTP/1.1 is what a recording means without a version, so only another one is kept.
+        response.httpVersion = (res["httpVersion"]?.stringValue).flatMap(HTTPVersionText.normalized).flatMap {
+            $0 == "HTTP/1.1" ? nil : $0
+        }
 
         var started = Date(timeIntervalSince1970: 0)
         if let text = entry["startedDateTime"]?.stringValue {

@@ -27,6 +27,22 @@ public struct ProxySession: Sendable {
     public var out: any TextSink
     public var err: any TextSink
     public var problem: @Sendable (Diagnostic) -> Void
+    /// How the proxy's handler is served: by default one plain-HTTP ``HTTPServer`` on ``listen``; the command line
+    /// gives its listeners (HTTPS, or both).
+    public var serving: @Sendable (any HTTPHandler, HTTPServerLimits) throws -> Listening
+
+    /// A proxy being served: the address clients use, what more the first lines say about it, how to stop it.
+    public struct Listening: Sendable {
+        public var baseURL: String
+        public var notes: [String]
+        public var stop: @Sendable () -> Void
+
+        public init(baseURL: String, notes: [String] = [], stop: @escaping @Sendable () -> Void) {
+            self.baseURL = baseURL
+            self.notes = notes
+            self.stop = stop
+        }
+    }
 
     public init(
         upstreams: [String: String], transport: any Transport, directory: String, shownDirectory: String,
@@ -47,6 +63,11 @@ public struct ProxySession: Sendable {
         self.out = out
         self.err = err
         self.problem = problem
+        self.serving = { handler, limits in
+            let server = try HTTPServer(handler: handler, host: listen.host, port: listen.port, limits: limits)
+            try server.start()
+            return Listening(baseURL: server.baseURL, stop: server.stop)
+        }
     }
 
     /// Records until `stop` returns; with a check, the check's result goes through `session` (its console and
@@ -90,12 +111,9 @@ public struct ProxySession: Sendable {
         // many wait and for how long.
         var serverLimits = HTTPServerLimits.default
         serverLimits.threadPerConnection = true
-        let server: HTTPServer
+        let server: Listening
         do {
-            server = try HTTPServer(
-                handler: AsyncHandlerAdapter { await proxy.forward($0) }, host: listen.host, port: listen.port,
-                limits: serverLimits)
-            try server.start()
+            server = try serving(AsyncHandlerAdapter { await proxy.forward($0) }, serverLimits)
         } catch {
             problem(
                 Diagnostic(
@@ -106,6 +124,7 @@ public struct ProxySession: Sendable {
         let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }
         let base = server.baseURL
         out.write("\(banner) on \(base) (forwarding to \(targets.joined(separator: ", "))) into \(shownDirectory)\n")
+        for note in server.notes { out.write(note + "\n") }
         out.write("Point the app's base URL at \(base). Press Ctrl-C to stop.\n")
         out.write("App events: POST \(base)\(RecordingProxy.eventsPath) (never forwarded).\n")
         await stop()

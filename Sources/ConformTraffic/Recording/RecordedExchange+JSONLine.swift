@@ -17,6 +17,11 @@ extension RecordedExchange {
         Self.writeHeaders(request.headerFields, into: &out)
         Self.writeBody(request.body, into: &out)
         out += "},\"response\":{\"status\":\(response.status.code)"
+        // Written when it is not HTTP/1.1, which a line without it means.
+        if let version = response.httpVersion, version != "HTTP/1.1" {
+            out += ",\"httpVersion\":"
+            JSONValue.writeString(version, into: &out)
+        }
         Self.writeHeaders(response.headerFields, into: &out)
         Self.writeBody(response.body, into: &out)
         out += "}"
@@ -133,9 +138,17 @@ extension RecordedExchange {
             throw RecordingLineError(path: "$.request", message: "\(problem); it would change what goes on the wire")
         }
         let status = try Self.int(res, "status", at: "$.response")
-        let response = HTTPResponse(
+        var response = HTTPResponse(
             status: HTTPStatus(status), headerFields: try Self.headers(res, at: "$.response", omitted: &omitted),
             body: try Self.body(res, at: "$.response"))
+        if let raw = res["httpVersion"] {
+            guard let text = raw.stringValue, HTTPVersionText.known.contains(text) else {
+                throw RecordingLineError(
+                    path: "$.response.httpVersion",
+                    message: "expected one of \(HTTPVersionText.known.joined(separator: ", "))")
+            }
+            response.httpVersion = text
+        }
         if let raw = value["omitted"] {
             guard let list = raw.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
                 throw RecordingLineError(path: "$.omitted", message: "expected an array of strings")

@@ -71,7 +71,7 @@ let package = Package(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformCrypto", "ConformDiagnostics",
+                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
                 "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc",
             ]
         ),
@@ -156,7 +156,8 @@ let package = Package(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTestSupport", "ConformTLS",
+                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
+                "ConformTLS",
             ],
             exclude: ["Cases", "Adapters"]
         ),

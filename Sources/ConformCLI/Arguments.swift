@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 
 /// A usage error: printed with the subcommand's usage line, exit code 64.
 struct UsageError: Error {
@@ -41,7 +42,8 @@ struct Arguments {
             }
             if name == "-h" { name = "--help" }
             guard let option = command.option(name) else {
-                let hint = closest(name, command.options.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
+                let hint =
+                    closestMatch(to: name, in: command.options.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
                 throw UsageError(message: "unknown option '\(name)'\(hint)", subcommand: subcommand)
             }
             if !option.kind.takesValue {
@@ -75,6 +77,25 @@ struct Arguments {
     }
 
     func value(_ name: String) -> String? { options[name]?.last }
+
+    /// The value of an option its declaration marks required: the arguments did not parse without it.
+    func required(_ name: String) -> String {
+        precondition(declared(name).required, "\(command.name) does not declare \(name) required")
+        guard let value = value(name) else { preconditionFailure("\(command.name) parsed without \(name)") }
+        return value
+    }
+
+    /// A repeatable `NAME=VALUE` option (`--var`, `--map`) as a dictionary; the last value of a name wins.
+    func pairs(_ name: String) throws(UsageError) -> [String: String] {
+        var out: [String: String] = [:]
+        for item in values(name) {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                throw UsageError(message: "\(name) takes NAME=VALUE, got '\(item)'", subcommand: subcommand)
+            }
+            out[String(item[..<eq])] = String(item[item.index(after: eq)...])
+        }
+        return out
+    }
     func values(_ name: String) -> [String] { options[name] ?? [] }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
@@ -146,21 +167,4 @@ enum ByteText {
         }
         return "\(bytes) bytes"
     }
-}
-
-private func closest(_ word: String, _ candidates: [String]) -> String? {
-    candidates.min { distance(word, $0) < distance(word, $1) }.flatMap { distance(word, $0) <= 3 ? $0 : nil }
-}
-
-private func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    var row = Array(0...b.count)
-    for i in 1...max(a.count, 1) where !a.isEmpty {
-        var next = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...max(b.count, 1) where !b.isEmpty {
-            next[j] = min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        row = next
-    }
-    return row[b.count]
 }

@@ -35,9 +35,7 @@ enum CaptureCommands {
     /// `conform import` of a file that starts like a pcap or pcapng.
     static func importFile(_ file: String, parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         let options = try options(parsed, subcommand: "import")
-        guard let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --out DIRECTORY", subcommand: "import")
-        }
+        let out = parsed.required("--out")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
             let source = try PacketSource(file: io.resolve(file), filter: parsed.value("--filter"))
@@ -71,9 +69,8 @@ enum CaptureCommands {
 
     /// `conform capture`.
     static func live(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
-        guard let interface = parsed.value("--interface"), let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --interface IF or --out DIRECTORY", subcommand: "capture")
-        }
+        let interface = parsed.required("--interface")
+        let out = parsed.required("--out")
         let options = try options(parsed, subcommand: "capture")
         let duration = try parsed.duration("--duration")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }

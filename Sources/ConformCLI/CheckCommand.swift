@@ -1,7 +1,6 @@
 import ConformReport
 import ConformTraffic
 import Foundation
-import Synchronization
 
 /// `conform check RECORDING_OR_HAR… [--events FILE] [--report KIND:FILE]…`: the client side of an integration against the flow's rules.
 enum CheckCommand {
@@ -55,46 +54,20 @@ enum CheckCommand {
         return io.status(of: await session.run(result))
     }
 
-    /// Checks one trace; HAR or recording is decided by content, whatever the file's name.
+    /// Checks one trace in one pass, whatever its format: the checker reads the records (in start order, the causal
+    /// one) and the tally counts them.
     static func check(
         _ path: String, events: [AppEvent], configuration: FlowCheckConfiguration, io: CommandIO
     ) async throws -> (checked: FlowCheckReport.Trace, exchanges: Int, events: Int) {
-        let unreadable = Atomic(0)
-        var exchanges = 0
-        var appEvents = 0
-        var incomplete: [RecordedExchange] = []
-        let result: (violations: [FlowViolation], notes: [String])
-        if let document = try TrafficSupport.harDocument(path, io: io) {
-            // Without app events, entries go in start order (the causal order, whatever order the tool
-            // listed them in); the HAR is read one entry at a time.
-            incomplete = try document.incomplete.map { index throws(HARError) in try document.exchange(index) }
-            unreadable.add(document.skippedCount, ordering: .relaxed)
-            exchanges = document.readable.count
-            appEvents = document.events.count
-            result = try await FlowChecker.check(
-                recording: document.records(order: document.startOrder), events: events, configuration: configuration)
-        } else {
-            // A line that is not a record is skipped and named; the check cannot then say the flow holds.
-            let trace = TraceSequence(path: io.resolve(path)) { _ in
-            } onSkipped: { problem in
-                io.err.write(problem.warning + "\n")
-                unreadable.add(1, ordering: .relaxed)
-            }
-            result = try await FlowChecker.check(recording: trace, events: events, configuration: configuration)
-            for try await record in TraceSequence(path: io.resolve(path)) {
-                guard case .exchange(let e) = record else {
-                    appEvents += 1
-                    continue
-                }
-                exchanges += 1
-                if !e.omitted.isEmpty { incomplete.append(e) }
-            }
-        }
+        let records = try TrafficSupport.trace(path, io: io).records(
+            order: .start, onWarning: TrafficSupport.warnings(io))
+        let result = try await FlowChecker.check(recording: records, events: events, configuration: configuration)
+        let tally = records.tally
         // A rule broken only where the trace lacks a body or a response is not a finding: the result names what is
         // missing, and the check cannot judge.
         let checked = FlowCheckReport.Trace(
-            path: path, violations: result.violations, notes: result.notes, incomplete: incomplete,
-            unreadable: unreadable.load(ordering: .relaxed), exchanges: exchanges)
-        return (checked, exchanges, appEvents)
+            path: path, violations: result.violations, notes: result.notes, incomplete: tally.incompleteExchanges,
+            incompleteCount: tally.incomplete, unreadable: tally.unreadable, exchanges: tally.exchanges)
+        return (checked, tally.exchanges, tally.events)
     }
 }

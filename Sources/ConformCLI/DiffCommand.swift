@@ -6,7 +6,6 @@ import ConformRunner
 import ConformTraffic
 import ConformTransports
 import Foundation
-import Synchronization
 
 /// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
 enum DiffCommand {
@@ -24,13 +23,14 @@ enum DiffCommand {
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "diff", io: io))
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "diff", io: io)
         let started = ContinuousClock.now
-        let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "diff")
-        let overrides = try TrafficSupport.pairs(parsed.values("--var"), option: "--var", subcommand: "diff")
+        let substitutions = try parsed.pairs("--map")
+        let overrides = try parsed.pairs("--var")
         do {
             let outcome = try await session.run { events in
                 let collector = ResultCollector(events: events)
                 for input in inputs {
-                    if isRecording(input, io: io) {
+                    // A trace of any format (an empty `.jsonl` is a recording with nothing in it), else suites.
+                    if input.hasSuffix(".jsonl") || TraceFile.holdsTrace(io.resolve(input)) {
                         try await diffRecording(
                             input, a: a, b: b, noise: noise, substitutions: substitutions, tls: tls, io: io
                         ) { step, group in collector.add(step, to: group) }
@@ -59,26 +59,22 @@ enum DiffCommand {
         _ input: String, a: Target, b: Target, noise: NoiseRules, substitutions: [String: String], tls: ClientTLS,
         io: CommandIO, step: @escaping @Sendable (StepResult, ResultGroup) -> Void
     ) async throws {
-        var options = TrafficSupport.replayOptions(a, substitutions: substitutions, sequential: true)
+        var options = TrafficSupport.replayOptions(
+            a, substitutions: substitutions, sequential: true, timeout: .seconds(10))
         // Differential shares one set of options; each side gets its own origin through its transport.
         options.origins = [:]
         let differential = Differential(
             a: try rebased(a, timeout: .seconds(10), tls: tls), b: try rebased(b, timeout: .seconds(10), tls: tls),
             noise: noise,
             options: options)
-        let unreadable = Atomic(0)
-        let sequence = RecordingSequence(path: io.resolve(input)) { _ in
-        } onSkipped: { problem in
-            io.err.write(problem.warning + "\n")
-            unreadable.add(1, ordering: .relaxed)
-        }
-        let report = try await differential.run(sequence: sequence) { diffed in
+        let trace = try TrafficSupport.trace(input, io: io).exchanges(onWarning: TrafficSupport.warnings(io))
+        let report = try await differential.run(trace) { diffed in
             step(
                 ReplayResults.step(diffed, trace: input),
                 ReplayResults.group(flow: diffed.flow, trace: input, title: "Diff of \(input)"))
         }
         io.out.write("\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
-        let skipped = unreadable.load(ordering: .relaxed)
+        let skipped = trace.tally.unreadable
         if skipped > 0 {
             // What the skipped lines held was sent to neither side: the two cannot be called the same.
             let unread = ReplayResults.unreadable(skipped, trace: input)
@@ -91,12 +87,6 @@ enum DiffCommand {
         let transport = try target.makeTransport(timeout: timeout, insecure: tls.insecure, tls: tls)
         if case .http(let url) = target { return RebasedTransport(base: url, inner: transport) }
         return transport
-    }
-
-    static func isRecording(_ path: String, io: CommandIO) -> Bool {
-        if path.hasSuffix(".jsonl") { return true }
-        return FileManager.default.fileExists(
-            atPath: (io.resolve(path) as NSString).appendingPathComponent("exchanges.jsonl"))
     }
 
     /// Runs suites against both targets and compares each step's verdict and response: the steps of A, each passed

@@ -15,24 +15,18 @@ enum HARCommands {
         for option in ["--port", "--filter", "--upstream"] where !parsed.values(option).isEmpty {
             throw UsageError(message: "\(option) is for packet captures; \(file) is not one", subcommand: "import")
         }
-        guard let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --out DIRECTORY", subcommand: "import")
-        }
+        let out = parsed.required("--out")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
-            // A HAR is checked whole before the recording is opened; then entries are written one at a time.
-            var next: () throws -> TraceRecord?
-            if let document = try TrafficSupport.harDocument(file, io: io) {
-                var records = document.records().makeAsyncIterator()
-                next = { try records.nextRecord() }
-            } else {
-                var records = try TrafficSupport.trace(file, io: io).makeIterator()
-                next = { records.next() }
-            }
+            // A HAR is checked whole, and a recording's first record read, before the recording is opened; then
+            // records are written one at a time.
+            var records = try TrafficSupport.trace(file, io: io).records(onWarning: TrafficSupport.warnings(io))
+                .makeAsyncIterator()
+            var next = try records.nextRecord()
             let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
             var count = 0
             var events = 0
-            while let record = try next() {
+            while let record = next {
                 switch record {
                 case .exchange(let e):
                     try writer.write(e)
@@ -41,6 +35,7 @@ enum HARCommands {
                     try writer.append(event: e)
                     events += 1
                 }
+                next = try records.nextRecord()
             }
             writer.close()
             io.out.write(
@@ -59,11 +54,18 @@ enum HARCommands {
             throw UsageError(message: "export takes one recording", subcommand: "export")
         }
         do {
-            let records = try TrafficSupport.trace(recording, io: io)
-            let data = HAR.export(
-                records.compactMap { if case .exchange(let e) = $0 { e } else { nil } },
-                events: records.compactMap { if case .event(let e) = $0 { e } else { nil } },
-                version: ConformCommand.version)
+            // A HAR is one JSON text: the exchanges it is written from are held.
+            var records = try TrafficSupport.trace(recording, io: io).records(onWarning: TrafficSupport.warnings(io))
+                .makeAsyncIterator()
+            var exchanges: [RecordedExchange] = []
+            var events: [AppEvent] = []
+            while let record = try records.nextRecord() {
+                switch record {
+                case .exchange(let e): exchanges.append(e)
+                case .event(let e): events.append(e)
+                }
+            }
+            let data = HAR.export(exchanges, events: events, version: ConformCommand.version)
             if let out = parsed.value("--out") {
                 try data.write(to: URL(fileURLWithPath: io.resolve(out)), options: .atomic)
             } else {

@@ -11,13 +11,8 @@ import Synchronization
 /// `conform record`: a recording reverse proxy in front of one or two upstreams.
 enum RecordCommand {
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
-        guard let out = parsed.value("--out") else {
-            throw UsageError(message: "missing --out DIRECTORY", subcommand: "record")
-        }
+        let out = parsed.required("--out")
         let upstreamValues = parsed.values("--upstream")
-        guard !upstreamValues.isEmpty else {
-            throw UsageError(message: "missing --upstream URL (or mobile=URL and backend=URL)", subcommand: "record")
-        }
         var upstreams: [String: String] = [:]
         for value in upstreamValues {
             if value.hasPrefix("http://") || value.hasPrefix("https://") {

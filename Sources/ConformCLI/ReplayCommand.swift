@@ -19,7 +19,7 @@ enum ReplayCommand {
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
-        var options = try replayOptions(parsed, target: target)
+        var options = try replayOptions(parsed, target: target, timeout: timeout)
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "replay")
         }
@@ -43,16 +43,12 @@ enum ReplayCommand {
                     try target.makeTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
-            // A HAR is read entry by entry, like a recording.
-            let har = try TrafficSupport.harDocument(recording, io: io)
+            // Any trace is read record by record.
+            let trace = try TrafficSupport.trace(recording, io: io)
             if let shard {
-                // A first pass over the recording groups the device flows that share a person.
-                options.partition =
-                    if let har {
-                        try await ReplayPartition.build(har.exchanges, shard: shard)
-                    } else {
-                        try await ReplayPartition.build(RecordingSequence(path: io.resolve(recording)), shard: shard)
-                    }
+                // A first pass over the trace groups the device flows that share a person (its warnings come with the
+                // replay's pass).
+                options.partition = try await ReplayPartition.build(trace.exchanges(), shard: shard)
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
@@ -67,18 +63,12 @@ enum ReplayCommand {
                         ReplayResults.step(outcome, trace: recording),
                         to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
                 }
-                var summary: ReplaySummary
-                if let har {
-                    summary = try await replayer.replay(sequence: har.exchanges, onOutcome: onOutcome)
-                    summary.unreadable = har.skippedCount
-                } else {
-                    summary = try await replayer.replay(
-                        recording: io.resolve(recording),
-                        onSkipped: { problem in
-                            progress.clear()
-                            io.err.write(problem.warning + "\n")
-                        }, onOutcome: onOutcome)
-                }
+                let summary = try await replayer.replay(
+                    trace,
+                    onWarning: { warning in
+                        progress.clear()
+                        io.err.write(warning.text + "\n")
+                    }, onOutcome: onOutcome)
                 progress.clear()
                 io.out.write(Self.summaryLines(summary, target: target, options: options))
                 if summary.unreadable > 0 {
@@ -100,10 +90,11 @@ enum ReplayCommand {
 
 extension ReplayCommand {
     /// How the replay reaches its target: `--map`, `--sequential`, `--speed`/`--rate`, `--host-header`.
-    static func replayOptions(_ parsed: Arguments, target: Target) throws(UsageError) -> ReplayOptions {
-        let substitutions = try TrafficSupport.pairs(parsed.values("--map"), option: "--map", subcommand: "replay")
+    static func replayOptions(
+        _ parsed: Arguments, target: Target, timeout: Duration
+    ) throws(UsageError) -> ReplayOptions {
         var options = TrafficSupport.replayOptions(
-            target, substitutions: substitutions, sequential: parsed.has("--sequential"))
+            target, substitutions: try parsed.pairs("--map"), sequential: parsed.has("--sequential"), timeout: timeout)
         options.pace = try PaceOption.parse(
             speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
         if let host = parsed.value("--host-header") {
@@ -123,7 +114,9 @@ extension ReplayCommand {
         _ recording: String, into output: String, target: Target, timeout: Duration, tls: ClientTLS,
         noise: NoiseRules, options: ReplayOptions, io: CommandIO
     ) async throws -> Int32 {
-        let exchanges = try TrafficSupport.exchanges(recording, io: io)
+        // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
+        let exchanges = try await TrafficSupport.trace(recording, io: io)
+            .exchanges(onWarning: TrafficSupport.warnings(io)).all()
         let learned = try await NoiseLearner.learn(
             exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
             second: try target.makeTransport(timeout: timeout, tls: tls), noise: noise, options: options)

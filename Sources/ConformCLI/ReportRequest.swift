@@ -1,3 +1,4 @@
+import ConformCore
 import ConformDiagnostics
 import ConformReport
 import Foundation
@@ -33,8 +34,7 @@ enum ReportRequest {
 
     /// Seconds since `start`, for a result's duration.
     static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - start).inSeconds
     }
 }
 

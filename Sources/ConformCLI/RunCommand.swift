@@ -24,13 +24,7 @@ enum RunCommand {
     }
 
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
-        var overrides: [String: String] = [:]
-        for item in parsed.values("--var") {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                throw UsageError(message: "--var takes NAME=VALUE, got '\(item)'", subcommand: "run")
-            }
-            overrides[String(item[..<eq])] = String(item[item.index(after: eq)...])
-        }
+        let overrides = try parsed.pairs("--var")
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
         let jobs = try parsed.integer("--jobs") ?? .max

@@ -3,7 +3,6 @@ import ConformDiagnostics
 import ConformReference
 import ConformServer
 import ConformTransports
-import ConformYAML
 import Dispatch
 import Foundation
 import Synchronization

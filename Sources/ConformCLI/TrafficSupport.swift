@@ -42,21 +42,12 @@ enum TrafficSupport {
         }
     }
 
-    /// `OLD=NEW` pairs from a repeated option.
-    static func pairs(_ values: [String], option: String, subcommand: String) throws(UsageError) -> [String: String] {
-        var out: [String: String] = [:]
-        for item in values {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                throw UsageError(message: "\(option) takes NAME=VALUE, got '\(item)'", subcommand: subcommand)
-            }
-            out[String(item[..<eq])] = String(item[item.index(after: eq)...])
-        }
-        return out
-    }
-
-    /// Replay options for a target: HTTP targets rewrite recorded origins.
-    static func replayOptions(_ target: Target, substitutions: [String: String], sequential: Bool) -> ReplayOptions {
+    /// Replay options for a target: HTTP targets rewrite recorded origins; every exchange ends within `timeout`.
+    static func replayOptions(
+        _ target: Target, substitutions: [String: String], sequential: Bool, timeout: Duration
+    ) -> ReplayOptions {
         var options = ReplayOptions(substitutions: substitutions, concurrentFlows: !sequential)
+        options.exchangeTimeout = timeout
         if case .http(let url) = target { options.origins = ["*": url] }
         return options
     }
@@ -77,45 +68,13 @@ enum TrafficSupport {
         return (host.isEmpty ? "127.0.0.1" : host, port)
     }
 
-    /// Names each entry a HAR reader skipped, and each attached body it refused to read, as warnings (the rest
-    /// is read; an entry whose body was refused is read without it).
-    static func warnSkipped(_ document: HARDocument, io: CommandIO) {
-        for refusal in document.refusals { io.err.write(refusal.warning + "\n") }
-        for problem in document.skipped { io.err.write(problem.warning + "\n") }
-        let more = document.skippedCount - document.skipped.count
-        if more > 0 { io.err.write("\(document.file): warning: \(more) more entries skipped\n") }
+    /// Opens a trace of any format (told by its content, never here) named as the user wrote it.
+    static func trace(_ path: String, io: CommandIO) throws -> Trace {
+        try Trace.open(io.resolve(path), name: path)
     }
 
-    /// A HAR file (read by content: plain, compressed or zipped), entry by entry; `nil` for a recording.
-    static func harDocument(_ path: String, io: CommandIO) throws -> HARDocument? {
-        guard case .har(let data, let attachments) = try TraceFile.open(io.resolve(path)) else { return nil }
-        let document = try HARDocument(data, file: path, attachments: attachments)
-        warnSkipped(document, io: io)
-        return document
-    }
-
-    /// Reads a recording directory or `.jsonl` file, or a HAR file (by content), with its app events, in trace order.
-    static func trace(_ path: String, io: CommandIO) throws -> [TraceRecord] {
-        if let document = try harDocument(path, io: io) { return try document.records().all() }
-        let reader = try RecordingReader(path: io.resolve(path))
-        var out: [TraceRecord] = []
-        reader.onSkipped = { io.err.write($0.warning + "\n") }
-        while let record = try reader.nextRecord() { out.append(record) }
-        if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
-        return out
-    }
-
-    /// Reads a recording directory or `.jsonl` file, or a HAR file, into memory.
-    static func exchanges(_ path: String, io: CommandIO) throws -> [RecordedExchange] {
-        let full = io.resolve(path)
-        if let document = try harDocument(path, io: io) {
-            return try document.readable.map { index throws(HARError) in try document.exchange(index) }
-        }
-        let reader = try RecordingReader(path: full)
-        var out: [RecordedExchange] = []
-        reader.onSkipped = { io.err.write($0.warning + "\n") }
-        while let e = try reader.next() { out.append(e) }
-        if let torn = reader.truncatedTail { io.err.write(torn.warning + "\n") }
-        return out
+    /// Writes each warning of a trace's reading to standard error, as it is met.
+    static func warnings(_ io: CommandIO) -> @Sendable (TraceWarning) -> Void {
+        { warning in io.err.write(warning.text + "\n") }
     }
 }

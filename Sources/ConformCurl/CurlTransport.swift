@@ -17,8 +17,6 @@ public final class CurlTransport: Transport {
     public var insecure: Bool { tls.insecure }
     /// What TLS trusts and presents, and whether HTTP/2 is offered.
     public let tls: ClientTLS
-    /// Prefixed to origin-form request URLs (`/path?query`), for example `http://127.0.0.1:8080`.
-    public let baseURL: String?
     private let loop: CurlLoop
 
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
@@ -27,7 +25,7 @@ public final class CurlTransport: Transport {
     /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn;
     /// `tls` (whose `insecure` is or-ed with `insecure`) says what TLS trusts and presents.
     public init(
-        timeout: Duration = .seconds(30), insecure: Bool = false, baseURL: String? = nil,
+        timeout: Duration = .seconds(30), insecure: Bool = false,
         maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
         tls: ClientTLS = ClientTLS()
     ) {
@@ -36,7 +34,6 @@ public final class CurlTransport: Transport {
         var tls = tls
         tls.insecure = tls.insecure || insecure
         self.tls = tls
-        self.baseURL = baseURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.loop = CurlLoop(maxTransfers: max(1, maxConcurrentExchanges))
     }
 
@@ -51,10 +48,9 @@ public final class CurlTransport: Transport {
     public var preferredTaskExecutor: (any TaskExecutor)? { loop }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let url = resolvedURL(request.url)
         let settings = CurlExchange.Settings(
-            url: url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout), insecure: insecure,
-            maxBodyBytes: maxBodyBytes, tls: tls)
+            url: request.url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout),
+            insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls)
         let cancelled = CancelFlag()
         let handle = loop.handles.take()
         let transfer: CurlTransfer
@@ -78,15 +74,8 @@ public final class CurlTransport: Transport {
         return try result.get()
     }
 
-    private func resolvedURL(_ url: String) -> String {
-        guard url.hasPrefix("/"), let baseURL else { return url }
-        return (try? HTTPRequest.url(base: baseURL, target: url)) ?? url
-    }
-
     static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return Int(max(1, min(total, Int64(Int32.max))))
+        Int(max(1, min(duration.wholeMilliseconds, Int64(Int32.max))))
     }
 }
 

@@ -68,7 +68,7 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
         state.ids.opaque = variants.contains(.opaqueIds)
         let history =
             variants.contains(.eventualPeople)
-            ? PeopleHistory(initial: state, lag: ReferenceVariant.peopleReadLag.timeInterval) : nil
+            ? PeopleHistory(initial: state, lag: ReferenceVariant.peopleReadLag.inSeconds) : nil
         self.store = Mutex(Store(current: state, history: history))
     }
 
@@ -80,7 +80,7 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let response = respond(to: request)
         let delay = latency
-        if delay > .zero { Thread.sleep(forTimeInterval: delay.timeInterval) }
+        if delay > .zero { Thread.sleep(forTimeInterval: delay.inSeconds) }
         return response
     }
 
@@ -144,12 +144,5 @@ public final class ReferenceImplementation: HTTPHandler, Transport, Sendable {
     /// device per person; the externalUserId index matches the persons.
     public func checkInvariants() -> [String] {
         store.withLock { $0.current.invariantViolations() }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as Foundation counts time.
-    var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

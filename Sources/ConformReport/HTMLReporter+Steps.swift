@@ -16,12 +16,13 @@ extension HTMLReporter {
         out += fact("File", "<code>\(Escaping.html(suite.file))</code>")
         out += fact(
             "Flow step",
-            suite.step.isEmpty ? "<span class=\"muted\">(none)</span>" : "<code>\(Escaping.html(suite.step))</code>")
+            suite.step.isEmpty
+                ? "<span class=\"muted\">(none)</span>" : "<code>\(Self.linkedFlowStep(suite.step))</code>")
         if suite.kind == .suite {
             out += fact("Profile", "<code>\(Escaping.html(suite.profile))</code>")
             out += fact("Version (SHA-256)", version(suite.contentHash, short: false))
         }
-        if !suite.spec.isEmpty { out += fact("Spec", Escaping.html(suite.spec.summary)) }
+        if !suite.spec.isEmpty { out += fact("Spec", Self.linkedSpec(suite.spec.summary)) }
         out += "</dl>\n"
         out += "<p class=\"back\"><a href=\"#verdict-matrix\">↑ Back to the verdict matrix</a></p>\n"
         sink.write(out)
@@ -37,7 +38,7 @@ extension HTMLReporter {
             "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(Escaping.html(step.flow)) › \(step.index + 1). \(Escaping.html(step.name))</span></h3></summary>\n"
         out += "<dl class=\"facts step-facts\">\n"
         out += fact(step.check.locatesRecord ? "Record" : "Source", "<code>\(Escaping.html(step.location))</code>")
-        if !step.spec.isEmpty { out += fact("Spec", Escaping.html(step.spec.summary)) }
+        if !step.spec.isEmpty { out += fact("Spec", Self.linkedSpec(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
         if !deterministic {
             out += fact(
@@ -76,7 +77,7 @@ extension HTMLReporter {
             let cls = failure.severity == .assumed ? "v-assumed" : "v-fail"
             for m in failure.mismatches {
                 out += "<tr><th scope=\"row\"><code>\(Escaping.html(masker.text(m.path)))</code></th>"
-                if severities { out += "<td><span class=\"severity \(cls)\">\(Escaping.html(severity))</span></td>" }
+                if severities { out += "<td><span class=\"severity \(cls)\">\(Self.linkedSpec(severity))</span></td>" }
                 out += "<td class=\"expected\"><code>\(Escaping.html(masker.text(m.expected)))</code></td>"
                 out += "<td class=\"actual\"><code>\(Escaping.html(masker.text(m.actual)))</code>"
                 if let note = m.note { out += "<div class=\"note\">\(Escaping.html(masker.text(note)))</div>" }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import Foundation
 
 /// Where the members of a JSON object and the elements of a JSON array are in a text, found by one pass over the
@@ -74,30 +75,15 @@ struct JSONSpans {
             return try JSONValue.parse(
                 Data(bytes[range]), maxDepth: 64, maxValues: JSONSpans.maxValues(forBytes: range.count))
         } catch {
-            let (line, column) = position(range.lowerBound + error.offset)
+            let mark = SourceMark(offset: range.lowerBound + error.offset, in: bytes)
             throw RunReportError(
-                "\(source):\(line):\(column): not a JSON report: \(error.message)",
+                "\(source):\(mark): not a JSON report: \(error.message)",
                 help: "pass the files written by 'conform run --report json:FILE'")
         }
     }
 
     /// The most values parsed from `bytes` of text at once.
     static func maxValues(forBytes bytes: Int) -> Int { max(200_000, bytes / 64) }
-
-    /// The 1-based line and column (in characters) of a byte offset, as the JSON parser counts them.
-    func position(_ offset: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var column = 1
-        for byte in bytes[..<min(max(0, offset), bytes.count)] {
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        return (line, column)
-    }
 
     private func skipSpace(_ start: Int, _ end: Int) -> Int {
         var i = start

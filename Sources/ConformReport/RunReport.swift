@@ -1,6 +1,5 @@
 import ConformCore
 import ConformDiagnostics
-import ConformYAML
 import Foundation
 
 /// A run read back from the JSON report of one shard: its results, its place in the whole plan, its source.

@@ -36,7 +36,7 @@ public struct Runner: Sendable {
     ///
     /// The run's tasks prefer the transport's executor, when it names one, so exchanges need no thread switch.
     public func run(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) async -> RunResult {
-        await withTaskExecutorPreference(transport.preferredTaskExecutor) { await runSuites(plan, events: events) }
+        await transport.preferringExecutor { await runSuites(plan, events: events) }
     }
 
     private func runSuites(_ plan: RunPlan, events: @escaping @Sendable (RunEvent) -> Void) async -> RunResult {
@@ -74,7 +74,7 @@ public struct Runner: Sendable {
                 }
             }
         }
-        var result = RunResult(suites: results, duration: seconds(clock.now - start), target: plan.targetDescription)
+        var result = RunResult(suites: results, duration: (clock.now - start).inSeconds, target: plan.targetDescription)
         result.contactedOrigins = contacted.sorted
         events(.runFinished(result))
         return result
@@ -122,7 +122,7 @@ public struct Runner: Sendable {
         }
         let order = Dictionary(uniqueKeysWithValues: suite.flows.enumerated().map { ($1.name, $0) })
         steps.sort { (order[$0.flow] ?? 0, $0.index) < (order[$1.flow] ?? 0, $1.index) }
-        return SuiteResult(suite: suite, steps: steps, duration: seconds(clock.now - start))
+        return SuiteResult(suite: suite, steps: steps, duration: (clock.now - start).inSeconds)
     }
 
     func runFlow(
@@ -211,7 +211,7 @@ public struct Runner: Sendable {
                     fields: ["event": wait.event])
             ]
         }
-        result.duration = seconds(clock.now - start)
+        result.duration = (clock.now - start).inSeconds
         return result
     }
 
@@ -222,7 +222,7 @@ public struct Runner: Sendable {
         var result = result
         let clock = ContinuousClock()
         let start = clock.now
-        defer { result.duration = seconds(clock.now - start) }
+        defer { result.duration = (clock.now - start).inSeconds }
         var window: Duration?
         if let eventually = exchange.eventually {
             do {
@@ -265,7 +265,8 @@ public struct Runner: Sendable {
             await progress(true)
             let sent: Result<HTTPResponse, any Error>
             do {
-                sent = .success(try await sendWithDeadline(timed, timeout: plan.exchangeTimeout))
+                sent = .success(
+                    try await DeadlineTransport(inner: transport, deadline: plan.exchangeTimeout).send(timed))
             } catch {
                 sent = .failure(error)
             }
@@ -340,55 +341,4 @@ public struct Runner: Sendable {
             try? await Task.sleep(for: min(eventually.interval, max(.zero, deadline - clock.now)))
         }
     }
-
-    /// Sends through the transport but gives up after `timeout`, even if the transport does not.
-    func sendWithDeadline(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
-        let transport = self.transport
-        if transport.enforcesTimeout { return try await transport.send(request) }
-        let slot = ContinuationSlot()
-        return try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-            slot.set(continuation)
-            let url = request.url
-            let timer = DeadlineWatch.shared.add(deadline: .now + timeout + .milliseconds(250)) {
-                let error = TransportError(.timeout, "no response within \(timeout) from \(url)")
-                if slot.resume(with: .failure(error)) { slot.cancelExchange() }
-            }
-            slot.exchange = Task {
-                do {
-                    slot.resume(with: .success(try await transport.send(request)))
-                } catch {
-                    slot.resume(with: .failure(error))
-                }
-                DeadlineWatch.shared.remove(timer)
-            }
-        }
-    }
-}
-
-/// A continuation resumed exactly once, by whichever of the exchange and its deadline comes first.
-final class ContinuationSlot: Sendable {
-    private let state = Mutex<CheckedContinuation<HTTPResponse, any Error>?>(nil)
-    private let work = Mutex<Task<Void, Never>?>(nil)
-
-    /// The task running the exchange, cancelled when the deadline wins.
-    var exchange: Task<Void, Never>? {
-        get { work.withLock { $0 } }
-        set { work.withLock { $0 = newValue } }
-    }
-
-    func cancelExchange() { exchange?.cancel() }
-
-    func set(_ continuation: CheckedContinuation<HTTPResponse, any Error>) { state.withLock { $0 = continuation } }
-
-    @discardableResult
-    func resume(with result: Result<HTTPResponse, any Error>) -> Bool {
-        guard let continuation = state.withLock({ $0.take() }) else { return false }
-        continuation.resume(with: result)
-        return true
-    }
-}
-
-func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import ConformCore
 import Dispatch
 import Foundation
 import Synchronization
@@ -167,8 +168,7 @@ final class ConnectionWatch: Sendable {
         if let expected = entry.bodyExpected, entry.bodyBytes >= expected { return false }
         let elapsed = now - entry.bodySince
         guard elapsed >= grace else { return false }
-        let (seconds, attoseconds) = elapsed.components
-        let expected = Double(minBodyRate) * (Double(seconds) + Double(attoseconds) / 1e18)
+        let expected = Double(minBodyRate) * elapsed.inSeconds
         return Double(entry.bodyBytes) < expected
     }
 

@@ -1,3 +1,4 @@
+import ConformCore
 import Dispatch
 import Foundation
 import Synchronization
@@ -62,7 +63,6 @@ public enum AdapterGroups {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(min(max(seconds, 0), 3600)) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+        Int(min(max(duration, .zero), .seconds(3600)).wholeMilliseconds)
     }
 }

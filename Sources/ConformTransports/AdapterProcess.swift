@@ -168,8 +168,7 @@ final class AdapterProcess: Sendable {
             }
             writer.start()
             // Whole milliseconds, at most a day: a library caller's huge timeout must not overflow the clock.
-            let (seconds, attoseconds) = timeout.components
-            let milliseconds = Int(min(max(seconds, 0), 86_400)) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+            let milliseconds = Int(min(max(timeout, .zero), .seconds(86_400)).wholeMilliseconds)
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(max(milliseconds, 1))) { [self] in
                 fail(id: id, Failure(message: "no reply within \(timeout)"))
             }

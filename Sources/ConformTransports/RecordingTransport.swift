@@ -21,15 +21,13 @@ public struct TransportExchange: Sendable {
     }
 
     /// ``duration`` in milliseconds, the unit recordings keep.
-    public var durationMs: Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-    }
+    public var durationMs: Double { duration.inMilliseconds }
 }
 
 /// Hands every exchange sent through `inner` to `record`, then returns (or rethrows) what `inner` gave.
 ///
 /// What a record becomes is the caller's: the recording proxy writes each one, redacted, to a recording.
-public struct RecordingTransport: Transport {
+public struct RecordingTransport: TransportDecorator {
     /// The transport that sends the request.
     public let inner: any Transport
     /// Called once per exchange, after `inner` answered or failed, before the caller sees the result.
@@ -40,9 +38,6 @@ public struct RecordingTransport: Transport {
         self.inner = inner
         self.record = record
     }
-
-    public var enforcesTimeout: Bool { inner.enforcesTimeout }
-    public var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let startedAt = Date()

@@ -55,6 +55,20 @@ import Testing
         #expect(result.err.hasPrefix("Error: missing --out DIRECTORY\nUsage: conform record --upstream "))
     }
 
+    @Test func anUnknownOptionSuggestsTheClosestDeclaredOne() throws {
+        let run = try #require(CommandSpec.named("run"))
+        func refusal(_ args: [String]) -> String? {
+            do {
+                _ = try Arguments(args, command: run)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(refusal(["--reprot", "json:x"]) == "unknown option '--reprot'; did you mean '--report'?")
+        #expect(refusal(["--frobnicate"]) == "unknown option '--frobnicate'")
+    }
+
     @Test func helpForAnUnknownCommandIsAUsageError() async {
         let result = await conformInProcess(["help", "frobnicate"])
         #expect(result.code == 64)

@@ -67,6 +67,8 @@ import Testing
             "./usr/share/fish/vendor_completions.d/conform.fish",
         ]
         expected += suites.map { "./usr/share/conform/suites/\($0)" }
+        // The documents the reports cite (decisions, endpoints, flow steps).
+        expected += ShippedDocs.files.map { "./usr/share/doc/conform/\($0)" }
         for path in expected { #expect(listing.out.contains(" \(path)\n"), "the package lacks \(path)") }
         #expect(listing.out.contains("-rwxr-xr-x root/root"), "the binary is executable and owned by root")
 

@@ -13,12 +13,20 @@ import Testing
     }
 
     static func exchanges() throws -> [Located] {
-        try SuitesBundle.load().flatMap { suite in
-            suite.flows.flatMap(\.steps).compactMap { step in
+        let all = try SuitesBundle.load().flatMap { suite in
+            suite.flows.flatMap(\.steps).compactMap { step -> Located? in
                 guard case .exchange(let e) = step.action else { return nil }
                 return Located(suite: suite, step: step, exchange: e)
             }
         }
+        #expect(!all.isEmpty, "the bundled suites hold no exchange step")
+        return all
+    }
+
+    /// A rule judged only on the steps a filter picks passes with no step at all: each rule counts what it judged
+    /// and fails when the filter stopped finding anything, so a renamed path or matcher cannot silence it.
+    static func expectJudged(_ count: Int, _ what: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(count > 0, "no bundled step is \(what): the rule judged nothing", sourceLocation: sourceLocation)
     }
 
     static func uses(_ m: MatchSpec, _ test: (MatchSpec) -> Bool) -> Bool {
@@ -47,16 +55,20 @@ import Testing
     static func isMessageSync(_ e: Exchange) -> Bool { source(e.request.url).hasSuffix("/mobile/5/messages") }
 
     @Test func everyAssumptionAlsoRefusesAServerError() throws {
+        var judged = 0
         for x in try Self.exchanges() where x.exchange.checks.contains(where: { $0.severity == .assumed }) {
+            judged += 1
             let musts = x.exchange.checks.filter { $0.severity == .must }.compactMap(\.expectation.status)
             let scope = TemplateScope(values: [:])
             #expect(
                 musts.contains { !$0.matches(.int(500), in: scope) && !$0.matches(.int(503), in: scope) },
                 "\(x.location): a step with 'assume' must also 'expect' a status below 500")
         }
+        Self.expectJudged(judged, "a step with 'assume'")
     }
 
     @Test func absenceOnMessageSyncIsJudgedOnlyAfterAControl() throws {
+        var judged = 0
         for x in try Self.exchanges() where Self.isMessageSync(x.exchange) {
             let negative = Self.jsonMatchers(x.exchange).contains {
                 Self.uses($0) {
@@ -65,12 +77,15 @@ import Testing
                 }
             }
             if negative {
+                judged += 1
                 #expect(x.exchange.until != nil, "\(x.location): 'did not receive' needs an 'until' control")
             }
         }
+        Self.expectJudged(judged, "a message sync that expects a message not to arrive")
     }
 
     @Test func deliveryIsObservedEventually() throws {
+        var judged = 0
         for x in try Self.exchanges() where Self.isMessageSync(x.exchange) {
             let positive = Self.jsonMatchers(x.exchange).contains {
                 Self.uses($0) {
@@ -79,14 +94,17 @@ import Testing
                 }
             }
             if positive || x.exchange.until != nil {
+                judged += 1
                 #expect(
                     x.exchange.eventually?.window?.source == "{{ asyncWindow }}",
                     "\(x.location): message sync is eventual (D18); add eventually: {timeout: \"{{ asyncWindow }}\"}")
             }
         }
+        Self.expectJudged(judged, "a message sync that waits for a delivery")
     }
 
     @Test func peopleReadsAfterWritesAreEventual() throws {
+        var judged = 0
         for x in try Self.exchanges() {
             let url = Self.source(x.exchange.request.url)
             let isBackendRead =
@@ -102,11 +120,13 @@ import Testing
                         == true
             }
             if isBackendRead && expectsFound {
+                judged += 1
                 #expect(
                     x.exchange.eventually?.window?.source == "{{ asyncWindow }}",
                     "\(x.location): People API reads are eventually consistent (D18)")
             }
         }
+        Self.expectJudged(judged, "a People API read that expects to find what was written")
     }
 
     @Test func noValueIsNeverSpelledAbsent() throws {
@@ -149,15 +169,18 @@ import Testing
     }
 
     @Test func everyWindowDefaultsToTenSecondsAndCanBeOverridden() throws {
+        var judged = 0
         for suite in try SuitesBundle.load() {
             let windows = suite.flows.flatMap(\.steps).compactMap { step -> Eventually? in
                 if case .exchange(let e) = step.action { return e.eventually }
                 return nil
             }
             guard !windows.isEmpty else { continue }
+            judged += 1
             #expect(windows.allSatisfy { $0.window?.source == "{{ asyncWindow }}" }, "\(suite.file)")
             let declared = suite.variables.first { $0.name == "asyncWindow" }
             #expect(declared?.defaultValue == .string(Template(literal: "10s")), "\(suite.file): asyncWindow: 10s")
         }
+        Self.expectJudged(judged, "a suite with an 'eventually' window")
     }
 }

@@ -204,6 +204,19 @@ import Testing
         #expect(differ.out.contains("differs status\n        expected: 200\n        actual:   400\n"), "\(differ.out)")
     }
 
+    /// A trace's format is its content's business: `diff` compares a HAR as it compares a recording.
+    @Test func diffReadsAHARAsItReadsARecording() async throws {
+        let har = Self.sample + "/personalization-flow.har"
+        // With the sample's noise file: the two references stamp messages with their own clocks.
+        let both = ["diff", "--target", "builtin", "--target", "builtin", "--noise", Self.sampleNoise]
+        let ofHAR = await conform(both + [har])
+        let ofRecording = await conform(both + [Self.sample])
+        #expect(ofHAR.code == 0, "\(ofHAR.err)")
+        #expect(ofHAR.out.contains("\(har): 16 exchanges, 16 the same, 0 different\n"), "\(ofHAR.out)")
+        #expect(ofRecording.out.contains("\(Self.sample): 16 exchanges, 16 the same, 0 different\n"))
+        #expect(ofHAR.out.hasSuffix("Result: the two implementations behave the same\n"))
+    }
+
     @Test func diffOnSuitesReportsTheStepsAFaultBreaks() async throws {
         // Generated values (uuid(), minted ids) differ between the runs and are matched up; send times are noise.
         let same = await conform([

@@ -33,7 +33,7 @@ struct LiveCaptureTests {
         }
         let deadline = Date().addingTimeInterval(10)
         while !state.withLock({ $0.ready }), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        let client = CurlTransport(timeout: .seconds(10), baseURL: server.baseURL)
+        let client = RebasedTransport(base: server.baseURL, inner: CurlTransport(timeout: .seconds(10)))
         let registration = try await client.send(
             HTTPRequest(
                 method: .post, url: "/mobile/1/appinstance?ri=true",

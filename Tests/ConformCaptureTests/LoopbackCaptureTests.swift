@@ -36,7 +36,7 @@ struct LoopbackCaptureTests {
         let capture = scratch.path("lo.pcap")
         let dump = try TCPDump(filter: "tcp port \(port)", file: capture, scratch: scratch)
         defer { dump.stop() }
-        let client = CurlTransport(timeout: .seconds(10), baseURL: server.baseURL)
+        let client = RebasedTransport(base: server.baseURL, inner: CurlTransport(timeout: .seconds(10)))
         let app: HTTPFields = ["Authorization": "App conform-app-code", "Content-Type": "application/json"]
         let registration = try await client.send(
             HTTPRequest(

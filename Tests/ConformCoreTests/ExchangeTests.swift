@@ -93,3 +93,22 @@ import Testing
         #expect(response.headerFields["Content-Length"] == "11")
     }
 }
+
+/// How long an exchange took is not what it answered: responses compare and hash without their timings.
+@Suite struct ResponseEqualityTests {
+    @Test func timingIsOutsideEqualityAndHashing() {
+        let body = Data("{}".utf8)
+        let fast = HTTPResponse(
+            status: 200, headerFields: ["A": "1"], body: body, timing: HTTPTiming(total: 0.001, reusedConnection: true))
+        let slow = HTTPResponse(status: 200, headerFields: ["A": "1"], body: body, timing: HTTPTiming(total: 9))
+        let untimed = HTTPResponse(status: 200, headerFields: ["A": "1"], body: body)
+        #expect(fast == slow)
+        #expect(fast == untimed)
+        #expect(Set([fast, slow, untimed]).count == 1)
+        #expect(fast != HTTPResponse(status: 201, headerFields: ["A": "1"], body: body))
+        #expect(fast != HTTPResponse(status: 200, headerFields: ["A": "2"], body: body))
+        #expect(fast != HTTPResponse(status: 200, headerFields: ["A": "1"], body: Data("[]".utf8)))
+        // The timing itself is kept.
+        #expect(fast.timing?.reusedConnection == true)
+    }
+}

@@ -136,6 +136,22 @@ import Testing
         #expect(rendered.contains("suite.yaml:2:8: error: the steps of flow 'main' must be a list, found a mapping"))
     }
 
+    @Test func aMissingKeyHasItsOwnID() {
+        func ids(_ text: String) -> [DiagnosticID] {
+            do {
+                _ = try loader.load(bytes: Array(text.utf8), file: "suite.yaml")
+                return []
+            } catch {
+                return error.diagnostics.map(\.id)
+            }
+        }
+        let step = "steps:\n  - name: a\n    request: {url: /}\n"
+        #expect(ids("title: t\n" + step) == [.yamlMissingKey])
+        #expect(ids("suite: s\ntitle: t\nsteps:\n  - request: {url: /}\n") == [.yamlMissingKey])
+        #expect(ids("suite: s\ntitle: t\nsteps:\n  - name: a\n") == [.yamlMissingKey])
+        #expect(ids("suite: s\ntitle: [t]\n" + step) == [.yamlWrongType])
+    }
+
     @Test func yamlErrorsComeThroughWithPositions() {
         let rendered = problems("suite: s\ntitle: t\nsteps: [a, b\nx: 1\n")
         #expect(rendered.hasPrefix("suite.yaml:4:2: error:"))
@@ -196,7 +212,10 @@ import Testing
                 "suite.yaml:6:12: error: step 'x' has 'until' but nothing to check until then"))
         let s = try loader.load(
             bytes: Array(step("    until: {status: 200}\n    expect: {status: 200}\n").utf8), file: "suite.yaml")
-        guard case .exchange(let e) = s.flows[0].steps[0].action else { return }
+        guard case .exchange(let e) = s.flows[0].steps[0].action else {
+            Issue.record("the step is not an exchange")
+            return
+        }
         #expect(e.until != nil)
         #expect(e.eventually?.timeout == .seconds(5))
     }

@@ -33,7 +33,8 @@ import Testing
         let server = try endlessServer(sent: sent)
         defer { server.stop() }
         let limit = 1024 * 1024
-        let transport = CurlTransport(timeout: .seconds(60), baseURL: server.baseURL, maxBodyBytes: limit)
+        let transport = RebasedTransport(
+            base: server.baseURL, inner: CurlTransport(timeout: .seconds(60), maxBodyBytes: limit))
         var caught: TransportError?
         do {
             _ = try await transport.send(HTTPRequest(method: .get, url: "/endless"))
@@ -54,7 +55,7 @@ import Testing
             connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2048\r\n\r\n" + String(repeating: "b", count: 2048))
         }
         defer { server.stop() }
-        let response = try await CurlTransport(baseURL: server.baseURL, maxBodyBytes: 2048).send(
+        let response = try await RebasedTransport(base: server.baseURL, inner: CurlTransport(maxBodyBytes: 2048)).send(
             HTTPRequest(method: .get, url: "/fits"))
         #expect(response.body.count == 2048)
     }

@@ -57,7 +57,12 @@ import Testing
             #expect(r.status == 401, "\(auth)")
             #expect(r.messageId == "UNAUTHORIZED")
         }
-        #expect(h.externalUserId(of: id) == nil || true)
+        // Read with the JWT application's code and the user's own token: the default application's code (what
+        // `externalUserId(of:)` sends) is refused, and a refused read has no externalUserId either.
+        let read = h.user(id, code: jwtAppCode, auth: bearer(h.token(user)))
+        #expect(read.status == 200)
+        #expect(read.json["type"]?.stringValue == "LEAD", "no refused personalize made the installation a person's")
+        #expect(read.json["externalUserId"] == nil)
         #expect(h.reference.snapshot().person(holding: id)?.externalUserId == nil)
     }
 

@@ -143,7 +143,8 @@ func renderCertification() async throws -> String {
                 "<code class=\"hash\" title=\"SHA-256 \(String(repeating: "1c", count: 32))\">1c1c1c1c1c1c</code>"))
         #expect(page.contains("COULD NOT RUN</p>"))
         #expect(page.contains("<dt>Application profiles</dt><dd><code>all</code>, <code>jwt</code></dd>"))
-        #expect(page.contains("<dt>Decisions not met</dt><dd><code>D10</code></dd>"))
+        #expect(
+            page.contains("<dt>Decisions not met</dt><dd><code><a class=\"ref\" href=\"#ref-d10\">D10</a></code></dd>"))
     }
 
     @Test func eventSinkGetsThePageWhenTheRunFinishes() async throws {

@@ -117,7 +117,7 @@ struct HTTPServerHostileTests {
         // Wait until the drippers have had time to fill every slot (progress, not a clock).
         while dripped.load(ordering: .relaxed) < drippers * 5 { try await Task.sleep(for: .milliseconds(50)) }
 
-        let transport = CurlTransport(timeout: .seconds(5), baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport(timeout: .seconds(5)))
         var served = 0
         var attempts = 0
         while served < 5, attempts < 200 {
@@ -179,7 +179,7 @@ struct HTTPServerHostileTests {
         try await Task.sleep(for: .seconds(2))
 
         // Each attempt is bounded by the transport's timeout; a locked-out client fails every one.
-        let transport = CurlTransport(timeout: .seconds(3), baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport(timeout: .seconds(3)))
         var served = 0
         var attempts = 0
         while served < 10, attempts < 12 {

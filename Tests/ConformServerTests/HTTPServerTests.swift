@@ -18,7 +18,7 @@ struct HTTPServerTests {
         let server = try started()
         defer { server.stop() }
         #expect(server.boundPort != 0)
-        let transport = CurlTransport(baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         let response = try await transport.send(
             HTTPRequest(method: .get, url: "/v1/things?b=2&a=%20x+y&flag", headerFields: ["X-Trace": "t1"]))
         #expect(response.status == 200)
@@ -34,7 +34,7 @@ struct HTTPServerTests {
         let server = try started()
         defer { server.stop() }
         let body = Data((0..<(5 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        let transport = CurlTransport(baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         let response = try await transport.send(HTTPRequest(method: .post, url: "/echo", body: body))
         #expect(response.status == 200)
         #expect(response.body.count == body.count)
@@ -50,7 +50,7 @@ struct HTTPServerTests {
         limits.requestTimeoutSeconds = 120
         let server = try started(limits: limits)
         defer { server.stop() }
-        let transport = CurlTransport(baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         var reused: [Bool] = []
         for index in 0..<20 {
             let method: HTTPMethod = index % 2 == 0 ? .get : .post
@@ -97,7 +97,8 @@ struct HTTPServerTests {
         let client = try RawClient(port: server.boundPort)
         client.send([0xFF, 0xFE, 0x00, 0x0D, 0x0A, 0x0D, 0x0A])
         _ = client.readAll()
-        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/still"))
+        let response = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
+            HTTPRequest(method: .get, url: "/still"))
         #expect(response.status == 200)
     }
 
@@ -109,14 +110,15 @@ struct HTTPServerTests {
         let reply = String(decoding: client.readAll(), as: UTF8.self)
         #expect(
             reply.isEmpty || reply.hasPrefix("HTTP/1.1 431") || reply.hasPrefix("HTTP/1.1 4"), "\(reply.prefix(60))")
-        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/after"))
+        let response = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
+            HTTPRequest(method: .get, url: "/after"))
         #expect(response.status == 200)
     }
 
     @Test func bodyOverTheLimitGets413() async throws {
         let server = try started(limits: HTTPServerLimits(maxBodyBytes: 1000))
         defer { server.stop() }
-        let transport = CurlTransport(baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         let refused = try await transport.send(HTTPRequest(method: .post, url: "/echo", body: Data(count: 5000)))
         #expect(refused.status == 413)
         let fits = try await transport.send(HTTPRequest(method: .post, url: "/echo", body: Data(count: 1000)))
@@ -137,7 +139,7 @@ struct HTTPServerTests {
         defer { server.stop() }
         let stalled = try (0..<4).map { _ in try RawClient(port: server.boundPort, receiveTimeoutSeconds: 20) }
         for client in stalled { client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf") }
-        let transport = CurlTransport(baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         for index in 0..<10 {
             let response = try await transport.send(HTTPRequest(method: .get, url: "/other/\(index)"))
             #expect(response.status == 200)
@@ -152,7 +154,7 @@ struct HTTPServerTests {
     @Test func thirtyTwoConcurrentClients() async throws {
         let server = try started()
         defer { server.stop() }
-        let transport = CurlTransport(baseURL: server.baseURL)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         let failures = await withTaskGroup(of: Int.self) { group in
             for task in 0..<32 {
                 group.addTask {
@@ -177,7 +179,8 @@ struct HTTPServerTests {
         }
         let server = try started(handler)
         defer { server.stop() }
-        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/async"))
+        let response = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
+            HTTPRequest(method: .get, url: "/async"))
         #expect(response.status == 201)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"path":"/async"}"#)
     }
@@ -199,7 +202,8 @@ struct HTTPServerTests {
         #expect(server.boundPort == 0)
         try server.start()
         defer { server.stop() }
-        let response = try await CurlTransport(baseURL: server.baseURL).send(HTTPRequest(method: .get, url: "/again"))
+        let response = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
+            HTTPRequest(method: .get, url: "/again"))
         #expect(response.status == 200)
     }
 

@@ -59,18 +59,18 @@ import Testing
         let har = HAR.export(exchanges, events: events)
         let text = String(decoding: har, as: UTF8.self)
         #expect(text.contains(#""_conformEvents": ["#))
-        #expect(try HAR.import(har) == exchanges, "other tools see only the entries")
+        #expect(try importedHAR(har) == exchanges, "other tools see only the entries")
         #expect(
-            try HAR.importTrace(har)
+            try importedHARTrace(har)
                 == [.exchange(exchanges[0]), .event(events[0]), .exchange(exchanges[1]), .event(events[1])])
     }
 
     @Test func aBrokenEventInAHARNamesItsPath() {
         let har = Data(
             #"{"log":{"entries":[],"_conformEvents":[{"seq":1,"event":"logut","at":"2026-01-05T08:00:00Z"}]}}"#.utf8)
-        #expect(throws: HARError.self) { try HAR.importTrace(har, file: "app.har") }
+        #expect(throws: HARError.self) { try importedHARTrace(har, file: "app.har") }
         do {
-            _ = try HAR.importTrace(har, file: "app.har")
+            _ = try importedHARTrace(har, file: "app.har")
         } catch {
             #expect(error.description.hasPrefix("app.har: error: $.log._conformEvents[0].event: unknown event 'logut'"))
         }
@@ -179,7 +179,7 @@ import Testing
         #expect(await post(RecordingProxy.eventsPath, "not json").status.code == 400)
         writer.close()
 
-        let result = try await FlowChecker.check(recording: TraceSequence(path: dir))
+        let result = try await FlowChecker.check(recording: try Trace.open(dir).records())
         #expect(result.violations.map(\.rule) == [.logoutDepersonalize])
         #expect(result.violations.first?.seq == 4)
     }

@@ -119,14 +119,12 @@ import Testing
         ]
         try Data(#"{"log":{"version":"1.2","entries":[\#(entries.joined(separator: ","))]}}"#.utf8).write(
             to: URL(fileURLWithPath: scratch.path("trace.har")))
-        guard case .har(let data, let attachments) = try TraceFile.open(scratch.path("trace.har")) else {
-            Issue.record("not read as a HAR")
-            return
-        }
-        let document = try HARDocument(data, file: "trace.har", attachments: attachments)
+        let warnings = Mutex<[TraceWarning]>([])
         let capture = Capture()
         let summary = try await Replayer(transport: InProcessTransport(capture)).replay(
-            sequence: document.exchanges)
+            try Trace.open(scratch.path("trace.har"), name: "trace.har")
+        ) { warning in warnings.withLock { $0.append(warning) } }
+        #expect(warnings.withLock { $0.map(\.kind) } == [.refusedAttachment])
         #expect(summary.total == 2)
         #expect(summary.unjudged == 1)
         let sent = capture.bodies.withLock { $0 }

@@ -283,7 +283,7 @@ struct TraceBuilder {
         }
         writer.close()
         var live: [String] = []
-        let v = try await FlowChecker.check(recording: RecordingSequence(path: dir)) { live.append($0.rule.id) }
+        let v = try await FlowChecker.check(try Trace.open(dir)) { live.append($0.rule.id) }
         #expect(v.count == 1)
         #expect(v.first?.rule == .userSwitch)
         #expect(live == ["user-switch"])

@@ -57,7 +57,7 @@ import Testing
             Issue.record("the event is not before entry 2")
             return
         }
-        #expect(try HAR.importTrace(Data(withEvents.utf8)) == records)
+        #expect(try importedHARTrace(Data(withEvents.utf8)) == records)
     }
 
     @Test func aBrokenEntryNamesItsLineAndColumnInTheFile() throws {
@@ -96,6 +96,6 @@ import Testing
         #expect(document.skipped.first?.description.hasPrefix("t.har: error: $.log.entries[1].response.status") == true)
         #expect(document.startOrder == [0, 2])
         #expect(try document.records().all().count == 2)
-        #expect(try HAR.import(Data(text.utf8), file: "t.har").count == 2)
+        #expect(try importedHAR(Data(text.utf8), file: "t.har").count == 2)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct HARTests {
     static func load(_ name: String) throws -> [RecordedExchange] {
         let path = fixturePath(name)
-        return try HAR.import(Data(contentsOf: URL(fileURLWithPath: path)), file: path)
+        return try importedHAR(Data(contentsOf: URL(fileURLWithPath: path)), file: path)
     }
 
     @Test func importsChromeDevtools() throws {
@@ -61,7 +61,7 @@ import Testing
     func roundTripGivesTheSameExchanges(_ name: String) throws {
         let first = try Self.load(name)
         let exported = HAR.export(first)
-        let second = try HAR.import(exported)
+        let second = try importedHAR(exported)
         #expect(second == first)
         #expect(HAR.export(second) == exported)
         let parsed = try JSONValue.parse(exported)
@@ -72,7 +72,7 @@ import Testing
         var e = exchange(seq: 42, url: "/mobile/1/appinstance/x/user/events/custom?validate=1", flow: "dev-9")
         e.request.body = Data([0x01, 0xFE, 0x00])
         e.upstream = "mobile-eu"
-        let back = try HAR.import(HAR.export([e]))
+        let back = try importedHAR(HAR.export([e]))
         // HAR 1.2 wants absolute URLs: an origin-form one comes back under its upstream's name.
         var absolute = e
         absolute.request.url = "http://mobile-eu.conform.invalid/mobile/1/appinstance/x/user/events/custom?validate=1"

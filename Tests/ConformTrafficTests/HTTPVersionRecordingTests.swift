@@ -36,11 +36,11 @@ struct HTTPVersionRecordingTests {
         let har = HAR.export([exchange("HTTP/2")])
         let text = String(decoding: har, as: UTF8.self)
         #expect(text.contains(#""httpVersion":"HTTP/2""#))
-        #expect(try HAR.import(har).first?.response.httpVersion == "HTTP/2")
+        #expect(try importedHAR(har).first?.response.httpVersion == "HTTP/2")
         let chrome = text.replacingOccurrences(of: #""httpVersion":"HTTP/2""#, with: #""httpVersion":"h2""#)
-        #expect(try HAR.import(Data(chrome.utf8)).first?.response.httpVersion == "HTTP/2")
+        #expect(try importedHAR(Data(chrome.utf8)).first?.response.httpVersion == "HTTP/2")
         let plain = HAR.export([exchange(nil)])
         #expect(String(decoding: plain, as: UTF8.self).contains(#""httpVersion":"HTTP/1.1""#))
-        #expect(try HAR.import(plain).first?.response.httpVersion == nil)
+        #expect(try importedHAR(plain).first?.response.httpVersion == nil)
     }
 }

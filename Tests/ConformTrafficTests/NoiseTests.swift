@@ -131,7 +131,7 @@ import Testing
         faulty.faulty = true
         let differential = Differential(
             a: InProcessTransport(FakeMessagingHandler()), b: InProcessTransport(FakeMessagingHandler(faulty)))
-        let report = try await differential.run(recording: dir)
+        let report = try await differential.run(try Trace.open(dir).exchanges())
         #expect(report.total == recorded.count)
         #expect(report.differing == 2)
         #expect(report.steps.map(\.seq) == [3, 5])

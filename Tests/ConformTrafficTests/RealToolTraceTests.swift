@@ -14,7 +14,7 @@ import Testing
             Issue.record("\(name) was not read as a HAR")
             return []
         }
-        return try HAR.import(data, file: path, attachments: attachments)
+        return try importedHAR(data, file: path, attachments: attachments)
     }
 
     @Test(arguments: ["playwright-embed.json", "playwright-embed.har.gz", "playwright-attach.zip"])

@@ -133,7 +133,7 @@ import Testing
         #expect(!text.contains("ana@example.com"))
         #expect(!text.contains("secret-fcm-token-123"))
         let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation())).replay(
-            recording: dir)
+            try Trace.open(dir))
         #expect(summary.total == 3)
         #expect(summary.allPassed, "\(summary.mismatches)")
     }

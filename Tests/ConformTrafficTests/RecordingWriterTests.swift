@@ -144,7 +144,7 @@ import Testing
         while let exchange = try reader.next() { read.append(exchange) }
         #expect(read.count == 2)
         #expect(reader.skipped.map(\.line) == [2])
-        let summary = try await Replayer(transport: InProcessTransport(EchoHandler())).replay(recording: dir)
+        let summary = try await Replayer(transport: InProcessTransport(EchoHandler())).replay(try Trace.open(dir))
         #expect(summary.total == 2)
         #expect(summary.unreadable == 1)
         #expect(!summary.allPassed)
@@ -164,7 +164,7 @@ import Testing
                 startedAt: Date(), durationMs: 1)
         }
         var urls: [String] = []
-        for try await e in RecordingSequence(path: dir) { urls.append(e.request.url) }
+        for try await e in try Trace.open(dir).exchanges() { urls.append(e.request.url) }
         #expect(urls == (0..<10).map { "/\($0)" })
     }
 
@@ -183,14 +183,17 @@ import Testing
         handle.write(Data(#"{"seq":99,"flow""#.utf8))
         try handle.close()
         var records: [Int] = []
-        for try await record in TraceSequence(path: dir) { records.append(record.seq) }
+        for try await record in try Trace.open(dir).records() { records.append(record.seq) }
         #expect(records == [1, 2, 3, 4, 5, 6])
         let tails = Mutex(0)
         var urls: [String] = []
-        for try await e in RecordingSequence(path: dir, onTruncatedTail: { _ in tails.withLock { $0 += 1 } }) {
-            urls.append(e.request.url)
+        let exchanges = try Trace.open(dir).exchanges { warning in
+            if warning.kind == .tornTail { tails.withLock { $0 += 1 } }
         }
+        for try await e in exchanges { urls.append(e.request.url) }
         #expect(urls == ["/0", "/1", "/2", "/3"])
         #expect(tails.withLock { $0 } == 1)
+        #expect(exchanges.tally.tornTail)
+        #expect(exchanges.tally.unreadable == 0, "a torn last line is no record lost")
     }
 }

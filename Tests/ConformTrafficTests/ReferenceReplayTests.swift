@@ -39,12 +39,12 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await Self.record(dir)
-        let plain = try await Replayer(transport: InProcessTransport(Self.reference(at: 1))).replay(recording: dir)
+        let plain = try await Replayer(transport: InProcessTransport(Self.reference(at: 1))).replay(try Trace.open(dir))
         // The send time inside the GCM payload's embedded JSON is the only volatile value.
         #expect(plain.mismatches.flatMap(\.differences).map(\.path) == ["$.payloads[0].internalData.sendDateTime"])
         let noise = try NoiseRules.load(Array("ignore:\n  - path: $..sendDateTime\n".utf8), file: "noise.yaml")
         let summary = try await Replayer(transport: InProcessTransport(Self.reference(at: 2)), noise: noise)
-            .replay(recording: dir)
+            .replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.passed == 16)
         // Two pushRegIds, the v2 bulkId, the synced messageId, the v3 bulkId and messageId(s) were remapped.
@@ -60,7 +60,7 @@ import Testing
             b: InProcessTransport(ReferenceImplementation(faults: [.ignoreForceDepersonalize])),
             // Both send times are live, so they differ whenever the two calls straddle a millisecond.
             noise: NoiseRules([.path(JSONPathPattern("$..sendDateTime")!, reason: nil)])
-        ).run(recording: dir)
+        ).run(try Trace.open(dir).exchanges())
         #expect(!report.identical)
         // The user switch on the iOS device (step 11) is the first place the faulty variant differs.
         #expect(report.steps.first?.seq == 11)

@@ -58,8 +58,8 @@ import Testing
         for index in 1...count {
             var options = ReplayOptions()
             options.partition = try await ReplayPartition.build(
-                RecordingSequence(path: dir), shard: try #require(Shard(index: index, count: count)))
-            let summary = try await Replayer(transport: target, options: options).replay(recording: dir)
+                try Trace.open(dir).exchanges(), shard: try #require(Shard(index: index, count: count)))
+            let summary = try await Replayer(transport: target, options: options).replay(try Trace.open(dir))
             #expect(summary.mismatches.map(\.description) == [], "shard \(index)/\(count)")
             #expect(summary.failed == 0)
             total += summary.total

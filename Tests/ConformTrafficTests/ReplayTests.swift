@@ -24,7 +24,7 @@ import Testing
         let recorded = try await Self.recording(dir, devices: 6)
         #expect(recorded.count == 6 * 3 + 1)
         let replayer = Replayer(transport: InProcessTransport(FakeMessagingHandler()))
-        let summary = try await replayer.replay(recording: dir)
+        let summary = try await replayer.replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.total == recorded.count)
         #expect(summary.passed == recorded.count)
@@ -53,7 +53,7 @@ import Testing
         var faulty = FakeMessagingHandler.Options()
         faulty.faulty = true
         let summary = try await Replayer(transport: InProcessTransport(FakeMessagingHandler(faulty))).replay(
-            recording: dir)
+            try Trace.open(dir))
         #expect(summary.mismatched == 2)
         #expect(summary.passed == summary.total - 2)
         let d = summary.mismatches.flatMap(\.differences).map(\.description)
@@ -77,7 +77,7 @@ import Testing
         let replayer = Replayer(
             transport: InProcessTransport(FakeMessagingHandler(options)),
             options: ReplayOptions(substitutions: [String(pseudonym): secretCode]))
-        let summary = try await replayer.replay(recording: dir)
+        let summary = try await replayer.replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.allPassed)
     }

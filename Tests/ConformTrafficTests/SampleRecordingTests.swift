@@ -45,13 +45,13 @@ import Testing
         let noise = try NoiseRules.load(
             Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/noise.yaml"))), file: dir + "/noise.yaml")
         let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation()), noise: noise)
-            .replay(recording: dir)
+            .replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.total == 16)
-        let violations = try await FlowChecker.check(recording: RecordingSequence(path: dir))
+        let violations = try await FlowChecker.check(try Trace.open(dir))
         #expect(violations == [])
         #expect(try SecretScanner().scan(paths: [dir]) == [])
-        let har = try HAR.import(Data(contentsOf: URL(fileURLWithPath: dir + "/personalization-flow.har")))
+        let har = try importedHAR(Data(contentsOf: URL(fileURLWithPath: dir + "/personalization-flow.har")))
         #expect(har == (try readAll(dir)))
     }
 }

@@ -44,6 +44,16 @@ import Testing
         )
     }
 
+    /// Packing a HAR hides nothing: a `.har.gz` is scanned as the HAR it holds, with the same lines and columns.
+    @Test func aCompressedHARIsScannedAsTheHARItHolds() throws {
+        let plain = try SecretScanner().scan(file: fixturePath("real/playwright-embed.json"))
+        let packed = try SecretScanner().scan(file: fixturePath("real/playwright-embed.har.gz"))
+        #expect(!plain.isEmpty)
+        #expect(packed.map { [$0.line, $0.column] } == plain.map { [$0.line, $0.column] })
+        #expect(packed.map(\.kind) == plain.map(\.kind))
+        #expect(packed.allSatisfy { $0.file.hasSuffix("playwright-embed.har.gz") })
+    }
+
     @Test func missingPathIsAnError() {
         #expect(throws: RecordingError.self) { try SecretScanner().scan(paths: ["/nonexistent/conform"]) }
     }

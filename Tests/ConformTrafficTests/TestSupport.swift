@@ -27,3 +27,18 @@ func readAll(_ path: String) throws -> [RecordedExchange] {
     while let e = try reader.next() { out.append(e) }
     return out
 }
+
+/// A HAR's readable entries as exchanges, in file order, read in memory (what tests compare against).
+func importedHAR(_ data: Data, file: String = "<har>", attachments: HAR.Attachments? = nil) throws(HARError)
+    -> [RecordedExchange]
+{
+    let document = try HARDocument(data, file: file, attachments: attachments)
+    var out: [RecordedExchange] = []
+    for index in document.readable { out.append(try document.exchange(index)) }
+    return out
+}
+
+/// A HAR's exchanges and app events, in trace order, read in memory.
+func importedHARTrace(_ data: Data, file: String = "<har>") throws(HARError) -> [TraceRecord] {
+    try HARDocument(data, file: file).records().all()
+}

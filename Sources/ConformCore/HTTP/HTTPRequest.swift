@@ -50,6 +50,9 @@ public struct HTTPRequest: Sendable, Hashable {
 }
 
 /// An HTTP response as a value: status, ordered headers, raw body and, when a network transport made it, timings.
+///
+/// Two responses are equal when they answer alike: status, header fields and body. ``timing`` says how the
+/// exchange went on the wire, which no comparison judges, so it is kept outside equality and hashing.
 public struct HTTPResponse: Sendable, Hashable {
     public var status: HTTPStatus
     public var headerFields: HTTPFields
@@ -63,6 +66,16 @@ public struct HTTPResponse: Sendable, Hashable {
         self.headerFields = headerFields
         self.body = body
         self.timing = timing
+    }
+
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.status == rhs.status && lhs.headerFields == rhs.headerFields && lhs.body == rhs.body
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(headerFields)
+        hasher.combine(body)
     }
 
     /// A response with a JSON body and `Content-Type: application/json`.

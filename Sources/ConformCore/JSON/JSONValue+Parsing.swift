@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import Foundation
 
 /// Why a body is not JSON, with the byte offset, line and column where parsing stopped.
@@ -105,17 +106,8 @@ private struct JSONParser {
     }
 
     func error(_ message: String) -> JSONParseError {
-        var line = 1
-        var column = 1
-        for byte in bytes[..<min(index, bytes.count)] {
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        return JSONParseError(message: message, offset: index, line: line, column: column)
+        let mark = SourceMark(offset: index, in: bytes)
+        return JSONParseError(message: message, offset: index, line: mark.line, column: mark.column)
     }
 
     mutating func skipWhitespace() {

@@ -103,7 +103,7 @@ extension LoadContext {
 
     mutating func required(_ pairs: [YAMLNode.Pair], _ key: String, in node: YAMLNode, help: String) -> YAMLNode? {
         if let v = value(pairs, key) { return v }
-        error(node, "missing required key '\(key)'", help: help)
+        error(node, "missing required key '\(key)'", help: help, id: .yamlMissingKey)
         return nil
     }
 
@@ -120,7 +120,7 @@ extension LoadContext {
                     if !isDecisionID(id) {
                         error(
                             item, "'\(id)' is not a decision id",
-                            help: "decision ids look like D1 … D15 (see decisions.md)")
+                            help: "decision ids look like D1 … D19 (see docs/decisions.md)")
                     }
                     ref.decisions.append(id)
                 }
@@ -177,13 +177,15 @@ extension LoadContext {
             return Step(name: name ?? "wait for \(wait.event)", action: .wait(wait), spec: spec, mark: node.mark)
         }
         guard let name else {
-            error(node, "missing required key 'name' in a step", help: "add 'name: <what this exchange does>'")
+            error(
+                node, "missing required key 'name' in a step", help: "add 'name: <what this exchange does>'",
+                id: .yamlMissingKey)
             return nil
         }
         guard let requestNode = value(pairs, "request") else {
             error(
                 node, "step '\(name)' has no 'request'",
-                help: "add 'request:' with method and url, or make it a 'wait:' step")
+                help: "add 'request:' with method and url, or make it a 'wait:' step", id: .yamlMissingKey)
             return nil
         }
         let request = requestSpec(requestNode)

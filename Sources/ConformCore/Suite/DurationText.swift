@@ -41,7 +41,7 @@ public enum DurationText {
 
     /// `5s`, `200ms`, `1.5s`: the way reports and messages write a duration.
     public static func format(_ d: Duration) -> String {
-        let ms = d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+        let ms = d.wholeMilliseconds
         if ms == 86_400_000 { return "24h" }
         if ms % 1000 == 0 { return "\(ms / 1000)s" }
         if ms < 1000 { return "\(ms)ms" }

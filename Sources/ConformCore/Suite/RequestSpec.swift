@@ -1,5 +1,4 @@
 import ConformDiagnostics
-import ConformYAML
 
 /// A request description: rendered as a client, matched as a server, with the same templates and matchers.
 public struct RequestSpec: Sendable, Hashable {

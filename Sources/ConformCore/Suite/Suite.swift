@@ -1,5 +1,4 @@
 import ConformDiagnostics
-import ConformYAML
 
 /// A conformance suite: metadata, variables and the flows of exchanges that certify one step of the flow.
 public struct Suite: Sendable, Hashable {

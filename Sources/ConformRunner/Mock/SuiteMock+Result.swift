@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 
 extension SuiteMock {
     /// The session as a result for the reporters: every exchange step of the suites passes when a request reached

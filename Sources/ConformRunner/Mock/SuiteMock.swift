@@ -1,6 +1,5 @@
 import ConformCore
 import ConformReport
-import ConformYAML
 import Foundation
 import Synchronization
 

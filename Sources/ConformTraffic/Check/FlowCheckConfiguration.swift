@@ -1,5 +1,3 @@
-import ConformCrypto
-
 /// What the flow checker needs to know about the applications in the trace.
 public struct FlowCheckConfiguration: Sendable {
     /// Application codes of applications in restricted mode (personal data only from the backend).
@@ -38,13 +36,4 @@ public struct FlowCheckConfiguration: Sendable {
 
     /// The reference implementation's four applications (default, jwt, restricted, restricted-access).
     public static let reference = FlowCheckConfiguration()
-
-    /// Checks HS256 signatures with the given secrets, by application code (e.g. the reference's jwt application).
-    public mutating func verifyJWTs(secrets: [String: [UInt8]]) {
-        verifyJWTSignature = { token, code in
-            guard let secret = secrets[code] else { return true }
-            if case .success = JWT.verifyHS256(token: token, secret: secret) { return true }
-            return false
-        }
-    }
 }

@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 
 /// Checks of client traffic as a result, so every reporter renders them: one group per flow step, one step per
 /// checked trace and rule, located at the trace record that breaks it, with that exchange.
@@ -12,21 +11,25 @@ public enum FlowCheckReport {
         public var violations: [FlowViolation]
         /// What the trace could not show either way (an obligation still open at its end).
         public var notes: [String]
-        /// Exchanges the rules cannot be judged on (a body or the response missing from the trace).
-        public var incomplete: [RecordedExchange]
+        /// Exchanges the rules cannot be judged on (a body or the response missing from the trace), the first
+        /// ``TraceTally/maxNamedIncomplete`` named.
+        public var incomplete: [TraceTally.Incomplete]
+        /// How many exchanges cannot be judged, named or not.
+        public var incompleteCount: Int
         /// Lines or entries that could not be read, whose content was not checked.
         public var unreadable: Int
         /// How many exchanges the trace held.
         public var exchanges: Int
 
         public init(
-            path: String, violations: [FlowViolation], notes: [String], incomplete: [RecordedExchange] = [],
-            unreadable: Int = 0, exchanges: Int = 1
+            path: String, violations: [FlowViolation], notes: [String], incomplete: [TraceTally.Incomplete] = [],
+            incompleteCount: Int? = nil, unreadable: Int = 0, exchanges: Int = 1
         ) {
             self.path = path
             self.violations = violations
             self.notes = notes
             self.incomplete = incomplete
+            self.incompleteCount = max(incompleteCount ?? incomplete.count, incomplete.count)
             self.unreadable = unreadable
             self.exchanges = exchanges
         }
@@ -43,7 +46,7 @@ public enum FlowCheckReport {
             let id = "check-\(step.name)"
             let group = ResultGroup(
                 kind: .flowStep, id: id, title: "Client traffic, flow step \(step.name)", step: step.name,
-                spec: SpecReference(section: "personalization-flow.txt"),
+                spec: SpecReference(section: "flow step \(step.name.prefix { $0.isNumber })"),
                 file: traces.map(\.path).joined(separator: ", "))
             var steps: [StepResult] = []
             for trace in traces {
@@ -80,7 +83,7 @@ public enum FlowCheckReport {
                 }
             }
         }
-        for trace in traces where !trace.incomplete.isEmpty || trace.unreadable > 0 {
+        for trace in traces where trace.incompleteCount > 0 || trace.unreadable > 0 {
             suites.append(unjudged(trace))
         }
         return RunResult(
@@ -96,15 +99,22 @@ public enum FlowCheckReport {
             suiteID: group.id, flow: trace.path, file: trace.path, spec: SpecReference(), check: .flowRule)
         var steps = trace.incomplete.enumerated().map { i, e in
             var step = StepResult(
-                origin: origin, index: i, name: "exchange \(e.seq): \(e.request.method) \(e.request.target)",
-                mark: SourceMark(line: e.seq, column: 1), spec: SpecReference(), verdict: .error,
-                request: e.request, attempts: 1)
+                origin: origin, index: i, name: "exchange \(e.seq): \(e.method) \(e.target)",
+                mark: SourceMark(line: e.seq, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+            step.errors = [StepError(.cannotJudge, "cannot judge: " + e.omitted, fields: ["cause": e.omitted])]
+            return step
+        }
+        let unnamed = trace.incompleteCount - trace.incomplete.count
+        if unnamed > 0 {
+            var step = StepResult(
+                origin: origin, index: steps.count, name: "\(unnamed) more exchanges without what the rules need",
+                mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
             step.errors = [
                 StepError(
-                    .cannotJudge, "cannot judge: " + e.omitted.joined(separator: "; "),
-                    fields: ["cause": e.omitted.joined(separator: "; ")])
+                    .cannotJudge, "cannot judge: \(unnamed) more exchanges lack a body or a response",
+                    fields: ["incomplete": String(unnamed)])
             ]
-            return step
+            steps.append(step)
         }
         if trace.unreadable > 0 {
             let n = trace.unreadable

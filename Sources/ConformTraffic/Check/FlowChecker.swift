@@ -59,10 +59,10 @@ public struct FlowChecker: Sendable {
         return (found, checker.notes + checker.openObligations())
     }
 
-    /// Streams a trace (a recording's ``TraceSequence`` or a HAR's ``HARRecords``: exchanges and recorded app
+    /// Streams a trace (a ``Trace``'s ``TraceRecords``: exchanges and recorded app
     /// events) through the checker without loading it; events of an events file are placed by time.
-    public static func check<Trace: AsyncSequence<TraceRecord, any Error>>(
-        recording: Trace, events: [AppEvent] = [], configuration: FlowCheckConfiguration = .reference,
+    public static func check<Records: AsyncSequence<TraceRecord, any Error>>(
+        recording: Records, events: [AppEvent] = [], configuration: FlowCheckConfiguration = .reference,
         onViolation: (FlowViolation) -> Void = { _ in }
     ) async throws -> (violations: [FlowViolation], notes: [String]) {
         var checker = FlowChecker(configuration: configuration)
@@ -94,21 +94,14 @@ public struct FlowChecker: Sendable {
         }
     }
 
-    /// Streams a recording's exchanges through the checker (recorded app events are skipped).
+    /// Streams a trace (any format) through the checker, its records in start order.
     public static func check(
-        recording: RecordingSequence, configuration: FlowCheckConfiguration = .reference,
+        _ trace: Trace, configuration: FlowCheckConfiguration = .reference,
         onViolation: (FlowViolation) -> Void = { _ in }
     ) async throws -> [FlowViolation] {
-        try await check(recording: recording.records, configuration: configuration) {
+        try await check(recording: trace.records(order: .start), configuration: configuration) {
             onViolation($0)
         }.violations
-    }
-
-    /// Exchanges ordered by start time (stable), the causal order of a HAR whose entries are listed otherwise.
-    public static func inStartOrder(_ exchanges: [RecordedExchange]) -> [RecordedExchange] {
-        exchanges.enumerated().sorted { a, b in
-            a.element.startedAt != b.element.startedAt ? a.element.startedAt < b.element.startedAt : a.offset < b.offset
-        }.map(\.element)
     }
 
     /// Checks one exchange or app event.

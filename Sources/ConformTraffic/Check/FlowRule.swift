@@ -6,7 +6,7 @@ public struct FlowRule: Sendable, Hashable, CustomStringConvertible {
     public var id: String
     /// The flow step the rule certifies, named as the suites name it.
     public var step: FlowStep
-    /// The line of the certified flow (`personalization-flow.txt`) the rule rests on, quoted.
+    /// The line of the certified flow (the guide that `docs/flow.md` retells) the rule rests on, quoted.
     public var seed: String
     /// One sentence saying what the rule requires.
     public var summary: String

@@ -5,13 +5,6 @@ extension HAR {
     /// Conform's app events in a HAR: `log._conformEvents`, each `{seq, event, at, pushRegId?, externalUserId?}`.
     static let eventsKey = "_conformEvents"
 
-    /// Reads a HAR file's entries and Conform's app events (`log._conformEvents`), in one trace ordered by `seq`.
-    public static func importTrace(_ data: Data, file: String = "<har>", attachments: Attachments? = nil)
-        throws(HARError) -> [TraceRecord]
-    {
-        try HARDocument(data, file: file, attachments: attachments).records().all()
-    }
-
     /// App events from `log._conformEvents`, ordered by `seq` (ties keep file order).
     static func appEvents(_ value: JSONValue?, file: String) throws(HARError) -> [AppEvent] {
         guard let value, value != .null else { return [] }

@@ -11,21 +11,6 @@ public enum HAR {
     /// ZIP); on disk only through ``ConfinedFile`` (inside the HAR's directory, no links), else it says why not.
     public typealias Attachments = @Sendable (String) throws(ConfinedFile.Refusal) -> Data
 
-    /// Reads a HAR file's entries as exchanges; errors name the JSON path of what is wrong.
-    ///
-    /// What the HAR does not hold is marked in ``RecordedExchange/omitted`` rather than read as empty: a body the
-    /// tool left out (or attached where `attachments` cannot find it), and the response of a request that failed
-    /// (status 0 or -1, `_error`, `_failureText`).
-    public static func `import`(_ data: Data, file: String = "<har>", attachments: Attachments? = nil) throws(HARError)
-        -> [RecordedExchange]
-    {
-        let document = try HARDocument(data, file: file, attachments: attachments)
-        var out: [RecordedExchange] = []
-        out.reserveCapacity(document.readable.count)
-        for i in document.readable { out.append(try document.exchange(i)) }
-        return out
-    }
-
     /// The most JSON values read from `bytes` of a HAR at once (an entry, or the whole file when it is read
     /// whole): 200,000, or one per 64 bytes of a larger text, so a parsed tree stays within about four times the
     /// text that holds it.

@@ -1,13 +1,17 @@
 import ConformCore
+import ConformDiagnostics
 import Foundation
 
-/// A HAR read entry by entry, so a trace of a million entries never becomes one tree in memory.
+/// A HAR read entry by entry, so a trace of a million entries never becomes one tree in memory: what ``Trace``
+/// reads a HAR with.
 ///
-/// Opening it scans the text once: it finds each entry of `log.entries` by its bytes, checks every entry the way
-/// ``HAR/import(_:file:attachments:)`` does (an entry that cannot be read, or would change what goes on the wire, is
-/// skipped and named in ``skipped``, before anything is written or judged), and keeps only where each entry is,
-/// when it started, and Conform's app events. Exchanges are then built one at a
-/// time, in file order or in start order. What the scan does not handle (a byte-order mark, escapes or repeats in
+/// Opening it scans the text once: it finds each entry of `log.entries` by its bytes, checks every entry (an entry
+/// that cannot be read, or would change what goes on the wire, is skipped and named in ``skipped``, before anything
+/// is written or judged), and keeps only where each entry is, when it started, and Conform's app events. Exchanges
+/// are then built one at a time, in file order or in start order. What the HAR does not hold is marked in
+/// ``RecordedExchange/omitted`` rather than read as empty: a body the tool left out (or attached where the
+/// attachments cannot be found), and the response of a request that failed (status 0 or -1, `_error`,
+/// `_failureText`). What the scan does not handle (a byte-order mark, escapes or repeats in
 /// the keys around `entries`, malformed text) is read the plain way, with the same errors.
 public struct HARDocument: Sendable {
     public let file: String
@@ -133,9 +137,9 @@ public struct HARDocument: Sendable {
                 data[start..<(data.startIndex + range.upperBound)], maxDepth: 500,
                 maxValues: HAR.maxValues(forBytes: range.count))
         } catch {
-            let (line, column) = HARLayout.position(in: data, offset: range.lowerBound + error.offset)
+            let mark = SourceMark(offset: range.lowerBound + error.offset, in: data)
             throw HARError(
-                file: file, path: nil, line: line, column: column, message: "not JSON: \(error.message)",
+                file: file, path: nil, line: mark.line, column: mark.column, message: "not JSON: \(error.message)",
                 help: "a HAR file is one JSON object with a `log` member; export it again from the tool")
         }
     }
@@ -189,30 +193,6 @@ public struct HARRecords: AsyncSequence, Sendable {
             pending = nil
             position += 1
             return .exchange(exchange)
-        }
-    }
-}
-
-extension HARDocument {
-    /// The exchanges alone, in file order, built as they are read (what `replay` sends).
-    public var exchanges: HARExchanges { HARExchanges(records: records()) }
-}
-
-/// A HAR's exchanges without its app events, built as they are read.
-public struct HARExchanges: AsyncSequence, Sendable {
-    public typealias Element = RecordedExchange
-    let records: HARRecords
-
-    public func makeAsyncIterator() -> Iterator { Iterator(records: records.makeAsyncIterator()) }
-
-    public struct Iterator: AsyncIteratorProtocol {
-        var records: HARRecords.Iterator
-
-        public mutating func next() async throws -> RecordedExchange? {
-            while let record = try records.nextRecord() {
-                if case .exchange(let exchange) = record { return exchange }
-            }
-            return nil
         }
     }
 }

@@ -17,22 +17,6 @@ struct HARLayout {
             return scanner.document()
         }
     }
-
-    /// The 1-based line and column (in characters) of a byte offset, as the JSON parser counts them.
-    static func position(in data: Data, offset: Int) -> (line: Int, column: Int) {
-        var line = 1
-        var column = 1
-        for byte in data.prefix(max(0, offset)) {
-            if byte == 0x0A {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        return (line, column)
-    }
-
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0

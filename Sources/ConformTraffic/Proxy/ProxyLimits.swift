@@ -94,7 +94,7 @@ final class AdmissionGate: Sendable {
             return
         }
         let timeout = limits.queueTimeout
-        let timer = Mutex<Task<Void, Never>?>(nil)
+        let timer = Mutex<UInt64?>(nil)
         let admitted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let startNow = state.withLock { state -> Bool in
                 // A turn may have come free between the check above and here.
@@ -109,14 +109,12 @@ final class AdmissionGate: Sendable {
                 continuation.resume(returning: true)
                 return
             }
-            // Started once the waiter is queued, so an early expiry always finds it.
-            let expiry = Task {
-                try? await Task.sleep(for: timeout)
-                if !Task.isCancelled { self.expire(id) }
-            }
+            // Set once the waiter is queued, so an early expiry always finds it; watched on the deadline watch's
+            // own queue, so the wait ends on time even when every shared thread is busy.
+            let expiry = DeadlineWatch.shared.add(deadline: .now + timeout) { self.expire(id) }
             timer.withLock { $0 = expiry }
         }
-        timer.withLock { $0?.cancel() }
+        if let expiry = timer.withLock({ $0 }) { DeadlineWatch.shared.remove(expiry) }
         if !admitted { throw .waitedTooLong }
     }
 

@@ -77,6 +77,8 @@ public struct RecordingProxy: Sendable {
             write(exchange, upstream: name, base: base)
         }
         do {
+            // Not on the transport's preferred executor: the recorder writes each exchange to disk from this task, and
+            // blocking file writes must not stall the I/O thread every other exchange goes through.
             return try await gate.admitted {
                 do {
                     return try await upstream.send(request)
@@ -138,11 +140,8 @@ public struct RecordingProxy: Sendable {
 
     /// Removes the headers that belong to one connection from the request and the response, and the response's
     /// timings, which describe the proxy's own connection upstream.
-    struct EndToEndTransport: Transport {
+    struct EndToEndTransport: TransportDecorator {
         let inner: any Transport
-
-        var enforcesTimeout: Bool { inner.enforcesTimeout }
-        var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
 
         func send(_ request: HTTPRequest) async throws -> HTTPResponse {
             var outgoing = request

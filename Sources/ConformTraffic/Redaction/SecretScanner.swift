@@ -83,8 +83,16 @@ public struct SecretScanner: Sendable {
         return findings
     }
 
-    /// Scans one file line by line; NUL bytes and invalid UTF-8 do not hide the text around them.
+    /// Scans one file line by line; NUL bytes and invalid UTF-8 do not hide the text around them. A compressed or
+    /// zipped HAR is scanned as the HAR it holds (lines of the unpacked text), so packing hides no secret.
     public func scan(file: String) throws(RecordingError) -> [SecretFinding] {
+        let unpacked: Data?
+        do {
+            unpacked = try TraceFile.unpackedHAR(file)
+        } catch {
+            throw RecordingError(file: file, message: error.message, help: error.help)
+        }
+        if let unpacked { return scan(text: String(decoding: unpacked, as: UTF8.self), file: file) }
         let reader: LineReader
         do {
             reader = try LineReader(path: file, maxLineBytes: 256 << 20)

@@ -61,13 +61,11 @@ public struct Differential: Sendable {
         try await run(sequence: AsyncArraySequence(exchanges), onStep: onStep)
     }
 
-    /// Streams a recording directory (or `.jsonl` file).
+    /// Streams a trace's exchanges (any format); their tally counts what the reading skipped.
     public func run(
-        recording path: String, onStep: @escaping @Sendable (DifferentialStep) -> Void = { _ in }
-    ) async throws
-        -> DifferentialReport
-    {
-        try await run(sequence: RecordingSequence(path: path), onStep: onStep)
+        _ trace: TraceExchanges, onStep: @escaping @Sendable (DifferentialStep) -> Void = { _ in }
+    ) async throws -> DifferentialReport {
+        try await run(sequence: trace, onStep: onStep)
     }
 
     /// Streams `sequence` through a ``Replayer`` whose expected side is A: one scheduler, pace, concurrency and the

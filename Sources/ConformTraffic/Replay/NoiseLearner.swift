@@ -128,8 +128,7 @@ final class ResponseLog: Sendable {
     let responses = Mutex<[Int: HTTPResponse]>([:])
 
     func add(_ outcome: ReplayOutcome) {
-        guard var live = outcome.actual else { return }
-        live.timing = nil
+        guard let live = outcome.actual else { return }
         responses.withLock { $0[outcome.seq] = live }
     }
 }

@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 
 /// Replayed and diffed exchanges as steps of a result, so every reporter renders them: one group per device flow,
 /// one step per exchange, located at the trace record `TRACE#SEQ` (written `TRACE:SEQ:1` where a report keeps

@@ -9,19 +9,22 @@ struct ExpectedSideIdentifiers: Sendable {
 }
 
 extension Replayer {
-    /// `outcome`'s request sent to both sides at once (each with its own ids), and where the answer of
-    /// ``transport`` (B) differs from the expected side's (A): both read in the recording's ids, A's as expected.
-    /// One side failing where the other answered is a difference; both failing alike is none.
+    /// The `recorded` request sent to both sides at once, each in its own ids (`request` is B's), and where the
+    /// answer of `actualSide` (B) differs from the expected side's (A): both read in the recording's ids, A's as
+    /// expected. One side failing where the other answered is a difference; both failing alike is none. Each side
+    /// answers within the exchange timeout when one is set.
     func compareLive(
-        _ outcome: ReplayOutcome, rebased: HTTPRequest, recorded: HTTPResponse, expectedSide: any Transport,
-        state: ReplayState
+        _ outcome: ReplayOutcome, recorded: HTTPRequest, request: HTTPRequest, actualSide: any Transport,
+        answer recordedAnswer: HTTPResponse, expectedSide: any Transport, state: ReplayState
     ) async -> ReplayOutcome {
         var outcome = outcome
-        let requestA = state.expectedSide.withLock { $0.identifiers.apply(rebased) }
-        async let liveA = Self.answer(expectedSide, requestA)
-        async let liveB = Self.answer(transport, outcome.request)
+        let requestA = state.expectedSide.withLock { $0.identifiers.apply(recorded) }
+        let sideA: any Transport =
+            options.exchangeTimeout.map { DeadlineTransport(inner: expectedSide, deadline: $0) } ?? expectedSide
+        async let liveA = Self.answer(sideA, requestA)
+        async let liveB = Self.answer(actualSide, request)
         let (a, b) = await (liveA, liveB)
-        let recordedJSON = JSONValue.parsedBody(ContentDecoding.decoded(recorded).body)
+        let recordedJSON = JSONValue.parsedBody(ContentDecoding.decoded(recordedAnswer).body)
         switch (a, b) {
         case (.success(let x), .success(let y)):
             outcome.actual = y
@@ -43,12 +46,8 @@ extension Replayer {
                     return (ids.backExpected.apply(x), ids.backActual.apply(y))
                 }
             }
-            var expected = nx
-            var actual = ny
-            expected.timing = nil
-            actual.timing = nil
-            outcome.expected = expected
-            outcome.differences = ResponseDiff.compare(expected: expected, actual: actual, noise: noise)
+            outcome.expected = nx
+            outcome.differences = ResponseDiff.compare(expected: nx, actual: ny, noise: noise)
         case (.failure(let e), .success(let y)):
             outcome.actual = y
             outcome.differences = [Mismatch(path: "response", expected: "A failed: \(e.message)", actual: "B answered")]

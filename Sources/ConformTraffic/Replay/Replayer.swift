@@ -23,6 +23,8 @@ public struct ReplayOptions: Sendable {
     /// The `Host` header every rebased request carries (`--host-header`); `nil` lets the transport set the
     /// target's. The recorded `Host` is never sent to another origin.
     public var hostHeader: String?
+    /// The longest one exchange may take (``DeadlineTransport``); `nil` leaves it to the transport.
+    public var exchangeTimeout: Duration?
 
     public init(
         origins: [String: String] = [:], substitutions: [String: String] = [:],
@@ -117,23 +119,15 @@ public struct Replayer: Sendable {
         try await replay(sequence: AsyncArraySequence(exchanges), onOutcome: onOutcome)
     }
 
-    /// Replays a recording directory (or `.jsonl` file), streaming it line by line; a line that is not a record is
-    /// skipped, handed to `onSkipped` and counted in ``ReplaySummary/unreadable`` (a torn last line is handed over
-    /// too, and not counted).
+    /// Replays a trace (any format), streaming it record by record; a record that cannot be read is skipped, handed
+    /// to `onWarning` with the trace's other warnings, and counted in ``ReplaySummary/unreadable``.
     public func replay(
-        recording path: String, onSkipped: (@Sendable (RecordingError) -> Void)? = nil,
+        _ trace: Trace, onWarning: (@Sendable (TraceWarning) -> Void)? = nil,
         onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
     ) async throws -> ReplaySummary {
-        let unreadable = SkipCount()
-        // A torn last line (a recorder killed mid-write) is named too, but is no record the replay lacks.
-        let sequence = RecordingSequence(path: path) { torn in
-            onSkipped?(torn)
-        } onSkipped: { problem in
-            unreadable.add()
-            onSkipped?(problem)
-        }
-        var summary = try await replay(sequence: sequence, onOutcome: onOutcome)
-        summary.unreadable = unreadable.count
+        let exchanges = trace.exchanges(onWarning: onWarning)
+        var summary = try await replay(sequence: exchanges, onOutcome: onOutcome)
+        summary.unreadable = exchanges.tally.unreadable
         return summary
     }
 
@@ -145,7 +139,7 @@ public struct Replayer: Sendable {
             ReplaySummary(identifiers: IdentifierMap(options.substitutions)), expectedSide: options.substitutions)
         let scheduler = FlowScheduler<Scheduled>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
             item in
-            let outcome = await self.run(item, state: state)
+            let outcome = await transport.preferringExecutor { await self.run(item, state: state) }
             onOutcome(outcome)
         }
         var persons = PersonLinks()
@@ -177,16 +171,20 @@ public struct Replayer: Sendable {
         await scheduler.waitUntilIdle()
         let elapsed = clock.now - start
         return state.summary.withLock { summary in
-            summary.timing.elapsed = seconds(elapsed)
+            summary.timing.elapsed = elapsed.inSeconds
             return summary
         }
     }
 
     private func run(_ item: Scheduled, state: ReplayState) async -> ReplayOutcome {
         let exchange = item.exchange
-        let rebased: HTTPRequest
+        let transport = client(for: exchange.upstream)
+        let request = state.summary.withLock { $0.identifiers.apply(exchange.request) }
+        let sent: HTTPRequest
         do {
-            rebased = try rewriteOrigin(exchange)
+            // The request as the target gets it, for the outcome; a URL that would leave the target is refused here
+            // exactly as the rebasing transport refuses it.
+            sent = try (transport as? RebasedTransport)?.rebase(request) ?? request
         } catch {
             // Never sent: the recorded URL would reach another host than the target.
             var refused = ReplayOutcome(
@@ -195,9 +193,8 @@ public struct Replayer: Sendable {
             refused.cannotJudge = "\(error)"
             return unjudged(refused, state: state)
         }
-        let request = state.summary.withLock { $0.identifiers.apply(rebased) }
         var outcome = ReplayOutcome(
-            seq: exchange.seq, flow: exchange.flow, request: request, expected: exchange.response, actual: nil,
+            seq: exchange.seq, flow: exchange.flow, request: sent, expected: exchange.response, actual: nil,
             differences: [], transportError: nil)
         outcome.recorded = exchange.request
         if !exchange.omitted.isEmpty {
@@ -205,7 +202,8 @@ public struct Replayer: Sendable {
             if !exchange.omitted.contains(where: { $0.hasPrefix("request.") }) {
                 outcome.actual = try? await transport.send(request)
                 if let expectedSide {
-                    _ = try? await expectedSide.send(state.expectedSide.withLock { $0.identifiers.apply(rebased) })
+                    _ = try? await expectedSide.send(
+                        state.expectedSide.withLock { $0.identifiers.apply(exchange.request) })
                 }
             }
             outcome.cannotJudge = exchange.omitted.joined(separator: "; ")
@@ -216,7 +214,8 @@ public struct Replayer: Sendable {
         var latency = Duration.zero
         if let expectedSide {
             outcome = await compareLive(
-                outcome, rebased: rebased, recorded: exchange.response, expectedSide: expectedSide, state: state)
+                outcome, recorded: exchange.request, request: request, actualSide: transport, answer: exchange.response,
+                expectedSide: expectedSide, state: state)
             latency = clock.now - sentAt
         } else {
             do {
@@ -235,18 +234,16 @@ public struct Replayer: Sendable {
                 }
                 // The origin the recording was made against becomes the target's, where the implementation names
                 // itself (M12's baseUrl, New-Base-URL, Location): each names its own origin, which is no difference.
-                if let from = Self.recordedOrigin(exchange.request), case let to = URLParts(request.url).origin,
+                if let from = Self.recordedOrigin(exchange.request), case let to = URLParts(sent.url).origin,
                     !to.isEmpty,
                     from != to
                 {
                     outcome.expected = Self.mapOrigin(outcome.expected, from: from, to: to)
                 }
-                var live2 = live
-                live2.timing = nil
                 // The recorded body parsed above stands for the expected one when remapping changed nothing in it.
                 let expectedJSON = outcome.expected.body == recorded.body ? recordedJSON : nil
                 outcome.differences = ResponseDiff.compare(
-                    expected: outcome.expected, actual: live2, noise: noise, parsed: (expectedJSON, liveJSON))
+                    expected: outcome.expected, actual: live, noise: noise, parsed: (expectedJSON, liveJSON))
             } catch {
                 latency = clock.now - sentAt
                 outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
@@ -254,8 +251,8 @@ public struct Replayer: Sendable {
         }
         let kept = outcome
         state.summary.withLock { summary in
-            summary.timing.latency.record(seconds(latency))
-            if let due = item.due { summary.timing.lag.record(seconds(sentAt - due)) }
+            summary.timing.latency.record(latency.inSeconds)
+            if let due = item.due { summary.timing.lag.record((sentAt - due).inSeconds) }
             summary.total += 1
             if kept.transportError != nil {
                 summary.failed += 1
@@ -315,24 +312,15 @@ public struct Replayer: Sendable {
         return outcome
     }
 
-    /// The recorded request sent to the target's origin for its upstream, when one is configured.
-    private func rewriteOrigin(_ exchange: RecordedExchange) throws(RequestTargetError) -> HTTPRequest {
-        guard let origin = options.origins[exchange.upstream] ?? options.origins["*"] else { return exchange.request }
-        var rebased = try exchange.request.rebased(onto: origin)
-        if let host = options.hostHeader { rebased.headerFields["Host"] = host }
-        return rebased
+    /// The transport an exchange recorded from `upstream` goes through: the target's, within the exchange
+    /// timeout when one is set, sent to the origin configured for the upstream (or for all) when there is one.
+    func client(for upstream: String) -> any Transport {
+        let bounded: any Transport =
+            options.exchangeTimeout.map { DeadlineTransport(inner: transport, deadline: $0) }
+            ?? transport
+        guard let origin = options.origins[upstream] ?? options.origins["*"] else { return bounded }
+        return RebasedTransport(base: origin, hostHeader: options.hostHeader, inner: bounded)
     }
-}
-
-/// Counts the lines a reader skipped, from whichever task reads.
-final class SkipCount: Sendable {
-    private let value = Mutex(0)
-    func add() { value.withLock { $0 += 1 } }
-    var count: Int { value.withLock { $0 } }
-}
-
-private func seconds(_ d: Duration) -> Double {
-    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }
 
 /// An array as an `AsyncSequence`.

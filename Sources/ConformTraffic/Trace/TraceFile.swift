@@ -43,6 +43,9 @@ public enum TraceFile {
             // Only inside the HAR's directory, through no link: an attachment must not reach elsewhere on the disk.
             try ConfinedFile.read(name, in: directory, limit: HAR.maxAttachmentBytes)
         }
+        // An empty file is a recording with nothing in it (the one a recorder that saw no traffic leaves):
+        // what reads it finds nothing to judge.
+        if head.isEmpty { return .recording(path) }
         if ZipArchive.looksLikeZip(head) {
             return try zipped(path)
         }
@@ -73,6 +76,33 @@ public enum TraceFile {
                 file: path, message: "neither a recording nor a HAR (it starts \(preview(head)))",
                 help: "pass a recording (a directory or exchanges.jsonl) or a HAR (plain, .har.gz, .zhar or .zip)")
         }
+    }
+
+    /// The HAR text of a compressed or zipped trace (`.har.gz`, mitmproxy's `.zhar`, Playwright's `.zip`), read as
+    /// ``open(_:)`` reads it, within the same limits; `nil` for any other file, whose bytes are already its text.
+    public static func unpackedHAR(_ path: String) throws(Failure) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        try? handle.close()
+        guard ZipArchive.looksLikeZip(head) || Decompression.looksCompressed(head) else { return nil }
+        guard case .har(let text, _) = try open(path) else { return nil }
+        return text
+    }
+
+    /// Whether `path` holds a trace rather than something else (a suite, a directory of suites), told from the
+    /// content's first bytes as ``open(_:)`` tells it: a directory with `exchanges.jsonl`, or a file that is a ZIP,
+    /// compressed, or JSON starting with `seq` or `log`.
+    public static func holdsTrace(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return false }
+        if isDirectory.boolValue {
+            return FileManager.default.fileExists(
+                atPath: (path as NSString).appendingPathComponent(RecordingLayout.exchangesFile))
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        let head = (try? handle.read(upToCount: 4096)) ?? Data()
+        try? handle.close()
+        return ZipArchive.looksLikeZip(head) || Decompression.looksCompressed(head) || format(of: head) != nil
     }
 
     enum Format { case recording, har }

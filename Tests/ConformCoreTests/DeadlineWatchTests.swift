@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import ConformRunner
+@testable import ConformCore
 
 /// Exchange deadlines: one watch fires those that pass and forgets, at once, those of exchanges that ended.
 @Suite struct DeadlineWatchTests {

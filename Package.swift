@@ -42,7 +42,9 @@ let package = Package(
         // JWT headers are written with the core's JSON writer.
         .target(name: "ConformCrypto", dependencies: ["ConformCore", "CCrypto"]),
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
-        .target(name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML"]),
+        .target(
+            name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML"],
+            resources: [.embedInCode("Resources/report.css")]),
         .target(
             name: "ConformRunner",
             dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport"]),
@@ -62,7 +64,7 @@ let package = Package(
             name: "ConformTraffic",
             dependencies: [
                 "ConformCore", "ConformDiagnostics", "ConformReport", "ConformCrypto", "ConformTransports",
-                "ConformYAML",
+                "ConformYAML", "ConformServer",
                 "CZlib", "CBrotli", "CZstd",
             ]),
         // Packet captures (pcap, pcapng, live) read into recordings: TCP reassembly and HTTP/1.1 from both directions.
@@ -118,6 +120,9 @@ let package = Package(
         .testTarget(
             name: "ConformCoreTests", dependencies: ["ConformCore", "ConformDiagnostics", "ConformMobileMessaging"],
             exclude: ["Fixtures"]),
+        .testTarget(
+            name: "ConformReportTests",
+            dependencies: ["ConformReport", "ConformCore", "ConformDiagnostics", "ConformTestSupport"]),
         .testTarget(
             name: "ConformRunnerTests",
             dependencies: [

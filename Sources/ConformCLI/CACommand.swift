@@ -3,12 +3,7 @@ import ConformTLS
 
 /// `conform ca`: the local CA, made once, shown and exported.
 enum CACommand {
-    static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .ca)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.ca.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", subcommand: "ca")
         }

@@ -1,6 +1,8 @@
 import ConformCapture
 import ConformDiagnostics
+import ConformReport
 import ConformTraffic
+import ConformTransports
 import Foundation
 
 /// `conform import CAPTURE.pcap --out DIR` and `conform capture --interface IF --port N --out DIR`: packets read
@@ -66,12 +68,7 @@ enum CaptureCommands {
     }
 
     /// `conform capture`.
-    static func live(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .capture)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.capture.helpText)
-            return 0
-        }
+    static func live(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let interface = parsed.required("--interface")
         let out = parsed.required("--out")
         let options = try options(parsed, subcommand: "capture")
@@ -95,6 +92,8 @@ enum CaptureCommands {
             return ConformCommand.ExitCode.cannotRun
         }
         let check = parsed.has("--check")
+        let reports = try ProxySessions.reports(parsed, subcommand: "capture", io: io)
+        let started = ContinuousClock.now
         var checker = FlowChecker(configuration: FlowCheckConfiguration(profile: ConformCommand.profile))
         var violations: [FlowViolation] = []
         let termination = Termination.shared
@@ -111,7 +110,7 @@ enum CaptureCommands {
                 shouldStop: { termination.happened || deadline.map { ContinuousClock.now >= $0 } ?? false },
                 onExchange: { exchange in
                     guard check else { return }
-                    let found = checker.check(.exchange(exchange))
+                    let found = FlowChecker.attaching(.exchange(exchange), to: checker.check(.exchange(exchange)))
                     violations += found
                     for v in found { io.err.write("violation: \(v)\n") }
                 })
@@ -127,10 +126,13 @@ enum CaptureCommands {
         io.out.write("Captured \(summary.exchanges) exchange\(summary.exchanges == 1 ? "" : "s") into \(out)\n")
         let status = finish(summary, io: io)
         guard status == 0 else { return status }
-        if check {
-            return TrafficSupport.flowCheckSummary(
-                violations, notes: checker.notes + checker.openObligations(), io: io)
-        }
-        return 0
+        guard check else { return 0 }
+        // The live check's result, through the one console and the reports, as `conform check` of the recording.
+        let trace = FlowCheckReport.Trace(
+            path: out, violations: violations, notes: checker.notes + checker.openObligations(),
+            exchanges: summary.exchanges)
+        let result = FlowCheckReport.result(
+            [trace], rules: FlowRule.all, duration: ReportRequest.seconds(since: started))
+        return io.status(of: await Session(console: HARCommands.console(io: io), reports: reports).run(result))
     }
 }

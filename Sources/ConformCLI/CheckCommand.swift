@@ -1,16 +1,10 @@
 import ConformReport
 import ConformTraffic
 import Foundation
-import Synchronization
 
 /// `conform check RECORDING_OR_HAR… [--events FILE] [--report KIND:FILE]…`: the client side of an integration against the flow's rules.
 enum CheckCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .check)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.check.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "missing a recording or HAR file to check", subcommand: "check")
         }
@@ -30,12 +24,10 @@ enum CheckCommand {
                     "--disable takes a rule id (\(FlowRule.all.map(\.id).joined(separator: ", "))), got '\(unknown)'",
                 subcommand: "check")
         }
-        let reports = try ReportRequest.all(parsed, subcommand: "check")
+        let session = Session(
+            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "check", io: io))
         let started = ContinuousClock.now
         var traces: [FlowCheckReport.Trace] = []
-        var total = 0
-        var unjudged = 0
-        let unreadable = Atomic(0)
         // What the traces held, for the summary: a check of nothing is no pass.
         var exchanges = 0
         var appEvents = 0
@@ -46,79 +38,36 @@ enum CheckCommand {
                     events = try AppEventsFile.load(path: io.resolve(file), displayName: file)
                     appEvents += events.count
                 }
-                // One pass: the checker reads the records (in start order, the causal one), the tally counts them.
-                let records = try TrafficSupport.trace(path, io: io).records(
-                    order: .start, onWarning: TrafficSupport.warnings(io))
-                let result = try await FlowChecker.check(
-                    recording: records, events: events,
-                    configuration: configuration)
-                exchanges += records.tally.exchanges
-                appEvents += records.tally.events
-                unreadable.add(records.tally.unreadable, ordering: .relaxed)
-                // A rule broken only where the trace lacks a body or a response is not a finding: name what is missing.
-                for e in records.tally.incompleteExchanges {
-                    io.out.write("\(path): exchange \(e.seq) \(e.method) \(e.target): cannot judge: \(e.omitted)\n")
-                }
-                let unnamed = records.tally.incomplete - records.tally.incompleteExchanges.count
-                if unnamed > 0 { io.out.write("\(path): \(unnamed) more exchanges cannot be judged\n") }
-                unjudged += records.tally.incomplete
-                for v in result.violations { io.out.write(v.diagnostic(file: path).rendered(sourceLine: nil) + "\n") }
-                for note in result.notes { io.out.write("\(path): note: \(note)\n") }
-                total += result.violations.count
-                traces.append(FlowCheckReport.Trace(path: path, violations: result.violations, notes: result.notes))
+                let trace = try await check(path, events: events, configuration: configuration, io: io)
+                exchanges += trace.exchanges
+                appEvents += trace.events
+                traces.append(trace.checked)
             } catch {
                 io.report(failure: error)
                 return ConformCommand.ExitCode.cannotRun
             }
         }
-        if !reports.isEmpty {
-            let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
-            var result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
-            if exchanges == 0 {
-                // No exchange, no rule exercised: every report says the check could not judge, never that it passed.
-                for s in result.suites.indices {
-                    for i in result.suites[s].steps.indices {
-                        result.suites[s].steps[i].verdict = .error
-                        result.suites[s].steps[i].errors = [
-                            StepError(.cannotJudge, "cannot judge: the traffic holds no exchange to check this rule on")
-                        ]
-                    }
-                }
-            }
-            if !ReportRequest.write(reports, for: result, io: io) { return ConformCommand.ExitCode.cannotRun }
-        }
         let eventsText = appEvents > 0 ? " and \(appEvents) app event\(appEvents == 1 ? "" : "s")" : ""
         io.out.write("Checked \(exchanges) exchange\(exchanges == 1 ? "" : "s")\(eventsText)\n")
-        if exchanges == 0 {
-            io.out.write(
-                "Nothing to judge: the traffic holds no exchange the flow's rules can be checked on\n"
-                    + "Result: CANNOT JUDGE\n")
-            return ConformCommand.ExitCode.cannotRun
-        }
-        let skipped = unreadable.load(ordering: .relaxed)
-        if skipped > 0 {
-            io.out.write(
-                "\(skipped) unreadable record\(skipped == 1 ? "" : "s") skipped (see the warnings); what they held was not "
-                    + "checked\n")
-            if unjudged == 0 {
-                io.out.write(
-                    (total > 0
-                        ? "\(total) violation\(total == 1 ? "" : "s") found in what could be read, which may follow "
-                            + "from the skipped lines\n" : "") + "Result: CANNOT JUDGE\n")
-                return ConformCommand.ExitCode.cannotRun
-            }
-        }
-        if unjudged > 0 {
-            io.out.write(
-                "\(unjudged) exchange\(unjudged == 1 ? "" : "s") cannot be judged (bodies or responses missing from the "
-                    + "trace)\(total > 0 ? "; \(total) violation\(total == 1 ? "" : "s") found, which may follow from them" : "")\n"
-                    + "Result: CANNOT JUDGE\n")
-            return ConformCommand.ExitCode.cannotRun
-        }
-        io.out.write(
-            total == 0
-                ? "The traffic follows the flow: no violations\n"
-                : "\(total) violation\(total == 1 ? "" : "s") of the flow\n")
-        return total == 0 ? 0 : ConformCommand.ExitCode.mismatch
+        let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
+        let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
+        return io.status(of: await session.run(result))
+    }
+
+    /// Checks one trace in one pass, whatever its format: the checker reads the records (in start order, the causal
+    /// one) and the tally counts them.
+    static func check(
+        _ path: String, events: [AppEvent], configuration: FlowCheckConfiguration, io: CommandIO
+    ) async throws -> (checked: FlowCheckReport.Trace, exchanges: Int, events: Int) {
+        let records = try TrafficSupport.trace(path, io: io).records(
+            order: .start, onWarning: TrafficSupport.warnings(io))
+        let result = try await FlowChecker.check(recording: records, events: events, configuration: configuration)
+        let tally = records.tally
+        // A rule broken only where the trace lacks a body or a response is not a finding: the result names what is
+        // missing, and the check cannot judge.
+        let checked = FlowCheckReport.Trace(
+            path: path, violations: result.violations, notes: result.notes, incomplete: tally.incompleteExchanges,
+            incompleteCount: tally.incomplete, unreadable: tally.unreadable, exchanges: tally.exchanges)
+        return (checked, tally.exchanges, tally.events)
     }
 }

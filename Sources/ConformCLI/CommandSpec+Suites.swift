@@ -193,6 +193,11 @@ extension CommandSpec {
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), usage: true,
                 help: "With --check: where the recording goes (default: recordings/serve-check-TIME)."),
+            .report(
+                """
+                With --check: also write a report of the check when the server stops:
+                junit:FILE, json:FILE or html:FILE (repeatable).
+                """),
             publicURL, trustForwarded,
         ] + OptionSpec.listenerTLS + [.help],
         discussion: """

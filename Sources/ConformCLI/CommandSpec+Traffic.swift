@@ -33,6 +33,11 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
+            .report(
+                """
+                With --check: also write a report of the check when the proxy stops: junit:FILE,
+                json:FILE or html:FILE (repeatable).
+                """),
             .timeout("How long an upstream may take (default: 30; at most 24h)."),
             .maxBody(
                 """
@@ -259,6 +264,11 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
+            .report(
+                """
+                With --check: also write a report of the check when the capture stops:
+                junit:FILE, json:FILE or html:FILE (repeatable).
+                """),
             .help,
         ],
         discussion: """
@@ -283,6 +293,13 @@ extension CommandSpec {
         name: "scan", abstract: "Find unredacted secrets in files.",
         overview: "Find unredacted secrets (emails, phone numbers, App keys, JWTs, push tokens) in files.",
         arguments: [ArgumentSpec(name: "PATHS", help: "Files or directories to scan.", optional: false)],
-        options: [.help],
+        options: [
+            .report(
+                """
+                Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one test
+                case per finding, or per file without any.
+                """),
+            .help,
+        ],
         discussion: "Exit 1 when anything is found: use it as a CI gate against leaks in recordings.")
 }

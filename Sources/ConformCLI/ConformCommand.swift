@@ -11,13 +11,35 @@ public enum ConformCommand {
     /// The protocol every command speaks: its bases and template functions, handed to the engine.
     static let profile = ProtocolProfile.mobileMessaging
 
-    /// Exit codes shared by every subcommand.
+    /// The exit codes of a command that has no result: it could not run, or its command line was wrong. A result's
+    /// exit code is its ``RunStatus``.
     public enum ExitCode {
-        public static let conforms = RunStatus.conforms.rawValue
-        public static let mismatch = RunStatus.mismatch.rawValue
         public static let cannotRun = RunStatus.cannotRun.rawValue
         public static let usage = RunStatus.usage.rawValue
     }
+
+    /// What runs a subcommand once its arguments are parsed and checked.
+    typealias Handler = @Sendable (Arguments, CommandIO) async throws -> Int32
+
+    /// Every subcommand with arguments of its own, by name: its declaration and what runs it.
+    static let subcommands: [String: (CommandSpec, Handler)] = [
+        "completion": (.completion, { try MetaCommands.completion($0, io: $1) }),
+        "man": (.man, { try MetaCommands.man($0, io: $1) }),
+        "run": (.run, { try await RunCommand.main($0, io: $1) }),
+        "merge": (.merge, { try await MergeCommand.main($0, io: $1) }),
+        "validate": (.validate, { try ValidateCommand.main($0, io: $1) }),
+        "serve": (.serve, { try await ServeCommand.main($0, io: $1) }),
+        "mock": (.mock, { try await MockCommand.main($0, io: $1) }),
+        "record": (.record, { try await RecordCommand.main($0, io: $1) }),
+        "capture": (.capture, { try await CaptureCommands.live($0, io: $1) }),
+        "replay": (.replay, { try await ReplayCommand.main($0, io: $1) }),
+        "diff": (.diff, { try await DiffCommand.main($0, io: $1) }),
+        "check": (.check, { try await CheckCommand.main($0, io: $1) }),
+        "import": (.importHAR, { try HARCommands.importHAR($0, io: $1) }),
+        "export": (.exportHAR, { try HARCommands.exportHAR($0, io: $1) }),
+        "scan": (.scan, { try await HARCommands.scan($0, io: $1) }),
+        "ca": (.ca, { try CACommand.main($0, io: $1) }),
+    ]
 
     /// Runs the command line `arguments` (the first is the program name) and returns the exit code.
     public static func main(_ arguments: [String], io: CommandIO = .standard) async -> Int32 {
@@ -31,23 +53,17 @@ public enum ConformCommand {
             switch first {
             case "-h", "--help": io.out.write(CommandSpec.rootHelp); return 0
             case "help": return try MetaCommands.help(rest, io: io)
-            case "completion": return try MetaCommands.completion(rest, io: io)
-            case "man": return try MetaCommands.man(rest, io: io)
             case "--version": io.out.write("conform \(version)\n"); return 0
-            case "run": return try await RunCommand.main(rest, io: io)
-            case "merge": return try MergeCommand.main(rest, io: io)
-            case "validate": return try ValidateCommand.main(rest, io: io)
-            case "serve": return try await ServeCommand.main(rest, io: io)
-            case "mock": return try await MockCommand.main(rest, io: io)
-            case "record": return try await RecordCommand.main(rest, io: io)
-            case "capture": return try CaptureCommands.live(rest, io: io)
-            case "replay": return try await ReplayCommand.main(rest, io: io)
-            case "diff": return try await DiffCommand.main(rest, io: io)
-            case "check": return try await CheckCommand.main(rest, io: io)
-            case "import": return try HARCommands.importHAR(rest, io: io)
-            case "export": return try HARCommands.exportHAR(rest, io: io)
-            case "scan": return try HARCommands.scan(rest, io: io)
-            case "ca": return try CACommand.main(rest, io: io)
+            case let name where subcommands[name] != nil:
+                let (spec, handler) = subcommands[name]!
+                // Every subcommand's prologue, once: its options parsed and checked against its declaration, and
+                // `--help` answered from it.
+                let parsed = try Arguments(rest, command: spec)
+                if parsed.has("--help") {
+                    io.out.write(spec.helpText)
+                    return 0
+                }
+                return try await handler(parsed, io)
             default:
                 let suggestion = closestMatch(to: first, in: CommandSpec.all.map(\.name)).map {
                     "; did you mean '\($0)'?"

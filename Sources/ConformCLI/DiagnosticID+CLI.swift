@@ -4,10 +4,6 @@ import ConformDiagnostics
 extension DiagnosticID {
     /// The target to run against cannot be set up (an adapter that does not start, a bad URL).
     public static let runTargetUnavailable = DiagnosticID("run.target-unavailable")
-    /// A server cannot listen on the address asked for.
-    public static let cliCannotListen = DiagnosticID("cli.cannot-listen")
-    /// A recording proxy could not forward an exchange or write it down.
-    public static let cliProxy = DiagnosticID("cli.proxy")
     /// A command could not go on for a reason no other id names.
     public static let cliFailed = DiagnosticID("cli.failed")
     /// The local CA, or a TLS certificate or key given on the command line, cannot be made, read or used.
@@ -15,6 +11,6 @@ extension DiagnosticID {
 
     /// Every id above, for the catalog the tests gather from every module.
     public static let cliIDs: [DiagnosticID] = [
-        .runTargetUnavailable, .cliCannotListen, .cliProxy, .cliFailed, .tlsUnusable,
+        .runTargetUnavailable, .cliFailed, .tlsUnusable,
     ]
 }

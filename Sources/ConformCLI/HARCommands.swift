@@ -1,15 +1,11 @@
 import ConformCapture
+import ConformReport
 import ConformTraffic
 import Foundation
 
 /// `conform import FILE.har --out DIR` (a packet capture goes to ``CaptureCommands``) and `conform export RECORDING [--out FILE.har]`.
 enum HARCommands {
-    static func importHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .importHAR)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.importHAR.helpText)
-            return 0
-        }
+    static func importHAR(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
             throw UsageError(message: "import takes one HAR file or packet capture", subcommand: "import")
         }
@@ -53,12 +49,7 @@ enum HARCommands {
         }
     }
 
-    static func exportHAR(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .exportHAR)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.exportHAR.helpText)
-            return 0
-        }
+    static func exportHAR(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
             throw UsageError(message: "export takes one recording", subcommand: "export")
         }
@@ -87,29 +78,43 @@ enum HARCommands {
         }
     }
 
-    static func scan(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .scan)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.scan.helpText)
-            return 0
-        }
+    static func scan(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "scan takes files or directories", subcommand: "scan")
         }
+        let session = Session(
+            console: Self.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "scan", io: io))
         do {
-            let findings = try SecretScanner(profile: ConformCommand.profile).scan(
-                paths: parsed.positionals.map { io.resolve($0) })
+            let started = ContinuousClock.now
             // Report paths as the user named them (relative to the current directory), not resolved.
             let base = io.currentDirectory.hasSuffix("/") ? io.currentDirectory : io.currentDirectory + "/"
-            for var f in findings {
-                if f.file.hasPrefix(base) { f.file.removeFirst(base.count) }
-                io.out.write(f.diagnostic.rendered(sourceLine: nil) + "\n")
+            func shown(_ path: String) -> String { path.hasPrefix(base) ? String(path.dropFirst(base.count)) : path }
+            let scanner = SecretScanner(profile: ConformCommand.profile)
+            let files = try scanner.scanFiles(paths: parsed.positionals.map { io.resolve($0) }).map {
+                file, findings in
+                (
+                    file: shown(file),
+                    findings: findings.map { f in
+                        var f = f
+                        f.file = shown(f.file)
+                        return f
+                    }
+                )
             }
-            if findings.isEmpty { io.out.write("No unredacted secrets found\n") }
-            return findings.isEmpty ? 0 : ConformCommand.ExitCode.mismatch
+            let result = ScanResults.result(
+                files, target: parsed.positionals.joined(separator: ", "),
+                duration: ReportRequest.seconds(since: started))
+            return io.status(of: await session.run(result))
         } catch {
             io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
+    }
+
+    /// The console of a command whose steps are shown one by one as they finish (scan, check, replay, diff).
+    static func console(io: CommandIO, verbose: Bool = false) -> ConsoleReporter {
+        var console = ConsoleReporter(sink: io.out, color: io.color, verbose: verbose)
+        console.streamsSteps = true
+        return console
     }
 }

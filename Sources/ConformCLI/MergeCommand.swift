@@ -10,21 +10,14 @@ enum MergeCommand {
     /// Reports larger than this (16 MiB) keep their exchanges in a spool file rather than in memory.
     static let spoolFrom = 16 << 20
 
-    static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .merge)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.merge.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(
                 message:
                     "merge takes the JSON reports of every shard (written by 'conform run --shard K/N --report json:FILE')",
                 subcommand: "merge")
         }
-        let requests = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
-            try ReportRequest(parsing: spec, subcommand: "merge")
-        }
+        let requests = try ReportRequest.all(parsed, subcommand: "merge", io: io)
         var reports: [RunReport] = []
         do {
             // Exchanges wait on disk, and reports are written as they go: memory holds one shard's text at a time
@@ -37,16 +30,15 @@ enum MergeCommand {
             }
             let merged = try RunReport.merge(reports)
             reports = []
-            var reporters: [any RunReporter] = [
-                ConsoleReporter(
-                    sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose"))
-            ]
-            guard let files = ReportFile.open(requests, io: io) else { return ConformCommand.ExitCode.cannotRun }
-            for file in files { reporters.append(file.request.reporter(sink: file.sink)) }
-            let fanout = ReporterFanout(reporters)
-            RunListing.replay(merged.result, to: fanout)
-            guard ReportFile.finish(files, io: io) else { return ConformCommand.ExitCode.cannotRun }
-            return merged.result.exitCode
+            let session = Session(
+                console: ConsoleReporter(
+                    sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose")),
+                reports: requests)
+            let outcome = await session.run { events in
+                RunListing.replay(merged.result, to: events)
+                return merged.result
+            }
+            return io.status(of: outcome)
         } catch {
             io.err.write("\(error)\n")
             return ConformCommand.ExitCode.cannotRun

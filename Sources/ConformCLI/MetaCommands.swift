@@ -50,12 +50,7 @@ enum MetaCommands {
         return 0
     }
 
-    static func completion(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .completion)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.completion.helpText)
-            return 0
-        }
+    static func completion(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         guard parsed.positionals.count == 1, let script = ShellCompletion.script(for: parsed.positionals[0]) else {
             throw UsageError(
                 message: "completion takes one shell: \(ShellCompletion.shells.joined(separator: ", "))",
@@ -65,12 +60,7 @@ enum MetaCommands {
         return 0
     }
 
-    static func man(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .man)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.man.helpText)
-            return 0
-        }
+    static func man(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         if let extra = parsed.positionals.first {
             throw UsageError(message: "unexpected argument '\(extra)'", subcommand: "man")
         }

@@ -3,20 +3,18 @@ import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTransports
 import Foundation
 
 /// `conform mock [SUITES…]`: Conform plays the server the suites describe, for testing a client or an SDK.
 enum MockCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .mock)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.mock.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let port = try parsed.port("--port") ?? 0
         let timeout = try parsed.duration("--timeout")
         let overrides = try parsed.pairs("--var")
-        let reports = try ReportRequest.all(parsed, subcommand: "mock")
+        let session = Session(
+            console: ConsoleReporter(sink: io.out, color: io.color),
+            reports: try ReportRequest.all(parsed, subcommand: "mock", io: io))
         let suites: [Suite]
         do {
             guard parsed.positionals.count == 1,
@@ -69,26 +67,16 @@ enum MockCommand {
         let untilDone = parsed.has("--until-done")
         let started = ContinuousClock.now
         let stopAt = timeout.map { started + $0 }
-        await ServeCommand.waitForTermination(orUntil: {
+        await Termination.wait(orUntil: {
             untilDone && mock.isDone || stopAt.map { .now >= $0 } ?? false
         })
+        // The address the clients used, taken while the server still listens.
+        let address = server.baseURL
         server.stop()
-        let report = mock.report()
-        io.out.write("\nPlayed \(report.matched.count) exchange\(report.matched.count == 1 ? "" : "s").\n")
-        for entry in report.unmatched {
-            io.out.write("unmatched: \(entry.request.method) \(entry.request.target)\n")
-            if !entry.step.isEmpty {
-                io.out.write("    closest step: \(entry.suiteID) › \(entry.flow) › \(entry.step) (\(entry.location))\n")
-            }
-            for m in entry.mismatches { io.out.write("    \(m.path): expected \(m.expected), got \(m.actual)\n") }
-        }
-        for pending in report.pending { io.out.write("not reached: \(pending)\n") }
+        let played = mock.report().matched.count
+        io.out.write("\nPlayed \(played) exchange\(played == 1 ? "" : "s").\n")
         // The session's result decides the exit status, so a report and the exit status always agree.
-        let result = mock.result(target: "client of \(server.baseURL)", duration: ReportRequest.seconds(since: started))
-        guard ReportRequest.write(reports, for: result, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        io.out.write(
-            result.status == .conforms
-                ? "Result: the client played every step\n" : "Result: the client did not follow the suites\n")
-        return result.exitCode
+        let result = mock.result(target: "client of \(address)", duration: ReportRequest.seconds(since: started))
+        return io.status(of: await session.run(result))
     }
 }

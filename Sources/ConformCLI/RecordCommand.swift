@@ -1,19 +1,16 @@
 import ConformCore
 import ConformCurl
 import ConformDiagnostics
+import ConformReport
 import ConformServer
 import ConformTraffic
+import ConformTransports
 import Foundation
 import Synchronization
 
 /// `conform record`: a recording reverse proxy in front of one or two upstreams.
 enum RecordCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .record)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.record.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let out = parsed.required("--out")
         let upstreamValues = parsed.values("--upstream")
         var upstreams: [String: String] = [:]
@@ -44,95 +41,48 @@ enum RecordCommand {
         guard let tls = try ListenerTLS.resolve(parsed, host: listen.host, subcommand: "record", io: io) else {
             return ConformCommand.ExitCode.cannotRun
         }
-        return await ProxySession.run(
+        return await ProxySessions.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
-            listen: listen, check: parsed.has("--check"), banner: "Recording",
+            listen: listen, check: parsed.has("--check"),
+            reports: try ProxySessions.reports(parsed, subcommand: "record", io: io), banner: "Recording",
             limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), tls: tls, io: io)
     }
 }
 
-/// A proxy that records (and optionally checks) until interrupted; shared by `record` and `serve --check`.
-enum ProxySession {
+/// The command line's side of a ``ProxySession`` (the library's): its output, its reports, and SIGINT or SIGTERM
+/// as the way it stops.
+enum ProxySessions {
     static func run(
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
-        listen: (host: String, port: UInt16), check: Bool, banner: String, limits proxyLimits: ProxyLimits = .default,
-        tls: ListenerTLS = .plain, io: CommandIO
+        listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [], banner: String,
+        limits proxyLimits: ProxyLimits = .default, tls: ListenerTLS = .plain, io: CommandIO
     ) async -> Int32 {
-        let writer: RecordingWriter
-        do {
-            writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction, append: append)
-            if let dropped = writer.droppedTail { io.err.write(dropped.warning + "\n") }
-        } catch {
-            io.report(failure: error)
-            return ConformCommand.ExitCode.cannotRun
+        var proxy = ProxySession(
+            upstreams: upstreams, transport: transport, directory: io.resolve(out), shownDirectory: out,
+            redaction: redaction, append: append, listen: listen, check: check, banner: banner, limits: proxyLimits,
+            profile: ConformCommand.profile, out: io.out, err: io.err, problem: { io.report($0) })
+        // Plain HTTP, HTTPS, or both (`--tls`, `--tls-port`): the command line's listeners serve the proxy.
+        proxy.serving = { handler, serverLimits in
+            let listeners = try Listeners.start(
+                host: listen.host, port: listen.port, limits: serverLimits, tls: tls
+            ) { _ in handler }
+            var notes: [String] = []
+            if !tls.about.isEmpty { notes.append("TLS: \(tls.about)") }
+            for server in listeners.servers.dropFirst() { notes.append("Also plain HTTP on \(server.baseURL)") }
+            return ProxySession.Listening(baseURL: listeners.baseURL, notes: notes, stop: listeners.stop)
         }
-        let checker = Mutex(FlowChecker(configuration: FlowCheckConfiguration(profile: ConformCommand.profile)))
-        let violations = Mutex<[FlowViolation]>([])
-        let count = Mutex((exchanges: 0, events: 0))
-        @Sendable func checked(_ record: TraceRecord) {
-            guard check else { return }
-            let found = checker.withLock { $0.check(record) }
-            if !found.isEmpty {
-                violations.withLock { $0 += found }
-                for v in found { io.err.write("violation: \(v)\n") }
-            }
+        let session = Session(console: HARCommands.console(io: io), reports: reports)
+        return await proxy.run(session: session, until: { await Termination.wait() }).rawValue
+    }
+
+    /// The `--report` files of a proxy session, which only `--check` has results for.
+    static func reports(_ parsed: Arguments, subcommand: String, io: CommandIO) throws(UsageError) -> [ReportTarget] {
+        let reports = try ReportRequest.all(parsed, subcommand: subcommand, io: io)
+        guard reports.isEmpty || parsed.has("--check") else {
+            throw UsageError(
+                message: "--report needs --check: a recording without a check has no result to report",
+                subcommand: subcommand)
         }
-        let proxy = RecordingProxy(
-            upstreams: upstreams, transport: transport, writer: writer,
-            onExchange: { exchange in
-                count.withLock { $0.exchanges += 1 }
-                checked(.exchange(exchange))
-            },
-            onError: { io.report(Diagnostic(.cliProxy, message: "\($0)")) },
-            onEvent: { event in
-                count.withLock { $0.events += 1 }
-                io.out.write("App event \(event.seq): \(event.kind)\n")
-                checked(.event(event))
-            }, limits: proxyLimits, profile: ConformCommand.profile)
-        // A request waiting for its upstream holds only its own connection's thread; the proxy's limits bound how
-        // many wait and for how long.
-        var limits = HTTPServerLimits.default
-        limits.threadPerConnection = true
-        let server: Listeners
-        do {
-            let handler = AsyncHandlerAdapter(errorEnvelope: proxy.errorEnvelope) { await proxy.forward($0) }
-            server = try Listeners.start(host: listen.host, port: listen.port, limits: limits, tls: tls) { _ in handler
-            }
-        } catch {
-            io.report(
-                Diagnostic(
-                    .cliCannotListen, message: "cannot listen on \(listen.host):\(listen.port): \(error)",
-                    help: "pick a free port, or 0 for any"))
-            return ConformCommand.ExitCode.cannotRun
-        }
-        let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }
-        io.out.write("\(banner) on \(server.baseURL) (forwarding to \(targets.joined(separator: ", "))) into \(out)\n")
-        server.announce(io)
-        io.out.write("Point the app's base URL at \(server.baseURL). Press Ctrl-C to stop.\n")
-        io.out.write("App events: POST \(server.baseURL)\(RecordingProxy.eventsPath) (never forwarded).\n")
-        await ServeCommand.waitForTermination()
-        server.stop()
-        writer.sync()
-        writer.close()
-        let total = count.withLock { $0 }
-        let found = violations.withLock { $0 }
-        let events = total.events == 0 ? "" : " and \(total.events) app event\(total.events == 1 ? "" : "s")"
-        io.out.write("Recorded \(total.exchanges) exchange\(total.exchanges == 1 ? "" : "s")\(events) into \(out)\n")
-        let lost = writer.lostCount
-        if lost > 0 {
-            // The clients were answered, but the recording misses what could not be written: not a whole recording.
-            io.report(
-                Diagnostic(
-                    .cliProxy,
-                    message: "\(lost) exchange\(lost == 1 ? "" : "s") or event\(lost == 1 ? "" : "s") could not be "
-                        + "written (reported above); the recording is incomplete",
-                    help: "free disk space and record again; the lines that were written are whole and readable"))
-            return ConformCommand.ExitCode.cannotRun
-        }
-        if check {
-            let notes = checker.withLock { $0.notes + $0.openObligations() }
-            return TrafficSupport.flowCheckSummary(found, notes: notes, io: io)
-        }
-        return 0
+        return reports
     }
 }

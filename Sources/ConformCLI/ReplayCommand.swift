@@ -9,56 +9,29 @@ import Synchronization
 
 /// `conform replay RECORDING`: re-send recorded requests, remap minted ids, diff each response against the recorded one.
 enum ReplayCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .replay)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.replay.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
             throw UsageError(
                 message: "replay takes one recording (a directory under recordings/ or a .jsonl or .har file)",
                 subcommand: "replay")
         }
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
-        let substitutions = try parsed.pairs("--map")
         guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
-        var options = TrafficSupport.replayOptions(
-            target, substitutions: substitutions, sequential: parsed.has("--sequential"), timeout: timeout)
-        options.pace = try PaceOption.parse(
-            speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
-        if let host = parsed.value("--host-header") {
-            // A field value goes on the wire as it is: no line break, control byte or space may smuggle another.
-            guard !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw UsageError(
-                    message: "--host-header takes a host name or HOST:PORT, got \(HTTPSyntax.quoted(host))",
-                    subcommand: "replay")
-            }
-            options.hostHeader = host
-        }
+        var options = try replayOptions(parsed, target: target, timeout: timeout)
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "replay")
         }
         let connections = try parsed.integer("--connections") ?? 8
-        let reports = try ReportRequest.all(parsed, subcommand: "replay")
+        let session = Session(
+            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io))
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
         do {
             if let output = parsed.value("--learn-noise") {
-                // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
-                let exchanges = try await TrafficSupport.trace(recording, io: io)
-                    .exchanges(onWarning: TrafficSupport.warnings(io)).all()
-                let learned = try await NoiseLearner.learn(
-                    exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
-                    second: try target.makeTransport(timeout: timeout, tls: tls),
-                    noise: noise, options: options)
-                try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
-                io.out.write(
-                    "Learned \(learned.evidence.count) noise rule\(learned.evidence.count == 1 ? "" : "s") from two replays; wrote \(output)\n"
-                )
-                io.out.write("help: review the rules, then replay with --noise \(output)\n")
-                return 0
+                return try await learnNoise(
+                    recording, into: output, target: target, timeout: timeout, tls: tls, noise: noise,
+                    options: options, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let transport: any Transport =
@@ -79,67 +52,97 @@ enum ReplayCommand {
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
-            // Only a requested report keeps a step per exchange.
-            let collector = reports.isEmpty ? nil : ResultCollector()
+            // Only a requested report keeps a step per exchange that passed; the console counts them.
             let started = ContinuousClock.now
-            let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
-                progress.tick()
-                collector?.add(
-                    ReplayResults.step(outcome, trace: recording),
-                    to: ReplayResults.suite(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
-                if !outcome.passed {
-                    progress.clear()
-                    io.out.write("\(outcome)\n")
+            let outcome = try await session.run { events in
+                let collector = ResultCollector(keepsPasses: session.writesReports, events: events)
+                let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
+                    progress.tick()
+                    if !outcome.passed { progress.clear() }
+                    collector.add(
+                        ReplayResults.step(outcome, trace: recording),
+                        to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
                 }
-            }
-            let summary = try await replayer.replay(
-                trace,
-                onWarning: { warning in
-                    progress.clear()
-                    io.err.write(warning.text + "\n")
-                }, onOutcome: onOutcome)
-            progress.clear()
-            let unjudged =
-                (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")
-                + (summary.unreadable > 0
-                    ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
-            io.out.write(
-                "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, \(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
-            )
-            if let partition = options.partition {
-                io.out.write(
-                    "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices sharing a person\n"
-                )
-            }
-            if options.pace != .max { io.out.write(PaceReport.lines(summary.timing, pace: options.pace)) }
-            if let collector {
-                let result = collector.result(
-                    target: target.description, duration: ReportRequest.seconds(since: started), kind: .comparison,
+                let summary = try await replayer.replay(
+                    trace,
+                    onWarning: { warning in
+                        progress.clear()
+                        io.err.write(warning.text + "\n")
+                    }, onOutcome: onOutcome)
+                progress.clear()
+                io.out.write(Self.summaryLines(summary, target: target, options: options))
+                if summary.unreadable > 0 {
+                    // What the unreadable records held was not replayed: the behaviour cannot be called the same.
+                    let unread = ReplayResults.unreadable(summary.unreadable, trace: recording)
+                    for step in unread.steps { collector.add(step, to: unread.group) }
+                }
+                return collector.result(
+                    .replay, target: target.description, duration: ReportRequest.seconds(since: started),
                     sortedByLine: true)
-                guard ReportRequest.write(reports, for: result, io: io) else {
-                    return ConformCommand.ExitCode.cannotRun
-                }
             }
-            if summary.total == 0 && summary.unreadable == 0 && options.partition == nil {
-                // A replay of nothing shows nothing about the target: no verdict.
-                io.out.write("Nothing to judge: the recording holds no exchange\nResult: CANNOT JUDGE\n")
-                return ConformCommand.ExitCode.cannotRun
-            }
-            if summary.mismatched == 0 && summary.failed == 0 && (summary.unjudged > 0 || summary.unreadable > 0) {
-                // Nothing differed, but the recording lacks what it takes to say the behaviour is the same.
-                io.out.write("Result: CANNOT JUDGE\n")
-            } else {
-                io.out.write(summary.allPassed ? "Result: SAME BEHAVIOUR\n" : "Result: DIFFERENT BEHAVIOUR\n")
-            }
-            let counts: [Verdict: Int] = [
-                .pass: summary.passed, .fail: summary.mismatched, .error: summary.failed,
-                .skipped: summary.unjudged + summary.unreadable,
-            ]
-            return RunStatus(kind: .comparison, counts: counts).rawValue
+            return io.status(of: outcome)
         } catch {
             io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }
+    }
+}
+
+extension ReplayCommand {
+    /// How the replay reaches its target: `--map`, `--sequential`, `--speed`/`--rate`, `--host-header`.
+    static func replayOptions(
+        _ parsed: Arguments, target: Target, timeout: Duration
+    ) throws(UsageError) -> ReplayOptions {
+        var options = TrafficSupport.replayOptions(
+            target, substitutions: try parsed.pairs("--map"), sequential: parsed.has("--sequential"), timeout: timeout)
+        options.pace = try PaceOption.parse(
+            speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
+        if let host = parsed.value("--host-header") {
+            // A field value goes on the wire as it is: no line break, control byte or space may smuggle another.
+            guard !host.isEmpty, host.utf8.count <= 255, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw UsageError(
+                    message: "--host-header takes a host name or HOST:PORT, got \(HTTPSyntax.quoted(host))",
+                    subcommand: "replay")
+            }
+            options.hostHeader = host
+        }
+        return options
+    }
+
+    /// `--learn-noise FILE`: two replays of the recording, and the rules that tell their differences apart.
+    static func learnNoise(
+        _ recording: String, into output: String, target: Target, timeout: Duration, tls: ClientTLS,
+        noise: NoiseRules, options: ReplayOptions, io: CommandIO
+    ) async throws -> Int32 {
+        // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
+        let exchanges = try await TrafficSupport.trace(recording, io: io)
+            .exchanges(onWarning: TrafficSupport.warnings(io)).all()
+        let learned = try await NoiseLearner.learn(
+            exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
+            second: try target.makeTransport(timeout: timeout, tls: tls), noise: noise, options: options)
+        try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
+        let count = learned.evidence.count
+        io.out.write("Learned \(count) noise rule\(count == 1 ? "" : "s") from two replays; wrote \(output)\n")
+        io.out.write("help: review the rules, then replay with --noise \(output)\n")
+        return 0
+    }
+
+    /// What the replay did beyond its steps: how many exchanges and how they fared, the shard, the pace.
+    static func summaryLines(_ summary: ReplaySummary, target: Target, options: ReplayOptions) -> String {
+        let unjudged =
+            (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")
+            + (summary.unreadable > 0
+                ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
+        var out =
+            "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, "
+            + "\(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
+        if let partition = options.partition {
+            out +=
+                "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices "
+                + "sharing a person\n"
+        }
+        if options.pace != .max { out += PaceReport.lines(summary.timing, pace: options.pace) }
+        return out
     }
 }
 

@@ -23,19 +23,12 @@ enum RunCommand {
         }
     }
 
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .run)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.run.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let overrides = try parsed.pairs("--var")
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
         let jobs = try parsed.integer("--jobs") ?? .max
-        let reports = try parsed.values("--report").map { (spec: String) throws(UsageError) -> ReportRequest in
-            try ReportRequest(parsing: spec)
-        }
+        let reports = try ReportRequest.all(parsed, subcommand: "run", io: io)
         let shard = try parsed.value("--shard").map { (text: String) throws(UsageError) in
             try ShardOption.parse(text, subcommand: "run")
         }
@@ -47,42 +40,10 @@ enum RunCommand {
         let selection = RunSelection(
             tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
 
-        let files: [String]
-        do {
-            files = try SuiteFiles.expand(
-                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
-        } catch {
-            io.report(error.diagnostic)
-            return ConformCommand.ExitCode.cannotRun
-        }
-        let loaded = SuiteFiles.load(files, io: io)
-        if let notRun = loaded.notRun {
-            io.err.write(loaded.renderedProblems(color: color))
-            io.report(notRun)
-            return ConformCommand.ExitCode.cannotRun
-        }
-        if loaded.suites.isEmpty {
-            let named = parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " ")
-            io.report(
-                Diagnostic(
-                    .suiteNotFound, message: "no suites found in \(named)",
-                    help: "pass suite files (*.yaml) or directories holding them"))
-            return ConformCommand.ExitCode.cannotRun
-        }
-        try checkVariableNames(
-            overrides, environment: RunPlan.variables(fromEnvironment: io.environment), loaded.suites)
-        // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
-        // Every shard selects alike, so the shards of a selection still make one whole run.
-        var suites = selection.apply(loaded.suites)
-        if suites.isEmpty {
-            io.report(
-                Diagnostic(
-                    .runNoSelection, message: "no suite or step matches the selection (--tag, --filter, --step)",
-                    help: "list what is there with 'conform run --list', then pick from it"))
-            return ConformCommand.ExitCode.cannotRun
-        }
-        var placement = ShardPlacement.whole(suiteCount: suites.count)
-        if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
+        guard
+            let (suites, placement) = try chosenSuites(
+                parsed, selection: selection, shard: shard, overrides: overrides, color: color, io: io)
+        else { return ConformCommand.ExitCode.cannotRun }
         if parsed.has("--list") {
             io.out.write(RunListing.render(suites, selection: selection))
             return 0
@@ -107,28 +68,68 @@ enum RunCommand {
         )
         plan.failFast = parsed.has("--fail-fast")
         plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
-        var reporters: [any RunReporter] = [
-            ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose"))
-        ]
-        guard let files = ReportFile.open(reports, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        for file in files { reporters.append(file.request.reporter(sink: file.sink, placement: placement)) }
+        let session = Session(
+            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: reports,
+            placement: placement)
         // Memory stays flat however long the run: file reports read each exchange back from a spool on disk, and
         // the console shows only the exchanges of steps that did not pass.
         var retention = Runner.Retention.failures
-        if !files.isEmpty { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
-        let fanout = ReporterFanout(reporters)
+        if session.writesReports { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
         let runner = Runner(transport: transport, retention: retention)
-        let result: RunResult
-        if repeats > 1 {
+        let outcome = await session.run { events in
+            guard repeats > 1 else { return await runner.run(plan, events: events) }
             // The repetitions run first; the reports then show each step once, with its worst verdict.
-            result = await runner.run(plan, times: repeats) { n, run in
+            let result = await runner.run(plan, times: repeats) { n, run in
                 io.err.write("Repetition \(n) of \(repeats): \(run.status.words.lowercased())\n")
             }
-            RunListing.replay(result, to: fanout)
-        } else {
-            result = await runner.run(plan) { fanout.handle($0) }
+            RunListing.replay(result, to: events)
+            return result
         }
-        guard ReportFile.finish(files, io: io) else { return ConformCommand.ExitCode.cannotRun }
-        return result.exitCode
+        return io.status(of: outcome)
+    }
+
+    /// The suites a run plays, loaded, checked and selected (`--tag`, `--filter`, `--step`, `--shard`), with their
+    /// place in the whole plan; `nil` once what keeps the run from starting is reported.
+    static func chosenSuites(
+        _ parsed: Arguments, selection: RunSelection, shard: Shard?, overrides: [String: String], color: Bool,
+        io: CommandIO
+    ) throws(UsageError) -> ([Suite], ShardPlacement)? {
+        let files: [String]
+        do {
+            files = try SuiteFiles.expand(
+                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
+        } catch {
+            io.report(error.diagnostic)
+            return nil
+        }
+        let loaded = SuiteFiles.load(files, io: io)
+        if let notRun = loaded.notRun {
+            io.err.write(loaded.renderedProblems(color: color))
+            io.report(notRun)
+            return nil
+        }
+        if loaded.suites.isEmpty {
+            let named = parsed.positionals.isEmpty ? "suites" : parsed.positionals.joined(separator: " ")
+            io.report(
+                Diagnostic(
+                    .suiteNotFound, message: "no suites found in \(named)",
+                    help: "pass suite files (*.yaml) or directories holding them"))
+            return nil
+        }
+        try checkVariableNames(
+            overrides, environment: RunPlan.variables(fromEnvironment: io.environment), loaded.suites)
+        // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
+        // Every shard selects alike, so the shards of a selection still make one whole run.
+        var suites = selection.apply(loaded.suites)
+        if suites.isEmpty {
+            io.report(
+                Diagnostic(
+                    .runNoSelection, message: "no suite or step matches the selection (--tag, --filter, --step)",
+                    help: "list what is there with 'conform run --list', then pick from it"))
+            return nil
+        }
+        var placement = ShardPlacement.whole(suiteCount: suites.count)
+        if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
+        return (suites, placement)
     }
 }

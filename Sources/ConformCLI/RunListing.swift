@@ -27,12 +27,12 @@ enum RunListing {
     }
 
     /// Hands a finished result to reporters as if it had just run: start, every suite, finish.
-    static func replay(_ result: RunResult, to reporter: any RunReporter) {
-        reporter.handle(
+    static func replay(_ result: RunResult, to events: (RunEvent) -> Void) {
+        events(
             .runStarted(
                 RunPlanSummary(suiteCount: result.suites.count, stepCount: result.stepCount, target: result.target)))
-        for suite in result.suites { reporter.handle(.suiteFinished(suite)) }
-        reporter.handle(.runFinished(result))
+        for suite in result.suites { events(.suiteFinished(suite)) }
+        events(.runFinished(result))
     }
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

@@ -3,18 +3,14 @@ import ConformDiagnostics
 import ConformReference
 import ConformServer
 import ConformTraffic
+import ConformTransports
 import Dispatch
 import Foundation
 import Synchronization
 
 /// `conform serve`: the reference implementation over HTTP/1.1 until interrupted.
 enum ServeCommand {
-    static func main(_ args: [String], io: CommandIO) async throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .serve)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.serve.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(parsed.positionals[0])'", subcommand: "serve")
         }
@@ -47,14 +43,15 @@ enum ServeCommand {
         let storage = try parsed.size("--max-stored").map(StorageLimit.init(bytes:)) ?? .default
         let reference = ReferenceImplementation(
             configuration: configuration, faults: Set(faults), variants: Set(variants), storageLimit: storage)
+        let reports = try ProxySessions.reports(parsed, subcommand: "serve", io: io)
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
-            return await ProxySession.run(
+            return await ProxySessions.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)",
                 redaction: RedactionPolicy(profile: ConformCommand.profile), append: false,
-                listen: (host, port), check: true, banner: "Checking an app against the reference implementation",
-                tls: tls, io: io)
+                listen: (host, port), check: true, reports: reports,
+                banner: "Checking an app against the reference implementation", tls: tls, io: io)
         }
         let server: Listeners
         do {
@@ -81,51 +78,8 @@ enum ServeCommand {
             io.out.write("Variants: " + variants.map(\.rawValue).joined(separator: ", ") + "\n")
         }
         io.out.write("Press Ctrl-C to stop.\n")
-        await waitForTermination()
+        await Termination.wait()
         server.stop()
         return 0
-    }
-
-    /// Returns when the process gets SIGINT or SIGTERM.
-    static func waitForTermination() async {
-        await waitForTermination(orUntil: { false })
-    }
-
-    /// Returns when the process gets SIGINT or SIGTERM, or when `done` becomes true (checked every 50 ms).
-    static func waitForTermination(orUntil done: @Sendable () -> Bool) async {
-        let signalled = Termination.shared
-        signalled.install()
-        while !signalled.happened && !done() { try? await Task.sleep(for: .milliseconds(50)) }
-    }
-}
-
-/// Whether SIGINT or SIGTERM has arrived, for a command that stops itself on them; the handlers (one per signal, in
-/// ``EndingSignals``) are installed once per process.
-final class Termination: Sendable {
-    static let shared = Termination()
-    private let state = Mutex((installed: false, happened: false))
-
-    var happened: Bool { state.withLock { $0.happened } }
-    /// Whether a command waits for these signals to stop itself.
-    var installed: Bool { state.withLock { $0.installed } }
-
-    func install() {
-        state.withLock { $0.installed = true }
-        EndingSignals.install()
-    }
-
-    /// Notes that SIGINT or SIGTERM arrived.
-    func signalled() { state.withLock { $0.happened = true } }
-}
-
-/// Keeps signal sources alive for the life of the process.
-enum SignalSources {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    private static let lock = NSLock()
-
-    static func keep(_ source: any DispatchSourceSignal) {
-        lock.lock()
-        sources.append(source)
-        lock.unlock()
     }
 }

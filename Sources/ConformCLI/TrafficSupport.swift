@@ -42,17 +42,6 @@ enum TrafficSupport {
         }
     }
 
-    /// The live flow check's summary after `record --check`, `capture --check` or `import --check`: the count, each
-    /// violation, the notes; 1 with a violation, else 0.
-    static func flowCheckSummary(_ violations: [FlowViolation], notes: [String], io: CommandIO) -> Int32 {
-        let count = violations.count
-        io.out.write(
-            count == 0 ? "Flow check: no violations\n" : "Flow check: \(count) violation\(count == 1 ? "" : "s")\n")
-        for violation in violations { io.out.write("\(violation)\n") }
-        for note in notes { io.out.write("note: \(note)\n") }
-        return count == 0 ? 0 : ConformCommand.ExitCode.mismatch
-    }
-
     /// Replay options for a target: HTTP targets rewrite recorded origins; every exchange ends within `timeout`.
     static func replayOptions(
         _ target: Target, substitutions: [String: String], sequential: Bool, timeout: Duration

@@ -3,12 +3,7 @@ import Foundation
 
 /// `conform validate SUITES…`: every problem in every file, or how many suites and steps are valid and exit 0.
 enum ValidateCommand {
-    static func main(_ args: [String], io: CommandIO) throws(UsageError) -> Int32 {
-        let parsed = try Arguments(args, command: .validate)
-        if parsed.has("--help") {
-            io.out.write(CommandSpec.validate.helpText)
-            return 0
-        }
+    static func main(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
         let color = io.color && !parsed.has("--no-color")
         let allowed = try SuiteFiles.allowedHosts(parsed, subcommand: "validate")
         do {

@@ -26,45 +26,72 @@ public struct ConsoleReporter: RunReporter {
                     + TerminalText(
                         ": \(count(plan.suiteCount, "suite")), \(count(plan.stepCount, "step")) against \(plan.target)\n\n"
                     ))
-        case .suiteFinished(let result): sink.write(render(result))
+        case .stepFinished(let step) where streamsSteps:
+            if shows(step) { sink.write(render(step, group: step.suiteID)) }
+        case .suiteFinished(let result) where !streamsSteps: sink.write(render(result))
         case .runFinished(let result): sink.write(summary(result))
         default: break
         }
     }
 
+    /// Whether steps are shown as they finish, each with its group, rather than suite by suite: for the commands
+    /// whose steps come out of order (replay, diff, check, scan).
+    public var streamsSteps = false
+
     func render(_ result: SuiteResult) -> TerminalText {
-        let s = result.suite
+        let s = result.group
         var out: TerminalText = "\(mark(result.verdict)) \(paint(s.id, .bold))  \(s.title)"
         if !s.step.isEmpty { out += paint("  [\(s.step)]", .dim) }
         out += "\n"
-        for step in result.steps where verbose || step.verdict != .pass {
-            out += "    \(mark(step.verdict)) \(step.flow) › \(step.index + 1). \(step.name)"
-            if step.verdict == .assumptionNotMet {
-                let ids = Set(step.failures.compactMap(\.decision)).sorted().joined(separator: ", ")
-                out += paint("  assumption not met" + (ids.isEmpty ? "" : " (\(ids))"), .yellow)
-            }
+        for step in result.steps where shows(step) { out += render(step, group: nil) }
+        return out
+    }
+
+    /// Whether a step is shown: every step when verbose, else those that did not pass or carry a note.
+    func shows(_ step: StepResult) -> Bool {
+        verbose || step.verdict != .pass || step.errors.contains { $0.kind == .note }
+    }
+
+    /// One step, under its suite's line, or on its own line with its group's name first (`group`).
+    func render(_ step: StepResult, group: String?) -> TerminalText {
+        let indent = group == nil ? "    " : ""
+        var out: TerminalText = "\(indent)\(mark(step.verdict)) "
+        if let group { out += paint(group, .bold) + " › " }
+        // A suite step is named by its flow and place; a trace record, rule or finding by its own name.
+        out += TerminalText(
+            step.check.locatesRecord || step.check == .secretFinding
+                ? step.name : "\(step.flow) › \(step.index + 1). \(step.name)")
+        if step.verdict == .assumptionNotMet {
+            let ids = Set(step.failures.compactMap(\.decision)).sorted().joined(separator: ", ")
+            out += paint("  assumption not met" + (ids.isEmpty ? "" : " (\(ids))"), .yellow)
+        }
+        out += "\n"
+        let noted = step.errors.contains { $0.kind == .note }
+        if step.verdict == .pass && !noted || step.verdict == .skipped && !verbose && step.check == .suiteExpectation {
+            return out
+        }
+        out += paint("\(indent)    --> \(step.location)", .dim)
+        if !step.spec.isEmpty { out += paint("  spec: \(step.spec.summary)", .dim) }
+        out += "\n"
+        if let request = step.request, step.verdict != .skipped || step.check != .suiteExpectation {
+            out += paint("\(indent)    \(request.method) \(request.url)", .dim)
+            if let response = step.response { out += paint(" -> \(response.status.code)", .dim) }
             out += "\n"
-            if step.verdict == .pass || step.verdict == .skipped && !verbose { continue }
-            out += paint("        --> \(step.file):\(step.mark)", .dim)
-            if !step.spec.isEmpty { out += paint("  spec: \(step.spec.summary)", .dim) }
-            out += "\n"
-            if let request = step.request, step.verdict != .skipped {
-                out += paint("        \(request.method) \(request.url)", .dim)
-                if let response = step.response { out += paint(" -> \(response.status.code)", .dim) }
-                out += "\n"
-            }
-            if let error = step.error {
-                out += "        " + paint(error, step.verdict == .skipped ? .dim : .red) + "\n"
-            }
-            for failure in step.failures {
-                let label =
-                    failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
-                for m in failure.mismatches {
-                    out += "        \(paint(label, failure.severity == .assumed ? .yellow : .red)) \(m.path)\n"
-                    out += "            expected: \(paint(m.expected, .green))\n"
-                    out += "            actual:   \(paint(m.actual, .red))\n"
-                    if let note = m.note { out += "            note:     \(note)\n" }
-                }
+        }
+        if let error = step.error {
+            out +=
+                "\(indent)    " + paint(error, step.verdict == .skipped || step.verdict == .pass ? .dim : .red) + "\n"
+        }
+        for failure in step.failures {
+            let label =
+                !step.check.hasSeverities
+                ? Self.findingLabel(step.check)
+                : failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
+            for m in failure.mismatches {
+                out += "\(indent)    \(paint(label, failure.severity == .assumed ? .yellow : .red)) \(m.path)\n"
+                out += "\(indent)        expected: \(paint(m.expected, .green))\n"
+                out += "\(indent)        actual:   \(paint(m.actual, .red))\n"
+                if let note = m.note { out += "\(indent)        note:     \(note)\n" }
             }
         }
         return out
@@ -72,13 +99,20 @@ public struct ConsoleReporter: RunReporter {
 
     func summary(_ result: RunResult) -> TerminalText {
         let c = result.counts
-        let parts: [String] = [
+        var parts: [String] = [
             "\(c[.pass, default: 0]) passed",
             "\(c[.fail, default: 0]) failed",
             "\(c[.assumptionNotMet, default: 0]) assumption not met",
             "\(c[.skipped, default: 0]) skipped",
             "\(c[.error, default: 0]) could not run",
         ]
+        if result.command != .run {
+            // Outside suite runs no step has an assumption, and a step without a verdict could not be judged.
+            parts = [
+                "\(c[.pass, default: 0]) passed", "\(c[.fail, default: 0]) failed",
+                "\(c[.skipped, default: 0] + c[.error, default: 0]) could not be judged",
+            ]
+        }
         let time = String(format: "%.2f", result.duration)
         var out: TerminalText = ""
         if result.repetitions > 1 {
@@ -93,13 +127,11 @@ public struct ConsoleReporter: RunReporter {
             out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
         out.append(
-            "\nSummary: \(count(result.suites.count, "suite")), \(count(result.stepCount, "step")): "
+            "\nSummary: \(result.groupNoun.counted(result.suites.count)), "
+                + "\(result.command.stepNoun.counted(result.stepCount)): "
                 + parts.joined(separator: ", ") + " in \(time) s\n")
-        switch result.exitCode {
-        case 0: out += paint("Result: CONFORMS", .green, .bold) + "\n"
-        case 1: out += paint("Result: DOES NOT CONFORM", .red, .bold) + "\n"
-        default: out += paint("Result: COULD NOT RUN", .red, .bold) + "\n"
-        }
+        let style: Style = result.status == .conforms ? .green : .red
+        out += paint("Result: \(result.outcome)", style, .bold) + "\n"
         return out
     }
 
@@ -121,5 +153,19 @@ public struct ConsoleReporter: RunReporter {
 
     func paint(_ text: String, _ styles: Style...) -> TerminalText {
         TerminalText.styled(TerminalText(text), styles.map(\.rawValue).joined(separator: ";"), enabled: color)
+    }
+}
+
+extension ConsoleReporter {
+    /// What a failure of a check without severities is called in front of its path.
+    static func findingLabel(_ check: StepResult.Check) -> String {
+        switch check {
+        case .suiteExpectation: "must"
+        case .replayDifference: "differs"
+        case .flowRule: "violation"
+        case .secretFinding: "secret"
+        case .suiteDifference: "differs"
+        case .clientRequest: "request"
+        }
     }
 }

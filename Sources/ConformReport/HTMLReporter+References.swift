@@ -37,8 +37,8 @@ extension HTMLReporter {
     static func citations(in result: RunResult) -> [SpecCitation] {
         var found: Set<SpecCitation> = []
         for suite in result.suites {
-            if let step = SpecCitation.flowStep(named: suite.suite.step) { found.insert(step) }
-            found.formUnion(SpecCitation.citations(in: suite.suite.spec))
+            if let step = SpecCitation.flowStep(named: suite.group.step) { found.insert(step) }
+            found.formUnion(SpecCitation.citations(in: suite.group.spec))
             for step in suite.steps {
                 found.formUnion(SpecCitation.citations(in: step.spec))
                 for failure in step.failures {

@@ -7,7 +7,7 @@ extension HTMLReporter {
 
     func writeSuiteSection(_ entry: Entry, masker: SecretMasker, to sink: any TextSink) {
         let result = entry.result
-        let suite = result.suite
+        let suite = result.group
         var out =
             "<section class=\"suite \(Self.cssClass(result.verdict))\" id=\"\(entry.anchor)\" aria-labelledby=\"\(entry.anchor)-title\">\n"
         out +=
@@ -18,8 +18,10 @@ extension HTMLReporter {
             "Flow step",
             suite.step.isEmpty
                 ? "<span class=\"muted\">(none)</span>" : "<code>\(Self.linkedFlowStep(suite.step))</code>")
-        out += fact("Profile", "<code>\(Escaping.html(suite.profile))</code>")
-        out += fact("Version (SHA-256)", version(suite.contentHash, short: false))
+        if suite.kind == .suite {
+            out += fact("Profile", "<code>\(Escaping.html(suite.profile))</code>")
+            out += fact("Version (SHA-256)", version(suite.contentHash, short: false))
+        }
         if !suite.spec.isEmpty { out += fact("Spec", Self.linkedSpec(suite.spec.summary)) }
         out += "</dl>\n"
         out += "<p class=\"back\"><a href=\"#verdict-matrix\">↑ Back to the verdict matrix</a></p>\n"
@@ -35,7 +37,7 @@ extension HTMLReporter {
         out +=
             "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(Escaping.html(step.flow)) › \(step.index + 1). \(Escaping.html(step.name))</span></h3></summary>\n"
         out += "<dl class=\"facts step-facts\">\n"
-        out += fact("Source", "<code>\(Escaping.html(step.file)):\(step.mark)</code>")
+        out += fact(step.check.locatesRecord ? "Record" : "Source", "<code>\(Escaping.html(step.location))</code>")
         if !step.spec.isEmpty { out += fact("Spec", Self.linkedSpec(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
         if !deterministic {
@@ -51,7 +53,7 @@ extension HTMLReporter {
             out +=
                 "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(Escaping.html(masker.text(text)))</p>\n"
         }
-        if !step.failures.isEmpty { out += diff(step.failures, masker: masker) }
+        if !step.failures.isEmpty { out += diff(step.failures, severities: step.check.hasSeverities, masker: masker) }
         if step.request != nil || step.response != nil {
             out += "<div class=\"exchange\">\n"
             out += step.request.map { request($0, masker: masker) } ?? ""
@@ -64,17 +66,18 @@ extension HTMLReporter {
         return out
     }
 
-    func diff(_ failures: [CheckFailure], masker: SecretMasker) -> String {
+    /// The failed checks as a table; the severity column only where severities mean something (suite steps).
+    func diff(_ failures: [CheckFailure], severities: Bool = true, masker: SecretMasker) -> String {
         var out = "<table class=\"diff\">\n<caption>Differences</caption>\n"
         out +=
-            "<thead><tr><th scope=\"col\">Path</th><th scope=\"col\">Severity</th><th scope=\"col\">Expected</th><th scope=\"col\">Actual</th></tr></thead>\n<tbody>\n"
+            "<thead><tr><th scope=\"col\">Path</th>\(severities ? "<th scope=\"col\">Severity</th>" : "")<th scope=\"col\">Expected</th><th scope=\"col\">Actual</th></tr></thead>\n<tbody>\n"
         for failure in failures {
             let severity =
                 failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
             let cls = failure.severity == .assumed ? "v-assumed" : "v-fail"
             for m in failure.mismatches {
                 out += "<tr><th scope=\"row\"><code>\(Escaping.html(masker.text(m.path)))</code></th>"
-                out += "<td><span class=\"severity \(cls)\">\(Self.linkedSpec(severity))</span></td>"
+                if severities { out += "<td><span class=\"severity \(cls)\">\(Self.linkedSpec(severity))</span></td>" }
                 out += "<td class=\"expected\"><code>\(Escaping.html(masker.text(m.expected)))</code></td>"
                 out += "<td class=\"actual\"><code>\(Escaping.html(masker.text(m.actual)))</code>"
                 if let note = m.note { out += "<div class=\"note\">\(Escaping.html(masker.text(note)))</div>" }

@@ -30,7 +30,7 @@ public struct HTMLReporter: DocumentReporter {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="generator" content="conform">
-            <title>Conform certification report: \(Escaping.html(result.target))</title>
+            <title>\(Escaping.html(result.target)): \(Escaping.html(result.headline))</title>
             <style>
             \(Self.css)\(Self.referencesCSS)</style>
             </head>
@@ -65,12 +65,12 @@ public struct HTMLReporter: DocumentReporter {
             self.result = result
             masker = SecretMasker(learningFrom: result)
             let ordered = result.suites.enumerated().sorted { a, b in
-                let ka = HTMLReporter.stepKey(a.element.suite.step), kb = HTMLReporter.stepKey(b.element.suite.step)
+                let ka = HTMLReporter.stepKey(a.element.group.step), kb = HTMLReporter.stepKey(b.element.group.step)
                 return ka != kb ? ka < kb : a.offset < b.offset
             }
             var used: Set<String> = []
             entries = ordered.map { item in
-                var anchor = "suite-" + HTMLReporter.slug(item.element.suite.id)
+                var anchor = "suite-" + HTMLReporter.slug(item.element.group.id)
                 if used.contains(anchor) { anchor += "-\(item.offset + 1)" }
                 used.insert(anchor)
                 return Entry(result: item.element, anchor: anchor)
@@ -81,10 +81,10 @@ public struct HTMLReporter: DocumentReporter {
         var groups: [(step: String, entries: [Entry])] {
             var out: [(step: String, entries: [Entry])] = []
             for entry in entries {
-                if let last = out.last, last.step == entry.result.suite.step {
+                if let last = out.last, last.step == entry.result.group.step {
                     out[out.count - 1].entries.append(entry)
                 } else {
-                    out.append((entry.result.suite.step, [entry]))
+                    out.append((entry.result.group.step, [entry]))
                 }
             }
             return out
@@ -111,7 +111,7 @@ public struct HTMLReporter: DocumentReporter {
         let counts = result.counts
         let (overallVerdict, overallText) = Self.overall(result)
         let overallClass = Self.cssClass(overallVerdict), overallSymbol = Self.symbol(overallVerdict)
-        let profiles = Set(result.suites.map(\.suite.profile)).sorted()
+        let profiles = Set(result.suites.map(\.group.profile)).sorted()
         let decisions = Set(
             result.suites.lazy.flatMap(\.steps).filter { $0.verdict == .assumptionNotMet }.flatMap {
                 $0.failures.compactMap(\.decision)
@@ -119,19 +119,22 @@ public struct HTMLReporter: DocumentReporter {
         )
         .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
         var out = "<header class=\"report-header\">\n"
-        out += "<p class=\"kicker\">Conform certification report for</p>\n"
+        out += "<p class=\"kicker\">\(Escaping.html(result.command.kicker))</p>\n"
         out += "<h1>\(Escaping.html(result.target))</h1>\n"
         out +=
             "<p class=\"overall \(overallClass)\" id=\"overall\"><span class=\"symbol\" aria-hidden=\"true\">\(overallSymbol)</span> \(overallText)</p>\n"
         out += "<dl class=\"facts\">\n"
         out += fact("Date", Escaping.html(date ?? Self.now()))
-        out += fact(
-            "Application profile" + (profiles.count == 1 ? "" : "s"),
-            profiles.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
+        if result.suites.contains(where: { $0.group.kind == .suite }) {
+            out += fact(
+                "Application profile" + (profiles.count == 1 ? "" : "s"),
+                profiles.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
+        }
         let durationText = deterministic ? "" : String(format: " in %.2f s", result.duration)
+        let groups = result.groupNoun
         out += fact(
-            "Suites",
-            "\(result.suites.count) suite\(result.suites.count == 1 ? "" : "s"), \(result.stepCount) step\(result.stepCount == 1 ? "" : "s")\(durationText)"
+            groups.many.prefix(1).uppercased() + groups.many.dropFirst(),
+            "\(groups.counted(result.suites.count)), \(result.command.stepNoun.counted(result.stepCount))\(durationText)"
         )
         if !result.contactedOrigins.isEmpty {
             out += fact(
@@ -173,7 +176,7 @@ public struct HTMLReporter: DocumentReporter {
         for group in page.groups {
             out += "<tbody>\n"
             for (i, entry) in group.entries.enumerated() {
-                let suite = entry.result.suite
+                let suite = entry.result.group
                 out +=
                     "<tr data-suite=\"\(Escaping.html(suite.id))\" data-verdict=\"\(Escaping.html(entry.result.verdict.rawValue))\">"
                 if i == 0 {
@@ -226,10 +229,11 @@ public struct HTMLReporter: DocumentReporter {
 
     /// The run's verdict in the words of a certificate.
     static func overall(_ result: RunResult) -> (Verdict, String) {
-        switch result.exitCode {
-        case 0: (.pass, "CONFORMS")
-        case 1: (.fail, "DOES NOT CONFORM")
-        default: (.error, "COULD NOT RUN")
+        let words = Escaping.html(result.headline)
+        return switch result.status {
+        case .conforms: (.pass, words)
+        case .mismatch: (.fail, words)
+        default: (.error, words)
         }
     }
 

@@ -105,6 +105,9 @@ public struct JSONReporter: DocumentReporter {
         ])
         // Replays and diffs say so: their exit status follows the comparison rules (RunStatus).
         if result.kind == .comparison { o["kind"] = "comparison" }
+        // Which command the result is of, and its verdict in that command's words.
+        o["command"] = .string(result.command.rawValue)
+        o["headline"] = .string(result.headline)
         // Where the requests went: the target's origins, and any host the user allowed.
         if !result.contactedOrigins.isEmpty { o["origins"] = .array(result.contactedOrigins.map { .string($0) }) }
         // A repeated run (`--repeat N`) names the steps whose verdict changed between repetitions.
@@ -124,13 +127,18 @@ public struct JSONReporter: DocumentReporter {
 
     /// A suite's members before `steps`.
     func suiteHead(_ result: SuiteResult, position: Int) -> JSONObject {
-        let s = result.suite
-        return JSONObject([
-            ("position", .int(position)), ("id", .string(s.id)), ("title", .string(s.title)), ("step", .string(s.step)),
-            ("file", .string(s.file)), ("contentHash", .string(s.contentHash)), ("profile", .string(s.profile)),
-            ("spec", ["section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) })]),
-            ("verdict", .string(result.verdict.rawValue)), ("duration", time(result.duration)),
-        ])
+        let s = result.group
+        return JSONObject(
+            [
+                ("position", .int(position)), ("id", .string(s.id)), ("title", .string(s.title)),
+                ("step", .string(s.step)),
+                ("file", .string(s.file)), ("contentHash", .string(s.contentHash)), ("profile", .string(s.profile)),
+                (
+                    "spec",
+                    ["section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) })]
+                ),
+                ("verdict", .string(result.verdict.rawValue)), ("duration", time(result.duration)),
+            ] + (s.kind == .suite ? [] : [("group", .string(s.kind.rawValue))]))
     }
 
     /// One step; credentials in headers, URLs, bodies and messages are masked (`SecretMasker`).
@@ -139,7 +147,11 @@ public struct JSONReporter: DocumentReporter {
         o["flow"] = .string(s.flow)
         o["index"] = .int(s.index + 1)
         o["name"] = .string(s.name)
+        // `location` keeps its `file:line:col` form (a trace record's `seq` as the line) for readers of older reports;
+        // `record` names a trace record as `file#seq`.
         o["location"] = .string("\(s.file):\(s.mark)")
+        if s.check.locatesRecord { o["record"] = .string(s.location) }
+        if s.check != .suiteExpectation { o["check"] = .string(s.check.rawValue) }
         o["spec"] = .string(s.spec.summary)
         o["specReference"] = [
             "section": .string(s.spec.section), "decisions": .array(s.spec.decisions.map { .string($0) }),

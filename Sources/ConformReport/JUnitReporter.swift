@@ -27,17 +27,17 @@ public struct JUnitReporter: DocumentReporter {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         // `skipped` is counted per testsuite only: junit-10.xsd allows no such attribute on testsuites.
         out +=
-            "<testsuites name=\"conform\" tests=\"\(result.stepCount)\" failures=\"\(counts[.fail, default: 0])\" errors=\"\(counts[.error, default: 0])\" time=\"\(time(result.duration))\">\n"
+            "<testsuites name=\"\(Escaping.xml("Conform: " + result.headline))\" tests=\"\(result.stepCount)\" failures=\"\(counts[.fail, default: 0])\" errors=\"\(counts[.error, default: 0])\" time=\"\(time(result.duration))\">\n"
         sink.write(out)
         for suite in result.suites {
             out = ""
             let s = suite.steps
             out +=
-                "  <testsuite name=\"\(Escaping.xml(suite.suite.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(Escaping.xml(suite.suite.file))\">\n"
+                "  <testsuite name=\"\(Escaping.xml(suite.group.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(Escaping.xml(suite.group.file))\">\n"
             out += "    <properties>\n"
-            out += "      <property name=\"title\" value=\"\(Escaping.xml(suite.suite.title))\"/>\n"
-            out += "      <property name=\"flowStep\" value=\"\(Escaping.xml(suite.suite.step))\"/>\n"
-            out += "      <property name=\"spec\" value=\"\(Escaping.xml(suite.suite.spec.summary))\"/>\n"
+            out += "      <property name=\"title\" value=\"\(Escaping.xml(suite.group.title))\"/>\n"
+            out += "      <property name=\"flowStep\" value=\"\(Escaping.xml(suite.group.step))\"/>\n"
+            out += "      <property name=\"spec\" value=\"\(Escaping.xml(suite.group.spec.summary))\"/>\n"
             if !result.contactedOrigins.isEmpty {
                 let origins = result.contactedOrigins.joined(separator: " ")
                 out += "      <property name=\"origins\" value=\"\(Escaping.xml(origins))\"/>\n"
@@ -45,7 +45,7 @@ public struct JUnitReporter: DocumentReporter {
             out += "    </properties>\n"
             for step in s {
                 out +=
-                    "    <testcase classname=\"\(Escaping.xml(suite.suite.id)).\(Escaping.xml(step.flow))\" name=\"\(step.index + 1). \(Escaping.xml(step.name))\" time=\"\(time(step.duration))\""
+                    "    <testcase classname=\"\(Escaping.xml(suite.group.id)).\(Escaping.xml(step.flow))\" name=\"\(step.index + 1). \(Escaping.xml(step.name))\" time=\"\(time(step.duration))\""
                 switch step.verdict {
                 case .pass:
                     out += "/>\n"
@@ -54,13 +54,15 @@ public struct JUnitReporter: DocumentReporter {
                         ">\n      <system-out>\(Escaping.xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
                 case .skipped:
                     out +=
-                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(step.error ?? "skipped")))\">\(Escaping.xml("\(step.file):\(step.mark)"))</skipped>\n    </testcase>\n"
+                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(step.error ?? "skipped")))\">\(Escaping.xml(step.location))</skipped>\n    </testcase>\n"
                 case .fail:
                     let first = masker.text(
                         step.failures.first?.mismatches.first.map {
                             "\($0.path): expected \($0.expected), got \($0.actual)"
                         } ?? step.error ?? "failed")
-                    let type = step.failures.map(\.severity).max()?.rawValue ?? "exchange"
+                    let type =
+                        step.check.hasSeverities
+                        ? step.failures.map(\.severity).max()?.rawValue ?? "exchange" : step.check.rawValue
                     out +=
                         ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(Escaping.xml(type))\">\(Escaping.xml(details(step, masker)))</failure>\n    </testcase>\n"
                 case .error:
@@ -76,7 +78,7 @@ public struct JUnitReporter: DocumentReporter {
 
     /// The step's location, spec, exchange and mismatches, with credentials masked.
     func details(_ step: StepResult, _ masker: SecretMasker) -> String {
-        var lines: [String] = ["\(step.file):\(step.mark)"]
+        var lines: [String] = [step.location]
         if !step.spec.isEmpty { lines.append("spec: \(step.spec.summary)") }
         if let r = step.request {
             lines.append("\(r.method) \(r.url)" + (step.response.map { " -> \($0.status.code)" } ?? ""))
@@ -84,9 +86,11 @@ public struct JUnitReporter: DocumentReporter {
         if let e = step.error { lines.append(e) }
         for f in step.failures {
             for m in f.mismatches {
-                let label = f.severity == .assumed ? "assumed \(f.decision ?? "")" : f.severity.rawValue
+                let label =
+                    !step.check.hasSeverities
+                    ? "" : f.severity == .assumed ? "assumed \(f.decision ?? "") " : "\(f.severity.rawValue) "
                 lines.append(
-                    "\(label) \(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
+                    "\(label)\(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
             }
         }
         return masker.text(lines.joined(separator: "\n"))

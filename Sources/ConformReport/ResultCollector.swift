@@ -1,50 +1,74 @@
 import ConformCore
 import Synchronization
 
-/// Gathers the steps of a command other than a suite run (a replay, a diff, a mock session) as they come, grouped
-/// into suites, and gives them as a run result for the reporters; safe to feed from concurrent tasks.
+/// Gathers the steps of a command other than a suite run (a replay, a diff, a client check, a mock session, a scan)
+/// as they come, grouped, and gives them as a result for the reporters; safe to feed from concurrent tasks.
+///
+/// Each step added is also handed on as a `stepFinished` event (to a ``Session``'s handler), so the console shows
+/// it as it comes.
 public final class ResultCollector: Sendable {
     private struct Group {
-        var suite: Suite
+        var group: ResultGroup
         var steps: [StepResult]
     }
 
     private struct State {
         var order: [String] = []
         var groups: [String: Group] = [:]
+        var passesNotKept = 0
     }
 
     private let state = Mutex(State())
+    /// Whether passed steps are kept, or only counted (a long replay whose console needs only their number).
+    public let keepsPasses: Bool
+    private let events: @Sendable (RunEvent) -> Void
 
-    public init() {}
+    /// A collector that hands each step to `events` as it is added.
+    public init(keepsPasses: Bool = true, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
+        self.keepsPasses = keepsPasses
+        self.events = events
+    }
 
-    /// Adds `step` to the suite with `suite`'s id, made from `suite` on first use; the step takes the suite's id.
-    public func add(_ step: StepResult, to suite: @autoclosure () -> Suite) {
+    /// Adds `step` to the group with `group`'s id, made from `group` on first use; the step takes the group's id.
+    public func add(_ step: StepResult, to group: @autoclosure () -> ResultGroup) {
+        let made = group()
+        let id = made.id
+        var step = step
+        step.suiteID = id
+        events(.stepFinished(step))
         state.withLock { s in
-            var step = step
-            let id = suite().id
-            step.suiteID = id
             if s.groups[id] == nil {
                 s.order.append(id)
-                s.groups[id] = Group(suite: suite(), steps: [])
+                s.groups[id] = Group(group: made, steps: [])
+            }
+            // A group whose steps all passed stays, empty, so that the result still names it.
+            if !keepsPasses && step.verdict == .pass {
+                s.passesNotKept += 1
+                return
             }
             s.groups[id]!.steps.append(step)
         }
     }
 
-    /// The suites in the order they first got a step; with `sortedByLine`, each suite's steps are put in the order
+    /// Adds `step` to the suite with `suite`'s id.
+    public func add(_ step: StepResult, to suite: Suite) { add(step, to: ResultGroup(suite)) }
+
+    /// The groups in the order they first got a step; with `sortedByLine`, each group's steps are put in the order
     /// of their line (a trace's `seq`) and numbered again, for steps that finish out of order.
-    public func result(target: String, duration: Double, kind: RunResult.Kind, sortedByLine: Bool = false) -> RunResult
-    {
-        let groups = state.withLock { s in s.order.compactMap { s.groups[$0] } }
+    public func result(
+        _ command: RunResult.Command, target: String, duration: Double, sortedByLine: Bool = false
+    ) -> RunResult {
+        let (groups, passesNotKept) = state.withLock { s in (s.order.compactMap { s.groups[$0] }, s.passesNotKept) }
         let suites = groups.map { group in
             var steps = group.steps
             if sortedByLine {
                 steps.sort { $0.mark.line < $1.mark.line }
                 for i in steps.indices { steps[i].index = i }
             }
-            return SuiteResult(suite: group.suite, steps: steps, duration: steps.reduce(0) { $0 + $1.duration })
+            return SuiteResult(group: group.group, steps: steps, duration: steps.reduce(0) { $0 + $1.duration })
         }
-        return RunResult(suites: suites, duration: duration, target: target, kind: kind)
+        var result = RunResult(command: command, suites: suites, duration: duration, target: target)
+        result.passesNotKept = passesNotKept
+        return result
     }
 }

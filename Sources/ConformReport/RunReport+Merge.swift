@@ -26,6 +26,11 @@ extension RunReport {
                     "\(report.source) comes from a plan of \(p.planSuites) suites, \(first.source) from one of \(first.placement.planSuites)",
                     help: "run every shard on the same suites")
             }
+            guard report.result.command == first.result.command else {
+                throw RunReportError(
+                    "\(report.source) is a report of \(report.result.command.rawValue), \(first.source) of \(first.result.command.rawValue)",
+                    help: "merge the reports of the shards of one command")
+            }
             guard report.result.target == first.result.target else {
                 throw RunReportError(
                     "\(report.source) ran against \(report.result.target), \(first.source) against \(first.result.target)",
@@ -63,7 +68,7 @@ extension RunReport {
             for (position, suite) in zip(report.placement.positions, report.result.suites) {
                 guard slots.indices.contains(position), slots[position] == nil else {
                     throw RunReportError(
-                        "\(report.source): suite \(suite.suite.id) claims plan position \(position), which is out of range or taken",
+                        "\(report.source): suite \(suite.group.id) claims plan position \(position), which is out of range or taken",
                         help: "merge the reports of one sharded run")
                 }
                 slots[position] = suite
@@ -72,12 +77,13 @@ extension RunReport {
         // Every position is in range and taken once, and there are as many suites as positions: every slot is full.
         let suites = slots.compactMap { $0 }
         let duration = byIndex.values.map(\.result.duration).max() ?? 0
-        var result = RunResult(suites: suites, duration: duration, target: first.result.target)
+        var result = RunResult(
+            command: first.result.command, suites: suites, duration: duration, target: first.result.target)
         result.repetitions = reports.map(\.result.repetitions).max() ?? 1
         result.contactedOrigins = Set(reports.flatMap(\.result.contactedOrigins)).sorted()
         // Suite ids are unique in a plan: each flaky step goes where its suite went, in the order its shard gave.
         let flaky = Dictionary(grouping: reports.flatMap(\.result.flaky), by: \.suiteID)
-        result.flaky = suites.flatMap { flaky[$0.suite.id] ?? [] }
+        result.flaky = suites.flatMap { flaky[$0.group.id] ?? [] }
         return RunReport(
             result: result, placement: .whole(suiteCount: planSuites),
             source: reports.map(\.source).joined(separator: " + "))

@@ -177,6 +177,12 @@ private struct Reader {
         }
         let kind = try self.kind(root["kind"])
         var result = RunResult(suites: suites, duration: duration, target: target, kind: kind)
+        if let command = try self.command(root["command"]) {
+            guard command.kind == kind else {
+                throw fail("$.command", "a \(command.rawValue) result is of kind \(command.kind), not \(kind)")
+            }
+            result.command = command
+        }
         try repetitions(root, into: &result)
         result.contactedOrigins = try origins(root["origins"])
         return RunReport(
@@ -208,7 +214,7 @@ private struct Reader {
         guard items.count <= result.stepCount else {
             throw fail("$.flaky", "\(items.count) flaky steps, but the report holds \(result.stepCount) steps")
         }
-        let suiteIDs = Set(result.suites.map(\.suite.id))
+        let suiteIDs = Set(result.suites.map(\.group.id))
         for (i, item) in items.enumerated() {
             let path = "$.flaky[\(i)]"
             _ = try object(item, path)
@@ -237,15 +243,15 @@ private struct Reader {
         -> SuiteResult
     {
         let spec = try object(v["spec"], "\(path).spec")
-        let model = Suite(
-            id: try string(v["id"], "\(path).id"), title: try string(v["title"], "\(path).title"),
-            step: try string(v["step"], "\(path).step"),
+        let model = ResultGroup(
+            kind: try groupKind(v["group"], "\(path).group"), id: try string(v["id"], "\(path).id"),
+            title: try string(v["title"], "\(path).title"), step: try string(v["step"], "\(path).step"),
             spec: SpecReference(
                 section: try string(spec["section"], "\(path).spec.section"),
                 decisions: try strings(spec["decisions"], "\(path).spec.decisions")),
-            profile: try string(v["profile"], "\(path).profile"), flows: [],
             file: try string(v["file"], "\(path).file"),
-            contentHash: try string(v["contentHash"], "\(path).contentHash"))
+            contentHash: try string(v["contentHash"], "\(path).contentHash"),
+            profile: try string(v["profile"], "\(path).profile"))
         var steps: [StepResult] = []
         func add(_ step: StepResult) { steps.append(spool.map { step.spooled(into: $0) } ?? step) }
         if let stepRanges {
@@ -258,7 +264,7 @@ private struct Reader {
                 add(try step(item, suiteID: model.id, "\(path).steps[\(i)]"))
             }
         }
-        return SuiteResult(suite: model, steps: steps, duration: try number(v["duration"], "\(path).duration"))
+        return SuiteResult(group: model, steps: steps, duration: try number(v["duration"], "\(path).duration"))
     }
 
     func step(_ v: JSONValue, suiteID: String, _ path: String) throws(RunReportError) -> StepResult {
@@ -284,7 +290,36 @@ private struct Reader {
             failures: failures,
             error: v["error"] == nil ? nil : try string(v["error"], "\(path).error"),
             attempts: try int(v["attempts"], "\(path).attempts", 0...Self.maxCount),
-            duration: try number(v["duration"], "\(path).duration"))
+            duration: try number(v["duration"], "\(path).duration"),
+            check: try check(v["check"], "\(path).check"))
+    }
+
+    /// The command a report is of; `nil` when absent, as in reports of older versions.
+    func command(_ v: JSONValue?) throws(RunReportError) -> RunResult.Command? {
+        try v.map { v throws(RunReportError) in try closed(v, "$.command", "command") }
+    }
+
+    /// What a group is: a suite when absent (as in reports of older versions).
+    func groupKind(_ v: JSONValue?, _ path: String) throws(RunReportError) -> ResultGroup.Kind {
+        try v.map { v throws(RunReportError) in try closed(v, path, "group") } ?? .suite
+    }
+
+    /// What kind of check a step is: a suite expectation when absent.
+    func check(_ v: JSONValue?, _ path: String) throws(RunReportError) -> StepResult.Check {
+        try v.map { v throws(RunReportError) in try closed(v, path, "check") } ?? .suiteExpectation
+    }
+
+    /// A member of the closed set `T`, spelt as its raw value; anything else names the set.
+    func closed<T: RawRepresentable & CaseIterable>(_ v: JSONValue, _ path: String, _ noun: String)
+        throws(RunReportError) -> T where T.RawValue == String
+    {
+        let text = try string(v, path)
+        guard let value = T(rawValue: text) else {
+            throw fail(
+                path,
+                "unknown \(noun) '\(text)'; expected one of: " + T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
     }
 
     /// `conformance` (also when absent, as in reports of older versions) or `comparison`.

@@ -1,208 +1,7 @@
 import ConformCore
-import ConformDiagnostics
 
-/// What happened in one step.
-///
-/// A run keeps every step's result to its end (the reporters write suites from them), so the layout is compact:
-/// what the steps of one flow share (suite, flow, file, the suite's reference) is one shared ``Origin``, the
-/// counts are 32-bit, and a step's own reference is stored only when it differs from its suite's.
-public struct StepResult: Sendable, Hashable {
-    /// What every step of one flow shares. Make one per flow and hand it to ``init(origin:index:name:mark:spec:verdict:)``
-    /// so that the steps hold it once.
-    public final class Origin: Sendable, Hashable {
-        public let suiteID: String
-        public let flow: String
-        public let file: String
-        /// The suite's reference, which a step without one of its own reports.
-        public let spec: SpecReference
-
-        public init(suiteID: String, flow: String, file: String, spec: SpecReference) {
-            self.suiteID = suiteID
-            self.flow = flow
-            self.file = file
-            self.spec = spec
-        }
-
-        public static func == (lhs: Origin, rhs: Origin) -> Bool {
-            lhs === rhs
-                || (lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.spec == rhs.spec)
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(suiteID)
-            hasher.combine(flow)
-        }
-
-        func with(suiteID: String? = nil, flow: String? = nil, file: String? = nil) -> Origin {
-            Origin(suiteID: suiteID ?? self.suiteID, flow: flow ?? self.flow, file: file ?? self.file, spec: spec)
-        }
-    }
-
-    public private(set) var origin: Origin
-    public var suiteID: String {
-        get { origin.suiteID }
-        set { origin = origin.with(suiteID: newValue) }
-    }
-    public var flow: String {
-        get { origin.flow }
-        set { origin = origin.with(flow: newValue) }
-    }
-    public var file: String {
-        get { origin.file }
-        set { origin = origin.with(file: newValue) }
-    }
-    /// The step's place in its flow, from 0.
-    public var index: Int {
-        get { Int(storedIndex) }
-        set { storedIndex = Int32(clamping: newValue) }
-    }
-    public var name: String
-    public var mark: SourceMark
-    /// The step's reference, or its suite's when it has none of its own.
-    public var spec: SpecReference {
-        get { ownSpec.first ?? origin.spec }
-        set { ownSpec = newValue == origin.spec ? [] : [newValue] }
-    }
-    /// The last request sent, when there was an exchange (read back from a spool when the step was spooled).
-    public var request: HTTPRequest? {
-        get { exchange.parts.0 }
-        set { exchange = .inline(newValue, exchange.parts.1) }
-    }
-    /// The response received.
-    public var response: HTTPResponse? {
-        get { exchange.parts.1 }
-        set { exchange = .inline(exchange.parts.0, newValue) }
-    }
-    /// Where the exchange is kept: a boxed pair in memory, or a spool on disk; one word either way.
-    private var exchange: ExchangeStorage
-    public var failures: [CheckFailure]
-    /// Why there is no response, why the step could not run, or what more its verdict needs said, part by part.
-    public var errors: [StepError]
-    /// ``errors`` as the one line reports show (the parts joined by "; "); setting it replaces them with one part
-    /// of kind ``StepError/Kind/text``.
-    public var error: String? {
-        get { errors.isEmpty ? nil : errors.map(\.message).joined(separator: StepError.separator) }
-        set { errors = newValue.map { [StepError(.text, $0)] } ?? [] }
-    }
-    public var attempts: Int {
-        get { Int(storedAttempts) }
-        set { storedAttempts = Int32(clamping: newValue) }
-    }
-    /// Wall time of the step in seconds.
-    public var duration: Double
-    private var ownSpec: [SpecReference]
-    private var storedIndex: Int32
-    private var storedAttempts: Int32
-    /// (Declared last, beside the 32-bit counts, so that it takes no word of its own.)
-    public var verdict: Verdict
-
-    public init(
-        suiteID: String, flow: String, index: Int, name: String, file: String, mark: SourceMark, spec: SpecReference,
-        verdict: Verdict, request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
-        error: String? = nil, attempts: Int = 0, duration: Double = 0
-    ) {
-        self.init(
-            origin: Origin(suiteID: suiteID, flow: flow, file: file, spec: spec), index: index, name: name, mark: mark,
-            spec: spec, verdict: verdict, request: request, response: response, failures: failures, error: error,
-            attempts: attempts, duration: duration)
-    }
-
-    /// A result that shares `origin` with the other steps of its flow.
-    public init(
-        origin: Origin, index: Int, name: String, mark: SourceMark, spec: SpecReference, verdict: Verdict,
-        request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
-        error: String? = nil, attempts: Int = 0, duration: Double = 0
-    ) {
-        self.origin = origin
-        self.storedIndex = Int32(clamping: index)
-        self.name = name
-        self.mark = mark
-        self.ownSpec = spec == origin.spec ? [] : [spec]
-        self.verdict = verdict
-        self.exchange = request == nil && response == nil ? .none : .inline(request, response)
-        self.failures = failures
-        self.errors = error.map { [StepError(.text, $0)] } ?? []
-        self.storedAttempts = Int32(clamping: attempts)
-        self.duration = duration
-    }
-
-    /// Equal when every public part is: how the parts are stored (which reference sits in the origin) does not count.
-    public static func == (lhs: StepResult, rhs: StepResult) -> Bool {
-        lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.index == rhs.index
-            && lhs.name == rhs.name && lhs.mark == rhs.mark && lhs.spec == rhs.spec && lhs.verdict == rhs.verdict
-            && lhs.exchange == rhs.exchange && lhs.failures == rhs.failures && lhs.errors == rhs.errors
-            && lhs.attempts == rhs.attempts && lhs.duration == rhs.duration
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(suiteID)
-        hasher.combine(flow)
-        hasher.combine(index)
-        hasher.combine(name)
-        hasher.combine(verdict)
-    }
-}
-
-/// Where a step's exchange is kept.
-enum ExchangeStorage: Sendable, Hashable {
-    case none
-    indirect case inline(HTTPRequest?, HTTPResponse?)
-    case spooled(ExchangeSpool.Ref)
-
-    var parts: (HTTPRequest?, HTTPResponse?) {
-        switch self {
-        case .none: (nil, nil)
-        case .inline(let request, let response): (request, response)
-        case .spooled(let ref): ref.spool.load(ref)
-        }
-    }
-}
-
-extension StepResult {
-    /// This step with its exchange moved to `spool`, leaving a file offset in memory; unchanged when the step
-    /// has no exchange or the spool cannot be written.
-    public func spooled(into spool: ExchangeSpool) -> StepResult {
-        guard case .inline(let request, let response) = exchange,
-            let ref = spool.append(request: request, response: response)
-        else { return self }
-        var out = self
-        out.exchange = .spooled(ref)
-        return out
-    }
-
-    /// This step without its exchange when it passed: for runs whose reports show exchanges only of the steps
-    /// that did not pass (the console).
-    public func droppingExchangeIfPassed() -> StepResult {
-        guard verdict == .pass else { return self }
-        var out = self
-        out.exchange = .none
-        return out
-    }
-
-    /// Whether the step kept an exchange, in memory or spooled.
-    public var hasExchange: Bool { exchange != .none }
-}
-
-/// A suite's steps, in flow and step order, and its overall verdict.
-public struct SuiteResult: Sendable, Hashable {
-    public var suite: Suite
-    public var steps: [StepResult]
-    public var duration: Double
-
-    public init(suite: Suite, steps: [StepResult], duration: Double) {
-        self.suite = suite
-        self.steps = steps
-        self.duration = duration
-    }
-
-    /// The worst step verdict; `pass` for a suite with no steps.
-    public var verdict: Verdict {
-        let worst = steps.map(\.verdict).max() ?? .pass
-        return worst == .skipped ? .pass : worst
-    }
-}
-
-/// The whole run: a suite run, or the results of a check, replay, diff or mock session in the same shape.
+/// The whole result of any command: a suite run, a replay, a diff, a client check, a mock session or a secret scan,
+/// in one shape; ``command`` says which.
 public struct RunResult: Sendable, Hashable {
     /// How the verdicts add up to an exit status (``RunStatus``).
     public enum Kind: Sendable, Hashable {
@@ -217,6 +16,8 @@ public struct RunResult: Sendable, Hashable {
     public var duration: Double
     public var target: String
     public var kind: Kind
+    /// The command the result comes from.
+    public var command: Command
     /// How many times the run played its plan (`conform run --repeat N`); each step keeps its worst verdict.
     public var repetitions = 1
     /// The most repetitions a run may have (`--repeat` and reports read back).
@@ -226,22 +27,32 @@ public struct RunResult: Sendable, Hashable {
     /// Every origin (`scheme://host[:port]`) the run sent a request to, sorted; an adapter or an in-process target
     /// that got origin-form requests is named by its description.
     public var contactedOrigins: [String] = []
+    /// Steps that passed and were counted but not kept (``ResultCollector/keepsPasses``): a long replay shown only
+    /// on the console keeps the exchanges that did not pass. Counted in ``counts`` and ``stepCount``.
+    public var passesNotKept = 0
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites
         self.duration = duration
         self.target = target
         self.kind = kind
+        self.command = kind == .comparison ? .replay : .run
+    }
+
+    /// The result of `command`, whose exit status follows the command's ``Command/kind``.
+    public init(command: Command, suites: [SuiteResult], duration: Double, target: String) {
+        self.init(suites: suites, duration: duration, target: target, kind: command.kind)
+        self.command = command
     }
 
     public var steps: [StepResult] { suites.flatMap(\.steps) }
 
     /// How many steps the run holds.
-    public var stepCount: Int { suites.reduce(0) { $0 + $1.steps.count } }
+    public var stepCount: Int { suites.reduce(passesNotKept) { $0 + $1.steps.count } }
 
     /// Number of steps with each verdict.
     public var counts: [Verdict: Int] {
-        var out: [Verdict: Int] = [:]
+        var out: [Verdict: Int] = passesNotKept > 0 ? [.pass: passesNotKept] : [:]
         for suite in suites { for step in suite.steps { out[step.verdict, default: 0] += 1 } }
         return out
     }
@@ -251,26 +62,4 @@ public struct RunResult: Sendable, Hashable {
 
     /// 0 conforms, 1 at least one must/should mismatch, 2 cannot run.
     public var exitCode: Int32 { status.rawValue }
-}
-
-/// What the runner reports as it goes; reporters consume these.
-public enum RunEvent: Sendable {
-    case runStarted(RunPlanSummary)
-    case suiteStarted(Suite)
-    case stepFinished(StepResult)
-    case suiteFinished(SuiteResult)
-    case runFinished(RunResult)
-}
-
-/// The parts of a plan reporters need before results arrive.
-public struct RunPlanSummary: Sendable, Hashable {
-    public var suiteCount: Int
-    public var stepCount: Int
-    public var target: String
-
-    public init(suiteCount: Int, stepCount: Int, target: String) {
-        self.suiteCount = suiteCount
-        self.stepCount = stepCount
-        self.target = target
-    }
 }

@@ -26,7 +26,9 @@ public enum Certification {
     ///   - target: the implementation under test: any ``Transport`` with its base URLs, or the embedded reference.
     ///   - suites: the bundled suites (the default), some of them, or suite files and directories of your own.
     ///   - variables: suite variables (`appCode`, `apiKey`, `mobile`, `backend`, …; see `suites/README.md`); they
-    ///     win over the target's base URLs and the suites' defaults, as `conform run --var NAME=VALUE` does.
+    ///     win over the target's base URLs and the suites' defaults, as `conform run --var NAME=VALUE` does. Variables
+    ///     from the environment (`CONFORM_VAR_NAME=VALUE`, ``CertificationOptions/environment``) are read as
+    ///     `conform run` reads them: below `variables`, above the target's base URLs.
     ///   - options: the exchange timeout, report files to write, and how much the summary shows.
     public static func run(
         _ target: CertificationTarget, suites: CertificationSuites = .bundled, variables: [String: String] = [:],
@@ -53,31 +55,20 @@ public enum Certification {
         }
         let plan = RunPlan(
             suites: loaded.suites, overrides: variables,
-            targetDefaults: target.baseURLs,
+            environment: RunPlan.variables(fromEnvironment: options.environment), targetDefaults: target.baseURLs,
             exchangeTimeout: options.exchangeTimeout, targetDescription: target.description,
             functions: profile.functions)
+        // The session of `conform run`: the console, the report files and the exit status, from the one result.
         let console = MemorySink()
-        var reporters: [any RunReporter] = [ConsoleReporter(sink: console, color: false, verbose: options.verbose)]
-        let fileSinks = options.reports.map { ($0, MemorySink()) }
-        for (report, sink) in fileSinks { reporters.append(report.reporter(sink: sink)) }
-        let fanout = ReporterFanout(reporters)
-        let run = await Runner(transport: target.transport).run(plan) { fanout.handle($0) }
-        var summary = console.text
-        var outcome = CertificationResult.Outcome(exitCode: run.exitCode)
-        for (report, sink) in fileSinks {
-            do {
-                try Data(sink.text.utf8).write(to: report.file, options: .atomic)
-            } catch {
-                summary += rendered(
-                    Diagnostic(
-                        .reportUnwritable,
-                        message:
-                            "cannot write the \(report.kind.rawValue) report to \(report.file.path): \(error.localizedDescription)",
-                        help: "check that the directory exists and is writable"))
-                outcome = .couldNotRun
-            }
-        }
-        return CertificationResult(outcome: outcome, summary: summary, run: run)
+        let session = Session(
+            console: ConsoleReporter(sink: console, color: false, verbose: options.verbose),
+            reports: options.reports.map { ReportTarget(kind: $0.kind.target, file: $0.file) })
+        let runner = Runner(transport: target.transport)
+        let outcome = await session.run { events in await runner.run(plan, events: events) }
+        let summary = console.text + outcome.problems.map(rendered).joined()
+        return CertificationResult(
+            outcome: CertificationResult.Outcome(exitCode: outcome.status.rawValue), summary: summary,
+            run: outcome.result)
     }
 
     /// A problem as the summary shows it: the one compiler-style rendering, plain, ending in a newline.
@@ -92,11 +83,19 @@ public struct CertificationOptions: Sendable {
     public var reports: [CertificationReport]
     /// Whether the summary lists every step, not only those that did not pass (`conform run --verbose`).
     public var verbose: Bool
+    /// Where `CONFORM_VAR_NAME=VALUE` suite variables are read from, as `conform run` reads them: by default the
+    /// process's environment.
+    public var environment: [String: String]
 
-    /// Options with a 10-second exchange timeout, no report files and a summary of the steps that did not pass.
-    public init(exchangeTimeout: Duration = .seconds(10), reports: [CertificationReport] = [], verbose: Bool = false) {
+    /// Options with a 10-second exchange timeout, no report files, a summary of the steps that did not pass, and
+    /// suite variables from the process's environment.
+    public init(
+        exchangeTimeout: Duration = .seconds(10), reports: [CertificationReport] = [], verbose: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.exchangeTimeout = exchangeTimeout
         self.reports = reports
         self.verbose = verbose
+        self.environment = environment
     }
 }

@@ -12,6 +12,15 @@ public struct CertificationReport: Sendable, Hashable {
         case json
         /// The self-contained HTML certification page, credentials masked.
         case html
+
+        /// The report file of a session.
+        var target: ReportTarget.Kind {
+            switch self {
+            case .junit: .junit
+            case .json: .json
+            case .html: .html
+            }
+        }
     }
 
     /// The format.
@@ -32,12 +41,4 @@ public struct CertificationReport: Sendable, Hashable {
     /// An HTML certification page written to `file`.
     public static func html(_ file: URL) -> CertificationReport { CertificationReport(kind: .html, file: file) }
 
-    /// The reporter that renders this kind into `sink`.
-    func reporter(sink: any TextSink) -> any RunReporter {
-        switch kind {
-        case .junit: JUnitReporter(sink: sink)
-        case .html: HTMLReporter(sink: sink)
-        case .json: JSONReporter(sink: sink)
-        }
-    }
 }

@@ -18,10 +18,14 @@ extension DiagnosticID {
     public static let secretUnredacted = DiagnosticID("secret.unredacted")
     /// Recorded client traffic breaks a rule of the flow.
     public static let flowViolation = DiagnosticID("flow.violation")
+    /// A server (the recording proxy's, `serve`'s, `mock`'s) cannot listen on the address asked for.
+    public static let cliCannotListen = DiagnosticID("cli.cannot-listen")
+    /// A recording proxy could not forward an exchange or write it down.
+    public static let cliProxy = DiagnosticID("cli.proxy")
 
     /// Every id above, for the catalog the tests gather from every module.
     public static let trafficIDs: [DiagnosticID] = [
         .configInvalid, .recordingInvalid, .recordingLineInvalid, .harInvalid, .harEntryInvalid, .traceInvalid,
-        .secretUnredacted, .flowViolation,
+        .secretUnredacted, .flowViolation, .cliCannotListen, .cliProxy,
     ]
 }

@@ -37,8 +37,8 @@ struct FaultsMatrix: Sendable {
         let rows = zip(faults, results.dropFirst()).map { fault, result in
             Row(
                 fault: fault,
-                failing: result.suites.filter { $0.verdict == .fail || $0.verdict == .error }.map(\.suite.id),
-                assumptionNotMet: result.suites.filter { $0.verdict == .assumptionNotMet }.map(\.suite.id))
+                failing: result.suites.filter { $0.verdict == .fail || $0.verdict == .error }.map(\.group.id),
+                assumptionNotMet: result.suites.filter { $0.verdict == .assumptionNotMet }.map(\.group.id))
         }
         return FaultsMatrix(clean: results[0], rows: rows)
     }

@@ -70,7 +70,7 @@ import Testing
             .compactMap { $0["path"]?.stringValue }
             #expect(paths.contains("$.externalUserId"))
             // One failed step per differing step the console names.
-            let differing = out.text.split(separator: "\n").filter { $0.contains(": step ") }.count
+            let differing = out.text.split(separator: "\n").filter { $0.hasPrefix("✘ ") }.count
             #expect(failed.count == differing, "\(out.text)")
         }
     }

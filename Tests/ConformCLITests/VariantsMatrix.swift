@@ -58,7 +58,7 @@ struct VariantsMatrix: Sendable {
                 row.variants.count == 1
                 ? (row.variants[0].summary ?? "").replacingOccurrences(of: "|", with: "\\|") : "every variant above"
             let verdict = row.clean.exitCode == 0 ? "conform" : "DO NOT CONFORM"
-            let unmet = row.clean.suites.filter { $0.verdict == .assumptionNotMet }.map { "`\($0.suite.id)`" }
+            let unmet = row.clean.suites.filter { $0.verdict == .assumptionNotMet }.map { "`\($0.group.id)`" }
             let same = row.faults.rows.count - differences(row).count
             out += "| \(row.name) | \(behaviour) | \(verdict) | \(unmet.isEmpty ? "—" : unmet.joined(separator: ", ")) "
             out += "| \(same) of \(row.faults.rows.count) |\n"

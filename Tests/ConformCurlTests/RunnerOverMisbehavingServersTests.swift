@@ -55,7 +55,7 @@ import Testing
         ]
         let plan = RunPlan(suites: suites, exchangeTimeout: .milliseconds(500))
         let result = await Runner(transport: CurlTransport()).run(plan)
-        let first = Dictionary(uniqueKeysWithValues: result.suites.map { ($0.suite.id, $0.steps[0]) })
+        let first = Dictionary(uniqueKeysWithValues: result.suites.map { ($0.group.id, $0.steps[0]) })
         #expect(first["refuses"]?.verdict == .error)
         #expect(first["refuses"]?.error?.contains("connection refused") == true)
         #expect(first["hangs"]?.verdict == .fail)
@@ -68,8 +68,8 @@ import Testing
         #expect(first["invalid-json"]?.failures.first?.mismatches.first?.note?.hasPrefix("invalid JSON") == true)
         #expect(first["good"]?.verdict == .pass)
         // Every flow that failed skipped its second step; the good one went on to it.
-        for s in result.suites where s.suite.id != "good" { #expect(s.steps[1].verdict == .skipped) }
-        #expect(result.suites.first { $0.suite.id == "good" }?.steps[1].verdict != .skipped)
+        for s in result.suites where s.group.id != "good" { #expect(s.steps[1].verdict == .skipped) }
+        #expect(result.suites.first { $0.group.id == "good" }?.steps[1].verdict != .skipped)
         #expect(result.exitCode == 2)
     }
 }

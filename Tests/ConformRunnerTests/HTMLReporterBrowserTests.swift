@@ -107,7 +107,7 @@ import Testing
         func value(_ path: String) -> JSONValue? { JSONPath(parsing: path).flatMap { probe[path: $0] } }
 
         #expect(value("$.scriptRan") == .bool(true))
-        #expect(value("$.overall") == .string("! COULD NOT RUN"))
+        #expect(value("$.overall") == .string("! Conformance run — COULD NOT RUN"))
         let rows = value("$.rows")
         #expect(
             rows

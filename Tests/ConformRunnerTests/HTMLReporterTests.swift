@@ -170,9 +170,9 @@ func renderCertification() async throws -> String {
                 duration: 0, target: "x")
             return HTMLReporter(sink: MemorySink(), date: "d", deterministic: true).render(run)
         }
-        #expect(page([.pass, .assumptionNotMet]).contains("✔</span> CONFORMS</p>"))
-        #expect(page([.pass, .fail, .skipped]).contains("✘</span> DOES NOT CONFORM</p>"))
-        #expect(page([.fail, .error]).contains("!</span> COULD NOT RUN</p>"))
+        #expect(page([.pass, .assumptionNotMet]).contains("✔</span> Conformance run — CONFORMS</p>"))
+        #expect(page([.pass, .fail, .skipped]).contains("✘</span> Conformance run — DOES NOT CONFORM</p>"))
+        #expect(page([.fail, .error]).contains("!</span> Conformance run — COULD NOT RUN</p>"))
         #expect(page([]).contains("(no flow step)"))
     }
 }

@@ -164,7 +164,7 @@ import Testing
         var run = try await ReporterTests().mixedRun()
         run.repetitions = 2
         let root = try JSONValue.parse(json(run))
-        let suiteID = run.suites[0].suite.id
+        let suiteID = run.suites[0].group.id
         func message(_ change: (inout JSONObject) -> Void) -> String {
             guard var object = root.objectValue else { return "no object" }
             change(&object)

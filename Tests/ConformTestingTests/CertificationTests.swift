@@ -45,6 +45,23 @@ import Testing
         #expect(result.summary.contains("POST http://mobile.conform.invalid/mobile/1/appinstance?ri=true -> 401\n"))
     }
 
+    @Test func environmentVariablesAreReadAsConformRunReadsThem() async {
+        // CONFORM_VAR_appCode sends a wrong application code, which the reference refuses.
+        let environment = ["CONFORM_VAR_appCode": "not-an-application"]
+        let fromEnvironment = await Certification.run(
+            .reference(), suites: .bundled(["01-registration"]),
+            options: CertificationOptions(environment: environment))
+        #expect(fromEnvironment.outcome == .doesNotConform, "\(fromEnvironment.summary)")
+        #expect(
+            fromEnvironment.summary.contains(
+                "POST http://mobile.conform.invalid/mobile/1/appinstance?ri=true -> 401\n"))
+        // A variable given in code wins over the environment, as --var wins over CONFORM_VAR_.
+        let overridden = await Certification.run(
+            .reference(), suites: .bundled(["01-registration"]), variables: ["appCode": "conform-app-code"],
+            options: CertificationOptions(environment: environment))
+        #expect(overridden.conforms, "\(overridden.summary)")
+    }
+
     @Test func aVariantOfTheReferenceStillConforms() async {
         let result = await Certification.run(
             .reference(variants: [.opaqueIds, .extraMembers]), suites: .bundled(["02-login", "08-error-envelopes"]))

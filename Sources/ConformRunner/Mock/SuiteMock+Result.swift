@@ -3,9 +3,9 @@ import ConformDiagnostics
 import ConformReport
 
 extension SuiteMock {
-    /// The session as a run result for the reporters: every exchange step of the suites passes when a request
-    /// reached it (the result keeps the request, not the response the mock built) and fails when none did; each request no step accepted is a failed step of the suite `unmatched`,
-    /// with why the closest step refused it.
+    /// The session as a result for the reporters: every exchange step of the suites passes when a request reached
+    /// it and fails when none did, with the request and the answer the mock sent; each request no step accepted is
+    /// a failed step of the group `unmatched`, with why the closest step refused it and the 404 it got.
     public func result(target: String, duration: Double) -> RunResult {
         let report = report()
         var suiteResults: [SuiteResult] = []
@@ -21,7 +21,8 @@ extension SuiteMock {
                     var result = StepResult(
                         suiteID: suite.id, flow: flow.name, index: n, name: step.name, file: suite.file,
                         mark: step.mark, spec: step.spec, verdict: played == nil ? .fail : .pass,
-                        request: played?.request, attempts: played == nil ? 0 : 1)
+                        request: played?.request, response: played?.response, attempts: played == nil ? 0 : 1,
+                        check: .clientRequest)
                     if played == nil { result.errors = [StepError(.notPlayed, "no request reached this step")] }
                     steps.append(result)
                 }
@@ -29,13 +30,15 @@ extension SuiteMock {
             suiteResults.append(SuiteResult(suite: suite, steps: steps, duration: 0))
         }
         if !report.unmatched.isEmpty {
-            let suite = Suite(id: "unmatched", title: "Requests no pending step accepted", flows: [], file: target)
+            let group = ResultGroup(
+                kind: .unmatched, id: "unmatched", title: "Requests no pending step accepted", file: target)
             let steps = report.unmatched.enumerated().map { i, entry in
                 let (file, mark) = Self.split(entry.location)
                 var step = StepResult(
-                    suiteID: suite.id, flow: "requests", index: i,
+                    suiteID: group.id, flow: "requests", index: i,
                     name: "\(entry.request.method) \(entry.request.target)", file: file ?? target,
-                    mark: mark, spec: SpecReference(), verdict: .fail, request: entry.request, attempts: 1)
+                    mark: mark, spec: SpecReference(), verdict: .fail, request: entry.request, response: entry.response,
+                    attempts: 1, check: .clientRequest)
                 if entry.step.isEmpty {
                     step.errors = [StepError(.unmatched, "no step of the suites accepts this request")]
                 } else {
@@ -48,9 +51,9 @@ extension SuiteMock {
                 }
                 return step
             }
-            suiteResults.append(SuiteResult(suite: suite, steps: steps, duration: 0))
+            suiteResults.append(SuiteResult(group: group, steps: steps, duration: 0))
         }
-        return RunResult(suites: suiteResults, duration: duration, target: target)
+        return RunResult(command: .mock, suites: suiteResults, duration: duration, target: target)
     }
 
     /// `FILE:LINE:COLUMN` split from the right (a file may hold colons); no file for an empty location.

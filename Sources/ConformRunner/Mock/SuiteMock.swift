@@ -20,6 +20,8 @@ public final class SuiteMock: HTTPHandler {
         public var status: Int
         /// Why the request matched no step (empty when it matched).
         public var mismatches: [Mismatch]
+        /// The answer the mock sent.
+        public var response: HTTPResponse?
     }
 
     /// What the mock saw: matched steps, unmatched requests, and steps never reached.
@@ -218,7 +220,7 @@ public final class SuiteMock: HTTPHandler {
             Entry(
                 suiteID: suite.id, flow: flow.name, step: "\(f.next + 1). \(candidate.step.name)",
                 location: "\(suite.file):\(candidate.step.mark)", request: request, status: response.status.code,
-                mismatches: []))
+                mismatches: [], response: response))
         return true
     }
 
@@ -250,8 +252,10 @@ public final class SuiteMock: HTTPHandler {
                 separator: "; ")
             text += " Closest: \(suite.id) › \(entry.flow) › \(entry.step) (\(entry.location)): \(why)."
         }
+        let answer = errorEnvelope.response(404, code: "CONFORM_MOCK_NO_MATCH", text: text)
+        entry.response = answer
         state.unmatched.append(entry)
-        return errorEnvelope.response(404, code: "CONFORM_MOCK_NO_MATCH", text: text)
+        return answer
     }
 
     /// Moves every flow past `wait` steps whose event has been emitted, taking the emitter's values.

@@ -2,8 +2,8 @@ import ConformCore
 import ConformDiagnostics
 import ConformReport
 
-/// Checks of client traffic as a run result, so every run reporter (JUnit, JSON, HTML) renders them as it renders a
-/// suite run: one suite per flow step, one step per checked trace and rule.
+/// Checks of client traffic as a result, so every reporter renders them: one group per flow step, one step per
+/// checked trace and rule, located at the trace record that breaks it, with that exchange.
 public enum FlowCheckReport {
     /// One checked trace: its path as given, and what the checker found in it.
     public struct Trace: Sendable, Hashable {
@@ -11,26 +11,42 @@ public enum FlowCheckReport {
         public var violations: [FlowViolation]
         /// What the trace could not show either way (an obligation still open at its end).
         public var notes: [String]
+        /// Exchanges the rules cannot be judged on (a body or the response missing from the trace), the first
+        /// ``TraceTally/maxNamedIncomplete`` named.
+        public var incomplete: [TraceTally.Incomplete]
+        /// How many exchanges cannot be judged, named or not.
+        public var incompleteCount: Int
+        /// Lines or entries that could not be read, whose content was not checked.
+        public var unreadable: Int
+        /// How many exchanges the trace held.
+        public var exchanges: Int
 
-        public init(path: String, violations: [FlowViolation], notes: [String]) {
+        public init(
+            path: String, violations: [FlowViolation], notes: [String], incomplete: [TraceTally.Incomplete] = [],
+            incompleteCount: Int? = nil, unreadable: Int = 0, exchanges: Int = 1
+        ) {
             self.path = path
             self.violations = violations
             self.notes = notes
+            self.incomplete = incomplete
+            self.incompleteCount = max(incompleteCount ?? incomplete.count, incomplete.count)
+            self.unreadable = unreadable
+            self.exchanges = exchanges
         }
     }
 
-    /// A rule passes for a trace that never breaks it and fails with one mismatch per violation otherwise. The step's
-    /// location is `TRACE:SEQ:1`, the `seq` of the first exchange or event that breaks the rule (`TRACE:1:1` when
-    /// none does); its spec is the line of the flow the rule rests on. A trace's notes go with its first rule.
+    /// A rule passes for a trace that never breaks it and fails with one mismatch per violation otherwise. The step is
+    /// located at `TRACE#SEQ`, the first exchange or event that breaks the rule (`TRACE#1` when none does), and
+    /// keeps that exchange; its spec is the line of the flow the rule rests on. A trace's notes go with its first rule.
     public static func result(_ traces: [Trace], rules: [FlowRule], duration: Double = 0) -> RunResult {
         var suites: [SuiteResult] = []
         for step in FlowStep.all {
             let stepRules = rules.filter { $0.step == step }
             guard !stepRules.isEmpty else { continue }
             let id = "check-\(step.name)"
-            let suite = Suite(
-                id: id, title: "Client traffic, flow step \(step.name)", step: step.name,
-                spec: SpecReference(section: "flow step \(step.name.prefix { $0.isNumber })"), flows: [],
+            let group = ResultGroup(
+                kind: .flowStep, id: id, title: "Client traffic, flow step \(step.name)", step: step.name,
+                spec: SpecReference(section: "flow step \(step.name.prefix { $0.isNumber })"),
                 file: traces.map(\.path).joined(separator: ", "))
             var steps: [StepResult] = []
             for trace in traces {
@@ -39,17 +55,80 @@ public enum FlowCheckReport {
                     var result = StepResult(
                         suiteID: id, flow: trace.path, index: index, name: "\(rule.id): \(rule.summary)",
                         file: trace.path, mark: SourceMark(line: broken.first?.seq ?? 1, column: 1),
-                        spec: SpecReference(section: rule.seed), verdict: broken.isEmpty ? .pass : .fail)
+                        spec: SpecReference(section: rule.seed), verdict: broken.isEmpty ? .pass : .fail,
+                        check: .flowRule)
                     if !broken.isEmpty {
                         result.failures = [CheckFailure(severity: .must, mismatches: broken.map(mismatch))]
+                        if let exchange = broken.first?.exchange {
+                            result.request = exchange.request
+                            result.response =
+                                exchange.omitted.contains(where: { $0.hasPrefix("response:") })
+                                ? nil : exchange.response
+                        }
                     }
                     steps.append(result)
                 }
             }
-            suites.append(SuiteResult(suite: suite, steps: steps, duration: 0))
+            suites.append(SuiteResult(group: group, steps: steps, duration: 0))
         }
         attachNotes(traces, to: &suites)
-        return RunResult(suites: suites, duration: duration, target: traces.map(\.path).joined(separator: ", "))
+        if traces.allSatisfy({ $0.exchanges == 0 }) {
+            // No exchange, no rule exercised: every report says the check could not judge, never that it passed.
+            for s in suites.indices {
+                for i in suites[s].steps.indices {
+                    suites[s].steps[i].verdict = .error
+                    suites[s].steps[i].errors = [
+                        StepError(.cannotJudge, "cannot judge: the traffic holds no exchange to check this rule on")
+                    ]
+                }
+            }
+        }
+        for trace in traces where trace.incompleteCount > 0 || trace.unreadable > 0 {
+            suites.append(unjudged(trace))
+        }
+        return RunResult(
+            command: .check, suites: suites, duration: duration, target: traces.map(\.path).joined(separator: ", "))
+    }
+
+    /// What a trace could not show: an error step per exchange without what the rules need, and one for the
+    /// records that could not be read; a violation found beside them may follow from them, so the check cannot judge.
+    static func unjudged(_ trace: Trace) -> SuiteResult {
+        let group = ResultGroup(
+            kind: .trace, id: "unjudged \(trace.path)", title: "What \(trace.path) cannot show", file: trace.path)
+        let origin = StepResult.Origin(
+            suiteID: group.id, flow: trace.path, file: trace.path, spec: SpecReference(), check: .flowRule)
+        var steps = trace.incomplete.enumerated().map { i, e in
+            var step = StepResult(
+                origin: origin, index: i, name: "exchange \(e.seq): \(e.method) \(e.target)",
+                mark: SourceMark(line: e.seq, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+            step.errors = [StepError(.cannotJudge, "cannot judge: " + e.omitted, fields: ["cause": e.omitted])]
+            return step
+        }
+        let unnamed = trace.incompleteCount - trace.incomplete.count
+        if unnamed > 0 {
+            var step = StepResult(
+                origin: origin, index: steps.count, name: "\(unnamed) more exchanges without what the rules need",
+                mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+            step.errors = [
+                StepError(
+                    .cannotJudge, "cannot judge: \(unnamed) more exchanges lack a body or a response",
+                    fields: ["incomplete": String(unnamed)])
+            ]
+            steps.append(step)
+        }
+        if trace.unreadable > 0 {
+            let n = trace.unreadable
+            var step = StepResult(
+                origin: origin, index: steps.count, name: "\(n) unreadable record\(n == 1 ? "" : "s") skipped",
+                mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+            step.errors = [
+                StepError(
+                    .cannotJudge, "cannot judge: what the unreadable records held was not checked (see the warnings)",
+                    fields: ["unreadable": String(n)])
+            ]
+            steps.append(step)
+        }
+        return SuiteResult(group: group, steps: steps, duration: 0)
     }
 
     static func mismatch(_ violation: FlowViolation) -> Mismatch {

@@ -52,7 +52,7 @@ public struct FlowChecker: Sendable {
             if case .exchange(let exchange) = record {
                 for event in merger.due(before: exchange) { found += checker.check(event) }
             }
-            found += checker.check(record)
+            found += Self.attaching(record, to: checker.check(record))
         }
         for event in merger.rest() { found += checker.check(event) }
         return (found, checker.notes + checker.openObligations())
@@ -77,10 +77,20 @@ public struct FlowChecker: Sendable {
             if case .exchange(let exchange) = record {
                 for event in merger.due(before: exchange) { take(checker.check(event)) }
             }
-            take(checker.check(record))
+            take(Self.attaching(record, to: checker.check(record)))
         }
         for event in merger.rest() { take(checker.check(event)) }
         return (all, checker.notes + checker.openObligations())
+    }
+
+    /// `found` with the exchange `record` holds attached to each violation found on it, so reports can show it.
+    public static func attaching(_ record: TraceRecord, to found: [FlowViolation]) -> [FlowViolation] {
+        guard case .exchange(let exchange) = record, !found.isEmpty else { return found }
+        return found.map { v in
+            var v = v
+            if v.seq == exchange.seq { v.exchange = exchange }
+            return v
+        }
     }
 
     /// Streams a trace (any format) through the checker, its records in start order.

@@ -44,6 +44,8 @@ public struct FlowViolation: Sendable, Hashable, CustomStringConvertible {
     public var step: FlowStep
     public var message: String
     public var help: String
+    /// The exchange that broke the rule, when the violation was found on it (reports show it).
+    public var exchange: RecordedExchange? = nil
 
     /// The violation as a `flow.violation` diagnostic naming the exchange or event, coded with the rule's id.
     public var diagnostic: Diagnostic { diagnostic(file: nil) }

@@ -1,4 +1,5 @@
 import ConformCore
+import Dispatch
 import Synchronization
 
 /// Bounds that keep a recording proxy answering when its upstream is slow or never answers.
@@ -32,6 +33,9 @@ public struct ProxyLimits: Sendable, Hashable {
 
 /// Admits a bounded number of requests at once, the others in arrival order, each waiting a bounded time.
 final class AdmissionGate: Sendable {
+    /// Where the queue timeouts of every gate expire.
+    private static let timers = DispatchQueue(label: "conform.admission-timeouts")
+
     /// Why a request was not admitted.
     enum Refusal: Error, Equatable {
         case queueFull
@@ -94,7 +98,6 @@ final class AdmissionGate: Sendable {
             return
         }
         let timeout = limits.queueTimeout
-        let timer = Mutex<UInt64?>(nil)
         let admitted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let startNow = state.withLock { state -> Bool in
                 // A turn may have come free between the check above and here.
@@ -109,12 +112,13 @@ final class AdmissionGate: Sendable {
                 continuation.resume(returning: true)
                 return
             }
-            // Set once the waiter is queued, so an early expiry always finds it; watched on the deadline watch's
-            // own queue, so the wait ends on time even when every shared thread is busy.
-            let expiry = DeadlineWatch.shared.add(deadline: .now + timeout) { self.expire(id) }
-            timer.withLock { $0 = expiry }
+            // Set once the waiter is queued, so an early expiry always finds it (and does nothing once the waiter has
+            // its turn); on a Dispatch queue of its own, not on the shared threads, so a wait ends on time even while
+            // every shared thread is busy, and so before any exchange deadline that is due later.
+            Self.timers.asyncAfter(deadline: .now() + .milliseconds(Int(timeout / .milliseconds(1)))) {
+                self.expire(id)
+            }
         }
-        if let expiry = timer.withLock({ $0 }) { DeadlineWatch.shared.remove(expiry) }
         if !admitted { throw .waitedTooLong }
     }
 

@@ -87,7 +87,13 @@ public struct SecretScanner: Sendable {
 
     /// Scans files and directories (recursively, skipping hidden entries) and returns every finding, in path order.
     public func scan(paths: [String]) throws(RecordingError) -> [SecretFinding] {
-        var findings: [SecretFinding] = []
+        try scanFiles(paths: paths).flatMap(\.findings)
+    }
+
+    /// Scans files and directories as ``scan(paths:)`` does, and returns every file read with its findings, in path
+    /// order: a scan that read nothing judged nothing.
+    public func scanFiles(paths: [String]) throws(RecordingError) -> [(file: String, findings: [SecretFinding])] {
+        var findings: [(file: String, findings: [SecretFinding])] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -101,11 +107,11 @@ public struct SecretScanner: Sendable {
                     let full = (path as NSString).appendingPathComponent(entry)
                     var dir: ObjCBool = false
                     if FileManager.default.fileExists(atPath: full, isDirectory: &dir), !dir.boolValue {
-                        findings += try scan(file: full)
+                        findings.append((full, try scan(file: full)))
                     }
                 }
             } else {
-                findings += try scan(file: path)
+                findings.append((path, try scan(file: path)))
             }
         }
         return findings

@@ -53,7 +53,9 @@ public struct Differential: Sendable {
     }
 
     /// Runs exchanges in memory, step by step in recorded order.
-    public func run(_ exchanges: [RecordedExchange], onStep: (DifferentialStep) -> Void = { _ in }) async throws
+    public func run(
+        _ exchanges: [RecordedExchange], onStep: @escaping @Sendable (DifferentialStep) -> Void = { _ in }
+    ) async throws
         -> DifferentialReport
     {
         try await run(sequence: AsyncArraySequence(exchanges), onStep: onStep)
@@ -61,81 +63,37 @@ public struct Differential: Sendable {
 
     /// Streams a trace's exchanges (any format); their tally counts what the reading skipped.
     public func run(
-        _ trace: TraceExchanges, onStep: (DifferentialStep) -> Void = { _ in }
+        _ trace: TraceExchanges, onStep: @escaping @Sendable (DifferentialStep) -> Void = { _ in }
     ) async throws -> DifferentialReport {
         try await run(sequence: trace, onStep: onStep)
     }
 
-    /// Streams `sequence`; `onStep` sees every step, alike or not, as it is compared.
-    public func run<S: AsyncSequence>(sequence: S, onStep: (DifferentialStep) -> Void = { _ in }) async throws
-        -> DifferentialReport
-    where S.Element == RecordedExchange {
-        var mapA = IdentifierMap(options.substitutions)
-        var mapB = IdentifierMap(options.substitutions)
-        var backA = IdentifierMap()
-        var backB = IdentifierMap()
+    /// Streams `sequence` through a ``Replayer`` whose expected side is A: one scheduler, pace, concurrency and the
+    /// same cannot-judge rules as a replay. `onStep` sees every step, alike or not, as it is compared; the report
+    /// keeps the steps that differ in recorded order.
+    public func run<S: AsyncSequence & Sendable>(
+        sequence: S, onStep: @escaping @Sendable (DifferentialStep) -> Void = { _ in }
+    ) async throws -> DifferentialReport where S.Element == RecordedExchange {
+        var options = self.options
+        options.maxKeptMismatches = maxKeptSteps
+        let replayer = Replayer(transport: b, noise: noise, options: options, expectedSide: a)
+        let summary = try await replayer.replay(sequence: sequence) { outcome in onStep(Self.step(outcome)) }
         var report = DifferentialReport()
-        for try await exchange in sequence {
-            let requestA = mapA.apply(exchange.request)
-            let requestB = mapB.apply(exchange.request)
-            async let liveA = outcome(a, requestA)
-            async let liveB = outcome(b, requestB)
-            let (ra, rb) = await (liveA, liveB)
-            let recorded = JSONValue.parsedBody(ContentDecoding.decoded(exchange.response).body)
-            var step = DifferentialStep(
-                seq: exchange.seq, flow: exchange.flow, method: exchange.request.method,
-                target: exchange.request.target,
-                differences: [], errorA: nil, errorB: nil)
-            switch (ra, rb) {
-            case (.success(let x), .success(let y)):
-                if let recorded {
-                    if let j = JSONValue.parsedBody(x.body) {
-                        for pair in mapA.learn(recorded: recorded, live: j, keys: options.mintedKeys) {
-                            backA.set(pair.live, pair.recorded)
-                        }
-                    }
-                    if let j = JSONValue.parsedBody(y.body) {
-                        for pair in mapB.learn(recorded: recorded, live: j, keys: options.mintedKeys) {
-                            backB.set(pair.live, pair.recorded)
-                        }
-                    }
-                }
-                let nx = backA.apply(x)
-                let ny = backB.apply(y)
-                step.differences = ResponseDiff.compare(expected: nx, actual: ny, noise: noise)
-            case (.failure(let e), .success): step.errorA = e.message
-            case (.success, .failure(let e)): step.errorB = e.message
-            case (.failure(let x), .failure(let y)):
-                if x != y {
-                    step.errorA = x.message
-                    step.errorB = y.message
-                }
-            }
-            report.total += 1
-            onStep(step)
-            if step.differences.isEmpty, step.errorA == nil, step.errorB == nil {
-                report.same += 1
-            } else {
-                report.differing += 1
-                if report.steps.count < maxKeptSteps { report.steps.append(step) }
-            }
-        }
+        report.total = summary.total - summary.unjudged
+        report.differing = summary.mismatched + summary.failed
+        report.same = report.total - report.differing
+        report.steps = Array(
+            summary.mismatches.filter { $0.cannotJudge == nil }.map(Self.step).sorted { $0.seq < $1.seq }
+                .prefix(maxKeptSteps))
         return report
     }
 
-    /// One side's answer, sent on the side's preferred executor and within ``ReplayOptions/exchangeTimeout`` when
-    /// one is set.
-    private func outcome(_ side: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure> {
-        let transport: any Transport =
-            options.exchangeTimeout.map { DeadlineTransport(inner: side, deadline: $0) } ?? side
-        return await transport.preferringExecutor {
-            do {
-                // Compression is representation, not behaviour: bodies are compared as the application reads them.
-                return .success(ContentDecoding.decoded(try await transport.send(request)))
-            } catch {
-                return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
-            }
-        }
+    /// A compared exchange as a step, named by its recorded request.
+    static func step(_ outcome: ReplayOutcome) -> DifferentialStep {
+        let request = outcome.recorded ?? outcome.request
+        return DifferentialStep(
+            seq: outcome.seq, flow: outcome.flow, method: request.method, target: request.target,
+            differences: outcome.differences, errorA: nil, errorB: outcome.transportError)
     }
 }
 

@@ -2,25 +2,46 @@ import ConformCore
 import ConformDiagnostics
 import ConformReport
 
-/// Replayed and diffed exchanges as steps of a run result, so every reporter renders them: one suite per device
-/// flow, one step per exchange, located at `TRACE:SEQ:1` as `conform check` locates its findings.
+/// Replayed and diffed exchanges as steps of a result, so every reporter renders them: one group per device flow,
+/// one step per exchange, located at the trace record `TRACE#SEQ` (written `TRACE:SEQ:1` where a report keeps
+/// today's `file:line:col` form).
 ///
 /// Only exchanges that did not pass keep their request and response, so a long replay's result stays small.
 public enum ReplayResults {
-    /// The suite of the device flow `flow` of the trace `trace`.
-    public static func suite(flow: String, trace: String, title: String) -> Suite {
-        Suite(
-            id: "flow \(flow)", title: "\(title), device flow \(flow)", flows: [], file: trace)
+    /// The group of the device flow `flow` of the trace `trace`.
+    public static func group(flow: String, trace: String, title: String) -> ResultGroup {
+        ResultGroup(kind: .deviceFlow, id: groupID(flow: flow), title: "\(title), device flow \(flow)", file: trace)
+    }
+
+    /// The id of the group of the device flow `flow`, which its steps carry from the start.
+    static func groupID(flow: String) -> String { "flow \(flow)" }
+
+    /// The records of `trace` that could not be read, as one step that cannot be judged: what they held was sent to
+    /// neither side, so the behaviour cannot be called the same.
+    public static func unreadable(_ count: Int, trace: String) -> SuiteResult {
+        let group = ResultGroup(
+            kind: .trace, id: "unreadable \(trace)", title: "Records of \(trace) that could not be read", file: trace)
+        var step = StepResult(
+            suiteID: group.id, flow: trace, index: 0,
+            name: "\(count) unreadable record\(count == 1 ? "" : "s") skipped", file: trace,
+            mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .skipped, attempts: 0,
+            check: .replayDifference)
+        step.errors = [
+            StepError(
+                .cannotJudge, "cannot judge: what they held was not replayed (see the warnings)",
+                fields: ["unreadable": String(count)])
+        ]
+        return SuiteResult(group: group, steps: [step], duration: 0)
     }
 
     /// A replayed exchange: passed, failed with its differences (the recorded answer is what was expected), an
     /// error when no answer came, or skipped when the recording cannot judge it.
     public static func step(_ outcome: ReplayOutcome, trace: String) -> StepResult {
         var step = StepResult(
-            suiteID: "", flow: outcome.flow, index: 0,
+            suiteID: groupID(flow: outcome.flow), flow: outcome.flow, index: 0,
             name: "exchange \(outcome.seq): \(outcome.request.method) \(outcome.request.target)", file: trace,
             mark: SourceMark(line: outcome.seq, column: 1), spec: SpecReference(), verdict: .pass, attempts: 1,
-            duration: outcome.actual?.timing?.total ?? 0)
+            duration: outcome.actual?.timing?.total ?? 0, check: .replayDifference)
         if let cannotJudge = outcome.cannotJudge {
             step.verdict = .skipped
             step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
@@ -49,9 +70,11 @@ public enum ReplayResults {
                     actual: diff.errorB.map { "B failed: \($0)" } ?? "B answered"), at: 0)
         }
         return StepResult(
-            suiteID: "", flow: diff.flow, index: 0, name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
+            suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0,
+            name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
             file: trace, mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(),
             verdict: mismatches.isEmpty ? .pass : .fail,
-            failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1)
+            failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,
+            check: .replayDifference)
     }
 }

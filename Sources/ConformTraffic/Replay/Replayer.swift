@@ -46,6 +46,8 @@ public struct ReplayOutcome: Sendable, Hashable, CustomStringConvertible {
     public var flow: String
     /// The request as sent, after remapping.
     public var request: HTTPRequest
+    /// The request as it was recorded.
+    public var recorded: HTTPRequest? = nil
     /// The recorded response with recorded ids replaced by live ones.
     public var expected: HTTPResponse
     /// The live response, or `nil` when the transport failed.
@@ -89,16 +91,25 @@ public struct ReplaySummary: Sendable, Hashable {
     public var allPassed: Bool { mismatched == 0 && failed == 0 && unjudged == 0 && unreadable == 0 }
 }
 
-/// Re-sends recorded requests, remapping minted ids, and diffs each live response against the recorded one.
+/// Re-sends recorded requests, remapping minted ids, and diffs each live response against the recorded one, or,
+/// in a differential, against a second live target's answer to the same request.
 public struct Replayer: Sendable {
     public let transport: any Transport
     public let noise: NoiseRules
     public let options: ReplayOptions
+    /// The side whose answers are expected when it is a second live target (`conform diff`: A, with ``transport``
+    /// as B); `nil` expects the recorded answers. Either way one scheduler, pace, concurrency and the same
+    /// cannot-judge rules apply.
+    public let expectedSide: (any Transport)?
 
-    public init(transport: any Transport, noise: NoiseRules = .default, options: ReplayOptions = ReplayOptions()) {
+    public init(
+        transport: any Transport, noise: NoiseRules = .default, options: ReplayOptions = ReplayOptions(),
+        expectedSide: (any Transport)? = nil
+    ) {
         self.transport = transport
         self.noise = noise
         self.options = options
+        self.expectedSide = expectedSide
     }
 
     /// Replays exchanges held in memory.
@@ -124,7 +135,8 @@ public struct Replayer: Sendable {
     public func replay<S: AsyncSequence & Sendable>(
         sequence: S, onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
     ) async throws -> ReplaySummary where S.Element == RecordedExchange {
-        let state = ReplayState(ReplaySummary(identifiers: IdentifierMap(options.substitutions)))
+        let state = ReplayState(
+            ReplaySummary(identifiers: IdentifierMap(options.substitutions)), expectedSide: options.substitutions)
         let scheduler = FlowScheduler<Scheduled>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
             item in
             let outcome = await transport.preferringExecutor { await self.run(item, state: state) }
@@ -184,10 +196,15 @@ public struct Replayer: Sendable {
         var outcome = ReplayOutcome(
             seq: exchange.seq, flow: exchange.flow, request: sent, expected: exchange.response, actual: nil,
             differences: [], transportError: nil)
+        outcome.recorded = exchange.request
         if !exchange.omitted.isEmpty {
             // Send what can be sent, so the target's state follows the recording, but judge nothing.
             if !exchange.omitted.contains(where: { $0.hasPrefix("request.") }) {
                 outcome.actual = try? await transport.send(request)
+                if let expectedSide {
+                    _ = try? await expectedSide.send(
+                        state.expectedSide.withLock { $0.identifiers.apply(exchange.request) })
+                }
             }
             outcome.cannotJudge = exchange.omitted.joined(separator: "; ")
             return unjudged(outcome, state: state)
@@ -195,35 +212,42 @@ public struct Replayer: Sendable {
         let clock = ContinuousClock()
         let sentAt = clock.now
         var latency = Duration.zero
-        do {
-            let live = ContentDecoding.decoded(try await transport.send(request))
+        if let expectedSide {
+            outcome = await compareLive(
+                outcome, recorded: exchange.request, request: request, actualSide: transport, answer: exchange.response,
+                expectedSide: expectedSide, state: state)
             latency = clock.now - sentAt
-            outcome.actual = live
-            // Each body is decoded and parsed once: for learning ids and for the comparison.
-            let recorded = ContentDecoding.decoded(exchange.response)
-            let recordedJSON = JSONValue.parsedBody(recorded.body)
-            let liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
-            outcome.expected = state.summary.withLock { summary in
-                if let recordedJSON, let liveJSON {
-                    summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
+        } else {
+            do {
+                let live = ContentDecoding.decoded(try await transport.send(request))
+                latency = clock.now - sentAt
+                outcome.actual = live
+                // Each body is decoded and parsed once: for learning ids and for the comparison.
+                let recorded = ContentDecoding.decoded(exchange.response)
+                let recordedJSON = JSONValue.parsedBody(recorded.body)
+                let liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
+                outcome.expected = state.summary.withLock { summary in
+                    if let recordedJSON, let liveJSON {
+                        summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
+                    }
+                    return summary.identifiers.apply(recorded)
                 }
-                return summary.identifiers.apply(recorded)
+                // The origin the recording was made against becomes the target's, where the implementation names
+                // itself (M12's baseUrl, New-Base-URL, Location): each names its own origin, which is no difference.
+                if let from = Self.recordedOrigin(exchange.request), case let to = URLParts(sent.url).origin,
+                    !to.isEmpty,
+                    from != to
+                {
+                    outcome.expected = Self.mapOrigin(outcome.expected, from: from, to: to)
+                }
+                // The recorded body parsed above stands for the expected one when remapping changed nothing in it.
+                let expectedJSON = outcome.expected.body == recorded.body ? recordedJSON : nil
+                outcome.differences = ResponseDiff.compare(
+                    expected: outcome.expected, actual: live, noise: noise, parsed: (expectedJSON, liveJSON))
+            } catch {
+                latency = clock.now - sentAt
+                outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
             }
-            // The origin the recording was made against becomes the target's, where the implementation names
-            // itself (M12's baseUrl, New-Base-URL, Location): each names its own origin, which is no difference.
-            if let from = Self.recordedOrigin(exchange.request), case let to = URLParts(sent.url).origin,
-                !to.isEmpty,
-                from != to
-            {
-                outcome.expected = Self.mapOrigin(outcome.expected, from: from, to: to)
-            }
-            // The recorded body parsed above stands for the expected one when remapping changed nothing in it.
-            let expectedJSON = outcome.expected.body == recorded.body ? recordedJSON : nil
-            outcome.differences = ResponseDiff.compare(
-                expected: outcome.expected, actual: live, noise: noise, parsed: (expectedJSON, liveJSON))
-        } catch {
-            latency = clock.now - sentAt
-            outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
         }
         let kept = outcome
         state.summary.withLock { summary in
@@ -317,8 +341,14 @@ struct AsyncArraySequence<Element: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-/// The summary shared by the tasks of one replay.
+/// The summary shared by the tasks of one replay, and in a differential the expected side's id maps.
 final class ReplayState: Sendable {
     let summary: Mutex<ReplaySummary>
-    init(_ initial: ReplaySummary) { summary = Mutex(initial) }
+    /// The expected side's ids: recorded to live, and the ids each side minted back to the recorded ones.
+    let expectedSide: Mutex<ExpectedSideIdentifiers>
+
+    init(_ initial: ReplaySummary, expectedSide substitutions: [String: String] = [:]) {
+        summary = Mutex(initial)
+        expectedSide = Mutex(ExpectedSideIdentifiers(identifiers: IdentifierMap(substitutions)))
+    }
 }

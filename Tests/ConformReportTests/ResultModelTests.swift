@@ -1,7 +1,6 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReport
-import ConformYAML
 import Testing
 
 /// The one result model: verdicts, exit statuses by kind, and results gathered from commands other than `run`.
@@ -45,9 +44,9 @@ import Testing
                 }
             }
         }
-        let result = collector.result(target: "t", duration: 1, kind: .comparison, sortedByLine: true)
-        #expect(Set(result.suites.map(\.suite.id)) == ["a", "b"])
-        let a = result.suites.first { $0.suite.id == "a" }
+        let result = collector.result(.replay, target: "t", duration: 1, sortedByLine: true)
+        #expect(Set(result.suites.map(\.group.id)) == ["a", "b"])
+        let a = result.suites.first { $0.group.id == "a" }
         #expect(a?.steps.map(\.mark.line) == [1, 3, 5])
         #expect(a?.steps.map(\.index) == [0, 1, 2])
         #expect(a?.steps.allSatisfy { $0.suiteID == "a" } == true)

@@ -1,0 +1,80 @@
+import ConformDiagnostics
+import Synchronization
+
+/// One command's session, the same for every command and for `ConformTesting`: a source of steps emits its events,
+/// the session hands each to the console and to every report file as it comes, puts the files in place once they
+/// are complete, and gives the exit status from the result (``RunStatus``, the one rule).
+///
+/// ```swift
+/// let session = Session(console: ConsoleReporter(sink: out), reports: [ReportTarget(kind: .json, file: url)])
+/// let outcome = await session.run { events in await runner.run(plan, events: events) }
+/// exit(outcome.status.rawValue)
+/// ```
+public struct Session: Sendable {
+    /// Where the events are shown as they come (a ``ConsoleReporter``), if anywhere.
+    public var console: (any RunReporter)?
+    /// The report files to write.
+    public var reports: [ReportTarget]
+    /// Which shard of a whole plan the session is, for the JSON report.
+    public var placement: ShardPlacement?
+
+    public init(console: (any RunReporter)?, reports: [ReportTarget] = [], placement: ShardPlacement? = nil) {
+        self.console = console
+        self.reports = reports
+        self.placement = placement
+    }
+
+    /// What came of a session.
+    public struct Outcome: Sendable {
+        /// The result, when the source gave one.
+        public var result: RunResult?
+        /// What kept the session from writing its reports.
+        public var problems: [Diagnostic]
+
+        /// The exit status: the result's, unless a report could not be written (then the session could not run).
+        public var status: RunStatus {
+            guard problems.isEmpty, let result else { return .cannotRun }
+            return result.status
+        }
+    }
+
+    /// Opens the report files, runs `source` with a handler that hands every event to the console and to the
+    /// reports, then puts the reports in place. `source` emits its events as its steps finish and returns the result;
+    /// the session emits `runFinished` with it unless the source did. An error `source` throws ends the session, and
+    /// no report file replaces an earlier one.
+    public func run(
+        _ source: (_ events: @escaping @Sendable (RunEvent) -> Void) async throws -> RunResult
+    ) async rethrows -> Outcome {
+        let files: [ReportFile]
+        switch ReportFile.open(reports) {
+        case .success(let opened): files = opened
+        case .failure(let failure): return Outcome(result: nil, problems: [failure.diagnostic])
+        }
+        var reporters: [any RunReporter] = console.map { [$0] } ?? []
+        for file in files { reporters.append(file.target.reporter(sink: file.sink, placement: placement)) }
+        let fanout = ReporterFanout(reporters)
+        let finished = Atomic(false)
+        let result = try await source { event in
+            if case .runFinished = event { finished.store(true, ordering: .relaxed) }
+            fanout.handle(event)
+        }
+        if !finished.load(ordering: .relaxed) { fanout.handle(.runFinished(result)) }
+        let problem = ReportFile.finish(files)
+        return Outcome(result: result, problems: problem.map { [$0] } ?? [])
+    }
+
+    /// The session of a result made whole before it (a check, a scan, a mock session): each group's steps handed on
+    /// as if they had just finished, then the group, then the result.
+    public func run(_ result: RunResult) async -> Outcome {
+        await run { events in
+            for suite in result.suites {
+                for step in suite.steps { events(.stepFinished(step)) }
+                events(.suiteFinished(suite))
+            }
+            return result
+        }
+    }
+
+    /// Whether the session writes report files (which show every step's exchange).
+    public var writesReports: Bool { !reports.isEmpty }
+}

@@ -1,0 +1,74 @@
+import ConformCore
+
+/// The id maps of a differential beside the replay's own: the expected side's recorded-to-live map, and for each
+/// side the ids it minted back to the recorded ones (each side is read in the recording's ids before comparing).
+struct ExpectedSideIdentifiers: Sendable {
+    var identifiers: IdentifierMap
+    var backExpected = IdentifierMap()
+    var backActual = IdentifierMap()
+}
+
+extension Replayer {
+    /// The `recorded` request sent to both sides at once, each in its own ids (`request` is B's), and where the
+    /// answer of `actualSide` (B) differs from the expected side's (A): both read in the recording's ids, A's as
+    /// expected. One side failing where the other answered is a difference; both failing alike is none. Each side
+    /// answers within the exchange timeout when one is set.
+    func compareLive(
+        _ outcome: ReplayOutcome, recorded: HTTPRequest, request: HTTPRequest, actualSide: any Transport,
+        answer recordedAnswer: HTTPResponse, expectedSide: any Transport, state: ReplayState
+    ) async -> ReplayOutcome {
+        var outcome = outcome
+        let requestA = state.expectedSide.withLock { $0.identifiers.apply(recorded) }
+        let sideA: any Transport =
+            options.exchangeTimeout.map { DeadlineTransport(inner: expectedSide, deadline: $0) } ?? expectedSide
+        async let liveA = Self.answer(sideA, requestA)
+        async let liveB = Self.answer(actualSide, request)
+        let (a, b) = await (liveA, liveB)
+        let recordedJSON = JSONValue.parsedBody(ContentDecoding.decoded(recordedAnswer).body)
+        switch (a, b) {
+        case (.success(let x), .success(let y)):
+            outcome.actual = y
+            let (jx, jy) = (JSONValue.parsedBody(x.body), JSONValue.parsedBody(y.body))
+            let (nx, ny) = state.summary.withLock { summary in
+                state.expectedSide.withLock { ids in
+                    if let recordedJSON, let jx {
+                        for pair in ids.identifiers.learn(recorded: recordedJSON, live: jx, keys: options.mintedKeys) {
+                            ids.backExpected.set(pair.live, pair.recorded)
+                        }
+                    }
+                    if let recordedJSON, let jy {
+                        for pair in summary.identifiers.learn(
+                            recorded: recordedJSON, live: jy, keys: options.mintedKeys)
+                        {
+                            ids.backActual.set(pair.live, pair.recorded)
+                        }
+                    }
+                    return (ids.backExpected.apply(x), ids.backActual.apply(y))
+                }
+            }
+            outcome.expected = nx
+            outcome.differences = ResponseDiff.compare(expected: nx, actual: ny, noise: noise)
+        case (.failure(let e), .success(let y)):
+            outcome.actual = y
+            outcome.differences = [Mismatch(path: "response", expected: "A failed: \(e.message)", actual: "B answered")]
+        case (.success, .failure(let e)):
+            outcome.differences = [Mismatch(path: "response", expected: "A answered", actual: "B failed: \(e.message)")]
+        case (.failure(let x), .failure(let y)):
+            if x != y {
+                outcome.differences = [
+                    Mismatch(path: "response", expected: "A failed: \(x.message)", actual: "B failed: \(y.message)")
+                ]
+            }
+        }
+        return outcome
+    }
+
+    /// The answer of `transport`, decoded (compression is representation, not behaviour), or why none came.
+    static func answer(_ transport: any Transport, _ request: HTTPRequest) async -> Result<HTTPResponse, DiffFailure> {
+        do {
+            return .success(ContentDecoding.decoded(try await transport.send(request)))
+        } catch {
+            return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
+        }
+    }
+}

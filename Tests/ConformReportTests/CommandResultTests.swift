@@ -1,0 +1,149 @@
+import ConformCore
+import ConformDiagnostics
+import ConformReport
+import Foundation
+import Testing
+
+/// One result model for every command: its words, its locations, its exit status, and the JSON it round-trips through.
+@Suite struct CommandResultTests {
+    /// A result of `command` with one group whose steps have `verdicts`, each failure with one mismatch.
+    static func result(_ command: RunResult.Command, _ verdicts: [Verdict]) -> RunResult {
+        let group = ResultGroup(kind: .deviceFlow, id: "flow d1", title: "device flow d1", file: "trace.jsonl")
+        let steps = verdicts.enumerated().map { i, verdict in
+            var step = StepResult(
+                suiteID: group.id, flow: "d1", index: i, name: "exchange \(i + 1): GET /x", file: "trace.jsonl",
+                mark: SourceMark(line: i + 1, column: 1), spec: SpecReference(), verdict: verdict,
+                check: command.check)
+            if verdict == .fail {
+                step.failures = [
+                    CheckFailure(
+                        severity: .must, mismatches: [Mismatch(path: "status", expected: "200", actual: "500")])
+                ]
+            }
+            return step
+        }
+        return RunResult(
+            command: command, suites: [SuiteResult(group: group, steps: steps, duration: 0)], duration: 0, target: "t")
+    }
+
+    @Test func eachCommandSaysItsVerdictInItsOwnWords() {
+        #expect(Self.result(.run, [.pass]).headline == "Conformance run — CONFORMS")
+        #expect(Self.result(.run, [.pass, .fail]).headline == "Conformance run — DOES NOT CONFORM")
+        #expect(Self.result(.run, [.error]).headline == "Conformance run — COULD NOT RUN")
+        #expect(Self.result(.replay, [.pass]).headline == "Replay — SAME BEHAVIOUR")
+        #expect(Self.result(.replay, [.pass, .fail]).headline == "Replay — DIFFERENT BEHAVIOUR")
+        #expect(Self.result(.replay, [.pass, .skipped]).headline == "Replay — CANNOT JUDGE")
+        #expect(Self.result(.diff, [.pass]).headline == "Differential — the two implementations behave the same")
+        #expect(Self.result(.diff, [.pass, .fail]).headline == "Differential — 1 step differs")
+        #expect(Self.result(.diff, [.fail, .fail, .fail]).headline == "Differential — 3 steps differ")
+        #expect(Self.result(.check, [.pass]).headline == "Client check — 0 violations")
+        #expect(Self.result(.check, [.fail, .pass, .fail]).headline == "Client check — 2 violations")
+        #expect(Self.result(.check, [.fail]).headline == "Client check — 1 violation")
+        #expect(Self.result(.mock, [.pass]).headline == "Mock session — the client followed the suite")
+        #expect(Self.result(.mock, [.fail]).headline == "Mock session — the client did not follow the suite")
+        #expect(Self.result(.scan, [.pass]).headline == "Secret scan — 0 findings")
+        #expect(Self.result(.scan, [.fail, .fail]).headline == "Secret scan — 2 findings")
+    }
+
+    @Test func nothingJudgedIsNeverAPass() {
+        for command in RunResult.Command.allCases {
+            let empty = RunResult(command: command, suites: [], duration: 0, target: "t")
+            #expect(empty.status == .cannotRun, "\(command)")
+            #expect(empty.outcome == (command == .run ? "COULD NOT RUN" : "CANNOT JUDGE"), "\(command)")
+        }
+    }
+
+    @Test func aTraceRecordIsLocatedByItsSeqAndASuiteStepByLineAndColumn() {
+        let replayed = Self.result(.replay, [.fail]).steps[0]
+        #expect(replayed.location == "trace.jsonl#1")
+        #expect(!replayed.check.hasSeverities)
+        let run = StepResult(
+            suiteID: "s", flow: "main", index: 0, name: "n", file: "suite.yaml", mark: SourceMark(line: 9, column: 5),
+            spec: SpecReference(), verdict: .pass)
+        #expect(run.location == "suite.yaml:9:5")
+        #expect(run.check == .suiteExpectation && run.check.hasSeverities)
+    }
+
+    @Test func theJSONReportCarriesTheCommandGroupAndCheckAndReadsBack() throws {
+        let result = Self.result(.check, [.pass, .fail])
+        let text = JSONReporter(sink: MemorySink(), deterministic: true).text(result)
+        let json = try JSONValue.parse(Data(text.utf8))
+        #expect(json["command"]?.stringValue == "check")
+        #expect(json["headline"]?.stringValue == "Client check — 1 violation")
+        let suite = try #require(json["suites"]?.arrayValue?.first)
+        #expect(suite["group"]?.stringValue == "device flow")
+        let step = try #require(suite["steps"]?.arrayValue?.last)
+        #expect(step["location"]?.stringValue == "trace.jsonl:2:1", "the form readers of older reports parse")
+        #expect(step["record"]?.stringValue == "trace.jsonl#2")
+        #expect(step["check"]?.stringValue == "flow rule")
+        let back = try RunReport.read(Data(text.utf8), source: "r.json").result
+        #expect(back.command == .check)
+        #expect(back.suites[0].group.kind == .deviceFlow)
+        #expect(back.steps.map(\.check) == [.flowRule, .flowRule])
+        #expect(back.steps[1].location == "trace.jsonl#2")
+        #expect(back.headline == result.headline)
+    }
+
+    @Test func aReportOfTodaysFormatReadsAsASuiteRun() throws {
+        // What reports looked like before they named their command, group and check.
+        var text = JSONReporter(sink: MemorySink(), deterministic: true).text(Self.result(.run, [.pass]))
+        for member in [#"  "command": "run",\#n"#, #"  "headline": "Conformance run — CONFORMS",\#n"#] {
+            #expect(text.contains(member))
+            text = text.replacingOccurrences(of: member, with: "")
+        }
+        text = text.replacingOccurrences(of: #""group": "device flow","#, with: "")
+            .replacingOccurrences(of: #""check": "suite expectation","#, with: "")
+        let back = try RunReport.read(Data(text.utf8), source: "old.json").result
+        #expect(back.command == .run)
+        #expect(back.steps[0].check == .suiteExpectation)
+    }
+
+    @Test func aCommandThatContradictsTheKindIsRefused() throws {
+        let text = JSONReporter(sink: MemorySink(), deterministic: true).text(Self.result(.replay, [.pass]))
+            .replacingOccurrences(of: #""command": "replay""#, with: #""command": "scan""#)
+        #expect(throws: RunReportError.self) { try RunReport.read(Data(text.utf8), source: "r.json") }
+    }
+
+    @Test func severitiesAppearOnlyWhereTheyMeanSomething() {
+        let replay = HTMLReporter(sink: MemorySink(), date: "d", deterministic: true).render(
+            Self.result(.replay, [.fail]))
+        #expect(!replay.contains("<th scope=\"col\">Severity</th>"))
+        #expect(replay.contains("<dt>Record</dt><dd><code>trace.jsonl#1</code>"))
+        #expect(replay.contains("<title>t: Replay — DIFFERENT BEHAVIOUR</title>"))
+        let console = MemorySink()
+        var reporter = ConsoleReporter(sink: console)
+        reporter.streamsSteps = true
+        let result = Self.result(.replay, [.fail])
+        for step in result.steps { reporter.handle(.stepFinished(step)) }
+        reporter.handle(.runFinished(result))
+        #expect(console.text.contains("    differs status\n"), "\(console.text)")
+        #expect(!console.text.contains("must"), "\(console.text)")
+        #expect(console.text.hasSuffix("Result: DIFFERENT BEHAVIOUR\n"), "\(console.text)")
+        let junit = JUnitReporter(sink: MemorySink(), deterministic: true).render(result)
+        #expect(junit.contains("type=\"replay difference\""), "\(junit)")
+    }
+
+    @Test func mergedShardsKeepTheirCommandAndMixedCommandsAreRefused() throws {
+        func shard(_ index: Int, _ command: RunResult.Command) throws -> RunReport {
+            let placement = ShardPlacement(
+                shard: try #require(Shard(index: index, count: 2)), planSuites: 2, positions: [index - 1])
+            let text = JSONReporter(sink: MemorySink(), placement: placement).text(Self.result(command, [.pass]))
+            return try RunReport.read(Data(text.utf8), source: "shard\(index).json")
+        }
+        let merged = try RunReport.merge([shard(1, .replay), shard(2, .replay)])
+        #expect(merged.result.command == .replay)
+        #expect(merged.result.headline == "Replay — SAME BEHAVIOUR")
+        #expect(throws: RunReportError.self) { try RunReport.merge([shard(1, .replay), shard(2, .diff)]) }
+    }
+
+    @Test func passesNotKeptAreStillCounted() {
+        let collector = ResultCollector(keepsPasses: false)
+        let group = ResultGroup(kind: .deviceFlow, id: "flow d1", title: "d1", file: "t")
+        for step in Self.result(.replay, [.pass, .pass, .fail]).steps { collector.add(step, to: group) }
+        let result = collector.result(.replay, target: "t", duration: 0)
+        #expect(result.steps.count == 1)
+        #expect(result.stepCount == 3)
+        #expect(result.counts == [.pass: 2, .fail: 1])
+        #expect(result.suites.count == 1)
+    }
+}

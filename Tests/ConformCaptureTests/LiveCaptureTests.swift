@@ -46,7 +46,8 @@ struct LiveCaptureTests {
                     method: .get, url: "/mobile/1/appinstance/\(id)/user",
                     headerFields: ["Authorization": "App conform-app-code", "pushregistrationid": id]))
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Time for a loaded machine's capture thread to read the last packets before it is told to stop.
+        try await Task.sleep(for: .seconds(1))
         state.withLock { $0.stop = true }
         let summary = try await captured
         let recorded = try exchanges(in: out)

@@ -178,15 +178,16 @@ import Testing
     }
 
     @Test func aWaitOutlastsItsWindowWhileTheEmitterMakesProgress() async throws {
-        // The emitter needs 12 × 250 ms = 3 s, twice the 1.5 s window, but never pauses that long.
-        let steps = (1...12).map { "      - name: step \($0)\n        request: {method: POST, url: \"/reg\"}\n" }
+        // The emitter needs 24 × 250 ms = 6 s, twice the 3 s window, but never pauses that long (a window wide
+        // enough that a loaded machine's pause between two exchanges does not pass for a stall).
+        let steps = (1...24).map { "      - name: step \($0)\n        request: {method: POST, url: \"/reg\"}\n" }
         let s = try suite(
             "suite: slow\ntitle: slow emitter\nflows:\n  emitter:\n" + steps.joined()
                 + "      - name: last\n        request: {method: POST, url: \"/reg\"}\n        emits: ready\n"
-                + "  waiter:\n    - wait: {event: ready, timeout: 1500ms}\n")
+                + "  waiter:\n    - wait: {event: ready, timeout: 3s}\n")
         let result = await run([s], transport: Slow(delay: .milliseconds(250)))
         #expect(result.steps.last?.verdict == .pass, "\(result.steps.last?.error ?? "")")
-        #expect((result.steps.last?.duration ?? 0) > 1.5)
+        #expect((result.steps.last?.duration ?? 0) > 3)
     }
 
     @Test func aWaitOnADeadlockedSuiteFailsAfterItsWindowAndSaysWhy() async throws {

@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The commit the kit is built from, embedded in the binary (reports name it; nothing runs git at run time).
+let buildCommit =
+    Context.gitInformation.map { $0.currentCommit + ($0.hasUncommittedChanges ? "-dirty" : "") } ?? "unknown"
+
 let package = Package(
     name: "Conform",
     platforms: [.macOS(.v14)],
@@ -70,12 +74,14 @@ let package = Package(
         // Packet captures (pcap, pcapng, live) read into recordings: TCP reassembly and HTTP/1.1 from both directions.
         .target(
             name: "ConformCapture", dependencies: ["ConformCore", "ConformTraffic", "ConformDiagnostics", "CPcap"]),
+        // Build facts compiled in: the commit (`conform --version`, every report's provenance).
+        .target(name: "CBuildInfo", cSettings: [.define("CONFORM_COMMIT", to: "\"\(buildCommit)\"")]),
         .target(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc",
+                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc", "CBuildInfo",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.

@@ -16,10 +16,13 @@ struct Arguments {
     /// The command, for usage errors about a value and for each option's declared range.
     var command: CommandSpec
     var subcommand: String { command.name }
+    /// The arguments as given, after the subcommand's name (reports show the command line, credentials masked).
+    var given: [String] = []
 
     /// Parses `args` (`--x v`, `--x=v`, flags, `--` before positionals) against `command`'s options.
     init(_ args: [String], command: CommandSpec) throws(UsageError) {
         self.command = command
+        self.given = args
         let subcommand = command.name
         var i = 0
         var onlyPositionals = false

@@ -113,7 +113,7 @@ extension CommandSpec {
                     and join them with 'conform merge' (docs/sharding.md).
                     """),
             .insecure,
-        ] + OptionSpec.clientTLS + [.verbose, .noColor, .help],
+        ] + OptionSpec.clientTLS + OptionSpec.certification + [.verbose, .noColor, .help],
         exitCodes: suiteExitCodes)
 
     static let merge = CommandSpec(

@@ -1,3 +1,4 @@
+internal import CBuildInfo
 import ConformCore
 import ConformDiagnostics
 import ConformMobileMessaging
@@ -8,6 +9,8 @@ import Foundation
 /// The `conform` command line: parses arguments, wires transports and maps results to exit codes.
 public enum ConformCommand {
     public static let version = "0.1.0"
+    /// The commit the binary was built from (embedded at build time by `Package.swift`), or `unknown`.
+    public static let commit = String(cString: conform_build_commit())
     /// The protocol every command speaks: its bases and template functions, handed to the engine.
     static let profile = ProtocolProfile.mobileMessaging
 
@@ -27,6 +30,7 @@ public enum ConformCommand {
         "man": (.man, { try MetaCommands.man($0, io: $1) }),
         "run": (.run, { try await RunCommand.main($0, io: $1) }),
         "merge": (.merge, { try await MergeCommand.main($0, io: $1) }),
+        "verify": (.verify, { try await VerifyCommand.main($0, io: $1) }),
         "validate": (.validate, { try ValidateCommand.main($0, io: $1) }),
         "serve": (.serve, { try await ServeCommand.main($0, io: $1) }),
         "mock": (.mock, { try await MockCommand.main($0, io: $1) }),
@@ -53,7 +57,7 @@ public enum ConformCommand {
             switch first {
             case "-h", "--help": io.out.write(CommandSpec.rootHelp); return 0
             case "help": return try MetaCommands.help(rest, io: io)
-            case "--version": io.out.write("conform \(version)\n"); return 0
+            case "--version": io.out.write("conform \(version) (commit \(commit))\n"); return 0
             case let name where subcommands[name] != nil:
                 let (spec, handler) = subcommands[name]!
                 // Every subcommand's prologue, once: its options parsed and checked against its declaration, and

@@ -40,8 +40,15 @@ enum RunCommand {
         let selection = RunSelection(
             tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
 
+        let product: ProductIdentity?
+        switch try Self.product(parsed, io: io) {
+        case .success(let given): product = given
+        case .failure(let failure):
+            io.report(failure.diagnostic)
+            return ConformCommand.ExitCode.cannotRun
+        }
         guard
-            let (suites, placement) = try chosenSuites(
+            let (suites, placement, planSuites) = try chosenSuites(
                 parsed, selection: selection, shard: shard, overrides: overrides, color: color, io: io)
         else { return ConformCommand.ExitCode.cannotRun }
         if parsed.has("--list") {
@@ -49,7 +56,7 @@ enum RunCommand {
             return 0
         }
         let clientTLS = try ClientTLSOptions.parse(parsed, subcommand: "run", io: io)
-        let transport: any Transport
+        var transport: any Transport
         do {
             transport = try target.makeTransport(
                 timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: clientTLS)
@@ -68,9 +75,27 @@ enum RunCommand {
         )
         plan.failFast = parsed.has("--fail-fast")
         plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
+        // A bundle's run keeps its exchanges and draws its generated values from a seed, so `verify` can play it.
+        let bundle = try parsed.value("--bundle").map { (path: String) throws(UsageError) -> RunBundle? in
+            guard repeats == 1 else {
+                throw UsageError(message: "--bundle records one run; leave out --repeat", subcommand: "run")
+            }
+            return RunBundle.open(path, io: io)
+        }
+        if let bundle {
+            guard let bundle else { return ConformCommand.ExitCode.cannotRun }
+            transport = bundle.log.transport(around: transport)
+            plan.generatorSeed = bundle.seed
+        }
         let session = Session(
-            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: reports,
-            placement: placement)
+            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")),
+            reports: reports + (bundle??.reports ?? []), placement: placement,
+            scope: scope(parsed, suites: suites, placement: placement, io: io),
+            provenance: provenance(
+                parsed, planSuites: planSuites,
+                variables: plan.targetDefaults.merging(plan.environment.merging(overrides) { _, new in new }) {
+                    _, new in new
+                }, product: product))
         // Memory stays flat however long the run: file reports read each exchange back from a spool on disk, and
         // the console shows only the exchanges of steps that did not pass.
         var retention = Runner.Retention.failures
@@ -85,6 +110,10 @@ enum RunCommand {
             RunListing.replay(result, to: events)
             return result
         }
+        if let bundle = bundle ?? nil, !bundle.finish(parsed, plan: plan, planSuites: planSuites, product: product, io: io) {
+            _ = io.status(of: outcome)
+            return ConformCommand.ExitCode.cannotRun
+        }
         return io.status(of: outcome)
     }
 
@@ -93,7 +122,7 @@ enum RunCommand {
     static func chosenSuites(
         _ parsed: Arguments, selection: RunSelection, shard: Shard?, overrides: [String: String], color: Bool,
         io: CommandIO
-    ) throws(UsageError) -> ([Suite], ShardPlacement)? {
+    ) throws(UsageError) -> (suites: [Suite], placement: ShardPlacement, plan: [Suite])? {
         let files: [String]
         do {
             files = try SuiteFiles.expand(
@@ -130,6 +159,6 @@ enum RunCommand {
         }
         var placement = ShardPlacement.whole(suiteCount: suites.count)
         if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
-        return (suites, placement)
+        return (suites, placement, loaded.suites)
     }
 }

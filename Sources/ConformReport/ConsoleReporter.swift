@@ -126,12 +126,32 @@ public struct ConsoleReporter: RunReporter {
         if !result.contactedOrigins.isEmpty {
             out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
+        out += certification(result)
         out.append(
             "\nSummary: \(result.groupNoun.counted(result.suites.count)), "
                 + "\(result.command.stepNoun.counted(result.stepCount)): "
                 + parts.joined(separator: ", ") + " in \(time) s\n")
         let style: Style = result.status == .conforms ? .green : .red
         out += paint("Result: \(result.outcome)", style, .bold) + "\n"
+        return out
+    }
+
+    /// Whether the run is certifiable or partial and why, and the kit, suites and product it comes from.
+    func certification(_ result: RunResult) -> TerminalText {
+        var out: TerminalText = ""
+        if let provenance = result.provenance {
+            var line = "\nConform \(provenance.kitVersion) (commit \(provenance.kitCommit.prefix(12))), suites SHA-256 "
+            line += String(provenance.suitesDigest.prefix(12))
+            if let product = provenance.product { line += ", product \(product.description)" }
+            out.append(line + "\n")
+        }
+        switch result.certifiability {
+        case .certifiable?:
+            out += "Certification: " + paint("certifiable", .green) + " (the whole bundled plan, nothing skipped)\n"
+        case .partial(let reasons)?:
+            out += "Certification: " + paint("partial", .yellow) + TerminalText(" (" + reasons.joined(separator: "; ") + ")\n")
+        case nil: break
+        }
         return out
     }
 

@@ -122,6 +122,13 @@ public struct JSONReporter: DocumentReporter {
                     ]
                 })
         }
+        // Whether the run may stand as a certificate, what it covered, and where it comes from.
+        if let certifiability = result.certifiability {
+            o["certification"] = .string(certifiability.word)
+            o["partialReasons"] = .array(certifiability.reasons.map { .string($0) })
+        }
+        if let scope = result.scope { o["scope"] = scope.json }
+        if let provenance = result.provenance { o["provenance"] = provenance.json(deterministic: deterministic) }
         return o
     }
 

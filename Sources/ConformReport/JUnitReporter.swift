@@ -24,6 +24,7 @@ public struct JUnitReporter: DocumentReporter {
     public func write(_ result: RunResult, to sink: any TextSink) {
         let masker = SecretMasker(learningFrom: result)
         let counts = result.counts
+        let runProperties = self.runProperties(result)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         // `skipped` is counted per testsuite only: junit-10.xsd allows no such attribute on testsuites.
         out +=
@@ -42,6 +43,7 @@ public struct JUnitReporter: DocumentReporter {
                 let origins = result.contactedOrigins.joined(separator: " ")
                 out += "      <property name=\"origins\" value=\"\(Escaping.xml(origins))\"/>\n"
             }
+            out += runProperties
             out += "    </properties>\n"
             for step in s {
                 out +=
@@ -74,6 +76,39 @@ public struct JUnitReporter: DocumentReporter {
             sink.write(out)
         }
         sink.write("</testsuites>\n")
+    }
+
+    /// The run's certifiability, scope and provenance as properties, repeated in every testsuite (junit-10.xsd has
+    /// no properties on `testsuites`).
+    func runProperties(_ result: RunResult) -> String {
+        var pairs: [(String, String)] = []
+        if let certifiability = result.certifiability {
+            pairs.append(("certification", certifiability.word))
+            if !certifiability.reasons.isEmpty {
+                pairs.append(("partialReasons", certifiability.reasons.joined(separator: "; ")))
+            }
+        }
+        if let scope = result.scope {
+            if !scope.selection.isEmpty { pairs.append(("selection", scope.selection.joined(separator: " "))) }
+            pairs.append(("bundledSuites", scope.coverage))
+            if scope.shard.count > 1 { pairs.append(("shard", scope.shard.description)) }
+        }
+        if let p = result.provenance {
+            pairs += [
+                ("conformVersion", p.kitVersion), ("conformCommit", p.kitCommit), ("suitesDigest", p.suitesDigest),
+                ("commandLine", p.commandLine.joined(separator: " ")),
+            ]
+            if let product = p.product { pairs += [("product", product.name), ("productVersion", product.version)] }
+            for v in p.variables { pairs.append(("var." + v.name, v.value)) }
+            if !deterministic {
+                pairs.append(("startedAt", RunProvenance.timestamp(p.startedAt)))
+                if let end = p.finishedAt { pairs.append(("finishedAt", RunProvenance.timestamp(end))) }
+            }
+        }
+        let masker = SecretMasker()
+        return pairs.map {
+            "      <property name=\"\(Escaping.xml($0.0))\" value=\"\(Escaping.xml(masker.text($0.1)))\"/>\n"
+        }.joined()
     }
 
     /// The step's location, spec, exchange and mismatches, with credentials masked.

@@ -84,8 +84,32 @@ extension RunReport {
         // Suite ids are unique in a plan: each flaky step goes where its suite went, in the order its shard gave.
         let flaky = Dictionary(grouping: reports.flatMap(\.result.flaky), by: \.suiteID)
         result.flaky = suites.flatMap { flaky[$0.group.id] ?? [] }
+        result.scope = mergedScope(reports.map(\.result.scope))
+        result.provenance = mergedProvenance(reports.compactMap(\.result.provenance))
         return RunReport(
             result: result, placement: .whole(suiteCount: planSuites),
             source: reports.map(\.source).joined(separator: " + "))
+    }
+
+    /// The scope of every shard together: the whole plan (shard 1/1), the bundled suites each shard ran added up;
+    /// `nil` unless every shard says what it covered.
+    static func mergedScope(_ scopes: [RunScope?]) -> RunScope? {
+        let known = scopes.compactMap { $0 }
+        guard let first = known.first, known.count == scopes.count else { return nil }
+        var selection: [String] = []
+        for scope in known { for item in scope.selection where !selection.contains(item) { selection.append(item) } }
+        return RunScope(
+            selection: selection, bundledSuites: first.bundledSuites,
+            bundledSuitesRun: known.reduce(0) { $0 + $1.bundledSuitesRun },
+            otherSuites: known.flatMap(\.otherSuites), shard: .whole, failFast: known.contains { $0.failFast })
+    }
+
+    /// The provenance of the shards together: the first shard's, from the earliest start to the latest end, with
+    /// every shard's suite files in plan order of first appearance.
+    static func mergedProvenance(_ all: [RunProvenance]) -> RunProvenance? {
+        guard var merged = all.first else { return nil }
+        merged.startedAt = all.map(\.startedAt).min() ?? merged.startedAt
+        merged.finishedAt = all.compactMap(\.finishedAt).max()
+        return merged
     }
 }

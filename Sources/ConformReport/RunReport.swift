@@ -185,6 +185,8 @@ struct RunReportReader {
         }
         try repetitions(root, into: &result)
         result.contactedOrigins = try origins(root["origins"])
+        result.scope = try scope(root, shard: shard)
+        result.provenance = try provenance(root)
         return RunReport(
             result: result, placement: ShardPlacement(shard: shard, planSuites: planSuites, positions: positions),
             source: source)

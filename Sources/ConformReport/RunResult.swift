@@ -30,6 +30,11 @@ public struct RunResult: Sendable, Hashable {
     /// Steps that passed and were counted but not kept (``ResultCollector/keepsPasses``): a long replay shown only
     /// on the console keeps the exchanges that did not pass. Counted in ``counts`` and ``stepCount``.
     public var passesNotKept = 0
+    /// What a suite run covered (its selection, its share of the bundled plan, its shard), which decides whether it
+    /// is certifiable (``certifiability``); `nil` for other commands.
+    public var scope: RunScope?
+    /// Where the verdict comes from: kit, suites, command line, variables, product, times.
+    public var provenance: RunProvenance?
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites

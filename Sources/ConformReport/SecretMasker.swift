@@ -90,6 +90,13 @@ public struct SecretMasker: Sendable, Hashable {
         return out
     }
 
+    /// Whether a header, member or variable named `name` holds a credential (`Authorization`, `AppCode`, `apiKey`,
+    /// `token`, `secret`, `password`, a cookie).
+    public static func isCredentialName(_ name: String) -> Bool { kind(of: name) != .plain }
+
+    /// A credential as reports show it: `••••` and at most its last four characters (see ``hide(_:)``).
+    public static func masked(_ secret: String) -> String { hide(secret) }
+
     /// `••••` plus the last four characters when the secret is long enough (12+) that they give nothing away.
     static func hide(_ secret: String) -> String {
         if secret.hasPrefix(dots) { return secret }

@@ -1,4 +1,5 @@
 import ConformDiagnostics
+import Foundation
 import Synchronization
 
 /// One command's session, the same for every command and for `ConformTesting`: a source of steps emits its events,
@@ -17,11 +18,31 @@ public struct Session: Sendable {
     public var reports: [ReportTarget]
     /// Which shard of a whole plan the session is, for the JSON report.
     public var placement: ShardPlacement?
+    /// What the run covers, given to the result every reporter sees.
+    public var scope: RunScope?
+    /// Where the run comes from, given to the result every reporter sees, with the time it finished.
+    public var provenance: RunProvenance?
 
-    public init(console: (any RunReporter)?, reports: [ReportTarget] = [], placement: ShardPlacement? = nil) {
+    public init(
+        console: (any RunReporter)?, reports: [ReportTarget] = [], placement: ShardPlacement? = nil,
+        scope: RunScope? = nil, provenance: RunProvenance? = nil
+    ) {
         self.console = console
         self.reports = reports
         self.placement = placement
+        self.scope = scope
+        self.provenance = provenance
+    }
+
+    /// `result` with the session's scope and provenance, finished now, unless it carries its own.
+    public func stamped(_ result: RunResult, finishedAt: Date = Date()) -> RunResult {
+        var result = result
+        if result.scope == nil { result.scope = scope }
+        if result.provenance == nil, var provenance {
+            provenance.finishedAt = finishedAt
+            result.provenance = provenance
+        }
+        return result
     }
 
     /// What came of a session.
@@ -54,13 +75,19 @@ public struct Session: Sendable {
         for file in files { reporters.append(file.target.reporter(sink: file.sink, placement: placement)) }
         let fanout = ReporterFanout(reporters)
         let finished = Atomic(false)
+        // Reporters and the outcome see the result stamped with the time the run finished.
+        let finishedAt = Mutex<Date?>(nil)
         let result = try await source { event in
-            if case .runFinished = event { finished.store(true, ordering: .relaxed) }
-            fanout.handle(event)
+            guard case .runFinished(let result) = event else { return fanout.handle(event) }
+            finished.store(true, ordering: .relaxed)
+            let now = Date()
+            finishedAt.withLock { $0 = now }
+            fanout.handle(.runFinished(stamped(result, finishedAt: now)))
         }
-        if !finished.load(ordering: .relaxed) { fanout.handle(.runFinished(result)) }
+        let final = stamped(result, finishedAt: finishedAt.withLock { $0 } ?? Date())
+        if !finished.load(ordering: .relaxed) { fanout.handle(.runFinished(final)) }
         let problem = ReportFile.finish(files)
-        return Outcome(result: result, problems: problem.map { [$0] } ?? [])
+        return Outcome(result: final, problems: problem.map { [$0] } ?? [])
     }
 
     /// The session of a result made whole before it (a check, a scan, a mock session): each group's steps handed on

@@ -22,6 +22,9 @@ public struct RunPlan: Sendable {
     public var failFast = false
     /// Hosts requests may go to beyond the target's base URLs (`--allow-host`): `host` or `host:port`.
     public var allowedHosts: [String] = []
+    /// When set, `uuid`, `digits` and `random` draw from this seed (per suite and flow) instead of at random, so
+    /// the same plan renders the same requests again: a bundle's run and its verification (``SeededGenerators``).
+    public var generatorSeed: String?
     /// Set by the runner for a fail-fast run: shared by every flow, tripped by the first failure.
     var halt: Halt?
     /// Set by the runner: the origins its requests went to, and ``originPolicy`` worked out once (`nil` when the

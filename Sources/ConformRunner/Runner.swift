@@ -85,6 +85,9 @@ public struct Runner: Sendable {
         let start = clock.now
         var functions = TemplateScope.builtinFunctions
         functions.merge(plan.functions) { _, new in new }
+        if let seed = plan.generatorSeed {
+            functions.merge(SeededGenerators.functions(seed: seed, key: suite.id)) { _, new in new }
+        }
         var scope = TemplateScope(functions: functions)
         var setupError: StepError?
         for (key, value) in plan.targetDefaults { scope[key] = .string(value) }
@@ -132,6 +135,12 @@ public struct Runner: Sendable {
         events: @escaping @Sendable (RunEvent) -> Void
     ) async -> [StepResult] {
         var scope = initial
+        // Seeded generators count per flow, so a flow draws the same values however the flows interleave.
+        if let seed = plan.generatorSeed {
+            scope.functions.merge(SeededGenerators.functions(seed: seed, key: suite.id + "/" + flow.name)) { _, new in
+                new
+            }
+        }
         var results: [StepResult] = []
         results.reserveCapacity(flow.steps.count)
         var blocked: String? = setupError?.message
@@ -271,8 +280,12 @@ public struct Runner: Sendable {
             await progress(true)
             let sent: Result<HTTPResponse, any Error>
             do {
+                // The step that sends is known to the transport's decorators (a bundle's exchange log) as a tag.
+                let tag = ExchangeTag(suite: result.suiteID, flow: result.flow, step: result.index, attempt: result.attempts)
                 sent = .success(
-                    try await DeadlineTransport(inner: transport, deadline: plan.exchangeTimeout).send(timed))
+                    try await ExchangeTag.$current.withValue(tag) {
+                        try await DeadlineTransport(inner: transport, deadline: plan.exchangeTimeout).send(timed)
+                    })
             } catch {
                 sent = .failure(error)
             }

@@ -17,7 +17,8 @@ import Testing
     static let catalog: [(module: String, ids: [DiagnosticID])] = [
         ("ConformYAML", DiagnosticID.yamlIDs), ("ConformCore", DiagnosticID.suiteIDs),
         ("ConformReport", DiagnosticID.reportIDs), ("ConformRunner", DiagnosticID.runnerIDs),
-        ("ConformReference", DiagnosticID.referenceIDs), ("ConformTraffic", DiagnosticID.trafficIDs),
+        ("ConformReference", DiagnosticID.referenceIDs),
+        ("ConformTraffic", DiagnosticID.trafficIDs + DiagnosticID.bundleIDs),
         ("ConformTesting", DiagnosticID.certificationIDs), ("ConformCLI", DiagnosticID.cliIDs),
     ]
 

@@ -44,7 +44,8 @@ extension TemplateScope {
         },
     ]
 
-    private static func intArgument(_ args: [JSONValue], _ index: Int, name: String, default value: Int)
+    /// The whole number at `index` of a generator's arguments (`value` when absent), or a problem naming `name`.
+    public static func intArgument(_ args: [JSONValue], _ index: Int, name: String, default value: Int)
         throws(TemplateError) -> Int
     {
         guard args.indices.contains(index) else { return value }

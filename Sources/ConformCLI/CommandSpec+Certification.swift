@@ -1,0 +1,58 @@
+import ConformReport
+
+/// The declarations of certification: `run`'s product and bundle options, and `verify`.
+extension OptionSpec {
+    /// `run`'s options that name the product under test and write a certification bundle.
+    static let certification: [OptionSpec] = [
+        OptionSpec(
+            "--product", "NAME", .text(),
+            help: """
+                The name of the implementation under test, shown in every report (with
+                --product-version; at most \(ProductIdentity.maxValueLength) characters).
+                """),
+        OptionSpec("--product-version", "VERSION", .text(), help: "The version of the implementation under test."),
+        OptionSpec(
+            "--product-file", "FILE", .text(.file),
+            help: """
+                A product file naming the implementation under test (YAML: name, version,
+                vendor, website_url, …; docs/certification.md), instead of --product.
+                """),
+        OptionSpec(
+            "--bundle", "DIR", .text(.file),
+            help: """
+                Write a certification bundle to DIR (new or empty): the reports, the exchange
+                log (redacted), the suites, the product file, the kit's version and a SHA-256
+                manifest; 'conform verify DIR' checks it (docs/certification.md).
+                """),
+    ]
+}
+
+extension CommandSpec {
+    static let verify = CommandSpec(
+        name: "verify", abstract: "Check a certification bundle and judge its exchange log again.",
+        overview: """
+            Check a certification bundle ('conform run --bundle DIR'): every file against its SHA-256
+            manifest, then the verdict, judged again from the bundle's exchange log with the bundle's
+            suites, without the implementation.
+            """,
+        arguments: [
+            ArgumentSpec(
+                name: "DIR", help: "The bundle's directory.", optional: false, repeatable: false, completion: .file)
+        ],
+        options: [
+            .report("Also write a report of the verdict judged again: junit:FILE, json:FILE or html:FILE (repeatable)."),
+            .verbose, .noColor, .help,
+        ],
+        discussion: """
+            Refuses a bundle with a file missing, a file its manifest does not list, a file changed, a path
+            that leaves the bundle or a symbolic link, naming the file. Then plays the bundle's plan with the
+            bundle's suites, each request answered by the exchange the log holds for its step, and compares the
+            verdict of every step with the bundle's report. Says whether the bundle's suites are this kit's
+            bundled suites and whether the run is certifiable (docs/certification.md).
+            """,
+        exitCodes: """
+            0 the bundle is intact and its run conforms, 1 intact and it does not conform, 2 the bundle is
+            incomplete, changed or its report does not follow from its log (or its run could not run), 64
+            usage error.
+            """)
+}

@@ -1,0 +1,142 @@
+import ConformCore
+import ConformCrypto
+import ConformDiagnostics
+import ConformReport
+import ConformRunner
+import ConformYAML
+import Foundation
+
+/// What a run tells its reports about itself: its scope (selection, share of the bundled plan, shard), and its
+/// provenance (kit, suites, command line, variables, product, start).
+extension RunCommand {
+    /// The selection options as given, each as it would be typed.
+    static func selectionWords(_ parsed: Arguments) -> [String] {
+        selectionWords(tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
+    }
+
+    /// `--tag 'x'`, `--filter 'y'`, `--step 'z'`, each value quoted as a POSIX shell reads it back.
+    static func selectionWords(tags: [String], filters: [String], steps: [String]) -> [String] {
+        [("--tag", tags), ("--filter", filters), ("--step", steps)].flatMap { name, values in
+            values.map { "\(name) '" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        }
+    }
+
+    /// The scope of a run of `suites` (selected and sharded) out of the plan, against the kit's bundled suites.
+    static func scope(_ parsed: Arguments, suites: [Suite], placement: ShardPlacement, io: CommandIO) -> RunScope {
+        scope(selection: selectionWords(parsed), suites: suites, shard: placement.shard, failFast: parsed.has("--fail-fast"))
+    }
+
+    /// The scope of a run of `suites` with `selection`, against the kit's bundled suites.
+    static func scope(selection: [String], suites: [Suite], shard: Shard, failFast: Bool) -> RunScope {
+        let bundled = SuiteFiles.bundledSuiteHashes()
+        let run = suites.filter { bundled.contains($0.contentHash) }
+        return RunScope(
+            selection: selection, bundledSuites: bundled.count, bundledSuitesRun: Set(run.map(\.contentHash)).count,
+            otherSuites: suites.filter { !bundled.contains($0.contentHash) }.map(\.file), shard: shard,
+            failFast: failFast)
+    }
+
+    /// The provenance of a run of the plan `planSuites`, started now; variables are the target's bases, the
+    /// environment's and the command line's, credentials masked.
+    static func provenance(
+        _ parsed: Arguments, planSuites: [Suite], variables: [String: String], product: ProductIdentity?
+    ) -> RunProvenance {
+        let files = planSuites.map { RunProvenance.SuiteFile(file: $0.file, sha256: $0.contentHash) }
+        let keep = Set(ConformCommand.profile.redaction.publicValues)
+        let masker = SecretMasker(secrets: variables.filter { SecretMasker.isCredentialName($0.key) }.map(\.value))
+        return RunProvenance(
+            kitVersion: ConformCommand.version, kitCommit: ConformCommand.commit,
+            suitesDigest: Hex.encode(SHA256.hash(RunProvenance.planDigestText(files))), suiteFiles: files,
+            commandLine: RunProvenance.shownCommandLine(
+                ["conform", parsed.subcommand] + parsed.given, masker: masker, keep: keep),
+            variables: RunProvenance.shownVariables(variables, masker: masker, keep: keep), product: product,
+            startedAt: Date())
+    }
+
+    /// The product under test from `--product NAME --product-version V` or `--product-file FILE`; `nil` when
+    /// neither is given. A product file's problems are reported at their `file:line:col` (then `.failure`).
+    static func product(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Result<ProductIdentity?, CLIFailure> {
+        let name = parsed.value("--product"), version = parsed.value("--product-version")
+        if let file = parsed.value("--product-file") {
+            guard name == nil, version == nil else {
+                throw UsageError(
+                    message: "--product-file names the product; leave out --product and --product-version",
+                    subcommand: parsed.subcommand)
+            }
+            let path = io.resolve(file)
+            guard let data = SmallFile.read(path, limit: ProductIdentity.maxFileBytes + 1) else {
+                return .failure(
+                    CLIFailure(
+                        Diagnostic(
+                            .fileUnreadable, file: file, message: "cannot read the product file",
+                            help: "check that it exists and is readable")))
+            }
+            do {
+                return .success(try ProductIdentity.load([UInt8](data), file: file))
+            } catch {
+                let source = String(decoding: data, as: UTF8.self)
+                io.report(error.diagnostics, source: source)
+                return .failure(
+                    CLIFailure(
+                        Diagnostic(
+                            .cliFailed, message: "the product file \(file) has problems; nothing was run",
+                            help: "fix the product file, or name the product with --product and --product-version")))
+            }
+        }
+        switch (name, version) {
+        case (nil, nil): return .success(nil)
+        case (let name?, let version?):
+            for (option, key, value) in [("--product", "name", name), ("--product-version", "version", version)] {
+                if let problem = ProductIdentity.problem(key: key, value: value) {
+                    throw UsageError(
+                        message: "\(option): \(problem.message.replacingOccurrences(of: "'\(key)'", with: "the value")); \(problem.help)",
+                        subcommand: parsed.subcommand)
+                }
+            }
+            return .success(ProductIdentity(name: name, version: version))
+        default:
+            throw UsageError(
+                message: "--product and --product-version go together: name the product and its version",
+                subcommand: parsed.subcommand)
+        }
+    }
+}
+
+/// Reads a small file whole, at most `limit` bytes (a larger one is read to `limit`, so its size shows).
+enum SmallFile {
+    static func read(_ path: String, limit: Int) -> Data? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: limit) ?? Data()
+    }
+}
+
+extension SuiteFiles {
+    /// The kit's own suites: those installed beside the executable (`../share/conform/suites`), or else those of
+    /// the source tree the kit was built from; `nil` when neither is there.
+    static func bundledDirectory() -> String? {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let installed = executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/conform/suites").path
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("suites").path
+        for directory in [installed, source] {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
+                return directory
+            }
+        }
+        return nil
+    }
+
+    /// The SHA-256 of each of the kit's bundled suite files (empty when they are not found).
+    static func bundledSuiteHashes() -> Set<String> {
+        guard let directory = bundledDirectory() else { return [] }
+        return Set(
+            LoadedSuites.suiteFiles(inDirectory: directory).compactMap { name in
+                FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)).map {
+                    LoadedSuites.contentHash(of: $0)
+                }
+            })
+    }
+}

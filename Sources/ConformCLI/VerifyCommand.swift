@@ -1,0 +1,143 @@
+import ConformCore
+import ConformDiagnostics
+import ConformReport
+import ConformRunner
+import ConformTraffic
+import Foundation
+
+/// `conform verify DIR`: a certification bundle checked against its manifest, then its plan judged again from its
+/// exchange log with its own suites, and the verdict of every step compared with the bundle's report.
+enum VerifyCommand {
+    static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
+        guard parsed.positionals.count == 1, let path = parsed.positionals.first else {
+            throw UsageError(
+                message: "verify takes one bundle directory (written by 'conform run --bundle DIR')",
+                subcommand: "verify")
+        }
+        let requests = try ReportRequest.all(parsed, subcommand: "verify", io: io)
+        let color = io.color && !parsed.has("--no-color")
+        let directory = io.resolve(path)
+        let bundle: VerifiedBundle
+        do {
+            bundle = try VerifiedBundle(directory: directory, shown: path)
+        } catch {
+            io.report(error.diagnostic)
+            return ConformCommand.ExitCode.cannotRun
+        }
+        io.err.write("Bundle: \(path): \(bundle.manifest.entries.count + 1) files, each as its manifest says\n")
+        if let problems = bundle.suiteProblems {
+            io.err.write(problems)
+            io.report(
+                Diagnostic(
+                    .bundleInvalid, message: "the bundle's suites have problems; nothing was judged",
+                    help: "the bundle's suites are those the run loaded; make the bundle again"))
+            return ConformCommand.ExitCode.cannotRun
+        }
+        let kitSuites = bundle.suites.filter { SuiteFiles.bundledSuiteHashes().contains($0.contentHash) }.count
+        io.err.write(
+            kitSuites == bundle.suites.count
+                ? "Suites: the bundle's \(bundle.suites.count) suites are this kit's bundled suites\n"
+                : "Suites: \(bundle.suites.count - kitSuites) of the bundle's \(bundle.suites.count) suites are not this kit's bundled suites\n"
+        )
+        let info = bundle.info
+        var suites = RunSelection(tags: info.tags, filters: info.filters, steps: info.steps).apply(bundle.suites)
+        var shard = Shard.whole
+        if let text = info.shard {
+            shard = try ShardOption.parse(text, subcommand: "verify")
+            suites = ShardPlacement.select(suites, shard: shard).suites
+        }
+        var plan = RunPlan(
+            suites: suites, overrides: info.variables, targetDefaults: info.bases,
+            targetDescription: info.target, functions: ConformCommand.profile.functions)
+        plan.failFast = info.failFast
+        plan.allowedHosts = info.allowedHosts
+        plan.generatorSeed = info.seed
+        let session = Session(
+            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: requests,
+            scope: RunCommand.scope(
+                selection: RunCommand.selectionWords(tags: info.tags, filters: info.filters, steps: info.steps),
+                suites: suites, shard: shard, failFast: info.failFast),
+            provenance: bundle.report.result.provenance)
+        let runner = Runner(transport: bundle.transport)
+        let outcome = await session.run { events in await runner.run(plan, events: events) }
+        guard let judged = outcome.result else { return io.status(of: outcome) }
+        let differences = VerifiedBundle.differences(report: bundle.report.result, judged: judged)
+        if !differences.isEmpty {
+            for problem in outcome.problems { io.report(problem) }
+            let shown = differences.prefix(10).map { "\n  \($0)" }.joined() + (differences.count > 10 ? "\n  …" : "")
+            io.report(
+                Diagnostic(
+                    .bundleDisagrees, file: path + "/" + CertificationBundle.jsonReport,
+                    message: "the report does not follow from the bundle's log: \(differences.count) steps differ\(shown)",
+                    help: "the report or the log was changed, or the run cannot be judged again; make the bundle again"))
+            return ConformCommand.ExitCode.cannotRun
+        }
+        io.err.write("Verdict: judged again from the log, the same as the bundle's report for all \(judged.stepCount) steps\n")
+        return io.status(of: outcome)
+    }
+}
+
+/// A bundle whose files match its manifest, read: its info, report, suites and exchange log.
+struct VerifiedBundle {
+    var manifest: BundleManifest
+    var info: BundleInfo
+    var report: RunReport
+    var suites: [Suite]
+    /// The suites' problems, rendered, when they do not load.
+    var suiteProblems: TerminalText?
+    var transport: ExchangeLogTransport
+
+    init(directory: String, shown: String) throws(BundleProblem) {
+        manifest = try BundleManifest.check(directory: directory)
+        info = try BundleInfo(json: try BundleManifest.read(CertificationBundle.infoFile, in: directory))
+        let reportData = try BundleManifest.read(CertificationBundle.jsonReport, in: directory)
+        do throws(RunReportError) {
+            report = try RunReport.read(reportData, source: CertificationBundle.jsonReport)
+        } catch {
+            throw BundleProblem(file: CertificationBundle.jsonReport, error.message, help: error.help)
+        }
+        var files: [(name: String, contents: Data?)] = []
+        for name in info.suites {
+            guard BundleManifest.isPlainRelative(name), manifest.entries.contains(where: { $0.path == name }) else {
+                throw BundleProblem(
+                    file: CertificationBundle.infoFile, "names the suite '\(name)', which the manifest does not list",
+                    help: "the file is written by 'conform run --bundle DIR'; do not edit it")
+            }
+            files.append((shown + "/" + name, try BundleManifest.read(name, in: directory)))
+        }
+        let loaded = LoadedSuites(files: files, profile: ConformCommand.profile)
+        suites = loaded.suites
+        suiteProblems = loaded.notRun == nil ? nil : loaded.renderedProblems()
+        transport = try ExchangeLogTransport(
+            directory: (directory as NSString).appendingPathComponent(CertificationBundle.logDirectory), info: info)
+    }
+
+    /// Each step whose verdict differs between the bundle's report and the run judged again, or that only one of
+    /// them holds, as `suite › flow › N. name: report says X, judged Y`.
+    static func differences(report: RunResult, judged: RunResult) -> [String] {
+        struct Key: Hashable {
+            var suite: String
+            var flow: String
+            var index: Int
+        }
+        func verdicts(_ result: RunResult) -> [Key: (String, Verdict)] {
+            var out: [Key: (String, Verdict)] = [:]
+            for step in result.steps {
+                out[Key(suite: step.suiteID, flow: step.flow, index: step.index)] = (step.name, step.verdict)
+            }
+            return out
+        }
+        let reported = verdicts(report), again = verdicts(judged)
+        var out: [String] = []
+        for key in Set(reported.keys).union(again.keys).sorted(by: { ($0.suite, $0.flow, $0.index) < ($1.suite, $1.flow, $1.index) }) {
+            let name = reported[key]?.0 ?? again[key]?.0 ?? ""
+            let a = reported[key].map { $0.1.rawValue } ?? "nothing"
+            let b = again[key].map { $0.1.rawValue } ?? "nothing"
+            if a != b { out.append("\(key.suite) › \(key.flow) › \(key.index + 1). \(name): the report says \(a), judged again \(b)") }
+        }
+        if out.isEmpty && report.exitCode != judged.exitCode {
+            out.append("the report's exit code is \(report.exitCode), judged again \(judged.exitCode)")
+        }
+        return out
+    }
+}

@@ -1,0 +1,206 @@
+import ConformCore
+import Foundation
+
+/// A certification bundle (`conform run --bundle DIR`, docs/certification.md): the reports of a run, its complete
+/// exchange log (redacted as recordings are), its suites, the product file, the kit's version, what verification
+/// needs to run the plan again (``BundleInfo``) and a SHA-256 manifest of every file (``BundleManifest``).
+public enum CertificationBundle {
+    /// The files of a bundle, by their names inside it.
+    public static let infoFile = "bundle.json"
+    public static let versionFile = "VERSION"
+    public static let productFile = "PRODUCT.yaml"
+    public static let jsonReport = "report.json"
+    public static let junitReport = "report.xml"
+    public static let htmlReport = "report.html"
+    /// The exchange log: a recording directory.
+    public static let logDirectory = "log"
+    /// The suite files of the run.
+    public static let suitesDirectory = "suites"
+
+    /// Makes `directory` for a new bundle: refuses one that exists and is not empty, or a symbolic link.
+    public static func create(_ directory: String) throws(BundleProblem) {
+        let manager = FileManager.default
+        if let type = (try? manager.attributesOfItem(atPath: directory))?[.type] as? FileAttributeType {
+            guard type == .typeDirectory else {
+                throw BundleProblem(
+                    file: directory, "exists and is not a directory",
+                    help: "name a new directory for the bundle")
+            }
+            guard (try? manager.contentsOfDirectory(atPath: directory))?.isEmpty ?? false else {
+                throw BundleProblem(
+                    file: directory, "is not empty", help: "name a new or empty directory for the bundle")
+            }
+        }
+        do {
+            try manager.createDirectory(
+                atPath: (directory as NSString).appendingPathComponent(suitesDirectory),
+                withIntermediateDirectories: true)
+        } catch {
+            throw BundleProblem(file: directory, "cannot be created", help: "check the path and permissions")
+        }
+    }
+
+    /// Writes `data` as `name` inside the bundle, refusing to write through a link or over a file.
+    public static func write(_ data: Data, as name: String, in directory: String) throws(BundleProblem) {
+        guard BundleManifest.isPlainRelative(name) else {
+            throw BundleProblem(file: name, "is not a plain relative path", help: "name files inside the bundle")
+        }
+        let path = (directory as NSString).appendingPathComponent(name)
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw BundleProblem(file: name, "cannot be written", help: "check the bundle directory's permissions")
+        }
+        defer { try? handle.close() }
+        do { try handle.write(contentsOf: data) } catch {
+            throw BundleProblem(file: name, "cannot be written: \(error)", help: "check the free space")
+        }
+    }
+
+    /// Writes the manifest of every file in the bundle; the last file written.
+    public static func seal(_ directory: String) throws(BundleProblem) -> BundleManifest {
+        let manifest = try BundleManifest.make(directory: directory)
+        try write(Data(manifest.text.utf8), as: BundleManifest.fileName, in: directory)
+        return manifest
+    }
+}
+
+/// What `conform verify` needs to play a bundle's plan again against its log: the seed of the generators, the
+/// target's bases, the variables that are not credentials, the selection, the shard and the suite files in plan
+/// order, and the exchanges that had no response (the log holds only answered ones).
+public struct BundleInfo: Sendable, Hashable {
+    public static let format = 1
+
+    public var kitVersion: String
+    public var kitCommit: String
+    public var seed: String
+    public var target: String
+    public var bases: [String: String]
+    /// The variables given (`--var`, `CONFORM_VAR_`) that are not credentials; credentials are left to the suites'
+    /// defaults when verifying.
+    public var variables: [String: String]
+    public var tags: [String]
+    public var filters: [String]
+    public var steps: [String]
+    /// `K/N` when the run was one shard.
+    public var shard: String?
+    public var failFast: Bool
+    public var allowedHosts: [String]
+    /// The suite files inside the bundle (`suites/…`), in plan order.
+    public var suites: [String]
+    /// Exchanges that got no response: the tag's key, and the transport error.
+    public var failures: [Failure]
+    /// For each value the run sent that came back redacted: its digest under the seed, and its pseudonym.
+    public var pseudonyms: [String: String]
+
+    public struct Failure: Sendable, Hashable {
+        public var tag: String
+        public var kind: String
+        public var message: String
+
+        public init(tag: String, kind: String, message: String) {
+            self.tag = tag
+            self.kind = kind
+            self.message = message
+        }
+    }
+
+    public init(
+        kitVersion: String, kitCommit: String, seed: String, target: String, bases: [String: String],
+        variables: [String: String], tags: [String], filters: [String], steps: [String], shard: String?,
+        failFast: Bool, allowedHosts: [String], suites: [String], failures: [Failure] = [],
+        pseudonyms: [String: String] = [:]
+    ) {
+        self.pseudonyms = pseudonyms
+        self.kitVersion = kitVersion
+        self.kitCommit = kitCommit
+        self.seed = seed
+        self.target = target
+        self.bases = bases
+        self.variables = variables
+        self.tags = tags
+        self.filters = filters
+        self.steps = steps
+        self.shard = shard
+        self.failFast = failFast
+        self.allowedHosts = allowedHosts
+        self.suites = suites
+        self.failures = failures
+    }
+
+    /// The document `bundle.json` holds.
+    public var json: JSONValue {
+        func strings(_ items: [String]) -> JSONValue { .array(items.map { .string($0) }) }
+        func map(_ items: [String: String]) -> JSONValue {
+            .object(JSONObject(items.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
+        }
+        return .object(
+            JSONObject([
+                ("format", .int(Self.format)), ("kit", ["version": .string(kitVersion), "commit": .string(kitCommit)]),
+                ("seed", .string(seed)), ("target", .string(target)), ("bases", map(bases)),
+                ("variables", map(variables)), ("tags", strings(tags)), ("filters", strings(filters)),
+                ("steps", strings(steps)), ("shard", shard.map { .string($0) } ?? .null), ("failFast", .bool(failFast)),
+                ("allowedHosts", strings(allowedHosts)), ("suites", strings(suites)),
+                (
+                    "failures",
+                    .array(
+                        failures.map {
+                            ["tag": .string($0.tag), "kind": .string($0.kind), "message": .string($0.message)]
+                        })
+                ),
+                ("pseudonyms", map(pseudonyms)),
+            ]))
+    }
+
+    /// Reads `bundle.json`, naming the member that is missing or wrong.
+    public init(json data: Data) throws(BundleProblem) {
+        let file = CertificationBundle.infoFile
+        func fail(_ what: String) -> BundleProblem {
+            BundleProblem(file: file, what, help: "the file is written by 'conform run --bundle DIR'; do not edit it")
+        }
+        let root: JSONValue
+        do { root = try JSONValue.parse(data) } catch { throw fail("is not JSON: \(error)") }
+        guard root["format"] == .int(Self.format) else { throw fail("$.format: expected \(Self.format)") }
+        func string(_ v: JSONValue?, _ path: String) throws(BundleProblem) -> String {
+            guard let s = v?.stringValue, s.utf8.count <= 65536 else { throw fail("\(path): expected a string") }
+            return s
+        }
+        func strings(_ v: JSONValue?, _ path: String) throws(BundleProblem) -> [String] {
+            guard let items = v?.arrayValue, items.count <= BundleManifest.maxFiles else {
+                throw fail("\(path): expected a list of strings")
+            }
+            var out: [String] = []
+            for (i, item) in items.enumerated() { out.append(try string(item, "\(path)[\(i)]")) }
+            return out
+        }
+        func map(_ v: JSONValue?, _ path: String) throws(BundleProblem) -> [String: String] {
+            guard let o = v?.objectValue, o.keys.count <= BundlePseudonyms.maxValues else {
+                throw fail("\(path): expected an object of strings")
+            }
+            var out: [String: String] = [:]
+            for key in o.keys { out[key] = try string(o[key], "\(path).\(key)") }
+            return out
+        }
+        var failures: [Failure] = []
+        guard let list = root["failures"]?.arrayValue, list.count <= 1_000_000 else {
+            throw fail("$.failures: expected a list")
+        }
+        for (i, item) in list.enumerated() {
+            failures.append(
+                Failure(
+                    tag: try string(item["tag"], "$.failures[\(i)].tag"),
+                    kind: try string(item["kind"], "$.failures[\(i)].kind"),
+                    message: try string(item["message"], "$.failures[\(i)].message")))
+        }
+        guard let failFast = root["failFast"]?.boolValue else { throw fail("$.failFast: expected true or false") }
+        self.init(
+            kitVersion: try string(root["kit"]?["version"], "$.kit.version"),
+            kitCommit: try string(root["kit"]?["commit"], "$.kit.commit"), seed: try string(root["seed"], "$.seed"),
+            target: try string(root["target"], "$.target"), bases: try map(root["bases"], "$.bases"),
+            variables: try map(root["variables"], "$.variables"), tags: try strings(root["tags"], "$.tags"),
+            filters: try strings(root["filters"], "$.filters"), steps: try strings(root["steps"], "$.steps"),
+            shard: root["shard"] == .null ? nil : try string(root["shard"], "$.shard"), failFast: failFast,
+            allowedHosts: try strings(root["allowedHosts"], "$.allowedHosts"),
+            suites: try strings(root["suites"], "$.suites"), failures: failures,
+            pseudonyms: try map(root["pseudonyms"], "$.pseudonyms"))
+    }
+}

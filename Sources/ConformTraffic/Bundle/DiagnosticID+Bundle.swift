@@ -1,0 +1,17 @@
+import ConformDiagnostics
+
+/// The ids of the diagnostics of certification bundles (`conform run --bundle`, `conform verify`).
+extension DiagnosticID {
+    /// A certification bundle cannot be written, or is incomplete, changed or not a bundle.
+    public static let bundleInvalid = DiagnosticID("bundle.invalid")
+    /// A bundle's report does not follow from its exchange log and suites.
+    public static let bundleDisagrees = DiagnosticID("bundle.disagrees")
+
+    /// Every id above, for the catalog the tests gather from every module.
+    public static let bundleIDs: [DiagnosticID] = [.bundleInvalid, .bundleDisagrees]
+}
+
+extension BundleProblem {
+    /// The problem as a `bundle.invalid` diagnostic naming the file inside the bundle.
+    public var diagnostic: Diagnostic { Diagnostic(.bundleInvalid, message: "\(file): \(message)", help: help) }
+}

@@ -90,6 +90,8 @@ public struct ExchangeLogTransport: Transport {
     /// this verification has sent, with those values.
     let pseudonyms: [String: String]
     let restored = Restored()
+    /// For each step (its tag at attempt 1), the last attempt the run made, answered or not.
+    let lastAttempts: [String: Int]
 
     final class Restored: Sendable {
         let values = Mutex<[String: String]>([:])
@@ -124,6 +126,14 @@ public struct ExchangeLogTransport: Transport {
         self.failures = Dictionary(info.failures.map { ($0.tag, $0) }, uniquingKeysWith: { a, _ in a })
         self.seed = info.seed
         self.pseudonyms = info.pseudonyms
+        var last: [String: Int] = [:]
+        for key in Array(exchanges.keys) + info.failures.map(\.tag) {
+            guard var tag = ExchangeTag(key: key) else { continue }
+            let attempt = tag.attempt
+            tag.attempt = 1
+            last[tag.key] = max(last[tag.key] ?? 0, attempt)
+        }
+        lastAttempts = last
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -133,7 +143,9 @@ public struct ExchangeLogTransport: Transport {
         if let failure = failures[tag.key] {
             throw TransportError(TransportError.Kind(rawValue: failure.kind), failure.message)
         }
-        guard let logged = exchanges[tag.key] else {
+        // An `eventually` step the run stopped retrying when its window ended may be asked more often here, where
+        // answers come at once: the implementation's last answer stands for the attempts the run had no time for.
+        guard let logged = exchanges[tag.key] ?? lastAttempt(of: tag) else {
             throw TransportError(.other, "the bundle's log holds no exchange for \(tag)")
         }
         guard logged.request.method == request.method, Self.path(of: logged.request.url) == Self.path(of: request.url)
@@ -151,6 +163,15 @@ public struct ExchangeLogTransport: Transport {
             return known
         }
         return BundlePseudonyms.restoring(logged.response, known)
+    }
+
+    /// The logged exchange of the last attempt of `tag`'s step before `tag`'s attempt, when the log holds that
+    /// step's attempts but not this one; `nil` when it holds none or the step's last attempt had no response.
+    func lastAttempt(of tag: ExchangeTag) -> RecordedExchange? {
+        var last = tag
+        last.attempt = lastAttempts[ExchangeTag(suite: tag.suite, flow: tag.flow, step: tag.step, attempt: 1).key] ?? 0
+        guard last.attempt >= 1, last.attempt < tag.attempt else { return nil }
+        return exchanges[last.key]
     }
 
     /// The path of a URL, without its origin and query.

@@ -104,7 +104,7 @@ public struct BundleManifest: Sendable, Hashable {
             let digest = Hex.encode(SHA256.hash(try read(entry.path, in: directory)))
             guard digest == entry.sha256 else {
                 throw BundleProblem(
-                    file: entry.path, "the file was changed: its SHA-256 is \(digest), the manifest says \(entry.sha256)",
+                    file: entry.path, "the file (or the manifest) was changed: its SHA-256 is \(digest), the manifest says \(entry.sha256)",
                     help: "the bundle is not as it was written; ask for the bundle again")
             }
         }

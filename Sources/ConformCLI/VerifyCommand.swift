@@ -61,7 +61,9 @@ enum VerifyCommand {
         let runner = Runner(transport: bundle.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
         guard let judged = outcome.result else { return io.status(of: outcome) }
-        let differences = VerifiedBundle.differences(report: bundle.report.result, judged: judged)
+        let differences =
+            VerifiedBundle.differences(report: bundle.report.result, judged: judged)
+            + VerifiedBundle.differences(written: bundle.reportJSON, judged: judged)
         if !differences.isEmpty {
             for problem in outcome.problems { io.report(problem) }
             let shown = differences.prefix(10).map { "\n  \($0)" }.joined() + (differences.count > 10 ? "\n  …" : "")
@@ -82,6 +84,8 @@ struct VerifiedBundle {
     var manifest: BundleManifest
     var info: BundleInfo
     var report: RunReport
+    /// The JSON report as written, for what reading it back derives rather than reads (a suite's verdict, counts).
+    var reportJSON: JSONValue
     var suites: [Suite]
     /// The suites' problems, rendered, when they do not load.
     var suiteProblems: TerminalText?
@@ -93,6 +97,7 @@ struct VerifiedBundle {
         let reportData = try BundleManifest.read(CertificationBundle.jsonReport, in: directory)
         do throws(RunReportError) {
             report = try RunReport.read(reportData, source: CertificationBundle.jsonReport)
+            reportJSON = (try? JSONValue.parse(reportData)) ?? .null
         } catch {
             throw BundleProblem(file: CertificationBundle.jsonReport, error.message, help: error.help)
         }
@@ -110,6 +115,25 @@ struct VerifiedBundle {
         suiteProblems = loaded.notRun == nil ? nil : loaded.renderedProblems()
         transport = try ExchangeLogTransport(
             directory: (directory as NSString).appendingPathComponent(CertificationBundle.logDirectory), info: info)
+    }
+
+    /// The members of the written JSON report that reading it back derives instead of reading (the verdict and
+    /// counts of the run, each suite's verdict), where they differ from the run judged again.
+    static func differences(written: JSONValue, judged: RunResult) -> [String] {
+        let again = JSONReporter(sink: MemorySink(), deterministic: true).render(judged)
+        var out: [String] = []
+        for key in ["exitCode", "result", "counts"] where written[key] != again[key] {
+            out.append("the report's \(key) is \(written[key]?.serialized() ?? "missing"), judged again \(again[key]?.serialized() ?? "missing")")
+        }
+        let writtenSuites = written["suites"]?.arrayValue ?? [], againSuites = again["suites"]?.arrayValue ?? []
+        for (a, b) in zip(writtenSuites, againSuites) where a["id"] != b["id"] || a["verdict"] != b["verdict"] {
+            out.append(
+                "suite \(a["id"]?.stringValue ?? "?"): the report says \(a["verdict"]?.stringValue ?? "nothing"), judged again \(b["verdict"]?.stringValue ?? "nothing")")
+        }
+        if writtenSuites.count != againSuites.count {
+            out.append("the report holds \(writtenSuites.count) suites, judged again \(againSuites.count)")
+        }
+        return out
     }
 
     /// Each step whose verdict differs between the bundle's report and the run judged again, or that only one of

@@ -39,8 +39,9 @@ import Testing
         }
     }
 
-    /// Times vary from run to run; replace them.
+    /// Times vary from run to run, and the commit from build to build; replace them.
     func normalize(_ text: String) -> String {
         text.replacingOccurrences(of: #"in \d+\.\d+ s"#, with: "in <time> s", options: .regularExpression)
+            .replacingOccurrences(of: #"\(commit [0-9a-z-]+\)"#, with: "(commit <commit>)", options: .regularExpression)
     }
 }

@@ -40,7 +40,8 @@ extension CommandSpec {
                 name: "DIR", help: "The bundle's directory.", optional: false, repeatable: false, completion: .file)
         ],
         options: [
-            .report("Also write a report of the verdict judged again: junit:FILE, json:FILE or html:FILE (repeatable)."),
+            .report(
+                "Also write a report of the verdict judged again: junit:FILE, json:FILE or html:FILE (repeatable)."),
             .verbose, .noColor, .help,
         ],
         discussion: """

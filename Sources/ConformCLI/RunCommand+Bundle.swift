@@ -88,7 +88,8 @@ struct RunBundle {
                     Data(product.fileText.utf8), as: CertificationBundle.productFile, in: directory)
             }
             let manifest = try CertificationBundle.seal(directory)
-            io.err.write("Bundle: \(shown) (\(manifest.entries.count + 1) files, manifest \(BundleManifest.fileName))\n")
+            io.err.write(
+                "Bundle: \(shown) (\(manifest.entries.count + 1) files, manifest \(BundleManifest.fileName))\n")
             return true
         } catch let problem as BundleProblem {
             io.report(problem.diagnostic)

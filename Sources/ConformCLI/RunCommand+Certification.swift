@@ -23,7 +23,9 @@ extension RunCommand {
 
     /// The scope of a run of `suites` (selected and sharded) out of the plan, against the kit's bundled suites.
     static func scope(_ parsed: Arguments, suites: [Suite], placement: ShardPlacement, io: CommandIO) -> RunScope {
-        scope(selection: selectionWords(parsed), suites: suites, shard: placement.shard, failFast: parsed.has("--fail-fast"))
+        scope(
+            selection: selectionWords(parsed), suites: suites, shard: placement.shard,
+            failFast: parsed.has("--fail-fast"))
     }
 
     /// The scope of a run of `suites` with `selection`, against the kit's bundled suites.
@@ -89,7 +91,8 @@ extension RunCommand {
             for (option, key, value) in [("--product", "name", name), ("--product-version", "version", version)] {
                 if let problem = ProductIdentity.problem(key: key, value: value) {
                     throw UsageError(
-                        message: "\(option): \(problem.message.replacingOccurrences(of: "'\(key)'", with: "the value")); \(problem.help)",
+                        message:
+                            "\(option): \(problem.message.replacingOccurrences(of: "'\(key)'", with: "the value")); \(problem.help)",
                         subcommand: parsed.subcommand)
                 }
             }

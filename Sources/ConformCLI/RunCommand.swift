@@ -110,7 +110,9 @@ enum RunCommand {
             RunListing.replay(result, to: events)
             return result
         }
-        if let bundle = bundle ?? nil, !bundle.finish(parsed, plan: plan, planSuites: planSuites, product: product, io: io) {
+        if let bundle = bundle ?? nil,
+            !bundle.finish(parsed, plan: plan, planSuites: planSuites, product: product, io: io)
+        {
             _ = io.status(of: outcome)
             return ConformCommand.ExitCode.cannotRun
         }

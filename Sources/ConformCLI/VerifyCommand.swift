@@ -70,11 +70,14 @@ enum VerifyCommand {
             io.report(
                 Diagnostic(
                     .bundleDisagrees, file: path + "/" + CertificationBundle.jsonReport,
-                    message: "the report does not follow from the bundle's log: \(differences.count) steps differ\(shown)",
-                    help: "the report or the log was changed, or the run cannot be judged again; make the bundle again"))
+                    message:
+                        "the report does not follow from the bundle's log (\(Noun("difference").counted(differences.count))):\(shown)",
+                    help: "the report or the log was changed, or the run cannot be judged again; make the bundle again")
+            )
             return ConformCommand.ExitCode.cannotRun
         }
-        io.err.write("Verdict: judged again from the log, the same as the bundle's report for all \(judged.stepCount) steps\n")
+        io.err.write(
+            "Verdict: judged again from the log, the same as the bundle's report for all \(judged.stepCount) steps\n")
         return io.status(of: outcome)
     }
 }
@@ -123,12 +126,15 @@ struct VerifiedBundle {
         let again = JSONReporter(sink: MemorySink(), deterministic: true).render(judged)
         var out: [String] = []
         for key in ["exitCode", "result", "counts"] where written[key] != again[key] {
-            out.append("the report's \(key) is \(written[key]?.serialized() ?? "missing"), judged again \(again[key]?.serialized() ?? "missing")")
+            out.append(
+                "the report's \(key) is \(written[key]?.serialized() ?? "missing"), judged again \(again[key]?.serialized() ?? "missing")"
+            )
         }
         let writtenSuites = written["suites"]?.arrayValue ?? [], againSuites = again["suites"]?.arrayValue ?? []
         for (a, b) in zip(writtenSuites, againSuites) where a["id"] != b["id"] || a["verdict"] != b["verdict"] {
             out.append(
-                "suite \(a["id"]?.stringValue ?? "?"): the report says \(a["verdict"]?.stringValue ?? "nothing"), judged again \(b["verdict"]?.stringValue ?? "nothing")")
+                "suite \(a["id"]?.stringValue ?? "?"): the report says \(a["verdict"]?.stringValue ?? "nothing"), judged again \(b["verdict"]?.stringValue ?? "nothing")"
+            )
         }
         if writtenSuites.count != againSuites.count {
             out.append("the report holds \(writtenSuites.count) suites, judged again \(againSuites.count)")
@@ -153,11 +159,16 @@ struct VerifiedBundle {
         }
         let reported = verdicts(report), again = verdicts(judged)
         var out: [String] = []
-        for key in Set(reported.keys).union(again.keys).sorted(by: { ($0.suite, $0.flow, $0.index) < ($1.suite, $1.flow, $1.index) }) {
+        for key in Set(reported.keys).union(again.keys).sorted(by: {
+            ($0.suite, $0.flow, $0.index) < ($1.suite, $1.flow, $1.index)
+        }) {
             let name = reported[key]?.0 ?? again[key]?.0 ?? ""
             let a = reported[key].map { $0.1.rawValue } ?? "nothing"
             let b = again[key].map { $0.1.rawValue } ?? "nothing"
-            if a != b { out.append("\(key.suite) › \(key.flow) › \(key.index + 1). \(name): the report says \(a), judged again \(b)") }
+            if a != b {
+                out.append(
+                    "\(key.suite) › \(key.flow) › \(key.index + 1). \(name): the report says \(a), judged again \(b)")
+            }
         }
         if out.isEmpty && report.exitCode != judged.exitCode {
             out.append("the report's exit code is \(report.exitCode), judged again \(judged.exitCode)")

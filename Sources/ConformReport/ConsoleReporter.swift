@@ -149,7 +149,9 @@ public struct ConsoleReporter: RunReporter {
         case .certifiable?:
             out += "Certification: " + paint("certifiable", .green) + " (the whole bundled plan, nothing skipped)\n"
         case .partial(let reasons)?:
-            out += "Certification: " + paint("partial", .yellow) + TerminalText(" (" + reasons.joined(separator: "; ") + ")\n")
+            out +=
+                "Certification: " + paint("partial", .yellow)
+                + TerminalText(" (" + reasons.joined(separator: "; ") + ")\n")
         case nil: break
         }
         return out

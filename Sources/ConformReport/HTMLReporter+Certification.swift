@@ -6,7 +6,8 @@ extension HTMLReporter {
     /// suites"; empty for results that are not suite runs.
     func certificationBanner(_ result: RunResult) -> String {
         guard let certifiability = result.certifiability else { return "" }
-        var out = "<section class=\"certification \(certifiability.word)\" id=\"certification\" aria-label=\"Certification\">\n"
+        var out =
+            "<section class=\"certification \(certifiability.word)\" id=\"certification\" aria-label=\"Certification\">\n"
         switch certifiability {
         case .certifiable:
             out +=

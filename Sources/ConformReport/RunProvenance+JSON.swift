@@ -30,7 +30,9 @@ extension RunProvenance {
             (
                 "variables",
                 .array(
-                    variables.map { ["name": .string($0.name), "value": .string($0.value), "masked": .bool($0.masked)] }
+                    variables.map {
+                        ["name": .string($0.name), "value": .string($0.value), "masked": .bool($0.masked)]
+                    }
                 )
             ),
         ])

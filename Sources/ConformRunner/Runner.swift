@@ -281,7 +281,8 @@ public struct Runner: Sendable {
             let sent: Result<HTTPResponse, any Error>
             do {
                 // The step that sends is known to the transport's decorators (a bundle's exchange log) as a tag.
-                let tag = ExchangeTag(suite: result.suiteID, flow: result.flow, step: result.index, attempt: result.attempts)
+                let tag = ExchangeTag(
+                    suite: result.suiteID, flow: result.flow, step: result.index, attempt: result.attempts)
                 sent = .success(
                     try await ExchangeTag.$current.withValue(tag) {
                         try await DeadlineTransport(inner: transport, deadline: plan.exchangeTimeout).send(timed)

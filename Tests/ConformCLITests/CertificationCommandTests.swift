@@ -79,9 +79,10 @@ import Testing
             "run", "suites/02-login.yaml", "--var", "appCode=\(secret)", "--var", "userPrefix=p-",
             "--product", "Backend", "--product-version", "2.1", "--no-color",
         ])
-        for (name, text) in [("console", r.out + r.err), ("JSON", String(decoding: r.jsonBytes, as: UTF8.self)),
-            ("JUnit", r.junit), ("HTML", r.html)]
-        {
+        for (name, text) in [
+            ("console", r.out + r.err), ("JSON", String(decoding: r.jsonBytes, as: UTF8.self)),
+            ("JUnit", r.junit), ("HTML", r.html),
+        ] {
             #expect(!text.contains(secret), "the \(name) report shows the credential")
         }
         let p = try #require(r.json["provenance"])
@@ -118,7 +119,9 @@ import Testing
     }
 
     /// A bundle of a run of `args` in a new scratch directory.
-    func bundle(_ args: [String] = []) async throws -> (scratch: Scratch, dir: String, run: (code: Int32, out: String, err: String)) {
+    func bundle(_ args: [String] = []) async throws -> (
+        scratch: Scratch, dir: String, run: (code: Int32, out: String, err: String)
+    ) {
         let scratch = try Scratch()
         let dir = scratch.path("bundle")
         let run = await conformInProcess(
@@ -131,9 +134,10 @@ import Testing
         defer { withExtendedLifetime(scratch) {} }
         #expect(run.code == 0, "\(run.out)\(run.err)")
         let files = try BundleManifest.check(directory: dir).entries.map(\.path)
-        for expected in ["PRODUCT.yaml", "VERSION", "bundle.json", "log/exchanges.jsonl", "log/meta.json",
-            "report.html", "report.json", "report.xml", "suites/003-02-login.yaml"]
-        {
+        for expected in [
+            "PRODUCT.yaml", "VERSION", "bundle.json", "log/exchanges.jsonl", "log/meta.json",
+            "report.html", "report.json", "report.xml", "suites/003-02-login.yaml",
+        ] {
             #expect(files.contains(expected), "\(files)")
         }
         let log = try String(contentsOfFile: dir + "/log/exchanges.jsonl", encoding: .utf8)
@@ -169,7 +173,9 @@ import Testing
             var bytes = [UInt8](try Data(contentsOf: url))
             // A hex digit stays a hex digit, so a changed manifest line still reads as one.
             let at = bytes.count / 2
-            bytes[at] = bytes[at] == UInt8(ascii: "a") ? UInt8(ascii: "b") : bytes[at] == UInt8(ascii: "b") ? UInt8(ascii: "c") : bytes[at] ^ 0x01
+            bytes[at] =
+                bytes[at] == UInt8(ascii: "a")
+                ? UInt8(ascii: "b") : bytes[at] == UInt8(ascii: "b") ? UInt8(ascii: "c") : bytes[at] ^ 0x01
             try Data(bytes).write(to: url)
             let verified = await conformInProcess(["verify", copy, "--no-color"])
             #expect(verified.code == 2, "\(file): \(verified.err)")

@@ -50,7 +50,9 @@ import Testing
         kitVersion: "0.1.0", kitCommit: "abc123", suitesDigest: String(repeating: "d", count: 64),
         suiteFiles: [.init(file: "suites/02-login.yaml", sha256: String(repeating: "e", count: 64))],
         commandLine: ["conform", "run", "--var", "appCode=••••"],
-        variables: [.init(name: "appCode", value: "••••", masked: true), .init(name: "user", value: "u", masked: false)],
+        variables: [
+            .init(name: "appCode", value: "••••", masked: true), .init(name: "user", value: "u", masked: false),
+        ],
         product: ProductIdentity(name: "Backend", version: "2.1", details: [("vendor", "ACME")]),
         startedAt: Date(timeIntervalSince1970: 1_700_000_000), finishedAt: Date(timeIntervalSince1970: 1_700_000_060))
 
@@ -76,15 +78,20 @@ import Testing
     }
 
     @Test func scopeAndProvenanceReadBackFromTheJSONReport() throws {
-        var result = Self.run([.pass, .skipped], scope: RunScope(
-            selection: ["--tag 'smoke'"], bundledSuites: 22, bundledSuitesRun: 3, otherSuites: ["x.yaml"]))
+        var result = Self.run(
+            [.pass, .skipped],
+            scope: RunScope(
+                selection: ["--tag 'smoke'"], bundledSuites: 22, bundledSuitesRun: 3, otherSuites: ["x.yaml"]))
         result.provenance = Self.provenance
         let text = JSONReporter(sink: MemorySink()).text(result)
         let json = try JSONValue.parse(Data(text.utf8))
         #expect(json["certification"] == "partial")
         #expect(
             json["partialReasons"]
-                == ["selection: --tag 'smoke'", "3 of 22 bundled suites", "1 suite not bundled: x.yaml", "1 step skipped"])
+                == [
+                    "selection: --tag 'smoke'", "3 of 22 bundled suites", "1 suite not bundled: x.yaml",
+                    "1 step skipped",
+                ])
         #expect(json["provenance"]?["kit"]?["commit"] == "abc123")
         #expect(json["provenance"]?["product"] == ["name": "Backend", "version": "2.1", "vendor": "ACME"])
         #expect(json["provenance"]?["startedAt"] == "2023-11-14T22:13:20.000Z")
@@ -96,14 +103,20 @@ import Testing
 
     @Test func mergingEveryShardGivesBackAWholeRun() throws {
         func shard(_ index: Int, bundledRun: Int) -> RunReport {
-            var result = Self.run([.pass], scope: RunScope(
-                bundledSuites: 2, bundledSuitesRun: bundledRun, shard: Shard(index: index, count: 2)!))
+            var result = Self.run(
+                [.pass],
+                scope: RunScope(
+                    bundledSuites: 2, bundledSuitesRun: bundledRun, shard: Shard(index: index, count: 2)!))
             result.provenance = Self.provenance
             return RunReport(
-                result: result, placement: ShardPlacement(shard: Shard(index: index, count: 2)!, planSuites: 2,
+                result: result,
+                placement: ShardPlacement(
+                    shard: Shard(index: index, count: 2)!, planSuites: 2,
                     positions: [index - 1]), source: "shard-\(index).json")
         }
-        #expect(shard(1, bundledRun: 1).result.certifiability == .partial(["1 of 2 bundled suites", "shard 1/2 of the plan, not merged"]))
+        #expect(
+            shard(1, bundledRun: 1).result.certifiability
+                == .partial(["1 of 2 bundled suites", "shard 1/2 of the plan, not merged"]))
         let merged = try RunReport.merge([shard(2, bundledRun: 1), shard(1, bundledRun: 1)])
         #expect(merged.result.scope == RunScope(bundledSuites: 2, bundledSuitesRun: 2))
         #expect(merged.result.certifiability == .certifiable)

@@ -56,7 +56,9 @@ public final class BundleLog: Sendable {
         case .failure(let error):
             let failure =
                 (error as? TransportError).map {
-                    BundleInfo.Failure(tag: tag.key, kind: $0.kind.rawValue, message: writer.redactor?.redact(text: $0.message) ?? $0.message)
+                    BundleInfo.Failure(
+                        tag: tag.key, kind: $0.kind.rawValue,
+                        message: writer.redactor?.redact(text: $0.message) ?? $0.message)
                 } ?? BundleInfo.Failure(tag: tag.key, kind: TransportError.Kind.other.rawValue, message: "\(error)")
             state.withLock { $0.failures.append(failure) }
         }

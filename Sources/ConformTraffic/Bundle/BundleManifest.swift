@@ -49,7 +49,8 @@ public struct BundleManifest: Sendable, Hashable {
             if line.isEmpty { continue }
             let at = "\(fileName):\(i + 1):1"
             let hex = line.prefix(64)
-            guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }), line.dropFirst(64).hasPrefix("  ")
+            guard hex.count == 64, hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }),
+                line.dropFirst(64).hasPrefix("  ")
             else {
                 throw BundleProblem(
                     file: at, "the line is not '<SHA-256 in lower-case hex>  <path>'",
@@ -66,7 +67,8 @@ public struct BundleManifest: Sendable, Hashable {
             }
             entries.append((path, String(hex)))
             guard entries.count <= maxFiles else {
-                throw BundleProblem(file: at, "more than \(maxFiles) files", help: "a bundle holds at most \(maxFiles) files")
+                throw BundleProblem(
+                    file: at, "more than \(maxFiles) files", help: "a bundle holds at most \(maxFiles) files")
             }
         }
         return BundleManifest(entries: entries)
@@ -104,7 +106,8 @@ public struct BundleManifest: Sendable, Hashable {
             let digest = Hex.encode(SHA256.hash(try read(entry.path, in: directory)))
             guard digest == entry.sha256 else {
                 throw BundleProblem(
-                    file: entry.path, "the file (or the manifest) was changed: its SHA-256 is \(digest), the manifest says \(entry.sha256)",
+                    file: entry.path,
+                    "the file (or the manifest) was changed: its SHA-256 is \(digest), the manifest says \(entry.sha256)",
                     help: "the bundle is not as it was written; ask for the bundle again")
             }
         }
@@ -127,7 +130,8 @@ public struct BundleManifest: Sendable, Hashable {
             }
             for name in names.sorted() {
                 let path = relative.isEmpty ? name : relative + "/" + name
-                let type = (try? FileManager.default.attributesOfItem(atPath: full + "/" + name))?[.type] as? FileAttributeType
+                let type =
+                    (try? FileManager.default.attributesOfItem(atPath: full + "/" + name))?[.type] as? FileAttributeType
                 switch type {
                 case .typeRegular?: out.append(path)
                 case .typeDirectory?: pending.append(path)
@@ -142,7 +146,8 @@ public struct BundleManifest: Sendable, Hashable {
                 }
                 guard out.count <= maxFiles else {
                     throw BundleProblem(
-                        file: directory, "more than \(maxFiles) files", help: "a bundle holds at most \(maxFiles) files")
+                        file: directory, "more than \(maxFiles) files", help: "a bundle holds at most \(maxFiles) files"
+                    )
                 }
             }
         }

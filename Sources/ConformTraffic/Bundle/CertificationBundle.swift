@@ -46,7 +46,8 @@ public enum CertificationBundle {
             throw BundleProblem(file: name, "is not a plain relative path", help: "name files inside the bundle")
         }
         let path = (directory as NSString).appendingPathComponent(name)
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path)
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
         else {
             throw BundleProblem(file: name, "cannot be written", help: "check the bundle directory's permissions")
         }

@@ -45,9 +45,11 @@ let package = Package(
         .target(name: "ConformCore", dependencies: ["ConformDiagnostics", "ConformYAML"]),
         // JWT headers are written with the core's JSON writer.
         .target(name: "ConformCrypto", dependencies: ["ConformCore", "CCrypto"]),
+        // Build facts compiled in: the commit (`conform --version`, every report's provenance).
+        .target(name: "CBuildInfo", cSettings: [.define("CONFORM_COMMIT", to: "\"\(buildCommit)\"")]),
         // Results of every command (runs, replays, checks, diffs, mock sessions) and the reporters that render them.
         .target(
-            name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML"],
+            name: "ConformReport", dependencies: ["ConformCore", "ConformDiagnostics", "ConformYAML", "CBuildInfo"],
             resources: [.embedInCode("Resources/report.css")]),
         .target(
             name: "ConformRunner",
@@ -74,14 +76,12 @@ let package = Package(
         // Packet captures (pcap, pcapng, live) read into recordings: TCP reassembly and HTTP/1.1 from both directions.
         .target(
             name: "ConformCapture", dependencies: ["ConformCore", "ConformTraffic", "ConformDiagnostics", "CPcap"]),
-        // Build facts compiled in: the commit (`conform --version`, every report's provenance).
-        .target(name: "CBuildInfo", cSettings: [.define("CONFORM_COMMIT", to: "\"\(buildCommit)\"")]),
         .target(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc", "CBuildInfo",
+                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.

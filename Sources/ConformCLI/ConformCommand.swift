@@ -1,4 +1,3 @@
-internal import CBuildInfo
 import ConformCore
 import ConformDiagnostics
 import ConformMobileMessaging
@@ -8,9 +7,9 @@ import Foundation
 
 /// The `conform` command line: parses arguments, wires transports and maps results to exit codes.
 public enum ConformCommand {
-    public static let version = "0.1.0"
+    public static let version = ConformVersion.version
     /// The commit the binary was built from (embedded at build time by `Package.swift`), or `unknown`.
-    public static let commit = String(cString: conform_build_commit())
+    public static let commit = ConformVersion.commit
     /// The protocol every command speaks: its bases and template functions, handed to the engine.
     static let profile = ProtocolProfile.mobileMessaging
 

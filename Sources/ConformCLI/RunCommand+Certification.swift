@@ -1,5 +1,4 @@
 import ConformCore
-import ConformCrypto
 import ConformDiagnostics
 import ConformReport
 import ConformRunner
@@ -30,11 +29,8 @@ extension RunCommand {
 
     /// The scope of a run of `suites` with `selection`, against the kit's bundled suites.
     static func scope(selection: [String], suites: [Suite], shard: Shard, failFast: Bool) -> RunScope {
-        let bundled = SuiteFiles.bundledSuiteHashes()
-        let run = suites.filter { bundled.contains($0.contentHash) }
-        return RunScope(
-            selection: selection, bundledSuites: bundled.count, bundledSuitesRun: Set(run.map(\.contentHash)).count,
-            otherSuites: suites.filter { !bundled.contains($0.contentHash) }.map(\.file), shard: shard,
+        RunScope(
+            running: suites, bundled: SuiteFiles.bundledSuiteHashes(), selection: selection, shard: shard,
             failFast: failFast)
     }
 
@@ -43,16 +39,9 @@ extension RunCommand {
     static func provenance(
         _ parsed: Arguments, planSuites: [Suite], variables: [String: String], product: ProductIdentity?
     ) -> RunProvenance {
-        let files = planSuites.map { RunProvenance.SuiteFile(file: $0.file, sha256: $0.contentHash) }
-        let keep = Set(ConformCommand.profile.redaction.publicValues)
-        let masker = SecretMasker(secrets: variables.filter { SecretMasker.isCredentialName($0.key) }.map(\.value))
-        return RunProvenance(
-            kitVersion: ConformCommand.version, kitCommit: ConformCommand.commit,
-            suitesDigest: Hex.encode(SHA256.hash(RunProvenance.planDigestText(files))), suiteFiles: files,
-            commandLine: RunProvenance.shownCommandLine(
-                ["conform", parsed.subcommand] + parsed.given, masker: masker, keep: keep),
-            variables: RunProvenance.shownVariables(variables, masker: masker, keep: keep), product: product,
-            startedAt: Date())
+        RunProvenance(
+            plan: planSuites, commandLine: ["conform", parsed.subcommand] + parsed.given, variables: variables,
+            product: product, keep: Set(ConformCommand.profile.redaction.publicValues))
     }
 
     /// The product under test from `--product NAME --product-version V` or `--product-file FILE`; `nil` when
@@ -134,12 +123,6 @@ extension SuiteFiles {
 
     /// The SHA-256 of each of the kit's bundled suite files (empty when they are not found).
     static func bundledSuiteHashes() -> Set<String> {
-        guard let directory = bundledDirectory() else { return [] }
-        return Set(
-            LoadedSuites.suiteFiles(inDirectory: directory).compactMap { name in
-                FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)).map {
-                    LoadedSuites.contentHash(of: $0)
-                }
-            })
+        bundledDirectory().map { RunScope.suiteHashes(inDirectory: $0) } ?? []
     }
 }

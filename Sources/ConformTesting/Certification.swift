@@ -60,9 +60,17 @@ public enum Certification {
             functions: profile.functions)
         // The session of `conform run`: the console, the report files and the exit status, from the one result.
         let console = MemorySink()
+        // Partial or certifiable against the bundled suites, and where the verdict comes from, as `conform run`.
+        let given = plan.environment.merging(variables) { _, new in new }
         let session = Session(
             console: ConsoleReporter(sink: console, color: false, verbose: options.verbose),
-            reports: options.reports.map { ReportTarget(kind: $0.kind.target, file: $0.file) })
+            reports: options.reports.map { ReportTarget(kind: $0.kind.target, file: $0.file) },
+            scope: RunScope(
+                running: loaded.suites,
+                bundled: RunScope.suiteHashes(inDirectory: CertificationSuites.bundledDirectory.path)),
+            provenance: RunProvenance(
+                plan: loaded.suites, commandLine: [], variables: target.baseURLs.merging(given) { _, new in new },
+                product: nil, keep: Set(profile.redaction.publicValues)))
         let runner = Runner(transport: target.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
         let summary = console.text + outcome.problems.map(rendered).joined()

@@ -77,7 +77,8 @@ enum DiffCommand {
                 ReplayResults.group(flow: diffed.flow, trace: input, title: "Diff of \(input)"))
         }
         io.out.write(
-            "\(input): \(Noun("exchange").counted(report.total)), \(report.same) the same, \(report.differing) different\n")
+            "\(input): \(Noun("exchange").counted(report.total)), \(report.same) the same, \(report.differing) different\n"
+        )
         let skipped = trace.tally.unreadable
         if skipped > 0 {
             // What the skipped lines held was sent to neither side: the two cannot be called the same.
@@ -152,7 +153,8 @@ enum DiffCommand {
         if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded) {
             // Each side names its own origin (M12's baseUrl, New-Base-URL, Location): B's is read as A's.
             var b = bToA.apply(y)
-            if let from = sb.request.map({ URLParts($0.url).origin }), let to = sa.request.map({ URLParts($0.url).origin }),
+            if let from = sb.request.map({ URLParts($0.url).origin }),
+                let to = sa.request.map({ URLParts($0.url).origin }),
                 !from.isEmpty, !to.isEmpty, from != to
             {
                 b = Replayer.mapOrigin(b, from: from, to: to)

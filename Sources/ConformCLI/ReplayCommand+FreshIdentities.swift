@@ -9,7 +9,8 @@ extension ReplayCommand {
         let prefix = parsed.value("--fresh-identities") ?? FreshIdentities.randomPrefix()
         guard let fresh = FreshIdentities(prefix: prefix, keys: ConformCommand.profile.replay) else {
             throw UsageError(
-                message: "--fresh-identities takes a PREFIX of 1 to 32 letters, digits or '-', got \(HTTPSyntax.quoted(prefix))",
+                message:
+                    "--fresh-identities takes a PREFIX of 1 to 32 letters, digits or '-', got \(HTTPSyntax.quoted(prefix))",
                 subcommand: "replay")
         }
         return fresh

@@ -250,7 +250,8 @@ public struct Replayer: Sendable {
                 outcome.differences = ResponseDiff.compare(
                     expected: outcome.expected, actual: live, noise: noise, parsed: (expectedJSON, liveJSON))
                 if options.freshIdentities == nil {
-                    outcome.differences = LeftoverState.noted(outcome.differences, expected: outcome.expected, actual: live)
+                    outcome.differences = LeftoverState.noted(
+                        outcome.differences, expected: outcome.expected, actual: live)
                 }
             } catch {
                 latency = clock.now - sentAt

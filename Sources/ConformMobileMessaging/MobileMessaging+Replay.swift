@@ -14,10 +14,10 @@ extension MobileMessaging {
         ],
         identityParameters: ["identifier": .byShape, "externalUserId": .opaque],
         volatileValues: [
-            ProtocolProfile.VolatileValue(JSONPathPattern("$..sendDateTime")!, reason: "time the push was sent")
+            ProtocolProfile.VolatileValue(JSONPathPattern("$..sendDateTime")!, "time the push was sent")
         ])
 
     private static func field(_ path: String, _ kind: ProtocolProfile.IdentityKind) -> ProtocolProfile.IdentityField {
-        ProtocolProfile.IdentityField(JSONPathPattern(path)!, kind: kind)
+        ProtocolProfile.IdentityField(JSONPathPattern(path)!, kind)
     }
 }

@@ -14,28 +14,22 @@ extension ProtocolProfile {
         case byShape
     }
 
-    /// One place in a JSON body that holds a person's identity.
-    public struct IdentityField: Sendable, Hashable {
-        /// Where, as a pattern (`$..externalUserId`, `$..emails[*].address`).
+    /// Places in JSON bodies (`$..externalUserId`) with what the protocol says of each: an identity's kind, or why
+    /// a value differs on every run.
+    public struct BodyPlace<Meaning: Sendable & Hashable>: Sendable, Hashable {
         public var path: JSONPathPattern
-        public var kind: IdentityKind
+        public var meaning: Meaning
 
-        public init(_ path: JSONPathPattern, kind: IdentityKind) {
+        public init(_ path: JSONPathPattern, _ meaning: Meaning) {
             self.path = path
-            self.kind = kind
+            self.meaning = meaning
         }
     }
 
+    /// One place in a JSON body that holds a person's identity, of that kind.
+    public typealias IdentityField = BodyPlace<IdentityKind>
     /// A value of the protocol's answers that differs on every run (a send time), with why.
-    public struct VolatileValue: Sendable, Hashable {
-        public var path: JSONPathPattern
-        public var reason: String
-
-        public init(_ path: JSONPathPattern, reason: String) {
-            self.path = path
-            self.reason = reason
-        }
-    }
+    public typealias VolatileValue = BodyPlace<String>
 
     /// Where a protocol's exchanges name persons, and the values of its answers that change on every run.
     public struct ReplayKeys: Sendable, Hashable {
@@ -61,7 +55,7 @@ extension ProtocolProfile {
 
         /// The kind of identity at `path`, or `nil` when no identity field is there.
         public func identityKind(at path: JSONPath) -> IdentityKind? {
-            identityFields.first { $0.path.matches(path) }?.kind
+            identityFields.first { $0.path.matches(path) }?.meaning
         }
     }
 }

@@ -80,10 +80,7 @@ public final class FreshIdentities: Sendable {
 
     /// The exchange with its request and (decoded) answer rewritten.
     public func apply(_ exchange: RecordedExchange) -> RecordedExchange {
-        var out = exchange
-        out.request = apply(exchange.request)
-        out.response = apply(exchange.response)
-        return out
+        exchange.rewritten(request: { apply($0) }, response: { apply($0) })
     }
 
     /// The request with identities rewritten in its URL (declared query parameters, and remembered values as whole
@@ -92,9 +89,7 @@ public final class FreshIdentities: Sendable {
         var out = request
         out.url = apply(url: request.url)
         out.body = apply(body: request.body)
-        if out.body.count != request.body.count, out.headerFields["Content-Length"] != nil {
-            out.headerFields["Content-Length"] = String(out.body.count)
-        }
+        if out.body.count != request.body.count { out.headerFields.keepContentLength(out.body.count) }
         return out
     }
 
@@ -185,5 +180,17 @@ public final class FreshIdentities: Sendable {
     private func known(_ text: String) -> String? {
         guard text.count >= Self.shortestElsewhere else { return nil }
         return remembered.withLock { $0[text] }
+    }
+}
+
+extension RecordedExchange {
+    /// The exchange with its request and response each rewritten (ids, identities, secrets), the rest kept.
+    public func rewritten(
+        request rewrite: (HTTPRequest) -> HTTPRequest, response rewriteResponse: (HTTPResponse) -> HTTPResponse
+    ) -> RecordedExchange {
+        var out = self
+        out.request = rewrite(request)
+        out.response = rewriteResponse(response)
+        return out
     }
 }

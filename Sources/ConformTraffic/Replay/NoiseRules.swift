@@ -30,7 +30,7 @@ public struct NoiseRules: Sendable, Hashable {
     /// The default volatile headers and the values a protocol documents as differing on every run (`diff`'s
     /// default noise, which `--no-default-noise` leaves out).
     public static func documented(by keys: ProtocolProfile.ReplayKeys) -> NoiseRules {
-        NoiseRules(keys.volatileValues.map { .path($0.path, reason: $0.reason) })
+        NoiseRules(keys.volatileValues.map { .path($0.path, reason: $0.meaning) })
     }
 
     public func ignoresHeader(_ name: String) -> Bool {

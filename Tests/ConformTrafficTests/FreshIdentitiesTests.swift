@@ -92,6 +92,21 @@ import Testing
         #expect(event.externalUserId == "run7-cust-ivo")
     }
 
+    @Test func whereIdentitiesAreIsTheProfilesToSay() throws {
+        // Another protocol: its persons are `login` members and `user` query parameters, not Mobile Messaging's.
+        let keys = ProtocolProfile.ReplayKeys(
+            identityFields: [.init(JSONPathPattern("$..login")!, .opaque)], identityParameters: ["user": .byShape])
+        let other = try #require(FreshIdentities(prefix: "p", keys: keys))
+        let body = #"{"login":"ana","externalUserId":"cust-ana"}"#
+        let sent = other.apply(
+            HTTPRequest(method: .post, url: "/x?user=ivo@x.example&externalUserId=z", body: Data(body.utf8)))
+        #expect(try json(sent.body) == ["login": "p-ana", "externalUserId": "cust-ana"])
+        #expect(sent.url == "/x?user=p-ivo%40x.example&externalUserId=z")
+        // With no keys nothing is a person.
+        let none = try #require(FreshIdentities(prefix: "p", keys: .none))
+        #expect(none.apply(HTTPRequest(method: .post, url: "/x", body: Data(body.utf8))).body == Data(body.utf8))
+    }
+
     @Test func bodiesThatNameNoPersonAreSentAsRecorded() {
         let body = Data(#"{ "pushServiceToken" : "t-1",  "n": 1.50 }"#.utf8)
         let request = HTTPRequest(method: .post, url: "/mobile/1/appinstance", body: body)

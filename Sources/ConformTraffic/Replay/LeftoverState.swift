@@ -10,6 +10,9 @@ public enum LeftoverState {
         "looks like state an earlier replay left on the target (its persons already exist): "
         + "replay with --fresh-identities to give each run persons of its own"
 
+    /// Whether `difference` carries ``note`` (alone or after a note of its own).
+    public static func isNoted(_ difference: Mismatch) -> Bool { difference.note?.hasSuffix(note) == true }
+
     /// `differences` with ``note`` on the first that looks like leftover state, when one does.
     public static func noted(_ differences: [Mismatch], expected: HTTPResponse, actual: HTTPResponse) -> [Mismatch] {
         guard let index = firstSign(differences, expected: expected, actual: actual) else { return differences }

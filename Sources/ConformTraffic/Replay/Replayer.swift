@@ -269,7 +269,7 @@ public struct Replayer: Sendable {
                 summary.passed += 1
             } else {
                 summary.mismatched += 1
-                if kept.differences.contains(where: { $0.note == LeftoverState.note }) { summary.leftoverState += 1 }
+                if kept.differences.contains(where: LeftoverState.isNoted) { summary.leftoverState += 1 }
             }
             if !kept.passed, summary.mismatches.count < options.maxKeptMismatches { summary.mismatches.append(kept) }
         }

@@ -66,11 +66,12 @@ func conformServerCompleted(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
 ) {
-    if let cls, let connection {
-        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().watch.requestDone(connection)
-    }
+    let context = cls.map { Unmanaged<ServerContext>.fromOpaque($0).takeUnretainedValue() }
+    if let context, let connection { context.watch.requestDone(connection) }
     guard let slot, let raw = slot.pointee else { return }
-    Unmanaged<Upload>.fromOpaque(raw).release()
+    let upload = Unmanaged<Upload>.fromOpaque(raw)
+    if upload.takeUnretainedValue().pending != nil { context?.deferredAnswers.finished() }
+    upload.release()
     slot.pointee = nil
 }
 

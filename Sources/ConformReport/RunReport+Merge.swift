@@ -84,16 +84,16 @@ extension RunReport {
         // Suite ids are unique in a plan: each flaky step goes where its suite went, in the order its shard gave.
         let flaky = Dictionary(grouping: reports.flatMap(\.result.flaky), by: \.suiteID)
         result.flaky = suites.flatMap { flaky[$0.group.id] ?? [] }
-        result.scope = mergedScope(reports.map(\.result.scope))
+        result.scope = mergedScope(reports.map(\.result.scope), planFiles: suites.map(\.group.file))
         result.provenance = mergedProvenance(reports.compactMap(\.result.provenance))
         return RunReport(
             result: result, placement: .whole(suiteCount: planSuites),
             source: reports.map(\.source).joined(separator: " + "))
     }
 
-    /// The scope of every shard together: the whole plan (shard 1/1), the bundled suites each shard ran added up;
-    /// `nil` unless every shard says what it covered.
-    static func mergedScope(_ scopes: [RunScope?]) -> RunScope? {
+    /// The scope of every shard together: the whole plan (shard 1/1), the bundled suites each shard ran added up,
+    /// the suites that are not bundled in plan order (`planFiles`); `nil` unless every shard says what it covered.
+    static func mergedScope(_ scopes: [RunScope?], planFiles: [String]) -> RunScope? {
         let known = scopes.compactMap { $0 }
         guard let first = known.first, known.count == scopes.count else { return nil }
         var selection: [String] = []
@@ -101,7 +101,7 @@ extension RunReport {
         return RunScope(
             selection: selection, bundledSuites: first.bundledSuites,
             bundledSuitesRun: known.reduce(0) { $0 + $1.bundledSuitesRun },
-            otherSuites: known.flatMap(\.otherSuites), shard: .whole, failFast: known.contains { $0.failFast })
+            otherSuites: planFiles.filter(Set(known.flatMap(\.otherSuites)).contains), shard: .whole, failFast: known.contains { $0.failFast })
     }
 
     /// The provenance of the shards together: the first shard's, from the earliest start to the latest end, with

@@ -101,7 +101,8 @@ extension RunReport {
         return RunScope(
             selection: selection, bundledSuites: first.bundledSuites,
             bundledSuitesRun: known.reduce(0) { $0 + $1.bundledSuitesRun },
-            otherSuites: planFiles.filter(Set(known.flatMap(\.otherSuites)).contains), shard: .whole, failFast: known.contains { $0.failFast })
+            otherSuites: planFiles.filter(Set(known.flatMap(\.otherSuites)).contains), shard: .whole,
+            failFast: known.contains { $0.failFast })
     }
 
     /// The provenance of the shards together: the first shard's, from the earliest start to the latest end, with

@@ -74,6 +74,20 @@ public struct ApplicationCodes: Sendable, Hashable {
         return resolution
     }
 
+    /// How the codes are found in `trace`: its values of the profile's application role (one pass over it), and the
+    /// pseudonyms its metadata names for that role.
+    public func place(in trace: Trace, profile: ProtocolProfile) async throws -> Resolution {
+        guard !isEmpty, let role = profile.redaction.applicationRole,
+            let seen = try await Self.seen(in: trace, profile: profile)
+        else { return Resolution() }
+        return resolve(seen: seen, pseudonyms: try trace.redactedCredentials().pseudonyms(of: role))
+    }
+
+    /// The option each code was given with, for messages (`--restricted`).
+    public func option(of code: String) -> String {
+        restricted.contains(code) ? "--restricted" : accessRestricted.contains(code) ? "--restricted-access" : "--jwt"
+    }
+
     /// The values of the profile's application role in a trace, read in one pass (`nil` when the profile names no
     /// application role).
     public static func seen(in trace: Trace, profile: ProtocolProfile) async throws -> Set<String>? {

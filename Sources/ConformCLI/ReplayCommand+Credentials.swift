@@ -1,0 +1,35 @@
+import ConformCore
+import ConformTraffic
+
+/// `replay --credential ROLE=VALUE` and `CONFORM_CREDENTIAL_<ROLE>`: live values for a redacted recording's
+/// credentials, sent in place of their pseudonyms and never written anywhere.
+extension ReplayCommand {
+    /// The credentials the recording names and the live values given for them; `nil` (after reporting why) when
+    /// the recording's metadata cannot be read.
+    static func credentials(
+        _ recording: String, parsed: Arguments, io: CommandIO
+    ) throws(UsageError) -> (recorded: [RedactedCredential], live: LiveCredentials)? {
+        let recorded: [RedactedCredential]
+        do {
+            recorded = try RecordingMeta.find(forTrace: io.resolve(recording))?.credentials ?? []
+        } catch {
+            io.report(error.diagnostic)
+            return nil
+        }
+        var given: [(key: String, value: String)] = []
+        for item in parsed.values("--credential") {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                // The value is a secret: the message names the option, never what was given.
+                throw UsageError(message: "--credential takes ROLE=VALUE (e.g. appCode=…)", subcommand: "replay")
+            }
+            given.append((String(item[..<eq]), String(item[item.index(after: eq)...])))
+        }
+        do {
+            let live = try LiveCredentials.resolve(
+                given: given, environment: io.environment, recorded: recorded, profile: ConformCommand.profile)
+            return (recorded, live)
+        } catch {
+            throw UsageError(message: error.message, subcommand: "replay")
+        }
+    }
+}

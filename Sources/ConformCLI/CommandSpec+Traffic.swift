@@ -183,7 +183,7 @@ extension CommandSpec {
                 help: """
                     App events written by the app's test harness (JSON lines: event, at,
                     pushRegId, externalUserId), placed among the exchanges by time.
-                    """),
+                    """)
         ] + applicationCodeOptions + [
             OptionSpec(
                 "--disable", "RULE", .text(.words(FlowRule.all.map(\.id))), repeatable: true,

@@ -128,7 +128,8 @@ extension ReplayCommand {
             .exchanges(onWarning: TrafficSupport.warnings(io)).all()
         let learned = try await NoiseLearner.learn(
             exchanges,
-            first: CredentialTransport(inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
+            first: CredentialTransport(
+                inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
             second: CredentialTransport(
                 inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
             noise: noise, options: options)

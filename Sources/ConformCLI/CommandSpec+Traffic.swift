@@ -33,7 +33,7 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
-        ] + applicationCodeOptions + [
+        ] + applicationCodeOptions(usage: false) + [
             .report(
                 """
                 With --check: also write a report of the check when the proxy stops: junit:FILE,
@@ -203,7 +203,16 @@ extension CommandSpec {
             yet. Exit 0 when there is no violation.
             """)
 
-    /// `--restricted`, `--restricted-access` and `--jwt`: of `check`, `record --check` and `serve --check`.
+    /// `--restricted`, `--restricted-access` and `--jwt`: of `check` (in its usage line), `record --check` and
+    /// `serve --check`.
+    static func applicationCodeOptions(usage: Bool) -> [OptionSpec] {
+        applicationCodeOptions.map { option in
+            var option = option
+            option.inUsage = usage && option.inUsage
+            return option
+        }
+    }
+
     static let applicationCodeOptions = [
         OptionSpec(
             "--restricted", "APPCODE", .text(), repeatable: true, usage: true,

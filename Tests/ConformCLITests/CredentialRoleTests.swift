@@ -288,4 +288,29 @@ import Testing
         #expect(usage.code == 64)
         #expect(usage.err.hasPrefix("Error: --restricted, --restricted-access and --jwt need --check"), "\(usage.err)")
     }
+
+    @Test func anExportedHARAndItsImportKeepTheRoles() async throws {
+        let scratch = try Scratch()
+        let server = try Self.served()
+        defer { server.stop() }
+        let dir = scratch.path("redacted")
+        try await Self.record(into: dir, server: server)
+        let pseudonym = try #require(try RecordingMeta.find(forTrace: dir)?.credentials.first?.pseudonym)
+        let har = scratch.path("flow.har")
+        let export = await Self.conform(["export", dir, "--out", har], in: scratch.url.path)
+        #expect(export.code == 0, "\(export.err)")
+        let text = try String(contentsOfFile: har, encoding: .utf8)
+        #expect(
+            text.contains(#""_conformCredentials": [{"role":"appCode","pseudonym":"\#(pseudonym)"}]"#),
+            "\(text.prefix(400))")
+        let check = await Self.conform(["check", har, "--restricted", Self.liveCode], in: scratch.url.path)
+        #expect(check.code == 1, "\(check.out)\(check.err)")
+        #expect(check.err.contains("is matched as \(pseudonym) in \(har)"), "\(check.err)")
+        let imported = scratch.path("imported")
+        let load = await Self.conform(["import", har, "--out", imported], in: scratch.url.path)
+        #expect(load.code == 0, "\(load.err)")
+        #expect(
+            try RecordingMeta.find(forTrace: imported)?.credentials
+                == [RedactedCredential(role: "appCode", pseudonym: pseudonym)])
+    }
 }

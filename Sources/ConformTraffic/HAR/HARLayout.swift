@@ -9,6 +9,7 @@ import Foundation
 struct HARLayout {
     var entries: [Range<Int>] = []
     var events: Range<Int>?
+    var credentials: Range<Int>?
     var others: [Range<Int>] = []
 
     static func scan(_ data: Data) -> HARLayout? {
@@ -39,6 +40,7 @@ struct HARLayout {
         mutating func log(into layout: inout HARLayout) -> Bool {
             var sawEntries = false
             var sawEvents = false
+            var sawCredentials = false
             return members { key, scanner in
                 switch key {
                 case "entries":
@@ -51,6 +53,13 @@ struct HARLayout {
                     let start = scanner.index
                     guard scanner.skipValue() else { return false }
                     layout.events = start..<scanner.index
+                    return true
+                case HAR.credentialsKey:
+                    guard !sawCredentials else { return false }
+                    sawCredentials = true
+                    let start = scanner.index
+                    guard scanner.skipValue() else { return false }
+                    layout.credentials = start..<scanner.index
                     return true
                 default:
                     return scanner.other(into: &layout)

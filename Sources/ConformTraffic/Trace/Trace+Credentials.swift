@@ -24,7 +24,9 @@ extension RecordingMeta {
 extension Trace {
     /// The credentials the trace's redaction replaced, by role (none for a trace without metadata).
     public func redactedCredentials() throws(RecordingError) -> [RedactedCredential] {
-        guard case .recording(let path) = source else { return [] }
-        return try RecordingMeta.find(forTrace: path)?.credentials ?? []
+        switch source {
+        case .recording(let path): return try RecordingMeta.find(forTrace: path)?.credentials ?? []
+        case .har(let document): return document.credentials
+        }
     }
 }

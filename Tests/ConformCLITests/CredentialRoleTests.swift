@@ -53,6 +53,35 @@ import Testing
         writer.close()
     }
 
+    /// A reference served for one test (stopped by it) and a redacted recording made against it.
+    struct Fixture {
+        let scratch: Scratch
+        let server: HTTPServer
+        let dir: String
+        /// The pseudonym the recording's metadata names for the application code.
+        let pseudonym: String
+
+        static func make() async throws -> Fixture {
+            let scratch = try Scratch()
+            let server = try CredentialRoleTests.served()
+            let dir = scratch.path("redacted")
+            do {
+                try await CredentialRoleTests.record(into: dir, server: server)
+                let pseudonym = try #require(try RecordingMeta.find(forTrace: dir)?.credentials.first?.pseudonym)
+                return Fixture(scratch: scratch, server: server, dir: dir, pseudonym: pseudonym)
+            } catch {
+                server.stop()
+                throw error
+            }
+        }
+
+        func conform(_ args: [String], environment: [String: String] = [:]) async -> (
+            code: Int32, out: String, err: String
+        ) {
+            await CredentialRoleTests.conform(args, in: scratch.url.path, environment: environment)
+        }
+    }
+
     static func served() throws -> HTTPServer {
         let server = try HTTPServer(handler: reference())
         try server.start()
@@ -71,29 +100,27 @@ import Testing
     }
 
     @Test func theMetadataNamesEachRoleByItsPseudonymNeverTheClearValue() async throws {
-        let scratch = try Scratch()
-        let server = try Self.served()
-        defer { server.stop() }
-        let dir = scratch.path("redacted")
-        try await Self.record(into: dir, server: server)
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        let dir = fixture.dir
         let meta = try String(contentsOfFile: dir + "/meta.json", encoding: .utf8)
         let exchanges = try String(contentsOfFile: dir + "/exchanges.jsonl", encoding: .utf8)
         #expect(!meta.contains(Self.liveCode) && !exchanges.contains(Self.liveCode))
         let credentials = try #require(try RecordingMeta.find(forTrace: dir)).credentials
         #expect(credentials.map(\.role) == ["appCode"])
-        let pseudonym = try #require(credentials.first?.pseudonym)
+        let pseudonym = fixture.pseudonym
+        #expect(credentials.first?.pseudonym == pseudonym)
         #expect(pseudonym.hasPrefix("redacted-"))
         #expect(
             exchanges.contains("App \(pseudonym)"), "the pseudonym the metadata names is the one the exchanges hold")
     }
 
     @Test func checkRestrictedCatchesTheViolationOnARedactedRecording() async throws {
-        let scratch = try Scratch()
-        let server = try Self.served()
-        defer { server.stop() }
-        let dir = scratch.path("redacted")
-        try await Self.record(into: dir, server: server)
-        let pseudonym = try #require(try RecordingMeta.find(forTrace: dir)?.credentials.first?.pseudonym)
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        let scratch = fixture.scratch
+        let dir = fixture.dir
+        let pseudonym = fixture.pseudonym
 
         let plain = await Self.conform(["check", dir], in: scratch.url.path)
         #expect(plain.code == 0, "without the option the app is not restricted:\n\(plain.out)\(plain.err)")
@@ -135,12 +162,11 @@ import Testing
     }
 
     @Test func twoCodesInClearForOnePseudonymCannotBeToldApart() async throws {
-        let scratch = try Scratch()
-        let server = try Self.served()
-        defer { server.stop() }
-        let dir = scratch.path("redacted")
-        try await Self.record(into: dir, server: server)
-        let pseudonym = try #require(try RecordingMeta.find(forTrace: dir)?.credentials.first?.pseudonym)
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        let scratch = fixture.scratch
+        let dir = fixture.dir
+        let pseudonym = fixture.pseudonym
         let check = await Self.conform(
             ["check", dir, "--restricted", Self.liveCode, "--jwt", "acme-other-app-code-0000"], in: scratch.url.path)
         #expect(check.code == 64, "\(check.out)\(check.err)")
@@ -152,14 +178,12 @@ import Testing
     }
 
     @Test func replayWithTheLiveCredentialPassesWhereWithoutItEveryExchangeIs401() async throws {
-        let scratch = try Scratch()
-        let recorder = try Self.served()
-        let dir = scratch.path("redacted")
-        try await Self.record(into: dir, server: recorder)
-        recorder.stop()
-        let pseudonym = try #require(try RecordingMeta.find(forTrace: dir)?.credentials.first?.pseudonym)
-        let server = try Self.served()
-        defer { server.stop() }
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        let scratch = fixture.scratch
+        let server = fixture.server
+        let dir = fixture.dir
+        let pseudonym = fixture.pseudonym
 
         let refused = await Self.conform(["replay", dir, "--target", server.baseURL], in: scratch.url.path)
         #expect(refused.code == 1, "\(refused.out)\(refused.err)")
@@ -195,18 +219,16 @@ import Testing
     }
 
     @Test func theLiveValueNeverReachesAReportOfAnExchangeThatDiffers() async throws {
-        let scratch = try Scratch()
-        let recorder = try Self.served()
-        let dir = scratch.path("redacted")
-        try await Self.record(into: dir, server: recorder)
-        recorder.stop()
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        let scratch = fixture.scratch
+        let server = fixture.server
+        let dir = fixture.dir
         // The recorded registration answered 201: the replay differs there, so the reports keep that exchange.
         let file = dir + "/exchanges.jsonl"
         let text = try String(contentsOfFile: file, encoding: .utf8)
         try text.replacingOccurrences(of: #""response":{"status":200"#, with: #""response":{"status":201"#)
             .write(toFile: file, atomically: true, encoding: .utf8)
-        let server = try Self.served()
-        defer { server.stop() }
         let reports = ["json", "junit", "html"].map { scratch.path("differs.\($0)") }
         let live = await Self.conform(
             ["replay", dir, "--target", server.baseURL, "--credential", "appCode=\(Self.liveCode)"]
@@ -222,11 +244,11 @@ import Testing
     }
 
     @Test func anUnknownRoleIsAUsageErrorWithASuggestion() async throws {
-        let scratch = try Scratch()
-        let server = try Self.served()
-        defer { server.stop() }
-        let dir = scratch.path("redacted")
-        try await Self.record(into: dir, server: server)
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        let scratch = fixture.scratch
+        let server = fixture.server
+        let dir = fixture.dir
         let typo = await Self.conform(
             ["replay", dir, "--target", server.baseURL, "--credential", "appCod=\(Self.liveCode)"], in: scratch.url.path
         )
@@ -290,12 +312,11 @@ import Testing
     }
 
     @Test func anExportedHARAndItsImportKeepTheRoles() async throws {
-        let scratch = try Scratch()
-        let server = try Self.served()
-        defer { server.stop() }
-        let dir = scratch.path("redacted")
-        try await Self.record(into: dir, server: server)
-        let pseudonym = try #require(try RecordingMeta.find(forTrace: dir)?.credentials.first?.pseudonym)
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        let scratch = fixture.scratch
+        let dir = fixture.dir
+        let pseudonym = fixture.pseudonym
         let har = scratch.path("flow.har")
         let export = await Self.conform(["export", dir, "--out", har], in: scratch.url.path)
         #expect(export.code == 0, "\(export.err)")

@@ -48,23 +48,25 @@ struct HARLayout {
                     sawEntries = true
                     return scanner.entries(into: &layout)
                 case HAR.eventsKey:
-                    guard !sawEvents else { return false }
-                    sawEvents = true
-                    let start = scanner.index
-                    guard scanner.skipValue() else { return false }
-                    layout.events = start..<scanner.index
-                    return true
+                    layout.events = scanner.valueOnce(&sawEvents)
+                    return layout.events != nil
                 case HAR.credentialsKey:
-                    guard !sawCredentials else { return false }
-                    sawCredentials = true
-                    let start = scanner.index
-                    guard scanner.skipValue() else { return false }
-                    layout.credentials = start..<scanner.index
-                    return true
+                    layout.credentials = scanner.valueOnce(&sawCredentials)
+                    return layout.credentials != nil
                 default:
                     return scanner.other(into: &layout)
                 }
             } && sawEntries
+        }
+
+        /// Where the value at the index is, skipped over; `nil` when it is not one or a member of its key came
+        /// before (`seen`).
+        mutating func valueOnce(_ seen: inout Bool) -> Range<Int>? {
+            guard !seen else { return nil }
+            seen = true
+            let start = index
+            guard skipValue() else { return nil }
+            return start..<index
         }
 
         mutating func entries(into layout: inout HARLayout) -> Bool {

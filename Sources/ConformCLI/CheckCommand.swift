@@ -28,8 +28,10 @@ enum CheckCommand {
         var placing = CodePlacing(codes: codes)
         for path in parsed.positionals {
             do {
-                let placed = try await codes.place(
-                    in: try TrafficSupport.trace(path, io: io), profile: ConformCommand.profile)
+                let placed =
+                    codes.isEmpty
+                    ? ApplicationCodes.Resolution()
+                    : try await codes.place(in: try TrafficSupport.trace(path, io: io), profile: ConformCommand.profile)
                 placing.add(placed, trace: path, io: io)
                 let configuration = codes.applied(to: configuration, aliases: placed.aliases)
                 var events: [AppEvent] = []

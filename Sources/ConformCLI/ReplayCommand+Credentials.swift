@@ -4,16 +4,21 @@ import ConformTraffic
 /// `replay --credential ROLE=VALUE` and `CONFORM_CREDENTIAL_<ROLE>`: live values for a redacted recording's
 /// credentials, sent in place of their pseudonyms and never written anywhere.
 extension ReplayCommand {
-    /// The credentials the recording names and the live values given for them; `nil` (after reporting why) when
-    /// the recording's metadata cannot be read.
+    /// The recording opened, the credentials its metadata names (a recording's `meta.json`, a HAR's
+    /// `log._conformCredentials`), whether it says it was redacted, and the live values given for them; `nil`
+    /// (after reporting why) when the recording or its metadata cannot be read.
     static func credentials(
         _ recording: String, parsed: Arguments, io: CommandIO
-    ) throws(UsageError) -> (recorded: [RedactedCredential], live: LiveCredentials)? {
+    ) throws(UsageError) -> (trace: Trace, recorded: [RedactedCredential], redacted: Bool, live: LiveCredentials)? {
+        let trace: Trace
         let recorded: [RedactedCredential]
+        let redacted: Bool
         do {
-            recorded = try RecordingMeta.find(forTrace: io.resolve(recording))?.credentials ?? []
+            trace = try TrafficSupport.trace(recording, io: io)
+            recorded = try trace.redactedCredentials()
+            redacted = try RecordingMeta.find(forTrace: io.resolve(recording))?.redacted ?? !recorded.isEmpty
         } catch {
-            io.report(error.diagnostic)
+            io.report(failure: error)
             return nil
         }
         var given: [(key: String, value: String)] = []
@@ -27,7 +32,7 @@ extension ReplayCommand {
         do {
             let live = try LiveCredentials.resolve(
                 given: given, environment: io.environment, recorded: recorded, profile: ConformCommand.profile)
-            return (recorded, live)
+            return (trace, recorded, redacted, live)
         } catch {
             throw UsageError(message: error.message, subcommand: "replay")
         }

@@ -31,7 +31,8 @@ enum ReplayCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let hints = CredentialHints(
-            recorded: credentials.recorded, live: credentials.live, profile: ConformCommand.profile)
+            recorded: credentials.recorded, redacted: credentials.redacted, live: credentials.live,
+            profile: ConformCommand.profile)
         do {
             if let output = parsed.value("--learn-noise") {
                 return try await learnNoise(
@@ -51,7 +52,7 @@ enum ReplayCommand {
             // Live credentials go in below everything that reports: outcomes hold the recording's pseudonyms.
             let transport = CredentialTransport(inner: wire, credentials: credentials.live)
             // Any trace is read record by record.
-            let trace = try TrafficSupport.trace(recording, io: io)
+            let trace = credentials.trace
             if let shard {
                 // A first pass over the trace groups the device flows that share a person (its warnings come with the
                 // replay's pass).

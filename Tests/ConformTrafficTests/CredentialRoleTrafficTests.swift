@@ -153,6 +153,37 @@ import Testing
     }
 }
 
+extension CredentialRoleTrafficTests {
+    @Test func refusalsCarryTheHintAndMostRefusedMakeTheSummarySaySo() {
+        func outcome(_ status: Int) -> ReplayOutcome {
+            ReplayOutcome(
+                seq: 1, flow: "f", request: HTTPRequest(method: .get, url: "/mobile/1/x"),
+                expected: HTTPResponse(status: 200), actual: HTTPResponse(status: HTTPStatus(status)),
+                differences: [Mismatch(path: "status", expected: "200", actual: "\(status)")], transportError: nil)
+        }
+        let recorded = [RedactedCredential(role: "appCode", pseudonym: "redacted-aaaa")]
+        let hints = CredentialHints(
+            recorded: recorded, redacted: true, live: LiveCredentials(), profile: .mobileMessaging)
+        let refused = hints.annotate(outcome(401))
+        #expect(
+            refused.differences.first?.note
+                == "the recording's credentials are pseudonyms: the application code is redacted as redacted-aaaa "
+                + "(--credential appCode=VALUE or CONFORM_CREDENTIAL_APPCODE)")
+        #expect(hints.annotate(outcome(500)).differences.first?.note == nil, "only a 401 carries the hint")
+        #expect(hints.summary?.hasPrefix("1 of 2 exchanges answered 401") != true, "half is not most")
+        _ = hints.annotate(outcome(401))
+        #expect(hints.summary?.hasPrefix("2 of 3 exchanges answered 401: the recording's credentials") == true)
+
+        // A recording written before roles were named: the hint says to map each pseudonym.
+        let old = CredentialHints(recorded: [], redacted: true, live: LiveCredentials(), profile: .mobileMessaging)
+        #expect(old.annotate(outcome(401)).differences.first?.note?.contains("--credential PSEUDONYM=VALUE") == true)
+        // Nothing redacted: no hint at all.
+        let clear = CredentialHints(recorded: [], redacted: false, live: LiveCredentials(), profile: .mobileMessaging)
+        #expect(clear.annotate(outcome(401)).differences.first?.note == nil)
+        #expect(clear.summary == nil)
+    }
+}
+
 /// A transport that answers with `answer`.
 private struct EchoTransport: Transport {
     let answer: @Sendable (HTTPRequest) -> HTTPResponse

@@ -44,9 +44,17 @@ public struct ApplicationCodes: Sendable, Hashable {
         /// Codes given in clear whose pseudonym cannot be told among several, with the candidates.
         public var ambiguous: [Ambiguity] = []
 
+        /// Nothing to place: no code was given.
+        public init() {}
+
         public struct Ambiguity: Sendable, Hashable {
             public var codes: [String]
             public var pseudonyms: [String]
+
+            public init(codes: [String], pseudonyms: [String]) {
+                self.codes = codes
+                self.pseudonyms = pseudonyms
+            }
         }
     }
 

@@ -5,12 +5,15 @@ import Synchronization
 /// it: on each refused exchange's status difference, and in one summary line when most exchanges were refused.
 public final class CredentialHints: Sendable {
     let recorded: [RedactedCredential]
+    /// Whether the recording says it was redacted (one written before roles were named lists none).
+    let redacted: Bool
     let live: LiveCredentials
     let roles: [ProtocolProfile.CredentialRole]
     private let counts = Mutex((answered: 0, refused: 0))
 
-    public init(recorded: [RedactedCredential], live: LiveCredentials, profile: ProtocolProfile) {
+    public init(recorded: [RedactedCredential], redacted: Bool, live: LiveCredentials, profile: ProtocolProfile) {
         self.recorded = recorded
+        self.redacted = redacted
         self.live = live
         self.roles = profile.redaction.credentialRoles
     }
@@ -26,8 +29,13 @@ public final class CredentialHints: Sendable {
             }
             return "the recording's credentials are pseudonyms: " + each.joined(separator: "; ")
         }
-        if !live.roles.isEmpty {
-            return "the target refused the live \(live.roles.joined(separator: ", ")) given with --credential"
+        if !live.values.isEmpty {
+            let given = live.roles.isEmpty ? "values" : live.roles.joined(separator: ", ")
+            return "the target refused the live \(given) given with --credential"
+        }
+        if redacted, recorded.isEmpty {
+            return "the recording was redacted and its metadata names no credential roles: map each pseudonym "
+                + "(redacted-…) it sends to its live value with --credential PSEUDONYM=VALUE"
         }
         return nil
     }

@@ -45,7 +45,8 @@ public struct LiveCredentials: Sendable, Hashable {
                     message: "\(option): the live value must be \(minimumLength) to \(maximumLength) characters "
                         + "without spaces or control characters")
             }
-            if recorded.contains(where: { $0.pseudonym == key }) {
+            // A pseudonym is mapped as it stands (a role with several, a recording whose metadata names none).
+            if recorded.contains(where: { $0.pseudonym == key }) || Pseudonymizer.isPseudonym(key) {
                 out.values[key] = value
                 return
             }

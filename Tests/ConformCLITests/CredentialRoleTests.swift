@@ -334,4 +334,22 @@ import Testing
             try RecordingMeta.find(forTrace: imported)?.credentials
                 == [RedactedCredential(role: "appCode", pseudonym: pseudonym)])
     }
+
+    @Test func serveCheckTakesTheApplicationCodesToo() async throws {
+        let scratch = try Scratch()
+        let out = scratch.path("checked")
+        let child = try await offThePool {
+            try ConformProcess(
+                ["serve", "--check", "--port", "0", "--out", out, "--restricted", "conform-app-code"],
+                scratch: scratch, banner: "Checking an app against the reference implementation on ")
+        }
+        let client = DeviceClient(base: child.baseURL)
+        let id = try await client.register(token: "fcm-serve-check-token")
+        #expect(try await client.personalize(id, user: "cust-serve", email: nil).status == 200)
+        let result = try await offThePool { try child.interrupt() }
+        #expect(result.code == 1, "serve --check printed:\n\(result.out)\(result.err)")
+        // The reference's public code is kept in clear, and matched as given.
+        #expect(result.out.contains("M4 sent by the app of restricted application 'conform-app-code'"), "\(result.out)")
+        #expect(!result.err.contains("warning:"), "\(result.err)")
+    }
 }

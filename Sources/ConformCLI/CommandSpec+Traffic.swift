@@ -287,6 +287,7 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
+        ] + applicationCodeOptions(usage: false) + [
             .report(
                 """
                 With --check: also write a report of the check when the capture stops:

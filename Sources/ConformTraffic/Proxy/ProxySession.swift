@@ -88,13 +88,9 @@ public struct ProxySession: Sendable {
             problem(error.diagnostic)
             return .cannotRun
         }
-        let aliases = Dictionary(
-            codes.all.compactMap { code in writer.redactor?.pseudonym(ofCredential: code).map { (code, $0) } },
-            uniquingKeysWith: { first, _ in first })
-        let checker = Mutex(
-            FlowChecker(configuration: codes.applied(to: FlowCheckConfiguration(profile: profile), aliases: aliases)))
-        let finder = check && !codes.isEmpty ? CredentialFinder(applicationsOf: profile) : nil
-        let seen = Mutex<Set<String>>([])
+        let watch = ApplicationCodeWatch(
+            codes: check ? codes : ApplicationCodes(), profile: profile, redactor: writer.redactor)
+        let checker = Mutex(FlowChecker(configuration: watch.configuration))
         let violations = Mutex<[FlowViolation]>([])
         let count = Mutex((exchanges: 0, events: 0))
         let (check, err, out) = (self.check, self.err, self.out)
@@ -111,9 +107,7 @@ public struct ProxySession: Sendable {
             upstreams: upstreams, transport: transport, writer: writer,
             onExchange: { exchange in
                 count.withLock { $0.exchanges += 1 }
-                if let values = finder?.values(in: exchange.request), !values.isEmpty {
-                    seen.withLock { if $0.count < 100_000 { $0.formUnion(values) } }
-                }
+                watch.observe(exchange)
                 checked(.exchange(exchange))
             },
             onError: { problem(Diagnostic(.cliProxy, message: "\($0)")) },
@@ -163,12 +157,7 @@ public struct ProxySession: Sendable {
             return .cannotRun
         }
         guard check else { return .conforms }
-        let found = seen.withLock { $0 }
-        for code in codes.all where !found.contains(code) && !(aliases[code].map { found.contains($0) } ?? false) {
-            err.write(
-                "warning: \(codes.option(of: code)) \(code): this application code never appeared in the traffic\n"
-                    + "help: check the code, or the app's configuration\n")
-        }
+        for warning in watch.warnings { err.write(warning) }
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
         let notes = checker.withLock { $0.notes + $0.openObligations() }
         let trace = FlowCheckReport.Trace(

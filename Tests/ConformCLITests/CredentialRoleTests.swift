@@ -352,4 +352,24 @@ import Testing
         #expect(result.out.contains("M4 sent by the app of restricted application 'conform-app-code'"), "\(result.out)")
         #expect(!result.err.contains("warning:"), "\(result.err)")
     }
+
+    @Test func aRecordingRedactedBeforeRolesWereNamedIsMatchedByWhereTheCodeIsCarried() async throws {
+        let fixture = try await Fixture.make()
+        defer { fixture.server.stop() }
+        // meta.json as it was written before roles were named.
+        try
+            #"{"format":"conform-recording","version":1,"createdAt":"2026-01-01T00:00:00.000Z","redaction":{"enabled":true,"pseudonyms":"x","rules":[]}}"#
+            .write(toFile: fixture.dir + "/meta.json", atomically: true, encoding: .utf8)
+        let check = await fixture.conform(["check", fixture.dir, "--restricted", Self.liveCode])
+        #expect(check.code == 1, "\(check.out)\(check.err)")
+        #expect(check.err.contains("is matched as \(fixture.pseudonym) in \(fixture.dir)"), "\(check.err)")
+        let replay = await fixture.conform(["replay", fixture.dir, "--target", fixture.server.baseURL])
+        #expect(replay.code == 1)
+        #expect(replay.out.contains("--credential PSEUDONYM=VALUE"), "\(replay.out)")
+        let mapped = await fixture.conform([
+            "replay", fixture.dir, "--target", fixture.server.baseURL, "--credential",
+            "\(fixture.pseudonym)=\(Self.liveCode)",
+        ])
+        #expect(mapped.code == 0, "\(mapped.out)\(mapped.err)")
+    }
 }

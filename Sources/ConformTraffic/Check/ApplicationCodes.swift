@@ -83,12 +83,17 @@ public struct ApplicationCodes: Sendable, Hashable {
     }
 
     /// How the codes are found in `trace`: its values of the profile's application role (one pass over it), and the
-    /// pseudonyms its metadata names for that role.
+    /// pseudonyms its metadata names for that role (or, when it names none, the pseudonyms among those values).
     public func place(in trace: Trace, profile: ProtocolProfile) async throws -> Resolution {
         guard !isEmpty, let role = profile.redaction.applicationRole,
             let seen = try await Self.seen(in: trace, profile: profile)
         else { return Resolution() }
-        return resolve(seen: seen, pseudonyms: try trace.redactedCredentials().pseudonyms(of: role))
+        var pseudonyms = try trace.redactedCredentials().pseudonyms(of: role)
+        if pseudonyms.isEmpty {
+            // A trace redacted before roles were named: the pseudonyms found where the role is carried are its.
+            pseudonyms = seen.filter(Pseudonymizer.isPseudonym).sorted()
+        }
+        return resolve(seen: seen, pseudonyms: pseudonyms)
     }
 
     /// The option each code was given with, for messages (`--restricted`).

@@ -117,7 +117,7 @@ public final class ExecTransport: Transport {
         case .success(.adapterError(let message)):
             throw TransportError(.adapter, "\(request.method) \(request.url): the adapter reported: \(message)")
         case .failure(let problem):
-            throw restart(process, request, problem.message, protocolError: true)
+            throw restart(process, request, problem.message, protocolError: problem.brokeProtocol)
         }
     }
 

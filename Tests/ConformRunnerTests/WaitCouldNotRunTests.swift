@@ -58,23 +58,4 @@ import Testing
         #expect(result.counts[.fail, default: 0] == 0)
         #expect(result.status == .cannotRun)
     }
-
-    @Test func aWaitForAFlowThatFailedStillFails() async throws {
-        let s = try suite(
-            """
-            suite: failed
-            title: the emitter failed
-            flows:
-              phone:
-                - name: register at a path that is not there
-                  request: {method: POST, url: "/missing"}
-                  expect: {status: 200}
-                  emits: registrationUpdated
-              tablet:
-                - wait: {event: registrationUpdated, flow: phone, timeout: 60s}
-            """)
-        let result = await run(s)
-        #expect(result.steps.map(\.verdict) == [.fail, .fail])
-        #expect(result.steps.last?.errors.first?.kind == .eventWillNotCome)
-    }
 }

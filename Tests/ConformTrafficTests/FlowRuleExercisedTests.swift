@@ -13,8 +13,8 @@ import Testing
         FlowRule.appUpdatePersonalize.id,
     ]
 
-    /// One device that registers, logs in, reads and patches its user, logs out and depersonalizes.
-    static func session() async throws -> ReferenceSession {
+    /// One device that registers, logs in, patches its user, logs out and depersonalizes, and its pushRegId.
+    static func loggedOut() async throws -> (ReferenceSession, String) {
         var s = ReferenceSession()
         let id = try await s.register()
         s.event(.login, device: id, user: "ana")
@@ -22,8 +22,10 @@ import Testing
         try await s.patchUser(id)
         s.event(.logout, device: id)
         try await s.depersonalize(id)
-        return s
+        return (s, id)
     }
+
+    static func session() async throws -> ReferenceSession { try await loggedOut().0 }
 
     static func verdicts(_ result: RunResult) -> [String: Verdict] {
         var out: [String: Verdict] = [:]

@@ -2,6 +2,7 @@ import ConformCLI
 import ConformCore
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 
@@ -37,6 +38,21 @@ import Testing
         #expect(xml.contains("exchange 3 (M4), flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86"))
         let page = try String(contentsOf: html, encoding: .utf8)
         #expect(page.contains("registration-first"))
+        // Rules the trace never exercised: skipped with what was missing in JUnit, "not exercised" everywhere else.
+        #expect(
+            xml.contains(
+                "<skipped message=\"not exercised: the traffic holds no login app event on a known device whose outcome it shows"
+            ))
+        #expect(xml.contains("skipped=\"1\""))
+        try #require(JUnitSchema.isPresent, "junit-10.xsd is missing: run scripts/setup, which fetches it")
+        let (valid, output) = try await JUnitSchema.validate(xml)
+        #expect(valid == 0, "\(output)")
+        #expect(report["counts"]?["not exercised"] == .int(5))
+        #expect(report["traffic"]?["rulesExercised"] == .int(7))
+        #expect(page.contains("NOT EXERCISED"))
+        #expect(page.contains("15 exchanges, 0 app events, 7 of 12 rules exercised"))
+        #expect(out.text.contains("Summary: 15 exchanges, 0 app events, 7 of 12 rules exercised; "))
+        #expect(out.text.contains("5 not exercised"))
     }
 
     /// The sample recording holds no app event: the rules it exercised pass, the event rules are not exercised, and

@@ -110,10 +110,9 @@ public struct ProxySession: Sendable {
                 out.write("App event \(event.seq): \(event.kind)\n")
                 checked(.event(event))
             }, limits: limits, profile: profile)
-        // A request waiting for its upstream holds only its own connection's thread; the proxy's limits bound how
-        // many wait and for how long.
-        var serverLimits = HTTPServerLimits.default
-        serverLimits.threadPerConnection = true
+        // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
+        // comes); the proxy's limits bound how many wait and for how long.
+        let serverLimits = HTTPServerLimits.default
         let server: Listening
         do {
             server = try serving(

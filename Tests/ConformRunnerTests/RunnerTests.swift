@@ -119,7 +119,7 @@ import Testing
             """)
         let result = await run([s])
         #expect(result.steps[0].verdict == .fail)
-        #expect(result.steps[0].failures[0].severity == .should)
+        #expect(result.steps[0].failures.first?.severity == .should)
         #expect(result.exitCode == 1)
     }
 
@@ -306,7 +306,7 @@ import Testing
         )
         let result = await run([bad, good])
         #expect(result.suites.map(\.verdict) == [.fail, .pass])
-        #expect(result.steps[0].failures[0].mismatches[0].note?.hasPrefix("invalid JSON") == true)
+        #expect(result.steps[0].failures.first?.mismatches.first?.note?.hasPrefix("invalid JSON") == true)
     }
 
     @Test func overridesWinOverDefaults() async throws {

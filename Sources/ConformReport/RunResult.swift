@@ -35,6 +35,8 @@ public struct RunResult: Sendable, Hashable {
     public var scope: RunScope?
     /// Where the verdict comes from: kit, suites, command line, variables, product, times.
     public var provenance: RunProvenance?
+    /// What a client check read (exchanges, app events, rules exercised); `nil` for other commands.
+    public var checkedTraffic: CheckedTraffic?
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites

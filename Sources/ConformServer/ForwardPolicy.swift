@@ -19,6 +19,7 @@ public struct ForwardAuthority: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         guard !text.isEmpty, text.utf8.count <= 260 else { return nil }
         var host = Substring(text)
+        if host.hasSuffix(".") { host = host.dropLast() }
         var port: UInt16?
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return nil }

@@ -222,6 +222,66 @@ struct ForwardRecordTests {
         return sent
     }
 
+    /// Chromium through Playwright with the proxy, trusting the CA through an NSS database in its own home (what
+    /// docs/devices.md tells a web developer to do): the page and its `fetch` are recorded as the browser sent them.
+    @Test(
+        .enabled(
+            if: Tool.has("python3") && Tool.has("certutil")
+                && FileManager.default.fileExists(atPath: "/usr/bin/chromium"),
+            "needs Playwright for Python, certutil (libnss3-tools) and Debian's chromium"))
+    func chromiumThroughPlaywrightIsRecorded() async throws {
+        let fixture = try await Fixture("forwardchromium")
+        let home = fixture.scratch.path("home")
+        let database = "sql:" + home + "/.pki/nssdb"
+        try FileManager.default.createDirectory(atPath: home + "/.pki/nssdb", withIntermediateDirectories: true)
+        let certutil = Tool.path("certutil")!
+        let made = try await ChildProcess.output(certutil, ["-d", database, "-N", "--empty-password"])
+        #expect(made.status == 0, "\(made.output)")
+        let added = try await ChildProcess.output(
+            certutil, ["-d", database, "-A", "-n", "conform", "-t", "C,,", "-i", fixture.ca])
+        #expect(added.status == 0, "\(added.output)")
+        let script = fixture.scratch.path("client_browser.py")
+        try Self.browserScript.write(toFile: script, atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        let outcome = try await ChildProcess.output(
+            Tool.path("python3")!, [script, fixture.proxy, fixture.origin, Self.registration("chromium")],
+            environment: environment, separateStandardError: true)
+        let (code, out, exchanges) = try await fixture.finish()
+        try #require(outcome.status != 3, "Playwright for Python is not installed")
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.errorOutput)")
+        #expect(code == 0, "\(out)")
+        let exchange = try #require(
+            exchanges.first { String(decoding: $0.request.body, as: UTF8.self) == Self.registration("chromium") },
+            "\(out)")
+        #expect(exchange.request.url == Self.path)
+        #expect(String(decoding: exchange.response.body, as: UTF8.self) == outcome.output)
+        #expect(outcome.output.contains(#""pushServiceToken":"token-chromium""#), "\(outcome.output)")
+        #expect(exchanges.contains { $0.request.url == "/mobile/1/page" && $0.request.method == .get })
+    }
+
+    /// Chromium sends nothing for loopback hosts through a proxy unless `<-loopback>` is in its bypass list.
+    static let browserScript = #"""
+        import sys
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            sys.exit(3)
+        proxy, origin, body = sys.argv[1:4]
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                args=["--no-sandbox", "--proxy-bypass-list=<-loopback>"], proxy={"server": proxy})
+            page = browser.new_page()
+            page.goto(origin + "/mobile/1/page")
+            text = page.evaluate("""async ([url, body]) => {
+                const r = await fetch(url, {method: "POST", body,
+                    headers: {"Authorization": "App conform-app-code", "Content-Type": "application/json"}});
+                return await r.text();
+            }""", [origin + "/mobile/1/appinstance?ri=true", body])
+            sys.stdout.write(text)
+            browser.close()
+        """#
+
     /// What is not allowed never reaches the upstream and is never recorded; app events go to the reserved host.
     @Test func otherHostsAreRefusedAndAppEventsGoToTheReservedHost() async throws {
         let fixture = try await Fixture("forwardrefuse")

@@ -24,7 +24,7 @@ extension CommandSpec {
                     /mobile/) and backend=URL (the rest). Repeatable; required without --forward.
                     """),
             OptionSpec(
-                "--forward",
+                "--forward", usage: true,
                 help: """
                     Be a forward proxy (the app's or the device's HTTP proxy) instead: CONNECT to an
                     allowed host is opened with a leaf from the local CA and recorded (docs/devices.md).

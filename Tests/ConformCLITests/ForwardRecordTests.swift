@@ -282,6 +282,24 @@ struct ForwardRecordTests {
             browser.close()
         """#
 
+    /// The bundled suites conform against `conform serve --tls` reached through the forward proxy (`run --proxy`),
+    /// which records every exchange of the run under the upstream's name.
+    @Test func theBundledSuitesConformThroughTheForwardProxy() async throws {
+        let fixture = try await Fixture("forwardsuites")
+        let run = await TLSCommandTests().conform(
+            ["run", "--target", fixture.origin, "--proxy", fixture.proxy, "--cacert", fixture.ca], environment: [:])
+        #expect(run.code == 0, "\(run.out.suffix(2000))\(run.err)")
+        #expect(run.out.hasSuffix("Result: CONFORMS\n"))
+        let (code, out, exchanges) = try await fixture.finish()
+        #expect(code == 0, "\(out)")
+        #expect(exchanges.count > 50, "every exchange of the run is recorded: \(exchanges.count)")
+        #expect(exchanges.allSatisfy { $0.upstream == "localhost:\(fixture.port)" })
+        let mistaken = await TLSCommandTests().conform(
+            ["run", "--target", fixture.origin, "--proxy", "localhost:1"], environment: [:])
+        #expect(mistaken.code == 64)
+        #expect(mistaken.err.contains("--proxy takes http://HOST:PORT"), "\(mistaken.err)")
+    }
+
     /// What is not allowed never reaches the upstream and is never recorded; app events go to the reserved host.
     @Test func otherHostsAreRefusedAndAppEventsGoToTheReservedHost() async throws {
         let fixture = try await Fixture("forwardrefuse")

@@ -1,4 +1,4 @@
-import ConformCLI
+@testable import ConformCLI
 import ConformCore
 import ConformReport
 import ConformTestSupport
@@ -323,6 +323,22 @@ struct ForwardRecordTests {
         #expect(exchanges.isEmpty, "nothing refused is recorded")
         #expect(out.contains("App event 1: login"), "\(out)")
         #expect(out.contains("Recorded 0 exchanges and 1 app event"), "\(out)")
+    }
+
+    /// A listener on every interface names the addresses a device uses and says what it exposes; one on a single
+    /// address says nothing more.
+    @Test func aListenerOnEveryInterfaceNamesTheDeviceAddressesAndTheRisk() {
+        let notes = DeviceAddresses.notes(host: "0.0.0.0", port: 8080, scheme: "http")
+        #expect(notes.first?.hasPrefix("Listening on every interface: anyone who can reach this machine") == true)
+        #expect(notes.first?.contains("credentials") == true)
+        let addresses = ListenerTLS.localAddresses().filter { !$0.hasPrefix("127.") && $0 != "::1" }
+        for address in addresses {
+            let shown = address.contains(":") ? "[\(address)]" : address
+            #expect(notes.contains("From a device on this network: http://\(shown):8080"), "\(notes)")
+        }
+        #expect(notes.allSatisfy { !$0.contains("//127.0.0.1") })
+        if addresses.isEmpty { #expect(notes.contains { $0.contains("adb reverse tcp:8080 tcp:8080") }) }
+        #expect(DeviceAddresses.notes(host: "127.0.0.1", port: 8080, scheme: "http").isEmpty)
     }
 
     @Test func forwardOptionMistakesAreUsageErrors() async throws {

@@ -1,10 +1,11 @@
-@testable import ConformCLI
 import ConformCore
 import ConformReport
 import ConformTestSupport
 import ConformTraffic
 import Foundation
 import Testing
+
+@testable import ConformCLI
 
 #if canImport(Glibc)
     import Glibc
@@ -317,12 +318,24 @@ struct ForwardRecordTests {
                 "-sS", "--proxy", fixture.proxy, "-H", "Content-Type: application/json", "--data",
                 #"{"event":"login","externalUserId":"user-1"}"#, "http://conform.invalid/_conform/events",
             ])
-        #expect(!event.output.contains("error"), "\(event.output)")
+        #expect(event.output.hasPrefix(#"{"recorded":[{"seq":1"#), "\(event.output)")
+        // Through CONNECT too, with a leaf for the reserved name; anything but the events path is answered there.
+        let overTLS = try await ChildProcess.output(
+            curl,
+            [
+                "-sS", "--proxy", fixture.proxy, "--cacert", fixture.ca, "-H", "Content-Type: application/json",
+                "--data", #"{"event":"logout","pushRegId":"reg-1"}"#, "https://conform.invalid/_conform/events",
+            ])
+        #expect(overTLS.output.hasPrefix(#"{"recorded":[{"seq":2"#), "\(overTLS.output)")
+        let elsewhere = try await ChildProcess.output(
+            curl, ["-sS", "--proxy", fixture.proxy, "--cacert", fixture.ca, "https://conform.invalid/mobile/1/x"])
+        #expect(elsewhere.output.contains("answers only POST /_conform/events"), "\(elsewhere.output)")
         let (code, out, exchanges) = try await fixture.finish()
         #expect(code == 0)
         #expect(exchanges.isEmpty, "nothing refused is recorded")
         #expect(out.contains("App event 1: login"), "\(out)")
-        #expect(out.contains("Recorded 0 exchanges and 1 app event"), "\(out)")
+        #expect(out.contains("App event 2: logout"), "\(out)")
+        #expect(out.contains("Recorded 0 exchanges and 2 app events"), "\(out)")
     }
 
     /// A listener on every interface names the addresses a device uses and says what it exposes; one on a single

@@ -1,0 +1,130 @@
+#!/bin/sh
+# `conform record` as a reverse proxy in front of an upstream, next to nginx `proxy_pass` in front of the same
+# upstream, in one run: wrk -t2 -c32 with POST bodies through each front (and straight at the upstream, for the
+# latency the fronts add), three runs each, alternating. Every exchange the recorder answered must be in its
+# recording: the script counts the lines of exchanges.jsonl against wrk's own count of completed requests.
+# Usage: bench/record/run.sh [SECONDS_PER_RUN]   (CONFORM_BINARY=PATH skips the release build)
+# Installs wrk and nginx from Debian when missing.
+set -eu
+cd "$(dirname "$0")/../.."
+DURATION="${1:-5}"
+command -v wrk >/dev/null && [ -x /usr/sbin/nginx ] ||
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk nginx-light >/dev/null
+if [ -z "${CONFORM_BINARY:-}" ]; then
+    swift build -c release --product conform >/dev/null
+    CONFORM_BINARY="$(swift build -c release --show-bin-path)/conform"
+fi
+. bench/lib/nginx.sh
+WORK="$(mktemp -d)"
+chmod 755 "$WORK"
+RECORD_PID=""; UP_PID=""; FRONT_PID=""
+cleanup() {
+    for pid in "$RECORD_PID" "$FRONT_PID" "$UP_PID"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT INT TERM
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+
+# nginx_conf NAME PORT LOCATION-BODY: one nginx instance on 127.0.0.1:PORT (2 workers, access log off).
+nginx_conf() {
+    mkdir -p "$WORK/$1"
+    cat >"$WORK/$1/nginx.conf" <<CONF
+worker_processes 2;
+daemon off;
+pid $WORK/$1/nginx.pid;
+error_log $WORK/$1/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/$1/body;
+    proxy_temp_path $WORK/$1/proxy;
+    fastcgi_temp_path $WORK/$1/fastcgi;
+    uwsgi_temp_path $WORK/$1/uwsgi;
+    scgi_temp_path $WORK/$1/scgi;
+    keepalive_requests 1000000;
+    upstream up { server 127.0.0.1:$UP_PORT; keepalive 64; }
+    server {
+        listen 127.0.0.1:$2;
+        default_type application/json;
+        location / { $3 }
+    }
+}
+CONF
+    /usr/sbin/nginx -c "$WORK/$1/nginx.conf" -p "$WORK/$1" 2>"$WORK/$1/stderr" &
+}
+wait_up() {
+    for _ in $(seq 100); do curl -fsS -o /dev/null -X POST -d '{}' "$1" 2>/dev/null && return 0; sleep 0.1; done
+    echo "$2 did not start" >&2
+    exit 1
+}
+
+# The upstream answers every POST with a registration-like document; the front nginx keeps upstream connections
+# alive (HTTP/1.1, no Connection header), as the recorder does.
+UP_PORT="$(free_port)"
+nginx_conf upstream "$UP_PORT" \
+    "return 200 '{\"pushRegId\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"regEnabled\":true,\"isPrimary\":false}';"
+UP_PID=$!
+UP_URL="http://127.0.0.1:$UP_PORT"
+wait_up "$UP_URL/mobile/1/appinstance" "the upstream nginx"
+FRONT_PORT="$(free_port)"
+nginx_conf front "$FRONT_PORT" \
+    "proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection \"\";"
+FRONT_PID=$!
+FRONT_URL="http://127.0.0.1:$FRONT_PORT"
+wait_up "$FRONT_URL/mobile/1/appinstance" "nginx proxy_pass"
+
+"$CONFORM_BINARY" record --upstream "$UP_URL" --out "$WORK/recording" --listen 127.0.0.1:0 \
+    >"$WORK/record.out" 2>"$WORK/record.err" &
+RECORD_PID=$!
+for _ in $(seq 100); do grep -q '^Recording on ' "$WORK/record.out" 2>/dev/null && break; sleep 0.1; done
+RECORD_URL="$(grep -o 'http://[0-9.:]*' "$WORK/record.out" | head -1)"
+[ -n "$RECORD_URL" ] || { echo "conform record did not start: $(cat "$WORK/record.err")" >&2; exit 1; }
+
+cat >"$WORK/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.path = "/mobile/1/appinstance?ri=true"
+wrk.headers["Authorization"] = "App conform-bench-app-code"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"pushServiceToken":"fcm-bench","pushServiceType":"Firebase","os":"Android","osVersion":"14"}'
+LUA
+
+# one NAME URL: a wrk run, its rate, p99 latency and completed requests appended to WORK/NAME.
+one() {
+    out="$(wrk -t2 -c32 -d"${DURATION}s" --latency -s "$WORK/post.lua" "$2")"
+    rps="$(printf '%s\n' "$out" | awk '/Requests\/sec/ {print $2}')"
+    p99="$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')"
+    done_count="$(printf '%s\n' "$out" | awk '/requests in/ {print $1}')"
+    bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
+    echo "$1: $rps req/s, p99 $p99, $done_count requests $bad"
+    echo "$rps $p99 $done_count" >>"$WORK/runs-$1"
+}
+echo "# wrk -t2 -c32 -d${DURATION}s, POST bodies, 3 runs each, alternating"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for i in 1 2 3; do
+    one upstream "$UP_URL"
+    one nginx "$FRONT_URL"
+    one record "$RECORD_URL"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Stop the recorder (SIGINT flushes and closes the recording), then count what it wrote.
+kill -INT "$RECORD_PID"
+wait "$RECORD_PID" || true
+RECORD_PID=""
+recorded="$(wc -l <"$WORK/recording/exchanges.jsonl")"
+answered="$(awk '{s += $3} END {print s}' "$WORK/runs-record")"
+
+col() { awk -v c="$2" '{print $c}' "$WORK/runs-$1" | median; }
+# p99 as wrk prints it (us, ms or s) in milliseconds.
+ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000; printf "%.2f", n }'; }
+p99_of() { for v in $(awk '{print $2}' "$WORK/runs-$1"); do ms "$v"; echo; done | median; }
+up="$(col upstream 1)"; ng="$(col nginx 1)"; rec="$(col record 1)"
+up99="$(p99_of upstream)"; ng99="$(p99_of nginx)"; rec99="$(p99_of record)"
+echo
+echo "upstream alone: median $up req/s, p99 $up99 ms"
+echo "nginx proxy_pass: median $ng req/s, p99 $ng99 ms (adds $(awk -v a="$ng99" -v b="$up99" 'BEGIN { printf "%.2f", a - b }') ms)"
+echo "conform record: median $rec req/s, p99 $rec99 ms (adds $(awk -v a="$rec99" -v b="$up99" 'BEGIN { printf "%.2f", a - b }') ms)"
+echo "recorded: $recorded exchanges for $answered requests wrk completed through the recorder"
+echo "median: conform record $rec against nginx proxy_pass $ng req/s: ratio $(awk -v a="$rec" -v b="$ng" 'BEGIN { printf "%.2f", a / b }')"
+[ "$recorded" -ge "$answered" ] || { echo "LOST: the recording misses $((answered - recorded)) exchanges" >&2; exit 1; }

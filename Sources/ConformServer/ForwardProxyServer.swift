@@ -118,8 +118,9 @@ public final class ForwardProxyServer: Sendable {
             return taken
         }
         guard listener >= 0 else { return }
+        // Wakes the accept loop, which closes the socket itself: closed here, its number could be reused by another
+        // socket before the loop sees the error, and the loop would accept that socket's connections.
         _ = Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         for socket in open { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
         server.stop()
     }
@@ -129,7 +130,13 @@ public final class ForwardProxyServer: Sendable {
             let client = accept(listener, nil, nil)
             if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
             if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
+                let failure = errno
+                if [EINTR, ECONNABORTED, EMFILE, ENFILE].contains(failure), state.withLock({ $0.listener }) == listener {
+                    // Out of descriptors: wait for connections to end instead of spinning.
+                    if failure == EMFILE || failure == ENFILE { usleep(10_000) }
+                    continue
+                }
+                close(listener)
                 return
             }
             let admitted = state.withLock { state -> Bool in

@@ -149,6 +149,12 @@ public final class ForwardProxyServer: Sendable {
                 continue
             }
             let thread = Thread { [self] in
+                // OpenSSL writes to the client with write(2): a client gone away gives EPIPE here instead of a
+                // SIGPIPE that would end the process (the signal, blocked, stays with this thread and dies with it).
+                var blocked = sigset_t()
+                sigemptyset(&blocked)
+                sigaddset(&blocked, SIGPIPE)
+                pthread_sigmask(SIG_BLOCK, &blocked, nil)
                 serve(client)
                 _ = state.withLock { $0.open.remove(client) }
             }

@@ -38,7 +38,7 @@ while [ "$i" -lt "$N" ]; do echo "url = \"$URL\""; echo "output = /dev/null"; i=
 # run NAME PROXY CAFILE: one timed run of N requests through PROXY; prints req/s and the 200s counted.
 run() {
     start="$(date +%s.%N)"
-    ok="$(curl -sS -Z --parallel-max 32 --proxy "$2" --cacert "$3" -H 'Authorization: App conform-app-code' \
+    ok="$(curl -sS --no-progress-meter -Z --parallel-max 32 --proxy "$2" --cacert "$3" -H 'Authorization: App conform-app-code' \
         -w '%{http_code}\n' -K "$WORK/urls" | grep -c '^200$' || true)"
     end="$(date +%s.%N)"
     rps="$(echo "$N $start $end" | awk '{printf "%.0f", $1 / ($3 - $2)}')"

@@ -131,7 +131,8 @@ public final class ForwardProxyServer: Sendable {
             if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
             if client < 0 {
                 let failure = errno
-                if [EINTR, ECONNABORTED, EMFILE, ENFILE].contains(failure), state.withLock({ $0.listener }) == listener {
+                if [EINTR, ECONNABORTED, EMFILE, ENFILE].contains(failure), state.withLock({ $0.listener }) == listener
+                {
                     // Out of descriptors: wait for connections to end instead of spinning.
                     if failure == EMFILE || failure == ENFILE { usleep(10_000) }
                     continue

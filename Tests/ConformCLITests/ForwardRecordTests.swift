@@ -338,6 +338,23 @@ struct ForwardRecordTests {
         #expect(out.contains("Recorded 0 exchanges and 2 app events"), "\(out)")
     }
 
+    /// `--check` works in forward mode as in reverse mode: the live check's result goes to the console.
+    @Test func theLiveCheckJudgesTheForwardedTraffic() async throws {
+        let fixture = try await Fixture("forwardcheck", extra: ["--check"])
+        let registered = try await ChildProcess.output(
+            Tool.path("curl")!,
+            [
+                "-sS", "--proxy", fixture.proxy, "--cacert", fixture.ca, "-X", "POST", "-H",
+                "Authorization: App conform-app-code", "-H", "Content-Type: application/json", "--data",
+                Self.registration("check"), fixture.origin + Self.path,
+            ])
+        #expect(registered.output.contains(#""pushRegId":"#), "\(registered.output)")
+        let (code, out, exchanges) = try await fixture.finish()
+        #expect(exchanges.count == 1)
+        #expect(code == 0 || code == 1, "\(out)")
+        #expect(out.contains("Result: "), "\(out)")
+    }
+
     /// A listener on every interface names the addresses a device uses and says what it exposes; one on a single
     /// address says nothing more.
     @Test func aListenerOnEveryInterfaceNamesTheDeviceAddressesAndTheRisk() {

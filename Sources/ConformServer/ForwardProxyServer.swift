@@ -120,8 +120,8 @@ public final class ForwardProxyServer: Sendable {
         guard listener >= 0 else { return }
         // Wakes the accept loop, which closes the socket itself: closed here, its number could be reused by another
         // socket before the loop sees the error, and the loop would accept that socket's connections.
-        _ = Glibc.shutdown(listener, Int32(SHUT_RDWR))
-        for socket in open { _ = Glibc.shutdown(socket, Int32(SHUT_RDWR)) }
+        _ = Glibc.shutdown(listener, shutdownBoth)
+        for socket in open { _ = Glibc.shutdown(socket, shutdownBoth) }
         server.stop()
     }
 
@@ -259,3 +259,6 @@ public final class ForwardProxyServer: Sendable {
         _ = SocketIO.writeAll(client, Array(head.utf8) + Array(response.body), until: deadline + .seconds(1))
     }
 }
+
+/// `SHUT_RDWR` of `<sys/socket.h>`, which Glibc's module does not export to this file in every build.
+private let shutdownBoth: Int32 = 2

@@ -170,7 +170,7 @@ let package = Package(
                 "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
                 "ConformTLS", "ConformTesting", "ConformYAML", "ConformDiagnostics",
             ],
-            exclude: ["Cases", "Adapters"]
+            exclude: ["Cases", "Adapters", "HARConsumers"]
         ),
         .testTarget(
             name: "ConformTestingTests",

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every performance target of docs/performance.md in one run: the side-by-side peers (bench/peers), memory of a
 # 100,000-step run (bench/memory), replay against wrk (bench/replay, part a), `conform serve` against nginx
-# (bench/serve) and the YAML tree against libyaml (bench/yaml), one after the other on the same box, then a
+# (bench/serve), the YAML tree against libyaml (bench/yaml) and the recorder against nginx proxy_pass
+# (bench/record), one after the other on the same box, then a
 # table of the figures and whether each target is met. Each ratio compares figures measured in the same script.
 # Installs what the parts install (nginx, wrk, a throwaway venv with Tavern from PyPI). About ten minutes.
 # Usage: bench/targets.sh                 (CONFORM_BINARY=PATH skips the release build of conform)
@@ -26,6 +27,7 @@ part memory bench/memory/rss.sh
 CONFORM_BENCH_PARTS=a part replay bench/replay/run.sh
 part serve bench/serve/run.sh 5
 part yaml bench/yaml/run.sh 20 5
+part record bench/record/run.sh 5
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The figures, read back from the parts' own output.
@@ -56,5 +58,8 @@ echo "| replay >= 0.5 of wrk | $replay | $(verdict "$(awk -v a="$replay_ratio" '
 nginx_mean="$(awk -v a="$nginx_before" -v b="$nginx_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')"
 share() { awk -v a="$1" -v b="$nginx_mean" 'BEGIN { printf "%.0f", 100 * a / b }'; }
 echo "| \`conform serve\` >= 50 % of nginx | registration $register, personalize $personalize req/s; nginx $nginx_before before, $nginx_after after (mean $nginx_mean): $(share "$register") % and $(share "$personalize") % | $(verdict "$(awk -v a="$(share "$register")" -v b="$(share "$personalize")" 'BEGIN { print (a >= 50 && b >= 50) }')") |"
+record_ratio="$(sed -n 's/^median: conform record.*ratio \([0-9.]*\).*/\1/p' "$LOG/record")"
+recorded="$(sed -n 's/^recorded: //p' "$LOG/record")"
 yaml_ratio="$(awk -v a="$tree" -v b="$libyaml" 'BEGIN { printf "%.2f", a / b }')"
 echo "| suite loading >= 0.5 of libyaml | $tree against $libyaml MB/s: $yaml_ratio | $(verdict "$(awk -v a="$yaml_ratio" 'BEGIN { print (a >= 0.5) }')") |"
+echo "| \`conform record\` >= 0.5 of nginx proxy_pass | ratio $record_ratio; $recorded | $(verdict "$(awk -v a="$record_ratio" 'BEGIN { print (a >= 0.5) }')") |"

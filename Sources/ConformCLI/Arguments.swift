@@ -46,7 +46,10 @@ struct Arguments {
                     closestMatch(to: name, in: command.options.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
                 throw UsageError(message: "unknown option '\(name)'\(hint)", subcommand: subcommand)
             }
-            if !option.kind.takesValue {
+            if case .flagOrInlineValue = option.kind {
+                flags.insert(name)
+                if let inline { options[name, default: []].append(inline) }
+            } else if !option.kind.takesValue {
                 if inline != nil {
                     throw UsageError(message: "option '\(name)' takes no value", subcommand: subcommand)
                 }
@@ -67,7 +70,7 @@ struct Arguments {
             case .integer: _ = try integer(option.name)
             case .duration: _ = try duration(option.name)
             case .size: _ = try size(option.name)
-            case .flag, .text: break
+            case .flag, .flagOrInlineValue, .text: break
             }
             if option.required, value(option.name) == nil {
                 throw UsageError(

@@ -69,6 +69,7 @@ extension OptionSpec {
     /// `-h, --help`, `--timeout SECONDS`.
     var label: String {
         let name = self.name == "--help" ? "-h, --help" : self.name
+        if case .flagOrInlineValue = kind { return value.isEmpty ? name : "\(name)[=\(value)]" }
         return value.isEmpty ? name : "\(name) \(value)"
     }
 }

@@ -109,6 +109,14 @@ extension CommandSpec {
                     Replace a value before sending (e.g. a pseudonymised application code by the
                     target's real one). Repeatable.
                     """),
+            OptionSpec(
+                "--fresh-identities", "PREFIX", .flagOrInlineValue,
+                help: """
+                    Give this run persons of its own: every externalUserId, externalId, email and
+                    phone is rewritten alike in requests and expected answers (PREFIX: 1 to 32
+                    letters, digits or -; default: a fresh one per run), so the same recording
+                    replays any number of times against one long-lived target.
+                    """),
             OptionSpec("--sequential", help: "Replay in recorded order instead of device flows concurrently."),
             .insecure, .cacert, .clientCert, .clientKey, .http11,
             .timeout("How long one exchange may take (default: 10; at most 24h)."),
@@ -171,6 +179,12 @@ extension CommandSpec {
                 help: "A reference fault for the second builtin target (repeatable)."),
             OptionSpec(
                 "--noise", "FILE", .text(.file), usage: true, help: "Noise rules (YAML) for recordings and responses."),
+            OptionSpec(
+                "--no-default-noise",
+                help: """
+                    Compare what the protocol documents as differing on every run too (the send
+                    time of a push, sendDateTime), which diff otherwise ignores.
+                    """),
             .variables("Suite variables (repeatable)."),
             OptionSpec(
                 "--map", "OLD=NEW", .text(), repeatable: true, help: "Value substitutions for recordings (repeatable)."),

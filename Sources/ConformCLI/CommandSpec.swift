@@ -4,6 +4,8 @@ import ConformCore
 enum OptionKind: Sendable {
     /// No value: present or not.
     case flag
+    /// Present or not, with a value only when given inline (`--fresh-identities=PREFIX`); a shell expects none.
+    case flagOrInlineValue
     /// Any text; `completion` says what a shell may offer for it.
     case text(Completion = .none)
     /// A whole number within the range.
@@ -34,8 +36,10 @@ enum OptionKind: Sendable {
     }
 
     var takesValue: Bool {
-        if case .flag = self { return false }
-        return true
+        switch self {
+        case .flag, .flagOrInlineValue: false
+        default: true
+        }
     }
 
     var completion: Completion {

@@ -16,7 +16,10 @@ enum DiffCommand {
         }
         let a = try Target(parsing: targets[0], faults: parsed.values("--fault-a"), subcommand: "diff")
         let b = try Target(parsing: targets[1], faults: parsed.values("--fault-b"), subcommand: "diff")
-        guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        guard let given = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        // Two correct implementations differ on what the protocol documents as volatile: ignored unless asked.
+        let noise =
+            parsed.has("--no-default-noise") ? given : given.merging(.documented(by: ConformCommand.profile.replay))
         // Without inputs, ./suites and nothing else: a diff compares what the user has, never the installed suites.
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
         let session = Session(
@@ -73,7 +76,9 @@ enum DiffCommand {
                 ReplayResults.step(diffed, trace: input),
                 ReplayResults.group(flow: diffed.flow, trace: input, title: "Diff of \(input)"))
         }
-        io.out.write("\(input): \(report.total) exchanges, \(report.same) the same, \(report.differing) different\n")
+        io.out.write(
+            "\(input): \(Noun("exchange").counted(report.total)), \(report.same) the same, \(report.differing) different\n"
+        )
         let skipped = trace.tally.unreadable
         if skipped > 0 {
             // What the skipped lines held was sent to neither side: the two cannot be called the same.
@@ -146,7 +151,15 @@ enum DiffCommand {
                 Mismatch(path: "verdict", expected: "A \(sa.verdict.rawValue)", actual: "B \(sb.verdict.rawValue)"))
         }
         if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded) {
-            out += ResponseDiff.compare(expected: x, actual: bToA.apply(y), noise: noise)
+            // Each side names its own origin (M12's baseUrl, New-Base-URL, Location): B's is read as A's.
+            var b = bToA.apply(y)
+            if let from = sb.request.map({ URLParts($0.url).origin }),
+                let to = sa.request.map({ URLParts($0.url).origin }),
+                !from.isEmpty, !to.isEmpty, from != to
+            {
+                b = Replayer.mapOrigin(b, from: from, to: to)
+            }
+            out += ResponseDiff.compare(expected: x, actual: b, noise: noise)
         } else if (sa.response == nil) != (sb.response == nil) {
             out.append(
                 Mismatch(

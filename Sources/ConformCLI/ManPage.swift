@@ -37,7 +37,11 @@ enum ManPage {
                 let name =
                     option.name == "--help"
                     ? "\\fB\\-h\\fR, \\fB\\-\\-help\\fR" : "\\fB\(Escaping.roff(option.name))\\fR"
-                out += ".TP\n" + name + (option.value.isEmpty ? "" : " \\fI\(Escaping.roff(option.value))\\fR") + "\n"
+                let value =
+                    if case .flagOrInlineValue = option.kind { "[=\\fI\(Escaping.roff(option.value))\\fR]" } else {
+                        " \\fI\(Escaping.roff(option.value))\\fR"
+                    }
+                out += ".TP\n" + name + (option.value.isEmpty ? "" : value) + "\n"
                 out += Escaping.roffText(option.help) + "\n"
             }
             if !command.discussion.isEmpty { out += ".PP\n" + Escaping.roffText(command.discussion) + "\n" }

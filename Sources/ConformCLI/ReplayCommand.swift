@@ -106,6 +106,7 @@ extension ReplayCommand {
             }
             options.hostHeader = host
         }
+        options.freshIdentities = try freshIdentities(parsed)
         return options
     }
 
@@ -134,12 +135,18 @@ extension ReplayCommand {
             + (summary.unreadable > 0
                 ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
         var out =
-            "Replayed \(summary.total) exchanges against \(target.description): \(summary.passed) matched, "
+            "Replayed \(Noun("exchange").counted(summary.total)) against \(target.description): \(summary.passed) matched, "
             + "\(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
         if let partition = options.partition {
             out +=
                 "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices "
                 + "sharing a person\n"
+        }
+        if let fresh = options.freshIdentities { out += "Fresh identities: prefix \(fresh.prefix)\n" }
+        if summary.leftoverState > 0 {
+            out +=
+                "\(Noun("exchange").counted(summary.leftoverState)) differed as if an earlier replay had left its "
+                + "persons on the target\nhelp: replay with --fresh-identities\n"
         }
         if options.pace != .max { out += PaceReport.lines(summary.timing, pace: options.pace) }
         return out

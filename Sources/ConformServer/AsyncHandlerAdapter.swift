@@ -2,12 +2,13 @@ import ConformCore
 import Dispatch
 import Synchronization
 
-/// Turns an async closure into an ``HTTPHandler`` by blocking the calling server thread until the closure finishes.
+/// Turns an async closure into an ``HTTPHandler``: a server answers with it later (``DeferredHTTPHandler``), its
+/// connection suspended meanwhile, so a request waiting on the closure holds no server thread; ``handle(_:)``
+/// blocks the calling thread until the closure finishes, for callers that need an answer at once.
 ///
-/// Each request in flight holds one server thread, so size ``HTTPServerLimits/threads`` for the expected concurrency.
 /// The closure runs on ``HandlerExecutor``, not on the threads Swift concurrency shares: a caller that blocks those
 /// (``HTTPServer/stop()`` waits for requests in flight) cannot keep a request from finishing.
-public struct AsyncHandlerAdapter: HTTPHandler {
+public struct AsyncHandlerAdapter: DeferredHTTPHandler {
     public let body: @Sendable (HTTPRequest) async -> HTTPResponse
     /// The envelope of the server's own refusals: the one of the protocol `body` speaks.
     public let errorEnvelope: ErrorEnvelope
@@ -30,6 +31,11 @@ public struct AsyncHandlerAdapter: HTTPHandler {
         }
         done.wait()
         return result.withLock { $0 } ?? .empty(500)
+    }
+
+    public func begin(_ request: HTTPRequest, answer: @escaping @Sendable (HTTPResponse) -> Void) {
+        let body = self.body
+        Task.detached(executorPreference: HandlerExecutor.shared) { answer(await body(request)) }
     }
 }
 

@@ -58,10 +58,14 @@ final class ConnectionWatch: Sendable {
     let pressureTimeout: Duration = .seconds(1)
     let pressureCount: Int
     let waitingBudget: Int
-    private let entries = Mutex<[UInt: Entry]>([:])
+    /// The connections, spread over shards by their key: every request touches its entry five times from its
+    /// connection's thread, and one lock for all of them made every server thread queue behind the others.
+    private let shards: [Shard]
+    private let openCount = Atomic<Int>(0)
     private let headCuts = Atomic<Int>(0)
     private let requestCuts = Atomic<Int>(0)
     private let crowdedCuts = Atomic<Int>(0)
+    private static let shardCount = 32
 
     init(limits: HTTPServerLimits) {
         headerTimeout = .seconds(limits.headerTimeoutSeconds)
@@ -70,6 +74,7 @@ final class ConnectionWatch: Sendable {
         minBodyRate = limits.minBodyBytesPerSecond
         pressureCount = max(1, limits.maxConnections * 9 / 10)
         waitingBudget = limits.waitingBudget
+        shards = (0..<Self.shardCount).map { _ in Shard() }
     }
 
     /// Connections shut down so far for sending their request head too slowly.
@@ -86,80 +91,90 @@ final class ConnectionWatch: Sendable {
 
     /// ``opened(_:)`` with the socket given (-1: none to shut down) and the time, for tests.
     func opened(_ connection: OpaquePointer, socket: Int32, now: ContinuousClock.Instant = .now) {
-        entries.withLock { entries in
-            entries[key(connection)] = Entry(socket: socket, since: now, bodySince: now)
-            makeRoom(&entries)
+        let id = key(connection)
+        let added = shard(id).entries.withLock { entries in
+            entries.updateValue(Entry(socket: socket, since: now, bodySince: now), forKey: id) == nil
         }
+        if added { openCount.add(1, ordering: .relaxed) }
+        makeRoom()
     }
 
     /// Whether the connection has been shut down and not yet closed.
     func isCut(_ connection: OpaquePointer) -> Bool {
-        entries.withLock { $0[key(connection)]?.cut ?? false }
+        let id = key(connection)
+        return shard(id).entries.withLock { $0[id]?.cut ?? false }
     }
 
     /// libmicrohttpd calls this before it closes the socket, so a cut never reaches a reused descriptor.
     func closed(_ connection: OpaquePointer) {
-        _ = entries.withLock { $0.removeValue(forKey: key(connection)) }
+        let id = key(connection)
+        if shard(id).entries.withLock({ $0.removeValue(forKey: id) }) != nil {
+            openCount.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// The request head arrived: the handler has it, and the body (if any) follows.
     func headReceived(_ connection: OpaquePointer, now: ContinuousClock.Instant = .now) {
-        entries.withLock { entries in
-            guard entries[key(connection)] != nil else { return }
-            entries[key(connection)]?.phase = .body
-            entries[key(connection)]?.bodySince = now
-            entries[key(connection)]?.bodyBytes = 0
-            entries[key(connection)]?.bodyExpected = nil
+        update(connection) { entry in
+            entry.phase = .body
+            entry.bodySince = now
+            entry.bodyBytes = 0
+            entry.bodyExpected = nil
         }
     }
 
     /// The head says how long the body is (0 when it has none): once that much has arrived, the client has sent
     /// all it owes, however long the server takes to get to it.
     func bodyLength(_ connection: OpaquePointer, _ length: Int) {
-        entries.withLock { $0[key(connection)]?.bodyExpected = length }
+        update(connection) { $0.bodyExpected = length }
     }
 
     /// `count` more body bytes arrived.
     func bodyReceived(_ connection: OpaquePointer, bytes count: Int) {
-        entries.withLock { $0[key(connection)]?.bodyBytes += count }
+        update(connection) { $0.bodyBytes += count }
     }
 
     /// The whole request is in and the handler runs: the client is no longer the one keeping the server waiting.
     func requestReceived(_ connection: OpaquePointer) {
-        entries.withLock { $0[key(connection)]?.phase = .handling }
+        update(connection) { $0.phase = .handling }
     }
 
     /// A request was answered: on keep-alive, the clock starts again for the next head.
     func requestDone(_ connection: OpaquePointer, now: ContinuousClock.Instant = .now) {
-        entries.withLock { entries in
-            guard entries[key(connection)] != nil else { return }
-            entries[key(connection)]?.phase = .head
-            entries[key(connection)]?.since = now
+        update(connection) { entry in
+            entry.phase = .head
+            entry.since = now
         }
     }
 
     /// Shuts down every connection past its deadline or below the body rate; returns how many.
     @discardableResult
     func sweep(now: ContinuousClock.Instant = .now) -> Int {
-        entries.withLock { entries in
-            let pressed = entries.count >= pressureCount
-            let headLimit = pressed ? min(pressureTimeout, headerTimeout) : headerTimeout
-            let grace = pressed ? min(pressureTimeout, bodyGrace) : bodyGrace
-            var count = 0
-            for (id, entry) in entries where !entry.cut && entry.phase != .handling {
-                let reason: Cut
-                if entry.phase == .head, now - entry.since >= headLimit {
-                    reason = .slowHead
-                } else if now - entry.since >= requestTimeout || (entry.phase == .body && isSlow(entry, now, grace)) {
-                    reason = .slowRequest
-                } else {
-                    continue
+        let pressed = openCount.load(ordering: .relaxed) >= pressureCount
+        let headLimit = pressed ? min(pressureTimeout, headerTimeout) : headerTimeout
+        let grace = pressed ? min(pressureTimeout, bodyGrace) : bodyGrace
+        var count = 0
+        for shard in shards {
+            count += shard.entries.withLock { entries in
+                var count = 0
+                for (id, entry) in entries where !entry.cut && entry.phase != .handling {
+                    let reason: Cut
+                    if entry.phase == .head, now - entry.since >= headLimit {
+                        reason = .slowHead
+                    } else if now - entry.since >= requestTimeout
+                        || (entry.phase == .body && isSlow(entry, now, grace))
+                    {
+                        reason = .slowRequest
+                    } else {
+                        continue
+                    }
+                    cut(&entries, id, reason)
+                    count += 1
                 }
-                cut(&entries, id, reason)
-                count += 1
+                return count
             }
-            return count
         }
+        return count
     }
 
     /// Whether a body has averaged less than the minimum rate since its head, once the grace has passed.
@@ -173,14 +188,26 @@ final class ConnectionWatch: Sendable {
     }
 
     /// Shuts down the longest-waiting connections while more than the budget wait on their client, and a little
-    /// beyond, so a stream of new connections does not sort the table on every one.
-    private func makeRoom(_ entries: inout [UInt: Entry]) {
+    /// beyond, so a stream of new connections does not sort the table on every one. Only when more connections are
+    /// open than the budget can any be over it, so the shards are read only then.
+    private func makeRoom() {
+        guard openCount.load(ordering: .relaxed) > waitingBudget else { return }
         let isWaiting = { (entry: Entry) in !entry.cut && entry.phase != .handling }
-        let waiting = entries.values.reduce(0) { $0 + (isWaiting($1) ? 1 : 0) }
-        guard waiting > waitingBudget else { return }
-        let excess = waiting - waitingBudget + min(waitingBudget / 32, waitingBudget - 1)
-        let oldest = entries.filter { isWaiting($0.value) }.sorted { $0.value.since < $1.value.since }.prefix(excess)
-        for (id, _) in oldest { cut(&entries, id, .crowded) }
+        var waiting: [(id: UInt, since: ContinuousClock.Instant)] = []
+        for shard in shards {
+            shard.entries.withLock { entries in
+                for (id, entry) in entries where isWaiting(entry) { waiting.append((id, entry.since)) }
+            }
+        }
+        guard waiting.count > waitingBudget else { return }
+        let excess = waiting.count - waitingBudget + min(waitingBudget / 32, waitingBudget - 1)
+        for (id, _) in waiting.sorted(by: { $0.since < $1.since }).prefix(excess) {
+            shard(id).entries.withLock { entries in
+                // Answered or cut since it was counted: no longer the one to make room.
+                guard let entry = entries[id], isWaiting(entry) else { return }
+                cut(&entries, id, .crowded)
+            }
+        }
     }
 
     private func cut(_ entries: inout [UInt: Entry], _ id: UInt, _ reason: Cut) {
@@ -206,7 +233,25 @@ final class ConnectionWatch: Sendable {
         return timer
     }
 
+    /// Changes the entry of `connection`, when it is still open.
+    private func update(_ connection: OpaquePointer, _ change: (inout Entry) -> Void) {
+        let id = key(connection)
+        shard(id).entries.withLock { entries in
+            if entries[id] != nil { change(&entries[id]!) }
+        }
+    }
+
+    private func shard(_ id: UInt) -> Shard {
+        // Connection objects are allocated with 16-byte or coarser alignment: the low bits say nothing.
+        shards[Int((id >> 4 ^ id >> 10) % UInt(Self.shardCount))]
+    }
+
     private func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: connection)) }
+
+    /// Some of the connections, under their own lock.
+    private final class Shard: Sendable {
+        let entries = Mutex<[UInt: Entry]>([:])
+    }
 }
 
 /// libmicrohttpd's connection notifications, routed to the server's ``ConnectionWatch``.

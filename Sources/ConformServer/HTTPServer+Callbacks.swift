@@ -16,6 +16,10 @@ final class ServerContext: Sendable {
     let forwarding: Bool
     /// The origins of tunnelled connections handed over but not yet seen opening, by socket.
     let pendingOrigins = Mutex<[Int32: String]>([:])
+    /// The handler when it answers later (the connection is suspended meanwhile), else `nil`; never with a thread
+    /// per connection, where the connection's own thread waits.
+    let deferred: (any DeferredHTTPHandler)?
+    let deferredAnswers = DeferredAnswers()
 
     init(handler: any HTTPHandler, limits: HTTPServerLimits, log: HTTPServer.LogHandler?, forwarding: Bool = false) {
         self.forwarding = forwarding
@@ -25,6 +29,7 @@ final class ServerContext: Sendable {
         self.maxHeaderFields = limits.maxHeaderFields
         self.watch = ConnectionWatch(limits: limits)
         self.log = log
+        self.deferred = limits.threadPerConnection ? nil : handler as? any DeferredHTTPHandler
     }
 
     /// The handler's envelope for `refusal`.
@@ -48,6 +53,8 @@ final class Upload {
     var body = Data()
     /// The absolute URL the handler gets in forwarding mode (a tunnelled request's origin and target).
     var forwardURL: String?
+    /// Set once a deferred handler has the request; its answer arrives here.
+    var pending: PendingAnswer?
 
     init(rawURI: UnsafePointer<CChar>?) {
         self.rawURI = rawURI.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? [0x2F]
@@ -68,11 +75,12 @@ func conformServerCompleted(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ reason: MHD_RequestTerminationCode
 ) {
-    if let cls, let connection {
-        Unmanaged<ServerContext>.fromOpaque(cls).takeUnretainedValue().watch.requestDone(connection)
-    }
+    let context = cls.map { Unmanaged<ServerContext>.fromOpaque($0).takeUnretainedValue() }
+    if let context, let connection { context.watch.requestDone(connection) }
     guard let slot, let raw = slot.pointee else { return }
-    Unmanaged<Upload>.fromOpaque(raw).release()
+    let upload = Unmanaged<Upload>.fromOpaque(raw)
+    if upload.takeUnretainedValue().pending != nil { context?.deferredAnswers.finished() }
+    upload.release()
     slot.pointee = nil
 }
 
@@ -149,6 +157,11 @@ func conformServerAccess(
         }
         return .YES
     }
+    if let pending = upload.pending {
+        // Resumed: the deferred handler's answer is in (a call before it, if any, has nothing to do).
+        guard let answer = pending.take() else { return .YES }
+        return queue(answer, on: connection)
+    }
     context.watch.requestReceived(connection)
     if upload.refused { return .YES }
     if upload.overLimit {
@@ -163,6 +176,12 @@ func conformServerAccess(
         body: upload.body)
     upload.body = Data()
     upload.headerFields = HTTPFields()
+    if let deferred = context.deferred {
+        let pending = PendingAnswer()
+        upload.pending = pending
+        context.deferredAnswers.begin(deferred, request, on: connection, into: pending)
+        return .YES
+    }
     return queue(context.handler.handle(request), on: connection)
 }
 

@@ -79,6 +79,8 @@ public final class HTTPServer: Sendable {
         }
         guard let stopped else { return }
         stopped.sweeper.cancel()
+        // libmicrohttpd must not stop with a connection suspended: the deferred answers come first.
+        context.deferredAnswers.drain()
         MHD_stop_daemon(stopped.daemon.pointer)
         stopped.context.release()
     }
@@ -139,6 +141,7 @@ public final class HTTPServer: Sendable {
                 ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue)
         if case .v6 = address { flags |= MHD_USE_IPv6.rawValue }
         if context.forwarding { flags |= MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue }
+        if context.deferred != nil { flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue }
         let hasLog = context.log != nil
         if hasLog { flags |= MHD_USE_ERROR_LOG.rawValue }
         let retained = Unmanaged.passRetained(context)

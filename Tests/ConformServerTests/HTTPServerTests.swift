@@ -185,6 +185,63 @@ struct HTTPServerTests {
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"path":"/async"}"#)
     }
 
+    /// Holds every `/slow` request until released; answers anything else at once.
+    final class Gate: Sendable {
+        private let open = Mutex(false)
+        let waiting = Mutex(0)
+        func release() { open.withLock { $0 = true } }
+        var handler: AsyncHandlerAdapter {
+            AsyncHandlerAdapter { [self] request in
+                if request.path == "/slow" {
+                    waiting.withLock { $0 += 1 }
+                    while !open.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+                }
+                return .json(200, ["path": .string(request.path)])
+            }
+        }
+    }
+
+    @Test func aDeferredAnswerHoldsNoServerThreadAndKeepsTheConnectionAlive() async throws {
+        let gate = Gate()
+        // One event-loop thread: a handler that blocked it would keep the second client waiting too.
+        let server = try started(gate.handler, limits: HTTPServerLimits(threads: 1))
+        defer { server.stop() }
+        let slowClient = RebasedTransport(base: server.baseURL, inner: CurlTransport())
+        async let slow = slowClient.send(HTTPRequest(method: .get, url: "/slow"))
+        for _ in 0..<2000 where gate.waiting.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let fast = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
+            HTTPRequest(method: .get, url: "/fast"))
+        #expect(fast.status == 200, "answered while the slow request still waits")
+        #expect(gate.waiting.withLock { $0 } == 1)
+        gate.release()
+        let answered = try await slow
+        #expect(String(decoding: answered.body, as: UTF8.self) == #"{"path":"/slow"}"#)
+        // The same client again: its connection survived the suspension.
+        let again = try await slowClient.send(HTTPRequest(method: .get, url: "/again"))
+        #expect(again.status == 200)
+        #expect(again.timing?.reusedConnection == true)
+    }
+
+    @Test func stopWaitsForADeferredAnswer() async throws {
+        let gate = Gate()
+        let server = try started(gate.handler)
+        let client = RebasedTransport(base: server.baseURL, inner: CurlTransport())
+        async let slow = client.send(HTTPRequest(method: .get, url: "/slow"))
+        for _ in 0..<2000 where gate.waiting.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let stopped = Mutex(false)
+        let stopping = Thread {
+            server.stop()
+            stopped.withLock { $0 = true }
+        }
+        stopping.start()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!stopped.withLock { $0 }, "stop waits while a connection is suspended")
+        gate.release()
+        #expect(try await slow.status == 200)
+        for _ in 0..<2000 where !stopped.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(stopped.withLock { $0 })
+    }
+
     @Test func startErrorsNameTheProblem() throws {
         #expect(throws: HTTPServerError.self) { try HTTPServer(handler: EchoHandler(), host: "not a host") }
         let first = try started()

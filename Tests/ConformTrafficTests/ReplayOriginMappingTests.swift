@@ -63,6 +63,29 @@ import Testing
             String(decoding: mapped.body, as: UTF8.self) == #"["http://b:1", "http://b:1/x", "http://a.example.org"]"#)
     }
 
+    /// Answers with the origin the request came to, as a server reads it from its URL.
+    struct NamesTheRequestOrigin: HTTPHandler {
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            NamesItself(origin: URLParts(request.url).origin).handle(request)
+        }
+    }
+
+    @Test func aDiffReadsEachSidesOwnOriginAsTheOthers() async throws {
+        let handler = InProcessTransport(NamesTheRequestOrigin())
+        let a = RebasedTransport(base: "http://a.example:1", inner: handler)
+        let b = RebasedTransport(base: "http://b.example:2", inner: handler)
+        let same = try await Differential(a: a, b: DeadlineTransport(inner: b, deadline: .seconds(30))).run([recorded()]
+        )
+        #expect(same.total == 1 && same.identical, "\(same.steps)")
+        // A side naming another origin than its own still differs, in the body and in the header.
+        let elsewhere = InProcessTransport(NamesItself(origin: "http://elsewhere.example"))
+        let differs = try await Differential(a: a, b: RebasedTransport(base: "http://b.example:2", inner: elsewhere))
+            .run([recorded()])
+        #expect(differs.differing == 1)
+        let paths = differs.steps.first?.differences.map(\.path) ?? []
+        #expect(paths.contains("header New-Base-URL") && paths.contains("$.baseUrl"), "\(paths)")
+    }
+
     /// The server's own base URL, known once it listens.
     final class OriginBox: Sendable {
         private let value = Mutex("")

@@ -36,11 +36,13 @@ public struct ProtocolProfile: Sendable {
     public var endpoints: EndpointCatalogue
     /// Where its exchanges hold credentials and personal data, for redaction and the secret scan.
     public var redaction: RedactionKeys
+    /// Where its exchanges name persons and which of its answers' values change on every run, for replays.
+    public var replay: ReplayKeys
 
     public init(
         name: String, bases: [Base], functions: [String: TemplateFunction] = [:],
         applicationModes: [String] = [ProtocolProfile.anyApplication], errorEnvelope: ErrorEnvelope = .neutral,
-        endpoints: EndpointCatalogue = .none, redaction: RedactionKeys = .none
+        endpoints: EndpointCatalogue = .none, redaction: RedactionKeys = .none, replay: ReplayKeys = .none
     ) {
         self.name = name
         self.bases = bases
@@ -49,6 +51,7 @@ public struct ProtocolProfile: Sendable {
         self.errorEnvelope = errorEnvelope
         self.endpoints = endpoints
         self.redaction = redaction
+        self.replay = replay
     }
 
     /// The mode of a protocol that has no modes of its own: any application of the target will do.

@@ -113,10 +113,10 @@ public struct ProxySession: Sendable {
                 out.write("App event \(event.seq): \(event.kind)\n")
                 checked(.event(event))
             }, limits: limits, profile: profile, forward: forward)
-        // A request waiting for its upstream holds only its own connection's thread; the proxy's limits bound how
-        // many wait and for how long.
-        var serverLimits = HTTPServerLimits.default
-        serverLimits.threadPerConnection = true
+        // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
+        // comes); the proxy's limits bound how many wait and for how long. The forward proxy's server keeps a thread
+        // per connection (`ForwardProxyServer`).
+        let serverLimits = HTTPServerLimits.default
         let server: Listening
         do {
             server = try serving(

@@ -153,9 +153,7 @@ public struct IdentifierMap: Sendable, Hashable {
         out.url = apply(request.url)
         out.headerFields = HTTPFields(request.headerFields.map { .init(name: $0.name, value: apply($0.value)) })
         out.body = apply(body: request.body)
-        if out.body.count != request.body.count, out.headerFields["Content-Length"] != nil {
-            out.headerFields["Content-Length"] = String(out.body.count)
-        }
+        if out.body.count != request.body.count { out.headerFields.keepContentLength(out.body.count) }
         return out
     }
 

@@ -27,6 +27,12 @@ public struct NoiseRules: Sendable, Hashable {
     /// Only the default volatile headers.
     public static let `default` = NoiseRules()
 
+    /// The default volatile headers and the values a protocol documents as differing on every run (`diff`'s
+    /// default noise, which `--no-default-noise` leaves out).
+    public static func documented(by keys: ProtocolProfile.ReplayKeys) -> NoiseRules {
+        NoiseRules(keys.volatileValues.map { .path($0.path, reason: $0.meaning) })
+    }
+
     public func ignoresHeader(_ name: String) -> Bool {
         let lower = name.lowercased()
         if volatileHeaders.contains(lower) { return true }

@@ -46,8 +46,10 @@ extension Replayer {
                     return (ids.backExpected.apply(x), ids.backActual.apply(y))
                 }
             }
-            outcome.expected = nx
-            outcome.differences = ResponseDiff.compare(expected: nx, actual: ny, noise: noise)
+            // Each side names its own origin (M12's baseUrl, New-Base-URL, Location): A's is read as B's.
+            let (from, to) = (Self.origin(expectedSide, requestA), Self.origin(actualSide, request))
+            outcome.expected = from.isEmpty || to.isEmpty || from == to ? nx : Self.mapOrigin(nx, from: from, to: to)
+            outcome.differences = ResponseDiff.compare(expected: outcome.expected, actual: ny, noise: noise)
         case (.failure(let e), .success(let y)):
             outcome.actual = y
             outcome.differences = [Mismatch(path: "response", expected: "A failed: \(e.message)", actual: "B answered")]
@@ -61,6 +63,17 @@ extension Replayer {
             }
         }
         return outcome
+    }
+
+    /// The origin `request` reaches through `transport`: the base of the first ``RebasedTransport`` among its
+    /// decorators, else the request's own (empty for an origin-form URL).
+    static func origin(_ transport: any Transport, _ request: HTTPRequest) -> String {
+        var current: any Transport = transport
+        while true {
+            if let rebased = current as? RebasedTransport { return URLParts(rebased.base).origin }
+            guard let decorator = current as? any TransportDecorator else { return URLParts(request.url).origin }
+            current = decorator.inner
+        }
     }
 
     /// The answer of `transport`, decoded (compression is representation, not behaviour), or why none came.

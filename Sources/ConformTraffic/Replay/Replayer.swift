@@ -25,6 +25,9 @@ public struct ReplayOptions: Sendable {
     public var hostHeader: String?
     /// The longest one exchange may take (``DeadlineTransport``); `nil` leaves it to the transport.
     public var exchangeTimeout: Duration?
+    /// With `--fresh-identities`: the persons of this run, rewritten through every request and expected answer;
+    /// `nil` replays the recorded persons (and a difference that looks like their leftover state says so).
+    public var freshIdentities: FreshIdentities?
 
     public init(
         origins: [String: String] = [:], substitutions: [String: String] = [:],
@@ -87,6 +90,8 @@ public struct ReplaySummary: Sendable, Hashable {
 
     /// Lines of the recording skipped because they are not exchanges or app events: never sent, never judged.
     public var unreadable = 0
+    /// Exchanges whose differences look like state an earlier replay left on the target (see ``LeftoverState``).
+    public var leftoverState = 0
 
     public var allPassed: Bool { mismatched == 0 && failed == 0 && unjudged == 0 && unreadable == 0 }
 }
@@ -177,7 +182,7 @@ public struct Replayer: Sendable {
     }
 
     private func run(_ item: Scheduled, state: ReplayState) async -> ReplayOutcome {
-        let exchange = item.exchange
+        let exchange = options.freshIdentities?.apply(item.exchange) ?? item.exchange
         let transport = client(for: exchange.upstream)
         let request = state.summary.withLock { $0.identifiers.apply(exchange.request) }
         let sent: HTTPRequest
@@ -196,7 +201,7 @@ public struct Replayer: Sendable {
         var outcome = ReplayOutcome(
             seq: exchange.seq, flow: exchange.flow, request: sent, expected: exchange.response, actual: nil,
             differences: [], transportError: nil)
-        outcome.recorded = exchange.request
+        outcome.recorded = item.exchange.request
         if !exchange.omitted.isEmpty {
             // Send what can be sent, so the target's state follows the recording, but judge nothing.
             if !exchange.omitted.contains(where: { $0.hasPrefix("request.") }) {
@@ -244,6 +249,10 @@ public struct Replayer: Sendable {
                 let expectedJSON = outcome.expected.body == recorded.body ? recordedJSON : nil
                 outcome.differences = ResponseDiff.compare(
                     expected: outcome.expected, actual: live, noise: noise, parsed: (expectedJSON, liveJSON))
+                if options.freshIdentities == nil {
+                    outcome.differences = LeftoverState.noted(
+                        outcome.differences, expected: outcome.expected, actual: live)
+                }
             } catch {
                 latency = clock.now - sentAt
                 outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
@@ -260,6 +269,7 @@ public struct Replayer: Sendable {
                 summary.passed += 1
             } else {
                 summary.mismatched += 1
+                if kept.differences.contains(where: LeftoverState.isNoted) { summary.leftoverState += 1 }
             }
             if !kept.passed, summary.mismatches.count < options.maxKeptMismatches { summary.mismatches.append(kept) }
         }
@@ -278,7 +288,7 @@ public struct Replayer: Sendable {
 
     /// `response` with `from` (an origin) replaced by `to` in its text body and header values; a longer origin that
     /// merely starts with `from` (`http://a.example` in `http://a.example.org`) is left alone.
-    static func mapOrigin(_ response: HTTPResponse, from: String, to: String) -> HTTPResponse {
+    public static func mapOrigin(_ response: HTTPResponse, from: String, to: String) -> HTTPResponse {
         func mapped(_ text: String) -> String? {
             guard text.contains(from) else { return nil }
             var out = ""

@@ -93,8 +93,11 @@ enum CaptureCommands {
         }
         let check = parsed.has("--check")
         let reports = try ProxySessions.reports(parsed, subcommand: "capture", io: io)
+        let watch = ApplicationCodeWatch(
+            codes: try ProxySessions.codes(parsed, subcommand: "capture"), profile: ConformCommand.profile,
+            redactor: writer.redactor)
         let started = ContinuousClock.now
-        var checker = FlowChecker(configuration: FlowCheckConfiguration(profile: ConformCommand.profile))
+        var checker = FlowChecker(configuration: watch.configuration)
         var violations: [FlowViolation] = []
         let termination = Termination.shared
         termination.install()
@@ -110,6 +113,7 @@ enum CaptureCommands {
                 shouldStop: { termination.happened || deadline.map { ContinuousClock.now >= $0 } ?? false },
                 onExchange: { exchange in
                     guard check else { return }
+                    watch.observe(exchange)
                     let found = FlowChecker.attaching(.exchange(exchange), to: checker.check(.exchange(exchange)))
                     violations += found
                     for v in found { io.err.write("violation: \(v)\n") }
@@ -127,6 +131,7 @@ enum CaptureCommands {
         let status = finish(summary, io: io)
         guard status == 0 else { return status }
         guard check else { return 0 }
+        for warning in watch.warnings { io.err.write(warning) }
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
         let trace = FlowCheckReport.Trace(
             path: out, violations: violations, notes: checker.notes + checker.openObligations(),

@@ -9,13 +9,7 @@ enum CheckCommand {
             throw UsageError(message: "missing a recording or HAR file to check", subcommand: "check")
         }
         var configuration = FlowCheckConfiguration(profile: ConformCommand.profile)
-        if !parsed.values("--restricted").isEmpty {
-            configuration.restrictedApplicationCodes = Set(parsed.values("--restricted"))
-        }
-        if !parsed.values("--restricted-access").isEmpty {
-            configuration.accessRestrictedApplicationCodes = Set(parsed.values("--restricted-access"))
-        }
-        if !parsed.values("--jwt").isEmpty { configuration.jwtApplicationCodes = Set(parsed.values("--jwt")) }
+        let codes = applicationCodes(parsed)
         configuration.disabledRules = Set(parsed.values("--disable"))
         let known = Set(FlowRule.all.map(\.id))
         if let unknown = configuration.disabledRules.first(where: { !known.contains($0) }) {
@@ -31,8 +25,15 @@ enum CheckCommand {
         // What the traces held, for the summary: a check of nothing is no pass.
         var exchanges = 0
         var appEvents = 0
+        var placing = CodePlacing(codes: codes)
         for path in parsed.positionals {
             do {
+                let placed =
+                    codes.isEmpty
+                    ? ApplicationCodes.Resolution()
+                    : try await codes.place(in: try TrafficSupport.trace(path, io: io), profile: ConformCommand.profile)
+                placing.add(placed, trace: path, io: io)
+                let configuration = codes.applied(to: configuration, aliases: placed.aliases)
                 var events: [AppEvent] = []
                 if let file = parsed.value("--events") {
                     events = try AppEventsFile.load(path: io.resolve(file), displayName: file)
@@ -47,6 +48,7 @@ enum CheckCommand {
                 return ConformCommand.ExitCode.cannotRun
             }
         }
+        try placing.finish(io: io)
         let eventsText = appEvents > 0 ? " and \(appEvents) app event\(appEvents == 1 ? "" : "s")" : ""
         io.out.write("Checked \(exchanges) exchange\(exchanges == 1 ? "" : "s")\(eventsText)\n")
         let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }

@@ -199,6 +199,7 @@ extension CommandSpec {
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), usage: true,
                 help: "With --check: where the recording goes (default: recordings/serve-check-TIME)."),
+        ] + applicationCodeOptions(usage: false) + [
             .report(
                 """
                 With --check: also write a report of the check when the server stops:

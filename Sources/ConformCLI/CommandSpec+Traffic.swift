@@ -52,6 +52,7 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
+        ] + applicationCodeOptions(usage: false) + [
             .report(
                 """
                 With --check: also write a report of the check when the proxy stops: junit:FILE,
@@ -116,6 +117,13 @@ extension CommandSpec {
                     phone is rewritten alike in requests and expected answers (PREFIX: 1 to 32
                     letters, digits or -; default: a fresh one per run), so the same recording
                     replays any number of times against one long-lived target.
+                    """),
+            OptionSpec(
+                "--credential", "ROLE=VALUE", .text(), repeatable: true, usage: true,
+                help: """
+                    Send VALUE wherever the recording holds the pseudonym of the credential
+                    role ROLE (appCode, apiKey: as meta.json names them); also from
+                    CONFORM_CREDENTIAL_<ROLE>. Never written to a report. Repeatable.
                     """),
             OptionSpec("--sequential", help: "Replay in recorded order instead of device flows concurrently."),
             .insecure, .cacert, .clientCert, .clientKey, .http11,
@@ -208,22 +216,8 @@ extension CommandSpec {
                 help: """
                     App events written by the app's test harness (JSON lines: event, at,
                     pushRegId, externalUserId), placed among the exchanges by time.
-                    """),
-            OptionSpec(
-                "--restricted", "APPCODE", .text(), repeatable: true, usage: true,
-                help: """
-                    An application code that restricts personal-data updates from the app
-                    (default: the reference's).
-                    """),
-            OptionSpec(
-                "--restricted-access", "APPCODE", .text(), repeatable: true,
-                help: """
-                    An application code that also restricts reading the user (M7) from the app
-                    (default: the reference's).
-                    """),
-            OptionSpec(
-                "--jwt", "APPCODE", .text(), repeatable: true, usage: true,
-                help: "An application code in JWT mode (default: the reference's)."),
+                    """)
+        ] + applicationCodeOptions + [
             OptionSpec(
                 "--disable", "RULE", .text(.words(FlowRule.all.map(\.id))), repeatable: true,
                 help: "Skip a rule by id (repeatable)."),
@@ -241,6 +235,35 @@ extension CommandSpec {
             app update stay silent without events. A note lists what events asked for and the trace did not show
             yet. Exit 0 when there is no violation.
             """)
+
+    /// `--restricted`, `--restricted-access` and `--jwt`: of `check` (in its usage line), `record --check` and
+    /// `serve --check`.
+    static func applicationCodeOptions(usage: Bool) -> [OptionSpec] {
+        applicationCodeOptions.map { option in
+            var option = option
+            option.inUsage = usage && option.inUsage
+            return option
+        }
+    }
+
+    static let applicationCodeOptions = [
+        OptionSpec(
+            "--restricted", "APPCODE", .text(), repeatable: true, usage: true,
+            help: """
+                An application code that restricts personal-data updates from the app
+                (default: the reference's); in clear, or as the pseudonym a redacted
+                recording holds for it.
+                """),
+        OptionSpec(
+            "--restricted-access", "APPCODE", .text(), repeatable: true,
+            help: """
+                An application code that also restricts reading the user (M7) from the app
+                (default: the reference's).
+                """),
+        OptionSpec(
+            "--jwt", "APPCODE", .text(), repeatable: true, usage: true,
+            help: "An application code in JWT mode (default: the reference's)."),
+    ]
 
     static let importHAR = CommandSpec(
         name: "import", abstract: "Import a HAR file or a packet capture as a recording.",
@@ -297,6 +320,7 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
+        ] + applicationCodeOptions(usage: false) + [
             .report(
                 """
                 With --check: also write a report of the check when the capture stops:

@@ -75,7 +75,8 @@ enum ForwardOptions {
         let fingerprint = authority.certificate.sha256Fingerprint
         return await ProxySessions.run(
             upstreams: [:], transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
-            listen: listen, check: parsed.has("--check"), reports: reports, banner: "Recording",
+            listen: listen, check: parsed.has("--check"), reports: reports,
+            codes: try ProxySessions.codes(parsed, subcommand: "record"), banner: "Recording",
             limits: ProxyLimits(requestDeadline: timeout + .seconds(1)),
             configure: { session in
                 session.forward = policy

@@ -20,10 +20,12 @@ enum HARCommands {
         do {
             // A HAR is checked whole, and a recording's first record read, before the recording is opened; then
             // records are written one at a time.
-            var records = try TrafficSupport.trace(file, io: io).records(onWarning: TrafficSupport.warnings(io))
-                .makeAsyncIterator()
+            let trace = try TrafficSupport.trace(file, io: io)
+            var records = trace.records(onWarning: TrafficSupport.warnings(io)).makeAsyncIterator()
             var next = try records.nextRecord()
             let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
+            // A trace Conform redacted keeps its pseudonyms: the new recording names their roles too.
+            try writer.adopt(credentials: trace.redactedCredentials())
             var count = 0
             var events = 0
             while let record = next {
@@ -55,8 +57,8 @@ enum HARCommands {
         }
         do {
             // A HAR is one JSON text: the exchanges it is written from are held.
-            var records = try TrafficSupport.trace(recording, io: io).records(onWarning: TrafficSupport.warnings(io))
-                .makeAsyncIterator()
+            let trace = try TrafficSupport.trace(recording, io: io)
+            var records = trace.records(onWarning: TrafficSupport.warnings(io)).makeAsyncIterator()
             var exchanges: [RecordedExchange] = []
             var events: [AppEvent] = []
             while let record = try records.nextRecord() {
@@ -65,7 +67,9 @@ enum HARCommands {
                 case .event(let e): events.append(e)
                 }
             }
-            let data = HAR.export(exchanges, events: events, version: ConformCommand.version)
+            let data = HAR.export(
+                exchanges, events: events, credentials: try trace.redactedCredentials(), version: ConformCommand.version
+            )
             if let out = parsed.value("--out") {
                 try data.write(to: URL(fileURLWithPath: io.resolve(out)), options: .atomic)
             } else {

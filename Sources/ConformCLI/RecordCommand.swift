@@ -61,7 +61,8 @@ enum RecordCommand {
         return await ProxySessions.run(
             upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"),
-            reports: try ProxySessions.reports(parsed, subcommand: "record", io: io), banner: "Recording",
+            reports: try ProxySessions.reports(parsed, subcommand: "record", io: io),
+            codes: try ProxySessions.codes(parsed, subcommand: "record"), banner: "Recording",
             limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), tls: tls, io: io)
     }
 }
@@ -71,7 +72,8 @@ enum RecordCommand {
 enum ProxySessions {
     static func run(
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
-        listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [], banner: String,
+        listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [],
+        codes: ApplicationCodes = ApplicationCodes(), banner: String,
         limits proxyLimits: ProxyLimits = .default, tls: ListenerTLS = .plain,
         configure: (inout ProxySession) -> Void = { _ in }, io: CommandIO
     ) async -> Int32 {
@@ -79,6 +81,7 @@ enum ProxySessions {
             upstreams: upstreams, transport: transport, directory: io.resolve(out), shownDirectory: out,
             redaction: redaction, append: append, listen: listen, check: check, banner: banner, limits: proxyLimits,
             profile: ConformCommand.profile, out: io.out, err: io.err, problem: { io.report($0) })
+        proxy.codes = codes
         // Plain HTTP, HTTPS, or both (`--tls`, `--tls-port`): the command line's listeners serve the proxy.
         proxy.serving = { handler, serverLimits in
             let listeners = try Listeners.start(
@@ -95,6 +98,17 @@ enum ProxySessions {
         configure(&proxy)
         let session = Session(console: HARCommands.console(io: io), reports: reports)
         return await proxy.run(session: session, until: { await Termination.wait() }).rawValue
+    }
+
+    /// The application codes a proxy session's check is told, which only `--check` uses.
+    static func codes(_ parsed: Arguments, subcommand: String) throws(UsageError) -> ApplicationCodes {
+        let codes = CheckCommand.applicationCodes(parsed)
+        guard codes.isEmpty || parsed.has("--check") else {
+            throw UsageError(
+                message: "--restricted, --restricted-access and --jwt need --check: they tell the check about the app",
+                subcommand: subcommand)
+        }
+        return codes
     }
 
     /// The `--report` files of a proxy session, which only `--check` has results for.

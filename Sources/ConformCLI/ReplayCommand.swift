@@ -27,14 +27,20 @@ enum ReplayCommand {
         let session = Session(
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io))
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
+        guard let credentials = try credentials(recording, parsed: parsed, io: io) else {
+            return ConformCommand.ExitCode.cannotRun
+        }
+        let hints = CredentialHints(
+            recorded: credentials.recorded, redacted: credentials.redacted, live: credentials.live,
+            profile: ConformCommand.profile)
         do {
             if let output = parsed.value("--learn-noise") {
                 return try await learnNoise(
                     recording, into: output, target: target, timeout: timeout, tls: tls, noise: noise,
-                    options: options, io: io)
+                    options: options, credentials: credentials.live, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
-            let transport: any Transport =
+            let wire: any Transport =
                 if case .http = target {
                     CurlTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
@@ -43,8 +49,10 @@ enum ReplayCommand {
                     try target.makeTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
+            // Live credentials go in below everything that reports: outcomes hold the recording's pseudonyms.
+            let transport = CredentialTransport(inner: wire, credentials: credentials.live)
             // Any trace is read record by record.
-            let trace = try TrafficSupport.trace(recording, io: io)
+            let trace = credentials.trace
             if let shard {
                 // A first pass over the trace groups the device flows that share a person (its warnings come with the
                 // replay's pass).
@@ -56,7 +64,8 @@ enum ReplayCommand {
             let started = ContinuousClock.now
             let outcome = try await session.run { events in
                 let collector = ResultCollector(keepsPasses: session.writesReports, events: events)
-                let onOutcome: @Sendable (ReplayOutcome) -> Void = { outcome in
+                let onOutcome: @Sendable (ReplayOutcome) -> Void = { replayed in
+                    let outcome = hints.annotate(replayed)
                     progress.tick()
                     if !outcome.passed { progress.clear() }
                     collector.add(
@@ -71,6 +80,7 @@ enum ReplayCommand {
                     }, onOutcome: onOutcome)
                 progress.clear()
                 io.out.write(Self.summaryLines(summary, target: target, options: options))
+                if let hint = hints.summary { io.out.write("help: \(hint)\n") }
                 if summary.unreadable > 0 {
                     // What the unreadable records held was not replayed: the behaviour cannot be called the same.
                     let unread = ReplayResults.unreadable(summary.unreadable, trace: recording)
@@ -113,14 +123,18 @@ extension ReplayCommand {
     /// `--learn-noise FILE`: two replays of the recording, and the rules that tell their differences apart.
     static func learnNoise(
         _ recording: String, into output: String, target: Target, timeout: Duration, tls: ClientTLS,
-        noise: NoiseRules, options: ReplayOptions, io: CommandIO
+        noise: NoiseRules, options: ReplayOptions, credentials: LiveCredentials, io: CommandIO
     ) async throws -> Int32 {
         // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
         let exchanges = try await TrafficSupport.trace(recording, io: io)
             .exchanges(onWarning: TrafficSupport.warnings(io)).all()
         let learned = try await NoiseLearner.learn(
-            exchanges, first: try target.makeTransport(timeout: timeout, tls: tls),
-            second: try target.makeTransport(timeout: timeout, tls: tls), noise: noise, options: options)
+            exchanges,
+            first: CredentialTransport(
+                inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
+            second: CredentialTransport(
+                inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
+            noise: noise, options: options)
         try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
         let count = learned.evidence.count
         io.out.write("Learned \(count) noise rule\(count == 1 ? "" : "s") from two replays; wrote \(output)\n")

@@ -44,13 +44,14 @@ enum ServeCommand {
         let reference = ReferenceImplementation(
             configuration: configuration, faults: Set(faults), variants: Set(variants), storageLimit: storage)
         let reports = try ProxySessions.reports(parsed, subcommand: "serve", io: io)
+        let codes = try ProxySessions.codes(parsed, subcommand: "serve")
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             return await ProxySessions.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)",
                 redaction: RedactionPolicy(profile: ConformCommand.profile), append: false,
-                listen: (host, port), check: true, reports: reports,
+                listen: (host, port), check: true, reports: reports, codes: codes,
                 banner: "Checking an app against the reference implementation", tls: tls, io: io)
         }
         let server: Listeners

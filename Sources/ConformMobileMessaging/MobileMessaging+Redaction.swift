@@ -11,7 +11,17 @@ extension MobileMessaging {
         phoneFields: ["number", "phoneNumber", "msisdn", "phone", "phones", "mobile", "gsm"],
         tokenFields: ["pushServiceToken", "cloudToken", "deviceToken", "registrationToken"],
         phoneLookup: .init(kindParameter: "type", phoneKind: "phone", identifierParameter: "identifier"),
-        publicValues: referenceCredentials)
+        publicValues: referenceCredentials, credentialRoles: credentialRoles, applicationRole: "appCode")
+
+    /// The application code (`App <code>` on the mobile API, the `AppCode` header of People calls, the
+    /// `infobip-api-key` claim of user-data JWTs) and the API key (`App <key>` on the backend API).
+    public static let credentialRoles = [
+        ProtocolProfile.CredentialRole(
+            name: "appCode", title: "application code",
+            places: [.authorization(scheme: "App", base: mobile.name), .header("AppCode"), .claim("infobip-api-key")]),
+        ProtocolProfile.CredentialRole(
+            name: "apiKey", title: "API key", places: [.authorization(scheme: "App", base: backend.name)]),
+    ]
 
     /// The documented credentials of the built-in reference applications: public, so not secrets.
     public static let referenceCredentials = [

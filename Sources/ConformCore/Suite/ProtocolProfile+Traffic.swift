@@ -69,6 +69,11 @@ extension ProtocolProfile {
         public var phoneLookup: PhoneLookup?
         /// Values that are public and never replaced (the reference implementation's documented test credentials).
         public var publicValues: [String]
+        /// The credentials by role, and where each is carried: what a redacted recording's metadata names.
+        public var credentialRoles: [CredentialRole]
+        /// The role whose values name an application (what `check --restricted`, `--restricted-access` and `--jwt`
+        /// take), one of ``credentialRoles``.
+        public var applicationRole: String?
 
         /// See ``RedactionKeys/phoneLookup``.
         public struct PhoneLookup: Sendable, Hashable {
@@ -86,7 +91,8 @@ extension ProtocolProfile {
         public init(
             credentialSchemes: [String] = [], credentialHeaders: [String] = [], codeDigestHeaders: [String] = [],
             credentialClaims: [String] = [], phoneFields: [String] = [], tokenFields: [String] = [],
-            phoneLookup: PhoneLookup? = nil, publicValues: [String] = []
+            phoneLookup: PhoneLookup? = nil, publicValues: [String] = [], credentialRoles: [CredentialRole] = [],
+            applicationRole: String? = nil
         ) {
             self.credentialSchemes = credentialSchemes
             self.credentialHeaders = credentialHeaders
@@ -96,6 +102,8 @@ extension ProtocolProfile {
             self.tokenFields = tokenFields
             self.phoneLookup = phoneLookup
             self.publicValues = publicValues
+            self.credentialRoles = credentialRoles
+            self.applicationRole = applicationRole
         }
 
         /// A protocol that adds nothing to what every HTTP exchange is redacted for.

@@ -4,6 +4,9 @@ import Foundation
 extension HAR {
     /// Conform's app events in a HAR: `log._conformEvents`, each `{seq, event, at, pushRegId?, externalUserId?}`.
     static let eventsKey = "_conformEvents"
+    /// The credentials a redacted recording's metadata names, in a HAR exported from it: `log._conformCredentials`,
+    /// each `{role, pseudonym}`.
+    static let credentialsKey = "_conformCredentials"
 
     /// App events from `log._conformEvents`, ordered by `seq` (ties keep file order).
     static func appEvents(_ value: JSONValue?, file: String) throws(HARError) -> [AppEvent] {

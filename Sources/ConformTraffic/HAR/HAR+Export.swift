@@ -3,12 +3,17 @@ import Foundation
 
 extension HAR {
     /// Writes exchanges as a HAR 1.2 document (pretty JSON) that devtools, Charles and mitmproxy can open; app events
-    /// go to the custom `log._conformEvents` array, numbered among the entries' `_conform.seq`.
+    /// go to the custom `log._conformEvents` array, numbered among the entries' `_conform.seq`; the credentials the
+    /// recording's redaction replaced, by role and pseudonym, to `log._conformCredentials`.
     public static func export(
-        _ exchanges: [RecordedExchange], events: [AppEvent] = [], creator: String = "conform", version: String = "1"
+        _ exchanges: [RecordedExchange], events: [AppEvent] = [], credentials: [RedactedCredential] = [],
+        creator: String = "conform", version: String = "1"
     ) -> Data {
         var text = "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": "
         text += (["name": .string(creator), "version": .string(version)] as JSONValue).serialized()
+        if !credentials.isEmpty {
+            text += ",\n    \"\(credentialsKey)\": " + JSONValue.array(credentials.map(\.json)).serialized()
+        }
         if !events.isEmpty {
             text += ",\n    \"\(eventsKey)\": ["
             text += events.map { "\n      " + $0.json.serialized() }.joined(separator: ",")

@@ -17,7 +17,9 @@ public enum HAR {
     static func maxValues(forBytes bytes: Int) -> Int { max(200_000, bytes / 64) }
 
     /// The entries and the app events of a HAR parsed whole: the fallback for what ``HARLayout`` does not scan.
-    static func entryValues(_ data: Data, file: String) throws(HARError) -> (entries: [JSONValue], events: JSONValue?) {
+    static func entryValues(
+        _ data: Data, file: String
+    ) throws(HARError) -> (entries: [JSONValue], events: JSONValue?, credentials: JSONValue?) {
         let root: JSONValue
         do {
             root = try JSONValue.parse(data, maxValues: maxValues(forBytes: data.count))
@@ -35,7 +37,7 @@ public enum HAR {
             throw HARError(
                 file: file, path: "$.log.entries", message: "missing the `entries` array", help: "add \"entries\": []")
         }
-        return (entries, log[eventsKey])
+        return (entries, log[eventsKey], log[credentialsKey])
     }
 
     /// One entry as an exchange; an attached body that was refused (a link, a path out of the HAR's directory) is

@@ -22,6 +22,8 @@ public struct HARDocument: Sendable {
     let startTimes: [Date]
     /// Conform's app events (`log._conformEvents`), in `seq` order (ties keep file order).
     public let events: [AppEvent]
+    /// The credentials the redaction of the recording it was exported from replaced (`log._conformCredentials`).
+    public let credentials: [RedactedCredential]
     /// Indices of the entries that lack something (a body left out, a failed request): they cannot be judged.
     public let incomplete: [Int]
     /// Indices of the entries that read, in file order: every trace of the document holds these only.
@@ -60,11 +62,14 @@ public struct HARDocument: Sendable {
         if let layout = HARLayout.scan(data) {
             entries = .ranges(layout.entries)
             eventsValue = try layout.events.map { range throws(HARError) in try Self.parse(data, range, file: file) }
+            credentials = RedactedCredential.list(
+                try layout.credentials.map { range throws(HARError) in try Self.parse(data, range, file: file) })
             for range in layout.others { _ = try Self.parse(data, range, file: file) }
         } else {
-            let (values, events) = try HAR.entryValues(data, file: file)
+            let (values, events, named) = try HAR.entryValues(data, file: file)
             entries = .parsed(values)
             eventsValue = events
+            credentials = RedactedCredential.list(named)
         }
         events = try HAR.appEvents(eventsValue, file: file)
         var startTimes: [Date] = []

@@ -9,6 +9,7 @@ import Foundation
 struct HARLayout {
     var entries: [Range<Int>] = []
     var events: Range<Int>?
+    var credentials: Range<Int>?
     var others: [Range<Int>] = []
 
     static func scan(_ data: Data) -> HARLayout? {
@@ -39,6 +40,7 @@ struct HARLayout {
         mutating func log(into layout: inout HARLayout) -> Bool {
             var sawEntries = false
             var sawEvents = false
+            var sawCredentials = false
             return members { key, scanner in
                 switch key {
                 case "entries":
@@ -46,16 +48,25 @@ struct HARLayout {
                     sawEntries = true
                     return scanner.entries(into: &layout)
                 case HAR.eventsKey:
-                    guard !sawEvents else { return false }
-                    sawEvents = true
-                    let start = scanner.index
-                    guard scanner.skipValue() else { return false }
-                    layout.events = start..<scanner.index
-                    return true
+                    layout.events = scanner.valueOnce(&sawEvents)
+                    return layout.events != nil
+                case HAR.credentialsKey:
+                    layout.credentials = scanner.valueOnce(&sawCredentials)
+                    return layout.credentials != nil
                 default:
                     return scanner.other(into: &layout)
                 }
             } && sawEntries
+        }
+
+        /// Where the value at the index is, skipped over; `nil` when it is not one or a member of its key came
+        /// before (`seen`).
+        mutating func valueOnce(_ seen: inout Bool) -> Range<Int>? {
+            guard !seen else { return nil }
+            seen = true
+            let start = index
+            guard skipValue() else { return nil }
+            return start..<index
         }
 
         mutating func entries(into layout: inout HARLayout) -> Bool {

@@ -20,6 +20,9 @@ public struct ProxySession: Sendable {
     public var listen: (host: String, port: UInt16)
     /// Whether the traffic is judged against the flow's rules, live and at the end.
     public var check: Bool
+    /// The application codes the check is told (`--restricted`, `--restricted-access`, `--jwt`), in clear: each is
+    /// matched as given and as the pseudonym this recording's redaction gives it.
+    public var codes = ApplicationCodes()
     /// What the first line says the proxy does ("Recording", "Checking an app against …").
     public var banner: String
     public var limits: ProxyLimits
@@ -88,7 +91,9 @@ public struct ProxySession: Sendable {
             problem(error.diagnostic)
             return .cannotRun
         }
-        let checker = Mutex(FlowChecker(configuration: FlowCheckConfiguration(profile: profile)))
+        let watch = ApplicationCodeWatch(
+            codes: check ? codes : ApplicationCodes(), profile: profile, redactor: writer.redactor)
+        let checker = Mutex(FlowChecker(configuration: watch.configuration))
         let violations = Mutex<[FlowViolation]>([])
         let count = Mutex((exchanges: 0, events: 0))
         let (check, err, out) = (self.check, self.err, self.out)
@@ -105,6 +110,7 @@ public struct ProxySession: Sendable {
             upstreams: upstreams, transport: transport, writer: writer,
             onExchange: { exchange in
                 count.withLock { $0.exchanges += 1 }
+                watch.observe(exchange)
                 checked(.exchange(exchange))
             },
             onError: { problem(Diagnostic(.cliProxy, message: "\($0)")) },
@@ -171,6 +177,7 @@ public struct ProxySession: Sendable {
             return .cannotRun
         }
         guard check else { return .conforms }
+        for warning in watch.warnings { err.write(warning) }
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
         let notes = checker.withLock { $0.notes + $0.openObligations() }
         let trace = FlowCheckReport.Trace(

@@ -14,29 +14,35 @@ public struct RecordingMeta: Sendable, Hashable {
     public var pseudonymScheme: String
     /// One line per active redaction rule, for a reviewer.
     public var redactionRules: [String]
+    /// The credentials of the profile's roles the redaction replaced, each by role and pseudonym (never the clear
+    /// value): what `check` maps application codes through and `replay --credential ROLE=VALUE` replaces. Empty
+    /// in a recording written before roles were named.
+    public var credentials: [RedactedCredential]
 
     public init(
         version: Int = RecordingMeta.currentVersion, createdAt: Date, redacted: Bool, pseudonymScheme: String,
-        redactionRules: [String]
+        redactionRules: [String], credentials: [RedactedCredential] = []
     ) {
         self.version = version
         self.createdAt = ISOTimestamp.truncatedToMilliseconds(createdAt)
         self.redacted = redacted
         self.pseudonymScheme = pseudonymScheme
         self.redactionRules = redactionRules
+        self.credentials = credentials
     }
 
     /// The JSON text written to `meta.json` (pretty, stable key order, trailing newline).
     public func jsonText() -> String {
+        var redaction = JSONObject()
+        redaction["enabled"] = .bool(redacted)
+        redaction["pseudonyms"] = .string(pseudonymScheme)
+        redaction["rules"] = .array(redactionRules.map { .string($0) })
+        if redacted { redaction["credentials"] = .array(credentials.map(\.json)) }
         let value: JSONValue = [
             "format": "conform-recording",
             "version": .int(version),
             "createdAt": .string(ISOTimestamp.format(createdAt)),
-            "redaction": [
-                "enabled": .bool(redacted),
-                "pseudonyms": .string(pseudonymScheme),
-                "rules": .array(redactionRules.map { .string($0) }),
-            ],
+            "redaction": .object(redaction),
         ]
         return value.serialized(.pretty) + "\n"
     }
@@ -81,6 +87,7 @@ public struct RecordingMeta: Sendable, Hashable {
         return RecordingMeta(
             version: version, createdAt: created, redacted: redaction?["enabled"]?.boolValue ?? false,
             pseudonymScheme: redaction?["pseudonyms"]?.stringValue ?? "",
-            redactionRules: redaction?["rules"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            redactionRules: redaction?["rules"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            credentials: RedactedCredential.list(redaction?["credentials"]))
     }
 }

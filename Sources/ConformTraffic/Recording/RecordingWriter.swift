@@ -20,6 +20,12 @@ public final class RecordingWriter: Sendable {
     public let droppedTail: RecordingError?
     private let file: String
     private let state: Mutex<State>
+    private let metaFile: String
+    /// What `meta.json` says, and how many of the redactor's credentials it names; `nil` when the file was there
+    /// already and could not be read (an append never rewrites what it cannot read).
+    private let meta: Mutex<(written: RecordingMeta, count: Int)?>
+    /// ``meta``'s count, read on every exchange written without taking its lock.
+    private let metaCount = Atomic<Int>(0)
 
     private struct State {
         var fd: Int32
@@ -61,6 +67,7 @@ public final class RecordingWriter: Sendable {
                 help: "check the path and permissions")
         }
         let metaFile = (directory as NSString).appendingPathComponent(RecordingLayout.metaFile)
+        self.metaFile = metaFile
         // Never write through a link: a link named exchanges.jsonl or meta.json would send client-controlled lines
         // into whatever file it names.
         for path in [file, metaFile] where POSIX.isSymbolicLink(path) {
@@ -82,11 +89,18 @@ public final class RecordingWriter: Sendable {
             droppedTail = try Self.endCleanly(file, torn: reader.truncatedTail)
         }
         self.droppedTail = droppedTail
-        let meta = RecordingMeta(
+        var meta = RecordingMeta(
             createdAt: now, redacted: redactor != nil,
             pseudonymScheme: redactor != nil ? Redactor.scheme : "none",
             redactionRules: redaction.enabled ? redaction.summary : [])
         let metaFD = open(metaFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        var known: RecordingMeta? = meta
+        if metaFD < 0, errno == EEXIST {
+            // Appending: the credentials this session redacts are added to those the file names.
+            known = try? RecordingMeta.load(directory: directory)
+            if let found = known { meta = found }
+        }
+        self.meta = Mutex(known.map { ($0, 0) })
         if metaFD >= 0 {
             let text = Array(meta.jsonText().utf8)
             let written = text.withUnsafeBytes { output(metaFD, $0.baseAddress!, $0.count) }
@@ -127,6 +141,7 @@ public final class RecordingWriter: Sendable {
                 seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
                 response: response))
         if let redactor { exchange = redactor.redact(exchange) }
+        try nameNewCredentials()
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
             exchange.seq = state.nextSeq
             try write(exchange.boundedJSONLine(limit: maxLineBytes), into: &state)
@@ -140,6 +155,7 @@ public final class RecordingWriter: Sendable {
     public func write(_ exchange: RecordedExchange) throws(RecordingError) -> RecordedExchange {
         let decoded = ContentDecoding.decoded(exchange)
         let written = redactor.map { $0.redact(decoded) } ?? decoded
+        try nameNewCredentials()
         try state.withLock { (state) throws(RecordingError) in
             try write(written.boundedJSONLine(limit: maxLineBytes), into: &state)
             state.nextSeq = max(state.nextSeq, written.seq + 1)
@@ -162,6 +178,59 @@ public final class RecordingWriter: Sendable {
             try write(event.jsonLine(), into: &state)
             state.nextSeq = max(state.nextSeq, event.seq + 1)
             return event
+        }
+    }
+
+    /// Adds credentials a trace's own metadata names (an import of a redacted recording or of a HAR Conform
+    /// exported) to those `meta.json` names.
+    public func adopt(credentials: [RedactedCredential]) throws(RecordingError) {
+        try rewriteMeta(adding: credentials)
+    }
+
+    /// Rewrites `meta.json` when the redactor has met a credential it does not name yet: before the exchange that
+    /// carries it is written, so a recorder killed at any point leaves metadata naming every pseudonym it holds.
+    private func nameNewCredentials() throws(RecordingError) {
+        guard let redactor, redactor.redactedCredentialCount != metaCount.load(ordering: .acquiring) else { return }
+        try rewriteMeta(adding: [])
+    }
+
+    private func rewriteMeta(adding more: [RedactedCredential]) throws(RecordingError) {
+        try meta.withLock { (meta) throws(RecordingError) in
+            let met = redactor?.redactedCredentials ?? []
+            guard var current = meta else {
+                metaCount.store(met.count, ordering: .releasing)
+                return
+            }
+            let credentials = current.written.credentials.merging(more).merging(met)
+            if credentials != current.written.credentials {
+                current.written.credentials = credentials
+                // Not counted as named until written: the next exchange tries again.
+                try replaceMeta(with: current.written.jsonText())
+            }
+            current.count = met.count
+            meta = current
+            metaCount.store(met.count, ordering: .releasing)
+        }
+    }
+
+    /// Writes `text` to a new file beside `meta.json` and renames it over it: a reader sees the old or the new
+    /// metadata whole, and a link named `meta.json` is replaced, never written through.
+    private func replaceMeta(with text: String) throws(RecordingError) {
+        let temporary = metaFile + ".\(getpid()).tmp"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw RecordingError(
+                file: metaFile, message: "cannot rewrite (\(String(cString: strerror(errno))))",
+                help: "check the path and permissions")
+        }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { output(fd, $0.baseAddress!, $0.count) }
+        POSIX.closeFile(fd)
+        guard written == bytes.count, rename(temporary, metaFile) == 0 else {
+            unlink(temporary)
+            throw RecordingError(
+                file: metaFile, message: "cannot rewrite; this exchange is not recorded", help: "check free disk space")
         }
     }
 

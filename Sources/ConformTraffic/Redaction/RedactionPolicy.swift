@@ -10,6 +10,9 @@ public struct RedactionPolicy: Sendable, Hashable {
     public var enabled: Bool
     /// Where the protocol's exchanges hold credentials and personal data, beyond what every exchange holds.
     public var protocolKeys: ProtocolProfile.RedactionKeys
+    /// The protocol's bases, which tell the role of a credential by the path it is sent to (an application code on
+    /// the mobile API, an API key on the backend's).
+    public var bases: [ProtocolProfile.Base]
     /// Extra header names whose whole value is a secret (compared case-insensitively).
     public var headers: [String]
     /// Extra JSON paths (wildcards allowed) whose values are secrets, in request and response bodies.
@@ -36,6 +39,7 @@ public struct RedactionPolicy: Sendable, Hashable {
     ) {
         self.enabled = enabled
         self.protocolKeys = profile.redaction
+        self.bases = profile.bases
         self.headers = headers
         self.jsonPaths = jsonPaths
         self.patterns = patterns

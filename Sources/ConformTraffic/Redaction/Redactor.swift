@@ -25,6 +25,11 @@ public final class Redactor: Sendable {
     private let keptCodeHashes: Set<String>
     /// Credentials seen in headers, so the same value elsewhere (a body's `from`, a JWT claim) gets the same pseudonym.
     private let knownSecrets = Mutex(KnownSecrets())
+    /// The credentials of the profile's roles replaced so far, in the order met (``redactedCredentials``).
+    private let roled = Mutex((list: [RedactedCredential](), set: Set<RedactedCredential>()))
+    /// How many are in ``roled``: read on every exchange written, so the metadata is rewritten only when it grew.
+    private let roledCount = Atomic<Int>(0)
+    private let roles: [ProtocolProfile.CredentialRole]
 
     /// A redactor with a fresh random key; invalid user patterns are skipped (validate policies when loading them).
     public convenience init(policy: RedactionPolicy) {
@@ -43,6 +48,7 @@ public final class Redactor: Sendable {
         self.credentialHeaders = Set(policy.protocolKeys.credentialHeaders.map { $0.lowercased() })
         self.codeDigestHeaders = Set(policy.protocolKeys.codeDigestHeaders.map { $0.lowercased() })
         self.credentialClaims = policy.protocolKeys.credentialClaims
+        self.roles = policy.protocolKeys.credentialRoles
         self.keptCodeHashes = Set(policy.keep.map { String(Hex.encode(SHA256.hash($0)).prefix(10)) })
     }
 
@@ -56,7 +62,7 @@ public final class Redactor: Sendable {
 
     public func redact(_ request: HTTPRequest) -> HTTPRequest {
         var out = request
-        out.headerFields = redact(headers: request.headerFields)
+        out.headerFields = redact(headers: request.headerFields, url: request.url)
         out.url = redact(text: redact(query: request.url))
         out.body = redact(body: request.body)
         if out.body.count != request.body.count, out.headerFields["Content-Length"] != nil {
@@ -77,21 +83,22 @@ public final class Redactor: Sendable {
 
     // MARK: headers
 
-    func redact(headers: HTTPFields) -> HTTPFields {
+    /// `headers` redacted; `url` is the request's (`nil` for a response), whose path tells a credential's role.
+    func redact(headers: HTTPFields, url: String? = nil) -> HTTPFields {
         var out = HTTPFields()
         for field in headers {
-            out.append(name: field.name, value: redact(header: field.name, value: field.value))
+            out.append(name: field.name, value: redact(header: field.name, value: field.value, url: url))
         }
         return out
     }
 
-    private func redact(header name: String, value: String) -> String {
+    private func redact(header name: String, value: String, url: String?) -> String {
         if keep.contains(value) { return value }
         switch name.lowercased() {
         case "authorization", "proxy-authorization":
-            return redact(authorization: value)
+            return redact(authorization: value, url: url)
         case let lower where credentialHeaders.contains(lower):
-            return credential(value)
+            return credential(value, role: ProtocolProfile.credentialRole(header: name, in: roles))
         case let lower where codeDigestHeaders.contains(lower):
             return keptCodeHashes.contains(value.lowercased()) ? value : pseudonyms.sameLengthHex(value)
         case "cookie":
@@ -156,7 +163,7 @@ public final class Redactor: Sendable {
         return String(head) + rebuilt.joined(separator: "&") + fragment
     }
 
-    private func redact(authorization value: String) -> String {
+    private func redact(authorization value: String, url: String?) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard let space = trimmed.firstIndex(of: " ") else { return pseudonyms.opaque(trimmed) }
         let scheme = trimmed[..<space]
@@ -164,7 +171,11 @@ public final class Redactor: Sendable {
         if keep.contains(secret) { return value }
         switch scheme.lowercased() {
         case let lower where credentialSchemes.contains(lower):
-            return "\(scheme) \(credential(secret))"
+            let role = url.flatMap {
+                ProtocolProfile.credentialRole(
+                    scheme: String(scheme), path: URLParts($0).path, in: roles, bases: policy.bases)
+            }
+            return "\(scheme) \(credential(secret, role: role))"
         case "bearer" where secret.split(separator: ".", omittingEmptySubsequences: false).count == 3:
             return "\(scheme) \(jwt(secret))"
         default:
@@ -172,21 +183,46 @@ public final class Redactor: Sendable {
         }
     }
 
-    private func credential(_ secret: String) -> String {
+    private func credential(_ secret: String, role: ProtocolProfile.CredentialRole? = nil) -> String {
         if keep.contains(secret) || Pseudonymizer.isPseudonym(secret) { return secret }
         let pseudonym = pseudonyms.credential(secret)
         if secret.count >= KnownSecrets.minimumLength {
             knownSecrets.withLock { $0.insert(secret, pseudonym: pseudonym) }
         }
+        if let role {
+            let met = RedactedCredential(role: role.name, pseudonym: pseudonym)
+            roled.withLock { roled in
+                guard roled.set.insert(met).inserted else { return }
+                roled.list.append(met)
+                roledCount.add(1, ordering: .releasing)
+            }
+        }
         return pseudonym
     }
+
+    /// The pseudonym this redactor gives `secret` as a credential (`nil` when it keeps it: a public value or a
+    /// pseudonym already), without recording it as met: how `record --check` matches the codes it is told.
+    public func pseudonym(ofCredential secret: String) -> String? {
+        if keep.contains(secret) || Pseudonymizer.isPseudonym(secret) { return nil }
+        return pseudonyms.credential(secret)
+    }
+
+    /// The credentials of the profile's roles replaced so far, in the order first met: what a recording's metadata
+    /// names (never the clear values).
+    public var redactedCredentials: [RedactedCredential] { roled.withLock { $0.list } }
+
+    /// How many ``redactedCredentials`` there are (cheap: one atomic read).
+    public var redactedCredentialCount: Int { roledCount.load(ordering: .acquiring) }
 
     private func jwt(_ token: String) -> String {
         pseudonyms.jwt(token) { claims in
             var redacted = redact(json: claims)
             if case .object(var object) = redacted {
                 for claim in credentialClaims {
-                    if let key = object[claim]?.stringValue { object[claim] = .string(credential(key)) }
+                    if let key = object[claim]?.stringValue {
+                        object[claim] = .string(
+                            credential(key, role: ProtocolProfile.credentialRole(claim: claim, in: roles)))
+                    }
                 }
                 redacted = .object(object)
             }

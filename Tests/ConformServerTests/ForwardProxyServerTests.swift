@@ -119,7 +119,8 @@ struct ForwardProxyServerTests {
         halfHead.send("CONNECT localhost:8443 HTTP/1.1\r\nHost: loc")
         for client in [stalled, halfHead] {
             var byte: UInt8 = 0
-            let count = recv(client.fd, &byte, 1, 0)
+            var count = recv(client.fd, &byte, 1, 0)
+            while count < 0 && errno == EINTR { count = recv(client.fd, &byte, 1, 0) }
             // A close with the client's bytes unread arrives as a reset.
             #expect(
                 count == 0 || errno == ECONNRESET, "closed by the proxy, not by the receive timeout (errno \(errno))")

@@ -133,8 +133,9 @@ enum CaptureCommands {
         guard check else { return 0 }
         for warning in watch.warnings { io.err.write(warning) }
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
+        let outcome = checker.outcome(violations)
         let trace = FlowCheckReport.Trace(
-            path: out, violations: violations, notes: checker.notes + checker.openObligations(),
+            path: out, violations: violations, notes: outcome.notes, exercised: outcome.exercised,
             exchanges: summary.exchanges)
         let result = FlowCheckReport.result(
             [trace], rules: FlowRule.all, duration: ReportRequest.seconds(since: started))

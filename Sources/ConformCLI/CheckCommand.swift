@@ -68,8 +68,9 @@ enum CheckCommand {
         // A rule broken only where the trace lacks a body or a response is not a finding: the result names what is
         // missing, and the check cannot judge.
         let checked = FlowCheckReport.Trace(
-            path: path, violations: result.violations, notes: result.notes, incomplete: tally.incompleteExchanges,
-            incompleteCount: tally.incomplete, unreadable: tally.unreadable, exchanges: tally.exchanges)
+            path: path, violations: result.violations, notes: result.notes, exercised: result.exercised,
+            incomplete: tally.incompleteExchanges, incompleteCount: tally.incomplete, unreadable: tally.unreadable,
+            exchanges: tally.exchanges, events: tally.events + events.count)
         return (checked, tally.exchanges, tally.events)
     }
 }

@@ -112,6 +112,7 @@ public struct ConsoleReporter: RunReporter {
                 "\(c[.pass, default: 0]) passed", "\(c[.fail, default: 0]) failed",
                 "\(c[.skipped, default: 0] + c[.error, default: 0]) could not be judged",
             ]
+            if result.command == .check { parts.insert("\(c[.notExercised, default: 0]) not exercised", at: 2) }
         }
         let time = String(format: "%.2f", result.duration)
         var out: TerminalText = ""
@@ -126,8 +127,9 @@ public struct ConsoleReporter: RunReporter {
         if !result.contactedOrigins.isEmpty {
             out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
+        let traffic: String = result.checkedTraffic.map { $0.summary + "; " } ?? ""
         out.append(
-            "\nSummary: \(result.groupNoun.counted(result.suites.count)), "
+            "\nSummary: \(traffic)\(result.groupNoun.counted(result.suites.count)), "
                 + "\(result.command.stepNoun.counted(result.stepCount)): "
                 + parts.joined(separator: ", ") + " in \(time) s\n")
         let style: Style = result.status == .conforms ? .green : .red
@@ -142,6 +144,7 @@ public struct ConsoleReporter: RunReporter {
         case .pass: paint("✔", .green)
         case .assumptionNotMet: paint("~", .yellow)
         case .skipped: paint("-", .dim)
+        case .notExercised: paint("○", .yellow)
         case .fail: paint("✘", .red)
         case .error: paint("!", .red, .bold)
         }

@@ -48,10 +48,12 @@ extension HTMLReporter {
         }
         out += "</dl>\n"
         if let error = step.error {
-            let skipped = step.verdict == .skipped
-            let text = skipped && error.hasPrefix("skipped: ") ? String(error.dropFirst(9)) : error
+            let skipped = !step.verdict.judged
+            let label = step.verdict == .notExercised ? "Not exercised" : skipped ? "Skipped" : "Error"
+            let prefix = label.lowercased() + ": "
+            let text = skipped && error.hasPrefix(prefix) ? String(error.dropFirst(prefix.count)) : error
             out +=
-                "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(skipped ? "Skipped" : "Error"):</strong> \(Escaping.html(masker.text(text)))</p>\n"
+                "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(label):</strong> \(Escaping.html(masker.text(text)))</p>\n"
         }
         if !step.failures.isEmpty { out += diff(step.failures, severities: step.check.hasSeverities, masker: masker) }
         if step.request != nil || step.response != nil {

@@ -136,6 +136,7 @@ public struct HTMLReporter: DocumentReporter {
             groups.many.prefix(1).uppercased() + groups.many.dropFirst(),
             "\(groups.counted(result.suites.count)), \(result.command.stepNoun.counted(result.stepCount))\(durationText)"
         )
+        if let traffic = result.checkedTraffic { out += fact("Traffic checked", Escaping.html(traffic.summary)) }
         if !result.contactedOrigins.isEmpty {
             out += fact(
                 "Requests went to",
@@ -147,7 +148,7 @@ public struct HTMLReporter: DocumentReporter {
         }
         out += "</dl>\n"
         out += "<ul class=\"counts\" aria-label=\"Steps by verdict\">\n"
-        for verdict in Self.verdictOrder {
+        for verdict in Self.verdictOrder(result) {
             let n = counts[verdict, default: 0]
             out +=
                 "<li class=\"\(Self.cssClass(verdict))\(n == 0 ? " zero" : "")\"><span class=\"symbol\" aria-hidden=\"true\">\(Self.symbol(verdict))</span> <strong>\(n)</strong> \(Self.countLabel(verdict))</li>\n"
@@ -161,6 +162,7 @@ public struct HTMLReporter: DocumentReporter {
     }
 
     func matrix(_ page: Page) -> String {
+        let order = Self.verdictOrder(page.result)
         var out = "<section class=\"matrix\" aria-labelledby=\"matrix-title\">\n"
         out += "<h2 id=\"matrix-title\">Verdicts by flow step</h2>\n"
         out += "<table id=\"verdict-matrix\">\n"
@@ -168,7 +170,7 @@ public struct HTMLReporter: DocumentReporter {
             "<caption>Steps of each suite by verdict, in the order of the flow. Each number links to the first such step; each suite links to its exchanges.</caption>\n"
         out +=
             "<thead><tr><th scope=\"col\">Flow step</th><th scope=\"col\">Suite</th><th scope=\"col\">Profile</th><th scope=\"col\">Version</th>"
-        for verdict in Self.verdictOrder {
+        for verdict in order {
             out +=
                 "<th scope=\"col\" class=\"n\"><span class=\"symbol\" aria-hidden=\"true\">\(Self.symbol(verdict))</span> \(Self.columnLabel(verdict))</th>"
         }
@@ -188,7 +190,7 @@ public struct HTMLReporter: DocumentReporter {
                     "<th scope=\"row\" class=\"suite-cell\"><a href=\"#\(entry.anchor)\">\(Escaping.html(suite.id))</a><span class=\"suite-title\">\(Escaping.html(suite.title))</span></th>"
                 out += "<td><code>\(Escaping.html(suite.profile))</code></td>"
                 out += "<td>\(version(suite.contentHash, short: true))</td>"
-                for verdict in Self.verdictOrder {
+                for verdict in order {
                     // Counted in place: a suite of 100,000 steps is not copied once per verdict.
                     let steps = entry.result.steps
                     if let first = steps.firstIndex(where: { $0.verdict == verdict }) {
@@ -206,11 +208,11 @@ public struct HTMLReporter: DocumentReporter {
         }
         let counts = page.result.counts
         out += "<tfoot><tr><th scope=\"row\" colspan=\"4\">All suites</th>"
-        for verdict in Self.verdictOrder { out += "<td class=\"n\">\(counts[verdict, default: 0])</td>" }
+        for verdict in order { out += "<td class=\"n\">\(counts[verdict, default: 0])</td>" }
         out += "<td>\(overallBadge(page.result))</td></tr></tfoot>\n"
         out += "</table>\n"
         out += "<p class=\"legend\">"
-        out += Self.verdictOrder.map { "\(badge($0)) \(Escaping.html(Self.meaning($0)))" }.joined(separator: " ")
+        out += order.map { "\(badge($0)) \(Escaping.html(Self.meaning($0)))" }.joined(separator: " ")
         out += "</p>\n</section>\n"
         return out
     }
@@ -246,7 +248,11 @@ public struct HTMLReporter: DocumentReporter {
         return "<span class=\"badge \(Self.cssClass(verdict))\">\(inner)</span>"
     }
 
-    static let verdictOrder = Verdict.reportOrder
+    /// The verdicts the page counts: `not exercised` only where steps can be (a check of traffic).
+    static func verdictOrder(_ result: RunResult) -> [Verdict] {
+        result.command == .check || result.counts[.notExercised, default: 0] > 0
+            ? Verdict.reportOrder : Verdict.reportOrder.filter { $0 != .notExercised }
+    }
 
     static func symbol(_ verdict: Verdict) -> String {
         switch verdict {
@@ -254,6 +260,7 @@ public struct HTMLReporter: DocumentReporter {
         case .fail: "✘"
         case .assumptionNotMet: "~"
         case .skipped: "–"
+        case .notExercised: "○"
         case .error: "!"
         }
     }
@@ -264,6 +271,7 @@ public struct HTMLReporter: DocumentReporter {
         case .fail: "FAIL"
         case .assumptionNotMet: "ASSUMPTION NOT MET"
         case .skipped: "SKIPPED"
+        case .notExercised: "NOT EXERCISED"
         case .error: "ERROR"
         }
     }
@@ -274,6 +282,7 @@ public struct HTMLReporter: DocumentReporter {
         case .fail: "Fail"
         case .assumptionNotMet: "Assumption not met"
         case .skipped: "Skipped"
+        case .notExercised: "Not exercised"
         case .error: "Error"
         }
     }
@@ -284,6 +293,7 @@ public struct HTMLReporter: DocumentReporter {
         case .fail: "failed"
         case .assumptionNotMet: "assumption not met"
         case .skipped: "skipped"
+        case .notExercised: "not exercised"
         case .error: "could not run"
         }
     }
@@ -294,6 +304,7 @@ public struct HTMLReporter: DocumentReporter {
         case .fail: "a must or should check failed, or no valid response came;"
         case .assumptionNotMet: "only checks resting on a decision failed (the run still conforms);"
         case .skipped: "an earlier step of the same flow did not pass;"
+        case .notExercised: "the traffic gave the rule nothing to judge (never a pass);"
         case .error: "the step could not run (unreachable target or unusable suite)."
         }
     }
@@ -304,6 +315,7 @@ public struct HTMLReporter: DocumentReporter {
         case .fail: "v-fail"
         case .assumptionNotMet: "v-assumed"
         case .skipped: "v-skipped"
+        case .notExercised: "v-skipped"
         case .error: "v-error"
         }
     }

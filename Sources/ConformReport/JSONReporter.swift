@@ -108,6 +108,13 @@ public struct JSONReporter: DocumentReporter {
         // Which command the result is of, and its verdict in that command's words.
         o["command"] = .string(result.command.rawValue)
         o["headline"] = .string(result.headline)
+        // What a client check read, and how many of its rules the traffic exercised.
+        if let traffic = result.checkedTraffic {
+            o["traffic"] = [
+                "exchanges": .int(traffic.exchanges), "appEvents": .int(traffic.appEvents),
+                "rules": .int(traffic.rules), "rulesExercised": .int(traffic.rulesExercised),
+            ]
+        }
         // Where the requests went: the target's origins, and any host the user allowed.
         if !result.contactedOrigins.isEmpty { o["origins"] = .array(result.contactedOrigins.map { .string($0) }) }
         // A repeated run (`--repeat N`) names the steps whose verdict changed between repetitions.

@@ -33,7 +33,7 @@ public struct JUnitReporter: DocumentReporter {
             out = ""
             let s = suite.steps
             out +=
-                "  <testsuite name=\"\(Escaping.xml(suite.group.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { $0.verdict == .skipped }.count)\" time=\"\(time(suite.duration))\" file=\"\(Escaping.xml(suite.group.file))\">\n"
+                "  <testsuite name=\"\(Escaping.xml(suite.group.id))\" tests=\"\(s.count)\" failures=\"\(s.filter { $0.verdict == .fail }.count)\" errors=\"\(s.filter { $0.verdict == .error }.count)\" skipped=\"\(s.filter { !$0.verdict.judged }.count)\" time=\"\(time(suite.duration))\" file=\"\(Escaping.xml(suite.group.file))\">\n"
             out += "    <properties>\n"
             out += "      <property name=\"title\" value=\"\(Escaping.xml(suite.group.title))\"/>\n"
             out += "      <property name=\"flowStep\" value=\"\(Escaping.xml(suite.group.step))\"/>\n"
@@ -52,9 +52,11 @@ public struct JUnitReporter: DocumentReporter {
                 case .assumptionNotMet:
                     out +=
                         ">\n      <system-out>\(Escaping.xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
-                case .skipped:
+                case .skipped, .notExercised:
+                    // A rule the traffic never exercised is skipped with its reason: JUnit has no verdict between.
+                    let message = step.error ?? step.verdict.rawValue
                     out +=
-                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(step.error ?? "skipped")))\">\(Escaping.xml(step.location))</skipped>\n    </testcase>\n"
+                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(message)))\">\(Escaping.xml(step.location))</skipped>\n    </testcase>\n"
                 case .fail:
                     let first = masker.text(
                         step.failures.first?.mismatches.first.map {

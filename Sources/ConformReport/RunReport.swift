@@ -185,9 +185,21 @@ struct RunReportReader {
         }
         try repetitions(root, into: &result)
         result.contactedOrigins = try origins(root["origins"])
+        result.checkedTraffic = try checkedTraffic(root["traffic"])
         return RunReport(
             result: result, placement: ShardPlacement(shard: shard, planSuites: planSuites, positions: positions),
             source: source)
+    }
+
+    /// What a client check read (`traffic`), when the report has it.
+    func checkedTraffic(_ value: JSONValue?) throws(RunReportError) -> RunResult.CheckedTraffic? {
+        guard let value else { return nil }
+        _ = try object(value, "$.traffic")
+        let rules = try int(value["rules"], "$.traffic.rules", 0...Self.maxCount)
+        return RunResult.CheckedTraffic(
+            exchanges: try int(value["exchanges"], "$.traffic.exchanges", 0...Int.max),
+            appEvents: try int(value["appEvents"], "$.traffic.appEvents", 0...Int.max), rules: rules,
+            rulesExercised: try int(value["rulesExercised"], "$.traffic.rulesExercised", 0...rules))
     }
 
     /// The origins a run sent to: each an origin as the runner writes it (`scheme://host[:port]`), or the target's

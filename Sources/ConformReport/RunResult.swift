@@ -30,6 +30,8 @@ public struct RunResult: Sendable, Hashable {
     /// Steps that passed and were counted but not kept (``ResultCollector/keepsPasses``): a long replay shown only
     /// on the console keeps the exchanges that did not pass. Counted in ``counts`` and ``stepCount``.
     public var passesNotKept = 0
+    /// What a client check read (exchanges, app events, rules exercised); `nil` for other commands.
+    public var checkedTraffic: CheckedTraffic?
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites

@@ -11,6 +11,7 @@ public enum RunStatus: Int32, Sendable, Hashable {
 
     /// The status of `result`, by its ``RunResult/Kind``.
     ///
+    /// Whatever the kind: 2 when no step judged anything (none, or all skipped or not exercised).
     /// A conformance run: 2 when a step could not run, else 1 when one failed, else 0. A comparison (replay, diff):
     /// 2 when every exchange went unanswered, or when nothing differed but some exchanges cannot be judged; else 1
     /// when anything differed, went unanswered or cannot be judged; else 0.
@@ -23,8 +24,9 @@ public enum RunStatus: Int32, Sendable, Hashable {
         let failed = counts[.fail, default: 0]
         let errors = counts[.error, default: 0]
         let unjudged = counts[.skipped, default: 0]
-        // Nothing judged is never a pass: a result without a single step (an empty trace) could not judge.
-        if counts.values.reduce(0, +) == 0 {
+        // Nothing judged is never a pass: a result without a single step (an empty trace), or whose steps were all
+        // skipped or not exercised (a check of traffic that reached no rule), could not judge.
+        if counts.filter({ $0.key.judged }).values.reduce(0, +) == 0 {
             self = .cannotRun
             return
         }

@@ -35,6 +35,8 @@ public struct StepError: Sendable, Hashable, CustomStringConvertible, Diagnostic
         case notPlayed, unmatched
         /// Replays and diffs: the exchange cannot be judged, or could not be replayed.
         case cannotJudge, replay
+        /// A flow rule the checked traffic gave nothing to judge (`fields["rule"]`).
+        case notExercised
         /// A note attached to a judged step (client checks).
         case note
         /// Text read back from a JSON report, or given by a caller without a kind.

@@ -17,9 +17,14 @@ public struct SuiteResult: Sendable, Hashable {
         self.init(group: ResultGroup(suite), steps: steps, duration: duration)
     }
 
-    /// The worst step verdict; `pass` for a suite with no steps.
+    /// The worst step verdict; `pass` for a suite with no steps. Skipped steps do not count against it; a group whose
+    /// steps were none of them exercised (a flow step of a check the traffic never reached) is `not exercised`.
     public var verdict: Verdict {
         let worst = steps.map(\.verdict).max() ?? .pass
-        return worst == .skipped ? .pass : worst
+        if worst == .notExercised || worst == .skipped {
+            return steps.contains { $0.verdict == .pass } || !steps.contains { $0.verdict == .notExercised }
+                ? .pass : .notExercised
+        }
+        return worst
     }
 }

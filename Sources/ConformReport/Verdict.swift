@@ -1,6 +1,9 @@
 /// The verdict of a step, suite or run; its raw value is how JSON reports spell it.
 public enum Verdict: String, Sendable, Hashable, Comparable, CaseIterable {
     case pass
+    /// A flow rule the checked traffic never gave anything to judge (no app event, no primary-only push, …):
+    /// not a pass, and nothing the implementation did wrong.
+    case notExercised = "not exercised"
     /// Only `assumed` checks failed: the implementation differs from a decision, not from the protocol.
     case assumptionNotMet = "assumption not met"
     /// Skipped because an earlier step of its flow failed.
@@ -14,15 +17,20 @@ public enum Verdict: String, Sendable, Hashable, Comparable, CaseIterable {
     private var rank: Int {
         switch self {
         case .pass: 0
-        case .skipped: 1
-        case .assumptionNotMet: 2
-        case .fail: 3
-        case .error: 4
+        case .notExercised: 1
+        case .skipped: 2
+        case .assumptionNotMet: 3
+        case .fail: 4
+        case .error: 5
         }
     }
 
     public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
 
     /// The order in which reports list verdicts.
-    public static let reportOrder: [Verdict] = [.pass, .fail, .assumptionNotMet, .skipped, .error]
+    public static let reportOrder: [Verdict] = [.pass, .fail, .assumptionNotMet, .skipped, .notExercised, .error]
+
+    /// Whether the step judged anything: a step skipped or not exercised did not, and a result made only of them
+    /// judged nothing (which is never a pass).
+    public var judged: Bool { self != .skipped && self != .notExercised }
 }

@@ -14,10 +14,15 @@ actor EventBoard {
         case stalled
         /// The flow that was to emit it (or, with none named, every other flow) finished without emitting it.
         case finishedWithout
+        /// The flow that was to emit it (or, with none named, one of the other flows) finished without emitting it
+        /// because a step of it could not run (`why`): nothing was learnt, so the wait is not a failure either.
+        case couldNotRun(flow: String, why: String)
     }
 
     private var emitted: [String: [Emitted]] = [:]
     private var finished: Set<String> = []
+    /// Why each finished flow that could not run all its steps stopped (its first step that could not run).
+    private var couldNotRun: [String: String] = [:]
     private let flows: Set<String>
     /// When each flow last started or finished an exchange.
     private var lastProgress: [String: ContinuousClock.Instant] = [:]
@@ -48,13 +53,25 @@ actor EventBoard {
         emitted[name, default: []].append(Emitted(flow: flow, values: values))
     }
 
-    /// Records that `flow` has run its last step: it will emit nothing more.
-    func finish(_ flow: String) { finished.insert(flow) }
+    /// Records that `flow` has run its last step: it will emit nothing more; `couldNotRun` says why, when a step of
+    /// it could not run.
+    func finish(_ flow: String, couldNotRun why: String? = nil) {
+        finished.insert(flow)
+        if let why { couldNotRun[flow] = why }
+    }
 
     private func find(_ name: String, from flow: String?, waiter: String) -> Result<Emitted, Miss>? {
         if let hit = emitted[name]?.first(where: { flow == nil || $0.flow == flow }) { return .success(hit) }
-        if let flow, finished.contains(flow) { return .failure(.finishedWithout) }
-        if flow == nil, flows.subtracting([waiter]).isSubset(of: finished) { return .failure(.finishedWithout) }
+        if let flow, finished.contains(flow) {
+            return .failure(couldNotRun[flow].map { .couldNotRun(flow: flow, why: $0) } ?? .finishedWithout)
+        }
+        if flow == nil, flows.subtracting([waiter]).isSubset(of: finished) {
+            // Any other flow might have emitted it: one that could not run leaves the wait unjudged.
+            if let (other, why) = couldNotRun.filter({ $0.key != waiter }).min(by: { $0.key < $1.key }) {
+                return .failure(.couldNotRun(flow: other, why: why))
+            }
+            return .failure(.finishedWithout)
+        }
         return nil
     }
 

@@ -135,6 +135,9 @@ public struct Runner: Sendable {
         var results: [StepResult] = []
         results.reserveCapacity(flow.steps.count)
         var blocked: String? = setupError?.message
+        // Why the flow could not run all its steps (a step that could not run, or a wait for a flow that could not):
+        // a wait for an event this flow would have emitted is then skipped, not failed.
+        var couldNotRun: String? = setupError.map { "its setup failed: \($0.message)" }
         let origin = StepResult.Origin(suiteID: suite.id, flow: flow.name, file: suite.file, spec: suite.spec)
         for (index, step) in flow.steps.enumerated() {
             var result = StepResult(
@@ -163,7 +166,16 @@ public struct Runner: Sendable {
                         await board.emit(name, flow: flow.name, values: scope.values)
                     }
                 }
-                if result.verdict == .fail || result.verdict == .error {
+                if case .wait = step.action, result.verdict == .skipped, plan.halt?.reason == nil,
+                    let why = result.errors.first?.fields["blockedBy"]
+                {
+                    // The event will not come because its emitter could not run: the rest of this flow cannot either.
+                    blocked = why
+                    couldNotRun = couldNotRun ?? why
+                } else if result.verdict == .fail || result.verdict == .error {
+                    if result.verdict == .error {
+                        couldNotRun = couldNotRun ?? "step \(index + 1) '\(step.name)' could not run"
+                    }
                     // A wait that failed because the fail-fast stop ended the flow it waited for did not really run.
                     if case .wait = step.action, let reason = plan.halt?.reason {
                         result.verdict = .skipped
@@ -178,7 +190,7 @@ public struct Runner: Sendable {
             events(.stepFinished(result))
             results.append(retained(result))
         }
-        await board.finish(flow.name)
+        await board.finish(flow.name, couldNotRun: couldNotRun)
         return results
     }
 
@@ -204,6 +216,14 @@ public struct Runner: Sendable {
                     "event '\(wait.event)'\(source) did not come: no other flow had an exchange under way, started or "
                         + "finished one for \(window) (the wait's window; raise it with 'timeout:' on the wait)",
                     fields: ["event": wait.event, "window": window])
+            ]
+        case .failure(.couldNotRun(let emitter, let why)):
+            result.verdict = .skipped
+            let reason = "event '\(wait.event)'\(source) will not come: flow '\(emitter)' could not run (\(why))"
+            result.errors = [
+                StepError(
+                    .skipped, "skipped: \(reason)",
+                    fields: ["blockedBy": reason, "event": wait.event, "emitter": emitter])
             ]
         case .failure(.finishedWithout):
             result.verdict = .fail

@@ -55,11 +55,28 @@ public enum AdapterGroups {
         guard !groups.isEmpty else { return }
         for group in groups { Glibc.kill(-group, SIGTERM) }
         let deadline = DispatchTime.now() + .milliseconds(milliseconds(grace))
-        // A group is empty once no process is left in it (signal 0 probes without sending anything).
-        while DispatchTime.now() < deadline, groups.contains(where: { Glibc.kill(-$0, 0) == 0 }) {
+        // A group is empty once no process is left in it that still runs (signal 0 probes without sending anything;
+        // an orphan's zombie that no init reaps counts as gone).
+        while DispatchTime.now() < deadline, groups.contains(where: { Glibc.kill(-$0, 0) == 0 && running(in: $0) }) {
             usleep(20_000)
         }
         for group in groups { kill(group: group) }
+    }
+
+    /// Whether a process of `group` is still running rather than a zombie, read from `/proc`; `true` when `/proc`
+    /// cannot tell.
+    static func running(in group: pid_t) -> Bool {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return true }
+        for entry in entries where entry.first?.isNumber == true {
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After "pid (comm)": state, ppid, pgrp.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, Int32(fields[2]) == group else { continue }
+            if fields[0] != "Z" && fields[0] != "X" { return true }
+        }
+        return false
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {

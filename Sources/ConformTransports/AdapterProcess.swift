@@ -28,6 +28,8 @@ final class AdapterProcess: Sendable {
         var gone = false
         /// The adapter wrote a reply line over the limit (a response body too large).
         var tooLarge = false
+        /// The adapter broke the line protocol (a line that answers no request under way).
+        var protocolError = false
     }
 
     let pid: pid_t
@@ -60,13 +62,15 @@ final class AdapterProcess: Sendable {
         var killed = false
         /// Why Conform stopped the adapter, told to the exchanges still under way.
         var stopReason: String?
+        /// Whether it was stopped for breaking the line protocol.
+        var stoppedForProtocol = false
         /// Whether the adapter has printed a line yet (until then it may still be starting).
         var spoken = false
 
         /// How an exchange still under way ends once the adapter has exited with `description`: with Conform's reason
         /// when Conform stopped it, else as gone (unless it was stopped for a line over the limit).
         func failure(_ description: String) -> Failure {
-            if let stopReason { return Failure(message: stopReason) }
+            if let stopReason { return Failure(message: stopReason, protocolError: stoppedForProtocol) }
             return Failure(message: description, gone: !tooLarge, tooLarge: tooLarge)
         }
     }
@@ -162,8 +166,17 @@ final class AdapterProcess: Sendable {
                 return
             }
             let writer = Thread { [self] in
-                inputClosed.withLock { closed in
-                    if !closed { Self.writeAll(bytes, to: input) }
+                // Closed by the reader once the adapter ended: the exchange fails with the exit then.
+                let refused: Int32? = inputClosed.withLock { closed in
+                    closed || Self.writeAll(bytes, to: input) ? nil : errno
+                }
+                if let refused {
+                    // The adapter closed its stdin (or is gone): the request never reached it, and no reply can come.
+                    fail(
+                        id: id,
+                        Failure(
+                            message: "closed its standard input (the request line could not be written: "
+                                + "\(String(cString: strerror(refused))))", gone: true))
                 }
             }
             writer.start()
@@ -183,10 +196,13 @@ final class AdapterProcess: Sendable {
 
     /// Ends the adapter's whole process group (SIGTERM, then SIGKILL after ``AdapterGroups/grace``); its reader
     /// thread then reaps it and closes the pipes. Exchanges still under way fail with `reason` when one is given.
-    func terminate(reason: String? = nil) {
+    func terminate(reason: String? = nil, protocolError: Bool = false) {
         let first = state.withLock { state in
             defer { state.killed = true }
-            if !state.killed { state.stopReason = reason }
+            if !state.killed {
+                state.stopReason = reason
+                state.stoppedForProtocol = protocolError
+            }
             return !state.killed
         }
         guard first else { return }
@@ -221,7 +237,7 @@ final class AdapterProcess: Sendable {
         if let waiter {
             waiter.resume(returning: line)
         } else {
-            terminate(reason: "wrote a line that answers no request under way: \(line.excerpt)")
+            terminate(reason: "wrote a line that answers no request under way: \(line.excerpt)", protocolError: true)
         }
     }
 
@@ -340,8 +356,9 @@ final class AdapterProcess: Sendable {
         }
     }
 
-    /// Writes on a thread that blocks SIGPIPE, so a dead adapter yields EPIPE instead of killing the process.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+    /// Writes on a thread that blocks SIGPIPE, so a dead adapter yields EPIPE instead of killing the process; false
+    /// when the line could not be written whole (`errno` says why).
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var blocked = sigset_t()
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGPIPE)
@@ -350,9 +367,10 @@ final class AdapterProcess: Sendable {
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
+            if written <= 0 { return false }
             offset += written
         }
+        return true
     }
 }
 

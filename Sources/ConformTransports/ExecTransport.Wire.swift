@@ -30,7 +30,10 @@ extension ExecTransport {
             let value: JSONValue
             switch line.value {
             case .success(let parsed): value = parsed
-            case .failure(let error): return .failure(Problem("the reply is not JSON (\(error)): \(line.excerpt)"))
+            case .failure(let error):
+                // A reply over its memory budget is a response too large to hold, not a break of the protocol.
+                return .failure(
+                    Problem("the reply is not JSON (\(error)): \(line.excerpt)", brokeProtocol: !error.isLimit))
             }
             let excerpt = line.excerpt
             guard case .object = value else {
@@ -74,7 +77,13 @@ extension ExecTransport {
         /// Why a reply line is not a valid reply.
         struct Problem: Error {
             var message: String
-            init(_ message: String) { self.message = message }
+            /// Whether the adapter broke the line protocol (the exchange could not run), rather than relaying a
+            /// response too large to hold.
+            var brokeProtocol: Bool
+            init(_ message: String, brokeProtocol: Bool = true) {
+                self.message = message
+                self.brokeProtocol = brokeProtocol
+            }
         }
 
         static func excerpt(_ line: String) -> String {

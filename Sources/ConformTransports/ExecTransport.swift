@@ -7,9 +7,10 @@ import Synchronization
 /// The program (`/bin/sh -c command`) starts on the first exchange and stays running. Exchanges go one at a time
 /// unless the program declares, with a `{"hello":{"concurrency":N}}` line, that it takes `N` at once; more than
 /// that are never handed to it, the rest queue in arrival order (time in the queue does not count against an
-/// exchange's timeout). When it exits, closes its stdout, prints something that is not a reply, or misses the
-/// timeout, the exchange fails with ``TransportError/Kind/adapter`` (``TransportError/Kind/adapterGone``, at once,
-/// when it exited, crashed or closed its stdout) and a fresh copy of the program is started for the next exchange.
+/// exchange's timeout). When it exits, crashes or closes its stdin or stdout, the exchange fails at once with
+/// ``TransportError/Kind/adapterGone``; when it prints something that is not a reply or answers an id it was never
+/// asked, with ``TransportError/Kind/adapterProtocol`` (both mean the exchange could not run); when it misses the
+/// timeout, with ``TransportError/Kind/adapter``. Then a fresh copy of the program is started for the next exchange.
 /// The program runs in a process group of its own, which ``AdapterGroups`` ends on every way out.
 /// The wire format is described in `docs/adapters.md`.
 public final class ExecTransport: Transport {
@@ -91,7 +92,7 @@ public final class ExecTransport: Transport {
             throw TransportError(.adapterGone, "\(request.method) \(request.url): \(error.message)")
         }
         if let problem = refusedDeclaration.withLock({ $0.take() }) {
-            throw restart(process, request, "the adapter \(problem)")
+            throw restart(process, request, "the adapter \(problem)", protocolError: true)
         }
         let line: AdapterProcess.Line
         do {
@@ -106,7 +107,9 @@ public final class ExecTransport: Transport {
                     "\(request.method) \(request.url): the adapter \(failure.message), for a body over the limit of "
                         + "\(maxBodyBytes) bytes (raise it with --max-body)")
             }
-            throw restart(process, request, "the adapter \(failure.message)", gone: failure.gone)
+            throw restart(
+                process, request, "the adapter \(failure.message)", gone: failure.gone,
+                protocolError: failure.protocolError)
         }
         switch Wire.decode(line, id: id) {
         case .success(.response(let response)):
@@ -114,24 +117,27 @@ public final class ExecTransport: Transport {
         case .success(.adapterError(let message)):
             throw TransportError(.adapter, "\(request.method) \(request.url): the adapter reported: \(message)")
         case .failure(let problem):
-            throw restart(process, request, problem.message)
+            throw restart(process, request, problem.message, protocolError: problem.brokeProtocol)
         }
     }
 
     /// Stops a misbehaving adapter so the next exchange starts a fresh one, and describes what happened.
     ///
-    /// An adapter that is `gone` (exited or crashed) means the run cannot go on: not a verdict on the implementation.
-    private func restart(_ process: AdapterProcess, _ request: HTTPRequest, _ problem: String, gone: Bool = false)
-        -> TransportError
-    {
-        process.terminate(reason: "was restarted because another exchange failed: \(problem)")
+    /// An adapter that is `gone` (exited, crashed, closed a stream) or broke the line protocol means the exchange
+    /// could not run: not a verdict on the implementation.
+    private func restart(
+        _ process: AdapterProcess, _ request: HTTPRequest, _ problem: String, gone: Bool = false,
+        protocolError: Bool = false
+    ) -> TransportError {
+        process.terminate(
+            reason: "was restarted because another exchange failed: \(problem)", protocolError: protocolError)
         state.withLock { state in
             if state.process === process { state.process = nil }
         }
         let tail = process.stderrTail
         let stderr = tail.isEmpty ? "" : "; adapter stderr:\n\(tail)"
         return TransportError(
-            gone ? .adapterGone : .adapter,
+            gone ? .adapterGone : protocolError ? .adapterProtocol : .adapter,
             "\(request.method) \(request.url) via `\(command)`: \(problem); the adapter is restarted for the next "
                 + "exchange (it must print one JSON reply line per request line, see docs/adapters.md)\(stderr)")
     }

@@ -42,6 +42,21 @@ import Testing
         #expect(validate.out.hasPrefix("\(try SuitesBundle.files().count) suites, "))
     }
 
+    /// An adapter that closes its stdout (and leaves a child behind) could not run: the process exits 2 with the
+    /// cause, long before the exchange timeout, and does not wait out the adapter's grace for what is already gone.
+    @Test func anAdapterThatClosesItsStdoutIsExitTwoAtOnce() async throws {
+        let started = ContinuousClock.now
+        let run = try await conform([
+            "run", "suites/01-registration.yaml", "--timeout", "10m", "--target", "exec:exec >&-; sleep 300",
+        ])
+        let elapsed = ContinuousClock.now - started
+        #expect(run.code == 2, "conform run printed:\n\(run.out)\(run.err)")
+        #expect(run.out.hasSuffix("Result: COULD NOT RUN\n"))
+        #expect(run.out.contains("closed its standard output while still running"))
+        // Half the exchange timeout: a loaded machine's slow starts do not fail it, an exchange waiting it out does.
+        #expect(elapsed < .seconds(300))
+    }
+
     @Test func noColorIsHonouredAndPipesGetNone() async throws {
         let run = try await conform(["run", "suites/01-registration.yaml"], environment: ["NO_COLOR": "1"])
         #expect(!run.out.contains("\u{1B}["))

@@ -93,7 +93,7 @@ import Testing
             ["run", "suites/02-login.yaml", "--fault", "ignoreForceDepersonalize", "--no-color"])
         try await expectReports(
             fail, command: "run", subject: "Conformance run", outcome: "DOES NOT CONFORM", code: 1)
-        #expect(fail.html.contains("<code>suites/02-login.yaml:95:7</code>"))
+        #expect(fail.html.contains("<code>suites/02-login.yaml:98:7</code>"))
         #expect(steps(fail).allSatisfy { $0["check"] == nil && $0["record"] == nil })
     }
 

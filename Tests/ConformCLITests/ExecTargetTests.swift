@@ -39,4 +39,22 @@ import Testing
         #expect(out.text.hasSuffix("Result: COULD NOT RUN\n"))
         #expect(out.text.contains("adapter could not run"))
     }
+
+    /// An adapter that prints a log line on stdout, where only replies belong, broke the protocol: exit 2, naming the
+    /// line, and no step reads as a failure of the implementation.
+    @Test func anAdapterThatLogsOnStdoutCouldNotRun() async throws {
+        let out = MemorySink()
+        let err = MemorySink()
+        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: Self.root.path)
+        let code = await ConformCommand.main(
+            [
+                "conform", "run", "suites/01-registration.yaml", "--target",
+                "exec:while read -r line; do echo 'debug: got a request'; done",
+            ], io: io)
+        #expect(code == 2, "conform run printed:\n\(out.text)\(err.text)")
+        #expect(out.text.hasSuffix("Result: COULD NOT RUN\n"))
+        #expect(out.text.contains("adapter protocol error"))
+        #expect(out.text.contains("debug: got a request"))
+        #expect(!out.text.contains(" 1 failed"), "\(out.text)")
+    }
 }

@@ -13,6 +13,8 @@ struct FaultsMatrix: Sendable {
         var failing: [String]
         /// Suites whose only complaints are assumed checks.
         var assumptionNotMet: [String]
+        /// Every assumed fact the run found broken (``FaultsMatrix/assumedFindings(_:)``).
+        var assumed: Set<String> = []
 
         var detected: Bool { !failing.isEmpty || !assumptionNotMet.isEmpty }
     }
@@ -20,6 +22,27 @@ struct FaultsMatrix: Sendable {
     /// The run against the reference with no fault.
     var clean: RunResult
     var rows: [Row]
+
+    /// The assumed facts a run found broken, one line each: the step, the decision and the mismatch's path (with
+    /// what was expected of a status, which is literal; a body's expected value may hold rendered unique ids).
+    static func assumedFindings(_ result: RunResult) -> Set<String> {
+        var out: Set<String> = []
+        for step in result.steps {
+            for failure in step.failures where failure.severity == .assumed {
+                for m in failure.mismatches {
+                    let what = m.path == "status" ? "status \(m.expected)" : m.path
+                    out.insert("\(step.suiteID) › \(step.flow) › \(step.index + 1) \(failure.decision ?? ""): \(what)")
+                }
+            }
+        }
+        return out
+    }
+
+    /// Whether `row`'s fault is caught beyond what the run without it already showed: a suite fails, or an assumed
+    /// fact holds without the fault and is broken with it.
+    func caughtBeyondClean(_ row: Row) -> Bool {
+        !row.failing.isEmpty || !row.assumed.isSubset(of: Self.assumedFindings(clean))
+    }
 
     /// How many runs go at once. The runs are in process and mostly compute: more would not finish sooner on a
     /// few cores, but would queue thousands of jobs ahead of every other test running in parallel.
@@ -38,7 +61,8 @@ struct FaultsMatrix: Sendable {
             Row(
                 fault: fault,
                 failing: result.suites.filter { $0.verdict == .fail || $0.verdict == .error }.map(\.group.id),
-                assumptionNotMet: result.suites.filter { $0.verdict == .assumptionNotMet }.map(\.group.id))
+                assumptionNotMet: result.suites.filter { $0.verdict == .assumptionNotMet }.map(\.group.id),
+                assumed: assumedFindings(result))
         }
         return FaultsMatrix(clean: results[0], rows: rows)
     }

@@ -52,6 +52,28 @@ struct VariantsMatrixTests {
         }
     }
 
+    /// A fault caught only as an assumption stays caught under every variant: some assumed fact that holds under the
+    /// variant without the fault is broken with it. A variant that misses one assumption (a 409 where 400 is assumed)
+    /// must not hide a fault that misses another (a 200 where a refusal is assumed), which is why a suite assumes
+    /// one fact per group.
+    @Test func everyFaultCaughtOnlyAsAnAssumptionStaysCaughtUnderEveryVariant() async throws {
+        let matrix = try await VariantsMatrixCache.shared.matrix()
+        let onlyAssumed = matrix.base.rows.filter { $0.failing.isEmpty }.map(\.fault)
+        #expect(!onlyAssumed.isEmpty)
+        for fault in onlyAssumed {
+            let base = try #require(matrix.base.rows.first { $0.fault == fault })
+            #expect(matrix.base.caughtBeyondClean(base), "\(fault.rawValue) without a variant")
+            for row in matrix.rows {
+                let now = try #require(row.faults.rows.first { $0.fault == fault })
+                #expect(
+                    row.faults.caughtBeyondClean(now),
+                    Comment(
+                        rawValue: "\(fault.rawValue) under \(row.name) breaks no assumed fact the variant alone "
+                            + "keeps: \(now.assumed.sorted().prefix(8).joined(separator: "; "))"))
+            }
+        }
+    }
+
     @Test func docsShowTheCurrentMatrix() async throws {
         try DocsSection(name: "variant-matrix").check(try await VariantsMatrixCache.shared.matrix().markdown())
     }

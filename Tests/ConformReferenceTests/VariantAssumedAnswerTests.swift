@@ -91,20 +91,21 @@ struct VariantAssumedAnswerTests {
         #expect(h.externalUserId(of: id) == nil)
     }
 
-    /// D7 and D17: a push reaching no device is accepted with 202 and another status name; reaching one is 200.
-    @Test func pushesReachingNoDeviceAre202WithAnotherStatusName() {
+    /// D7 and D17: a push reaching no device is accepted with 202, still reported undeliverable (a pending report
+    /// is the `noDestinationReportedAccepted` fault's, which the variant must not share); reaching one is 200.
+    @Test func pushesReachingNoDeviceAre202AndStillReportedUndeliverable() {
         let ext = freshUser()
         let id = h.register()
         h.personalize(id, ext)
         let primaryOnly = h.push(to: ["externalUserId": .string(ext)], onlyPrimary: true)
         #expect(primaryOnly.status == 202)
         #expect(primaryOnly.bulk?["messageCount"] == 0)
-        #expect(primaryOnly.bulk?["status"]?["name"] == "PENDING_ENROUTE")
+        #expect(primaryOnly.bulk?["status"]?["name"] == "UNDELIVERABLE_NO_DESTINATION")
         #expect(h.push(to: ["externalUserId": .string(ext)]).status == 200)
         h.depersonalize(id)
         let nobody = h.push(to: ["externalUserId": .string(ext)])
         #expect(nobody.status == 202)
-        #expect(nobody.bulk?["status"]?["groupName"] == "PENDING")
+        #expect(nobody.bulk?["status"]?["groupName"] == "UNDELIVERABLE")
         let v3 = h.backend(
             .post, "/push/3/messages", appCodeHeader: nil,
             body: [
@@ -116,7 +117,7 @@ struct VariantAssumedAnswerTests {
                 ]
             ])
         #expect(v3.status == 202)
-        #expect(v3.json["messages"]?[0]?["status"]?["name"] == "PENDING_ACCEPTED")
+        #expect(v3.json["messages"]?[0]?["status"]?["name"] == "UNDELIVERABLE_NO_DESTINATION")
         // A rejected push is not a D17 case: still 200 with its REJECTED status.
         let rejected = h.push(to: ["externalUserId": .string(ext)], from: "another-app")
         #expect(rejected.status == 200)

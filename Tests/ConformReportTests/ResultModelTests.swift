@@ -6,9 +6,35 @@ import Testing
 /// The one result model: verdicts, exit statuses by kind, and results gathered from commands other than `run`.
 @Suite struct ResultModelTests {
     @Test func verdictsKeepTheirReportSpellingAndRank() {
-        #expect(Verdict.allCases.map(\.rawValue) == ["pass", "assumption not met", "skipped", "fail", "error"])
-        #expect(Verdict.allCases.sorted() == [.pass, .skipped, .assumptionNotMet, .fail, .error])
+        #expect(
+            Verdict.allCases.map(\.rawValue) == [
+                "pass", "not exercised", "assumption not met", "skipped", "fail", "error",
+            ])
+        #expect(Verdict.allCases.sorted() == [.pass, .notExercised, .skipped, .assumptionNotMet, .fail, .error])
+        #expect(Verdict.allCases.filter { !$0.judged } == [.notExercised, .skipped])
         #expect(Verdict(rawValue: "passed") == nil)
+    }
+
+    @Test func rulesNotExercisedAreNeverAPassAndAloneCannotJudge() {
+        for kind in [RunResult.Kind.conformance, .comparison] {
+            #expect(RunStatus(kind: kind, counts: [.notExercised: 12]) == .cannotRun)
+            #expect(RunStatus(kind: kind, counts: [.notExercised: 3, .skipped: 2]) == .cannotRun)
+            #expect(RunStatus(kind: kind, counts: [.notExercised: 3, .fail: 1]) == .mismatch)
+        }
+        #expect(RunStatus(kind: .conformance, counts: [.notExercised: 3, .pass: 9]) == .conforms)
+        // A group of rules none of which was exercised reads as such; one exercised rule that held is a pass.
+        let origin = StepResult.Origin(
+            suiteID: "check-2-login", flow: "t.jsonl", file: "t.jsonl", spec: SpecReference(), check: .flowRule)
+        func step(_ verdict: Verdict) -> StepResult {
+            StepResult(
+                origin: origin, index: 0, name: "r", mark: SourceMark(line: 1, column: 1), spec: SpecReference(),
+                verdict: verdict)
+        }
+        let group = ResultGroup(kind: .flowStep, id: "check-2-login", title: "t", file: "t.jsonl")
+        #expect(SuiteResult(group: group, steps: [step(.notExercised)], duration: 0).verdict == .notExercised)
+        #expect(SuiteResult(group: group, steps: [step(.notExercised), step(.pass)], duration: 0).verdict == .pass)
+        #expect(SuiteResult(group: group, steps: [step(.notExercised), step(.fail)], duration: 0).verdict == .fail)
+        #expect(SuiteResult(group: group, steps: [step(.skipped)], duration: 0).verdict == .pass)
     }
 
     @Test(arguments: [

@@ -60,6 +60,40 @@ import Testing
         #expect(result.exitCode == 1)
     }
 
+    /// A decision's facts, listed, are judged apart: the step reports the one it misses, and not the others.
+    @Test func eachListedFactOfADecisionIsJudgedApart() async throws {
+        let s = try suite(
+            """
+            suite: facts
+            title: one assumption per fact
+            steps:
+              - name: registered
+                request: {method: POST, url: "/reg"}
+                expect: {status: 2xx}
+                assume:
+                  D1:
+                    - {status: 2xx}
+                    - {status: 201}
+                    - {json: {pushRegId: {$regex: "^reg-"}}}
+            """)
+        let result = await run([s])
+        #expect(result.steps.map(\.verdict) == [.assumptionNotMet])
+        let failures = result.steps[0].failures
+        #expect(failures.map(\.decision) == ["D1"])
+        #expect(failures.flatMap(\.mismatches).map(\.path) == ["status"])
+        #expect(failures.flatMap(\.mismatches).map(\.expected) == ["201"])
+        #expect(s.flows[0].steps.count == 1)
+        let empty = """
+            suite: facts
+            title: no facts
+            steps:
+              - name: registered
+                request: {method: POST, url: "/reg"}
+                assume: {D1: []}
+            """
+        #expect(throws: (any Error).self) { try suite(empty) }
+    }
+
     @Test func assumptionsAloneStillConform() async throws {
         let s = try suite(
             """
@@ -85,7 +119,7 @@ import Testing
             """)
         let result = await run([s])
         #expect(result.steps[0].verdict == .fail)
-        #expect(result.steps[0].failures[0].severity == .should)
+        #expect(result.steps[0].failures.first?.severity == .should)
         #expect(result.exitCode == 1)
     }
 
@@ -272,7 +306,7 @@ import Testing
         )
         let result = await run([bad, good])
         #expect(result.suites.map(\.verdict) == [.fail, .pass])
-        #expect(result.steps[0].failures[0].mismatches[0].note?.hasPrefix("invalid JSON") == true)
+        #expect(result.steps[0].failures.first?.mismatches.first?.note?.hasPrefix("invalid JSON") == true)
     }
 
     @Test func overridesWinOverDefaults() async throws {

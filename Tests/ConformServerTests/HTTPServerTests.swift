@@ -208,7 +208,9 @@ struct HTTPServerTests {
         defer { server.stop() }
         let slowClient = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         async let slow = slowClient.send(HTTPRequest(method: .get, url: "/slow"))
-        for _ in 0..<2000 where gate.waiting.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // Until the slow request is in the handler (a bound on a loaded machine, not a timing assertion).
+        for _ in 0..<12_000 where gate.waiting.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(gate.waiting.withLock { $0 } == 1, "the slow request never reached the handler")
         let fast = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
             HTTPRequest(method: .get, url: "/fast"))
         #expect(fast.status == 200, "answered while the slow request still waits")
@@ -227,7 +229,9 @@ struct HTTPServerTests {
         let server = try started(gate.handler)
         let client = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         async let slow = client.send(HTTPRequest(method: .get, url: "/slow"))
-        for _ in 0..<2000 where gate.waiting.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        // Until the slow request is in the handler (a bound on a loaded machine, not a timing assertion).
+        for _ in 0..<12_000 where gate.waiting.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(gate.waiting.withLock { $0 } == 1, "the slow request never reached the handler")
         let stopped = Mutex(false)
         let stopping = Thread {
             server.stop()

@@ -24,7 +24,7 @@ import Testing
     ///
     ///       ✘ login  Login personalizes: from anonymous, idempotently, refused for another user without force, …
     ///           ✘ phone › 8. the other user logs in with forceDepersonalize=true
-    ///               --> suites/02-login.yaml:95:7  spec: flow step 2; API M4 [D4]
+    ///               --> suites/02-login.yaml:98:7  spec: flow step 2; API M4 [D4]
     ///               POST http://127.0.0.1:PORT/mobile/1/appinstance/ID/personalize?forceDepersonalize=true&… -> 400
     ///               must status
     ///                   expected: 200
@@ -41,7 +41,7 @@ import Testing
             .transport(broken, baseURL: server.baseURL), suites: .bundled(["02-login"]))
         #expect(result.outcome == .doesNotConform, "\(result.summary)")
         #expect(result.summary.contains("✘ phone › 8. the other user logs in with forceDepersonalize=true\n"))
-        #expect(result.summary.contains("--> suites/02-login.yaml:95:7"))
+        #expect(result.summary.contains("--> suites/02-login.yaml:98:7"))
         #expect(result.summary.contains("must status\n            expected: 200\n            actual:   400\n"))
         #expect(result.summary.hasSuffix("Result: DOES NOT CONFORM\n"))
     }

@@ -34,7 +34,7 @@ import Testing
         #expect(code == 1)
         #expect(Self.stable(result.summary) == Self.stable(out.text))
         #expect(result.summary.contains("✘ phone › 8. the other user logs in with forceDepersonalize=true\n"))
-        #expect(result.summary.contains("--> suites/02-login.yaml:95:7"))
+        #expect(result.summary.contains("--> suites/02-login.yaml:98:7"))
     }
 
     @Test func variablesWinOverTheSuitesDefaults() async {

@@ -7,13 +7,7 @@ import Testing
 /// The rules that need app events, on real exchanges with the embedded reference.
 @Suite struct FlowCheckerEventTests {
     @Test func logoutThenDepersonalizeThenLoginConforms() async throws {
-        var s = ReferenceSession()
-        let id = try await s.register()
-        s.event(.login, device: id, user: "ana")
-        try await s.personalize(id, user: "ana")
-        try await s.patchUser(id)
-        s.event(.logout, device: id)
-        try await s.depersonalize(id)
+        var (s, id) = try await FlowRuleExercisedTests.loggedOut()
         s.event(.login, device: id, user: "ivo")
         try await s.personalize(id, user: "ivo")
         try await s.getUser(id)

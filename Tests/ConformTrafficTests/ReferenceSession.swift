@@ -87,7 +87,7 @@ struct ReferenceSession {
         )
     }
 
-    func check(_ configuration: FlowCheckConfiguration = .reference) -> (violations: [FlowViolation], notes: [String]) {
+    func check(_ configuration: FlowCheckConfiguration = .reference) -> FlowChecker.Outcome {
         FlowChecker.check(records, configuration: configuration)
     }
 

@@ -104,7 +104,8 @@ struct ExecTransportConcurrencyTests {
                 Issue.record("expected a failure, got \(result)")
                 continue
             }
-            #expect(error.kind == .adapter)
+            #expect(error.kind == .adapterProtocol)
+            #expect(error.meansCannotRun)
             #expect(error.message.contains("answers no request under way"), "\(error.message)")
         }
         // A fresh adapter takes the next exchange.

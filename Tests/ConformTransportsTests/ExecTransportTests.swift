@@ -74,11 +74,47 @@ struct ExecTransportTests {
         let transport = adapter()
         let before = try await pid(transport)
         let error = await failure(transport, HTTPRequest(method: .get, url: "/garbage"))
-        #expect(error?.kind == .adapter)
+        #expect(error?.kind == .adapterProtocol)
+        #expect(error?.meansCannotRun == true, "a line that is no reply says nothing about the implementation")
         #expect(error?.message.contains("not JSON") == true)
         #expect(error?.message.contains("this is not json") == true)
         let after = try await pid(transport)
         #expect(after != before)
+    }
+
+    /// A log line on stdout breaks the protocol: the exchange could not run, and the message names the line.
+    @Test func aLogLineOnStdoutCouldNotRunAndIsNamed() async throws {
+        let transport = adapter()
+        let before = try await pid(transport)
+        let error = await failure(transport, HTTPRequest(method: .get, url: "/log-line"))
+        #expect(error?.kind == .adapterProtocol)
+        #expect(error?.meansCannotRun == true)
+        #expect(error?.message.contains("INFO starting the exchange") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("GET /log-line") == true)
+        #expect(try await pid(transport) != before)
+    }
+
+    /// An answer to an id that was never asked breaks the protocol: the exchange could not run.
+    @Test func anAnswerToAnIdNeverAskedCouldNotRun() async throws {
+        let error = await failure(adapter(), HTTPRequest(method: .get, url: "/wrong-id"))
+        #expect(error?.kind == .adapterProtocol)
+        #expect(error?.meansCannotRun == true)
+        #expect(error?.message.contains("expected") == true, "\(String(describing: error))")
+    }
+
+    /// An adapter that closed its stdin while running cannot be asked anything more: the next exchange could not run,
+    /// at once rather than at its timeout, and a fresh adapter takes the one after.
+    @Test func anAdapterThatClosesItsStdinCouldNotRunAtOnce() async throws {
+        let transport = adapter(timeout: .seconds(600))
+        _ = try await transport.send(HTTPRequest(method: .get, url: "/close-stdin"))
+        let started = ContinuousClock.now
+        let error = await failure(transport, HTTPRequest(method: .get, url: "/next"))
+        #expect(error?.kind == .adapterGone)
+        #expect(error?.meansCannotRun == true)
+        #expect(error?.message.contains("closed its standard input") == true, "\(String(describing: error))")
+        // Far below the timeout of 600 s: the failed write is noticed, not waited out.
+        #expect(ContinuousClock.now - started < .seconds(120))
+        #expect(!(try await pid(transport)).isEmpty)
     }
 
     /// A large reply line is read into one buffer that is handed over and parsed once; the response arrives whole,
@@ -103,7 +139,7 @@ struct ExecTransportTests {
     /// A long line that is not a reply is quoted by its start only.
     @Test func aLongGarbageLineIsQuotedByItsStart() async throws {
         let error = await failure(adapter(), HTTPRequest(method: .get, url: "/long-garbage"))
-        #expect(error?.kind == .adapter)
+        #expect(error?.kind == .adapterProtocol)
         #expect(error?.message.contains("not JSON") == true)
         #expect(error?.message.contains(String(repeating: "x", count: 200) + "…") == true)
         #expect((error?.message.count ?? .max) < 2000)

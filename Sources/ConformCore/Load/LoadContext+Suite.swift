@@ -216,8 +216,15 @@ extension LoadContext {
                         pair.key, "'\(id)' is not a decision id",
                         help: "key each assumption by the decision it rests on, e.g. 'D1:'")
                 }
-                if let r = responseSpec(pair.value, "assume.\(id)") {
-                    checks.append(CheckGroup(severity: .assumed, decision: id, expectation: r))
+                // One assumption per fact: a decision may list its facts, each a group judged and reported apart,
+                // so that missing one cannot hide missing another.
+                let facts = pair.value.sequenceItems ?? [pair.value]
+                if facts.isEmpty { error(pair.value, "'assume.\(id)' lists no checks", help: "give at least one") }
+                for (n, fact) in facts.enumerated() {
+                    let what = pair.value.sequenceItems == nil ? "assume.\(id)" : "assume.\(id)[\(n)]"
+                    if let r = responseSpec(fact, what) {
+                        checks.append(CheckGroup(severity: .assumed, decision: id, expectation: r))
+                    }
                 }
             }
         }

@@ -71,15 +71,35 @@ extension JSONValue {
         }
     }
 
-    /// `other` laid over `self`: objects merge member by member, arrays gain the elements they lack (several
-    /// groups each asking for an element), anything else is replaced.
+    /// `other` laid over `self`: objects merge member by member; an array's element merges into the first element it
+    /// does not contradict (several groups each asking one fact of the same element, `[{messageCount: 0}]` and
+    /// `[{status: …}]`), else the array gains it (several groups each asking for an element); anything else is
+    /// replaced.
     public func overlaid(with other: JSONValue) -> JSONValue {
-        if case .array(let base) = self, case .array(let top) = other {
-            return .array(base + top.filter { !base.contains($0) })
+        if case .array(var base) = self, case .array(let top) = other {
+            for element in top where !base.contains(element) {
+                if let i = base.firstIndex(where: { $0.agrees(with: element) }) {
+                    base[i] = base[i].overlaid(with: element)
+                } else {
+                    base.append(element)
+                }
+            }
+            return .array(base)
         }
         guard case .object(var base) = self, case .object(let top) = other else { return other }
         for (key, value) in top { base[key] = base[key].map { $0.overlaid(with: value) } ?? value }
         return .object(base)
+    }
+
+    /// Whether two objects can be one: no member both have differs (recursively); other values never merge.
+    func agrees(with other: JSONValue) -> Bool {
+        guard case .object(let a) = self, case .object(let b) = other else { return false }
+        for (key, value) in b {
+            guard let mine = a[key], mine != value else { continue }
+            if case .object = mine, mine.agrees(with: value) { continue }
+            return false
+        }
+        return true
     }
 }
 

@@ -79,8 +79,12 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidResponse = Kind(rawValue: "invalid response")
         public static let unreachable = Kind(rawValue: "unreachable")
         public static let adapter = Kind(rawValue: "adapter failure")
-        /// The adapter program exited, crashed or could not be started: nothing was judged.
+        /// The adapter program exited, crashed, closed its stdin or stdout, or could not be started: nothing was
+        /// judged.
         public static let adapterGone = Kind(rawValue: "adapter could not run")
+        /// The adapter broke the line protocol (a stdout line that is no reply, an answer to an id never asked, a
+        /// bad declaration): a fault of the harness, so nothing was judged.
+        public static let adapterProtocol = Kind(rawValue: "adapter protocol error")
         public static let other = Kind(rawValue: "transport failure")
         /// The response body (or its headers) exceeded the transport's limit; reading stopped there.
         public static let tooLarge = Kind(rawValue: "response too large")
@@ -102,6 +106,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// Whether the implementation could not be reached at all, so the step could not run (exit 2), rather than
     /// failed (exit 1).
     public var meansCannotRun: Bool {
-        kind == .connectionRefused || kind == .unreachable || kind == .adapterGone || kind == .tls
+        kind == .connectionRefused || kind == .unreachable || kind == .adapterGone || kind == .adapterProtocol
+            || kind == .tls
     }
 }

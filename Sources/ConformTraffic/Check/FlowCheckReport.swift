@@ -20,14 +20,22 @@ public enum FlowCheckReport {
         public var unreadable: Int
         /// How many exchanges the trace held.
         public var exchanges: Int
+        /// How many app events it held (recorded, or from an events file).
+        public var events: Int
+        /// The ids of the rules the trace gave something to judge (``FlowChecker/exercised``); a broken rule is
+        /// exercised whether listed or not.
+        public var exercised: Set<String>
 
         public init(
-            path: String, violations: [FlowViolation], notes: [String], incomplete: [TraceTally.Incomplete] = [],
-            incompleteCount: Int? = nil, unreadable: Int = 0, exchanges: Int = 1
+            path: String, violations: [FlowViolation], notes: [String], exercised: Set<String>,
+            incomplete: [TraceTally.Incomplete] = [], incompleteCount: Int? = nil, unreadable: Int = 0,
+            exchanges: Int, events: Int = 0
         ) {
             self.path = path
             self.violations = violations
             self.notes = notes
+            self.exercised = exercised.union(violations.map(\.rule.id))
+            self.events = events
             self.incomplete = incomplete
             self.incompleteCount = max(incompleteCount ?? incomplete.count, incomplete.count)
             self.unreadable = unreadable
@@ -35,9 +43,11 @@ public enum FlowCheckReport {
         }
     }
 
-    /// A rule passes for a trace that never breaks it and fails with one mismatch per violation otherwise. The step is
-    /// located at `TRACE#SEQ`, the first exchange or event that breaks the rule (`TRACE#1` when none does), and
-    /// keeps that exchange; its spec is the line of the flow the rule rests on. A trace's notes go with its first rule.
+    /// A rule fails with one mismatch per violation, passes for a trace that exercised it without breaking it, and is
+    /// `not exercised` (never a pass) for a trace that gave it nothing to judge. The step is located at `TRACE#SEQ`,
+    /// the first exchange or event that breaks the rule (`TRACE#1` when none does), and keeps that exchange; its spec
+    /// is the line of the flow the rule rests on. A trace's notes go with its first rule. A check whose traces
+    /// exercised no rule at all cannot judge (``RunStatus``).
     public static func result(_ traces: [Trace], rules: [FlowRule], duration: Double = 0) -> RunResult {
         var suites: [SuiteResult] = []
         for step in FlowStep.all {
@@ -55,8 +65,18 @@ public enum FlowCheckReport {
                     var result = StepResult(
                         suiteID: id, flow: trace.path, index: index, name: "\(rule.id): \(rule.summary)",
                         file: trace.path, mark: SourceMark(line: broken.first?.seq ?? 1, column: 1),
-                        spec: SpecReference(section: rule.seed), verdict: broken.isEmpty ? .pass : .fail,
+                        spec: SpecReference(section: rule.seed),
+                        verdict: !broken.isEmpty ? .fail : trace.exercised.contains(rule.id) ? .pass : .notExercised,
                         check: .flowRule)
+                    if result.verdict == .notExercised {
+                        result.errors = [
+                            StepError(
+                                .notExercised,
+                                trace.exchanges == 0 && trace.events == 0
+                                    ? "not exercised: the traffic holds no exchange and no app event"
+                                    : rule.notExercisedReason, fields: ["rule": rule.id])
+                        ]
+                    }
                     if !broken.isEmpty {
                         result.failures = [CheckFailure(severity: .must, mismatches: broken.map(mismatch))]
                         if let exchange = broken.first?.exchange {
@@ -72,22 +92,16 @@ public enum FlowCheckReport {
             suites.append(SuiteResult(group: group, steps: steps, duration: 0))
         }
         attachNotes(traces, to: &suites)
-        if traces.allSatisfy({ $0.exchanges == 0 }) {
-            // No exchange, no rule exercised: every report says the check could not judge, never that it passed.
-            for s in suites.indices {
-                for i in suites[s].steps.indices {
-                    suites[s].steps[i].verdict = .error
-                    suites[s].steps[i].errors = [
-                        StepError(.cannotJudge, "cannot judge: the traffic holds no exchange to check this rule on")
-                    ]
-                }
-            }
-        }
         for trace in traces where trace.incompleteCount > 0 || trace.unreadable > 0 {
             suites.append(unjudged(trace))
         }
-        return RunResult(
+        var result = RunResult(
             command: .check, suites: suites, duration: duration, target: traces.map(\.path).joined(separator: ", "))
+        let exercised = traces.reduce(into: Set<String>()) { $0.formUnion($1.exercised) }
+        result.checkedTraffic = RunResult.CheckedTraffic(
+            exchanges: traces.reduce(0) { $0 + $1.exchanges }, appEvents: traces.reduce(0) { $0 + $1.events },
+            rules: rules.count, rulesExercised: rules.filter { exercised.contains($0.id) }.count)
+        return result
     }
 
     /// What a trace could not show: an error step per exchange without what the rules need, and one for the
@@ -147,9 +161,8 @@ public enum FlowCheckReport {
             guard let s = suites.firstIndex(where: { $0.steps.contains { $0.flow == trace.path } }),
                 let i = suites[s].steps.firstIndex(where: { $0.flow == trace.path })
             else { continue }
-            suites[s].steps[i].errors = [
-                StepError(.note, trace.notes.map { "note: \($0)" }.joined(separator: "\n"))
-            ]
+            suites[s].steps[i].errors.append(
+                StepError(.note, trace.notes.map { "note: \($0)" }.joined(separator: "\n")))
         }
     }
 }

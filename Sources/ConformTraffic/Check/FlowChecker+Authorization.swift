@@ -3,13 +3,16 @@ import Foundation
 
 extension FlowChecker {
     /// `jwt-subject`: JWT-mode user-data calls carry a valid Bearer JWT; no other mobile call carries Bearer.
-    func checkAuthorizationScheme(_ call: Call, applicationCode: String?, _ findings: inout Findings) {
+    mutating func checkAuthorizationScheme(_ call: Call, applicationCode: String?, _ findings: inout Findings) {
         let endpoint = call.endpoint
         if endpoint.needsJWT {
             if let code = applicationCode, configuration.jwtApplicationCodes.contains(code) {
+                exercise(.jwtSubject)
                 checkJWT(call, code: code) { findings.report(.jwtSubject, $0) }
             }
-        } else if endpoint.id != "M13", case .bearer = call.auth {
+        } else if endpoint.id != "M13" {
+            exercise(.jwtSubject)
+            guard case .bearer = call.auth else { return }
             findings.report(
                 .jwtSubject,
                 "\(endpoint.id) carries `Authorization: Bearer`; the mobile API takes `App <application code>` on every call but M4, M5, M7, M8 (and the inbox)"

@@ -31,21 +31,33 @@ extension FlowChecker {
                     "login of '\(user)' before the device was depersonalized after \(open.event.kind) (event \(open.event.seq))"
                 )
             }
-            device.obligation =
-                device.personalized == true && device.externalUserId == user
-                ? nil
-                : Obligation(action: .personalize, rule: .loginPersonalize, event: event, user: user)
+            if device.personalized == true && device.externalUserId == user {
+                // Already the user's: nothing is owed, and the rule judged that.
+                exercise(.loginPersonalize)
+                device.obligation = nil
+            } else {
+                device.obligation = Obligation(action: .personalize, rule: .loginPersonalize, event: event, user: user)
+            }
         case .logout, .sessionExpired:
             if open?.action == .depersonalize { break }
             let rule: FlowRule = event.kind == .logout ? .logoutDepersonalize : .sessionExpiryDepersonalize
-            device.obligation =
-                device.personalized == false
-                ? nil : Obligation(action: .depersonalize, rule: rule, event: event, user: device.externalUserId)
+            if device.personalized == false {
+                // Anonymous already: nothing is owed, and the rule judged that.
+                exercise(rule)
+                device.obligation = nil
+            } else {
+                device.obligation = Obligation(
+                    action: .depersonalize, rule: rule, event: event, user: device.externalUserId)
+            }
         default:
             // appUpdated on a device that already registered after the update.
-            if let user = event.externalUserId, !(device.personalized == true && device.externalUserId == user) {
-                device.obligation = Obligation(
-                    action: .personalize, rule: .appUpdatePersonalize, event: event, user: user, force: true)
+            if let user = event.externalUserId {
+                if device.personalized == true && device.externalUserId == user {
+                    exercise(.appUpdatePersonalize)
+                } else {
+                    device.obligation = Obligation(
+                        action: .personalize, rule: .appUpdatePersonalize, event: event, user: user, force: true)
+                }
             }
         }
         devices[id] = device
@@ -78,7 +90,10 @@ extension FlowChecker {
     mutating func checkObligations(_ call: Call, _ findings: inout Findings) -> Bool {
         let id = call.endpoint.id
         if id == "M6" || id == "B4" {
-            if let target = call.target, call.succeeded, devices[target]?.obligation?.action == .depersonalize {
+            if let target = call.target, call.succeeded, let open = devices[target]?.obligation,
+                open.action == .depersonalize
+            {
+                exercise(open.rule)
                 devices[target]?.obligation = nil
             }
             return false
@@ -112,6 +127,7 @@ extension FlowChecker {
                 }
                 let reported = findings.found.count > before
                 if call.succeeded || reported {
+                    exercise(open.rule)
                     device.obligation = nil
                     devices[p.device] = device
                 }

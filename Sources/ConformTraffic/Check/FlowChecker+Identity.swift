@@ -72,11 +72,14 @@ extension FlowChecker {
     }
 
     /// `user-switch`: a device the trace shows personalized to one user is moved to another without force.
-    func checkUserSwitch(_ call: Call, _ findings: inout Findings) {
+    mutating func checkUserSwitch(_ call: Call, _ findings: inout Findings) {
         if let p = personalization(call) {
             guard let device = devices[p.device], device.personalized == true, let current = device.externalUserId,
-                let next = resolve(p), next != current, !p.force
+                let next = resolve(p)
             else { return }
+            // The trace shows who the device belongs to and who it goes to: the rule judges this call.
+            exercise(.userSwitch)
+            guard next != current, !p.force else { return }
             let how = p.identity.externalUserId == nil ? " (by its phone or email)" : ""
             let what = p.endpoint == "M5" ? "repersonalize (M5 cannot force)" : "personalize"
             findings.report(
@@ -85,8 +88,10 @@ extension FlowChecker {
             )
         } else if call.endpoint.id == "M8", let target = call.target,
             let next = call.body?["externalUserId"]?.stringValue, !next.isEmpty,
-            let current = devices[target]?.externalUserId, devices[target]?.personalized == true, next != current
+            let current = devices[target]?.externalUserId, devices[target]?.personalized == true
         {
+            exercise(.userSwitch)
+            guard next != current else { return }
             findings.report(
                 .userSwitch,
                 "PATCH user changes externalUserId from '\(current)' to '\(next)': another user's login is a personalize with forceDepersonalize=true"

@@ -2,12 +2,13 @@ import ConformCore
 
 extension FlowChecker {
     /// `primary-push`: a primary-only push to a person whose installations a listing showed, none of them primary.
-    func checkPrimaryPush(_ call: Call, _ findings: inout Findings) {
+    mutating func checkPrimaryPush(_ call: Call, _ findings: inout Findings) {
         guard ["B6", "B7", "B8"].contains(call.endpoint.id), let body = call.body else { return }
         for user in Self.primaryOnlyTargets(call.endpoint.id, body) {
-            guard let person = persons[user], !person.devices.isEmpty,
-                person.devices.allSatisfy({ devices[$0]?.isPrimary == false })
-            else { continue }
+            // Judged only for a person whose installations a listing showed.
+            guard let person = persons[user], !person.devices.isEmpty else { continue }
+            exercise(.primaryPush)
+            guard person.devices.allSatisfy({ devices[$0]?.isPrimary == false }) else { continue }
             let list = person.devices.sorted().prefix(5).joined(separator: ", ")
             findings.report(
                 .primaryPush,

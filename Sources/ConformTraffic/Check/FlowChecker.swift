@@ -22,6 +22,9 @@ public struct FlowChecker: Sendable {
     var eventCount = 0
     /// Things the checker could not judge (an event naming no device in a trace of several).
     public internal(set) var notes: [String] = []
+    /// The ids of the rules the records so far gave something to judge, broken or kept; a rule not among them (nor
+    /// broken) was not exercised, which is never a pass.
+    public internal(set) var exercised: Set<String> = []
 
     /// Most phones, emails and persons remembered; beyond that nothing new is learned (rules stay silent).
     static let memoryLimit = 200_000
@@ -31,6 +34,28 @@ public struct FlowChecker: Sendable {
         self.issued = Dictionary(uniqueKeysWithValues: configuration.registeredBefore.map { ($0, Date.distantPast) })
         self.firstIssued = configuration.registeredBefore.isEmpty ? nil : .distantPast
         self.applicationCodes = configuration.applicationCodes
+    }
+
+    /// What a check of a whole trace found.
+    public struct Outcome: Sendable, Hashable {
+        /// The violations, in trace order.
+        public var violations: [FlowViolation]
+        /// What the trace could not show either way (notes, obligations still open at its end).
+        public var notes: [String]
+        /// The ids of the rules the trace exercised (broken ones included).
+        public var exercised: Set<String>
+    }
+
+    /// The outcome so far: the checker's notes, its open obligations, the rules exercised, with `violations`.
+    public func outcome(_ violations: [FlowViolation]) -> Outcome {
+        Outcome(
+            violations: violations, notes: notes + openObligations(),
+            exercised: exercised.union(violations.map(\.rule.id)))
+    }
+
+    /// Marks `rule` as exercised: the record at hand gave it something to judge.
+    mutating func exercise(_ rule: FlowRule) {
+        if !configuration.disabledRules.contains(rule.id) { exercised.insert(rule.id) }
     }
 
     /// Checks every exchange of a sequence (e.g. a HAR import) and returns the violations in order.
@@ -44,7 +69,7 @@ public struct FlowChecker: Sendable {
     /// Checks exchanges and events in trace order, with events of an events file placed by time.
     public static func check(
         _ records: some Sequence<TraceRecord>, events: [AppEvent] = [], configuration: FlowCheckConfiguration
-    ) -> (violations: [FlowViolation], notes: [String]) {
+    ) -> Outcome {
         var checker = FlowChecker(configuration: configuration)
         var merger = AppEventMerger(events)
         var found: [FlowViolation] = []
@@ -55,7 +80,7 @@ public struct FlowChecker: Sendable {
             found += Self.attaching(record, to: checker.check(record))
         }
         for event in merger.rest() { found += checker.check(event) }
-        return (found, checker.notes + checker.openObligations())
+        return checker.outcome(found)
     }
 
     /// Streams a trace (a ``Trace``'s ``TraceRecords``: exchanges and recorded app
@@ -63,7 +88,7 @@ public struct FlowChecker: Sendable {
     public static func check<Records: AsyncSequence<TraceRecord, any Error>>(
         recording: Records, events: [AppEvent] = [], configuration: FlowCheckConfiguration,
         onViolation: (FlowViolation) -> Void = { _ in }
-    ) async throws -> (violations: [FlowViolation], notes: [String]) {
+    ) async throws -> Outcome {
         var checker = FlowChecker(configuration: configuration)
         var merger = AppEventMerger(events)
         var all: [FlowViolation] = []
@@ -80,7 +105,7 @@ public struct FlowChecker: Sendable {
             take(Self.attaching(record, to: checker.check(record)))
         }
         for event in merger.rest() { take(checker.check(event)) }
-        return (all, checker.notes + checker.openObligations())
+        return checker.outcome(all)
     }
 
     /// `found` with the exchange `record` holds attached to each violation found on it, so reports can show it.
@@ -135,16 +160,25 @@ public struct FlowChecker: Sendable {
         if case .app(let code) = auth, call.succeeded { applicationCodes.insert(code) }
         if let own = call.own, case .app(let code) = auth { devices[own, default: Device()].applicationCode = code }
 
-        if endpoint.isUserCall { checkRegistrationFirst(call, &findings) }
-        if endpoint.id != "M1", endpoint.id != "M12", call.header == nil,
+        if endpoint.isUserCall {
+            exercise(.registrationFirst)
+            checkRegistrationFirst(call, &findings)
+        }
+        if endpoint.id != "M1", endpoint.id != "M12",
             endpoint.pathRegistrationId.map({ issued[$0] != nil }) ?? (firstIssued != nil)
         {
-            findings.report(
-                .registrationHeader, "\(endpoint.id) after registration without the pushregistrationid header")
+            exercise(.registrationHeader)
+            if call.header == nil {
+                findings.report(
+                    .registrationHeader, "\(endpoint.id) after registration without the pushregistrationid header")
+            }
         }
         let applicationCode = call.own.flatMap { devices[$0]?.applicationCode } ?? auth.applicationCode
         if let code = applicationCode {
             let accessRestricted = configuration.accessRestrictedApplicationCodes.contains(code)
+            if accessRestricted || configuration.restrictedApplicationCodes.contains(code) {
+                exercise(.restrictedPersonalData)
+            }
             if endpoint.sendsPersonalData, accessRestricted || configuration.restrictedApplicationCodes.contains(code) {
                 findings.report(
                     .restrictedPersonalData, "\(endpoint.id) sent by the app of restricted application '\(code)'")
@@ -155,6 +189,7 @@ public struct FlowChecker: Sendable {
             }
         }
         if endpoint.id == "M4" || endpoint.id == "M5" {
+            exercise(.personalizeIdentity)
             checkIdentity(call.exchange.request.body, key: "userIdentity") {
                 findings.report(.personalizeIdentity, $0)
             }
@@ -197,8 +232,9 @@ public struct FlowChecker: Sendable {
         return Int(gap.rounded(.down))
     }
 
-    private func checkBackend(_ call: Call, _ findings: inout Findings) {
+    private mutating func checkBackend(_ call: Call, _ findings: inout Findings) {
         let id = call.endpoint.id
+        exercise(.backendCredentials)
         switch call.auth {
         case .missing:
             findings.report(.backendCredentials, "\(id) without an Authorization header")
@@ -214,6 +250,7 @@ public struct FlowChecker: Sendable {
             findings.report(.backendCredentials, "\(id) (People push registration) without the AppCode header")
         }
         if id == "B3" {
+            exercise(.personalizeIdentity)
             checkIdentity(call.exchange.request.body, key: "identity") { findings.report(.personalizeIdentity, $0) }
         }
     }

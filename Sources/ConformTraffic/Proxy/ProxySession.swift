@@ -179,15 +179,16 @@ public struct ProxySession: Sendable {
         guard check else { return .conforms }
         for warning in watch.warnings { err.write(warning) }
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
-        let notes = checker.withLock { $0.notes + $0.openObligations() }
+        let outcome = checker.withLock { $0.outcome(violations.withLock { $0 }) }
         let trace = FlowCheckReport.Trace(
-            path: shownDirectory, violations: violations.withLock { $0 }, notes: notes, exchanges: total.exchanges)
+            path: shownDirectory, violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
+            exchanges: total.exchanges, events: total.events)
         let elapsed = ContinuousClock.now - started
         let result = FlowCheckReport.result(
             [trace], rules: FlowRule.all,
             duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        let outcome = await session.run(result)
-        for p in outcome.problems { problem(p) }
-        return outcome.status
+        let ran = await session.run(result)
+        for p in ran.problems { problem(p) }
+        return ran.status
     }
 }

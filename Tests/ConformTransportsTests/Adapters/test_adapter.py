@@ -17,6 +17,21 @@ for line in sys.stdin:
         sys.stdout.write("this is not json\n")
         sys.stdout.flush()
         continue
+    elif path.endswith("/log-line"):
+        # A log line on stdout, where only replies belong, before the reply itself.
+        sys.stdout.write("INFO starting the exchange\n")
+        reply.update(status=200)
+    elif path.endswith("/wrong-id"):
+        reply["id"] = request["id"] + 1000
+        reply.update(status=200)
+    elif path.endswith("/close-stdin"):
+        # Stops reading requests but keeps running with stdout open: the next request line cannot be written.
+        sys.stdin.close()
+        os.close(0)
+        reply.update(status=200)
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+        time.sleep(300)
     elif path.endswith("/large"):
         body = bytes(range(256)) * (24 * 1024 * 1024 // 256)
         reply.update(status=200, bodyBase64=base64.b64encode(body).decode())

@@ -78,3 +78,9 @@ static inline size_t conform_mhd_header_size(struct MHD_Connection *connection) 
   const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
   return info == NULL ? 0 : info->header_size;
 }
+
+/* The context the connection-notify callback stored for a connection (its socket context), or NULL. */
+static inline void *conform_mhd_socket_context(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return info == NULL ? NULL : info->socket_context;
+}

@@ -113,6 +113,12 @@ extension CommandSpec {
                     and join them with 'conform merge' (docs/sharding.md).
                     """),
             .insecure,
+            OptionSpec(
+                "--proxy", "URL", .text(),
+                help: """
+                    Send every request through the HTTP proxy URL (http://HOST:PORT; CONNECT for
+                    https:// targets), such as a 'record --forward' proxy. No proxy otherwise.
+                    """),
         ] + OptionSpec.clientTLS + OptionSpec.certification + [.verbose, .noColor, .help],
         exitCodes: suiteExitCodes)
 

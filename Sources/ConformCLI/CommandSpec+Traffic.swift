@@ -12,15 +12,34 @@ extension CommandSpec {
         "--no-redact", help: "Keep secrets as they are (never for traffic that leaves your machine).")
 
     static let record = CommandSpec(
-        name: "record", abstract: "Record real traffic through a reverse proxy (redacted by default).",
-        overview: "Record real traffic through a reverse proxy into a recording (redacted by default).",
+        name: "record", abstract: "Record real traffic through a reverse or forward proxy (redacted by default).",
+        overview:
+            "Record real traffic through a reverse proxy, or a forward proxy, into a recording (redacted by default).",
         options: [
             OptionSpec(
-                "--upstream", "URL", .text(), repeatable: true, required: true,
+                "--upstream", "URL", .text(), repeatable: true, usage: true,
                 usageValue: "URL|mobile=URL|backend=URL",
                 help: """
                     Forward every request to URL; or name the upstreams: mobile=URL (paths under
-                    /mobile/) and backend=URL (the rest). Repeatable.
+                    /mobile/) and backend=URL (the rest). Repeatable; required without --forward.
+                    """),
+            OptionSpec(
+                "--forward", usage: true,
+                help: """
+                    Be a forward proxy (the app's or the device's HTTP proxy) instead: CONNECT to an
+                    allowed host is opened with a leaf from the local CA and recorded (docs/devices.md).
+                    """),
+            OptionSpec(
+                "--allow-host", "HOST", .text(), repeatable: true,
+                help: """
+                    With --forward: a host to open and record, HOST (port 443 through CONNECT, 80 for
+                    plain HTTP) or HOST:PORT (repeatable; at least one).
+                    """),
+            OptionSpec(
+                "--other-hosts", "refuse|tunnel", .text(.words(["refuse", "tunnel"])),
+                help: """
+                    With --forward: refuse other hosts (403, the default) or pass CONNECT to them
+                    through undecrypted and unrecorded.
                     """),
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), required: true,

@@ -195,5 +195,9 @@ struct Listeners {
     func announce(_ io: CommandIO) {
         if !tls.about.isEmpty { io.out.write("TLS: \(tls.about)\n") }
         for server in servers.dropFirst() { io.out.write("Also plain HTTP on \(server.baseURL)\n") }
+        let scheme = tls.identity == nil ? "http" : "https"
+        for note in DeviceAddresses.notes(host: servers[0].host, port: servers[0].boundPort, scheme: scheme) {
+            io.out.write(note + "\n")
+        }
     }
 }

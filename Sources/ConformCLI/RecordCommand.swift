@@ -32,12 +32,29 @@ enum RecordCommand {
                     subcommand: "record")
             }
         }
+        let forward = try ForwardOptions.policy(parsed)
+        if forward == nil && upstreams.isEmpty {
+            throw UsageError(
+                message: "--upstream is required (or --forward with --allow-host, for a forward proxy)",
+                subcommand: "record")
+        }
+        if forward != nil && !upstreams.isEmpty {
+            throw UsageError(
+                message: "--upstream names a reverse proxy's upstreams; a forward proxy (--forward) goes to the "
+                    + "--allow-host hosts the app asks for: use one or the other",
+                subcommand: "record")
+        }
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(30)
         let transport = CurlTransport(
             timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody(),
             tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io))
+        if let forward {
+            return try await ForwardOptions.run(
+                policy: forward, parsed: parsed, transport: transport, out: out, redaction: redaction,
+                listen: listen, timeout: timeout, io: io)
+        }
         guard let tls = try ListenerTLS.resolve(parsed, host: listen.host, subcommand: "record", io: io) else {
             return ConformCommand.ExitCode.cannotRun
         }
@@ -57,7 +74,8 @@ enum ProxySessions {
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
         listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [],
         codes: ApplicationCodes = ApplicationCodes(), banner: String,
-        limits proxyLimits: ProxyLimits = .default, tls: ListenerTLS = .plain, io: CommandIO
+        limits proxyLimits: ProxyLimits = .default, tls: ListenerTLS = .plain,
+        configure: (inout ProxySession) -> Void = { _ in }, io: CommandIO
     ) async -> Int32 {
         var proxy = ProxySession(
             upstreams: upstreams, transport: transport, directory: io.resolve(out), shownDirectory: out,
@@ -72,8 +90,12 @@ enum ProxySessions {
             var notes: [String] = []
             if !tls.about.isEmpty { notes.append("TLS: \(tls.about)") }
             for server in listeners.servers.dropFirst() { notes.append("Also plain HTTP on \(server.baseURL)") }
+            notes += DeviceAddresses.notes(
+                host: listen.host, port: listeners.servers[0].boundPort,
+                scheme: tls.identity == nil ? "http" : "https")
             return ProxySession.Listening(baseURL: listeners.baseURL, notes: notes, stop: listeners.stop)
         }
+        configure(&proxy)
         let session = Session(console: HARCommands.console(io: io), reports: reports)
         return await proxy.run(session: session, until: { await Termination.wait() }).rawValue
     }

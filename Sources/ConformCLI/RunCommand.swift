@@ -56,10 +56,12 @@ enum RunCommand {
             return 0
         }
         let clientTLS = try ClientTLSOptions.parse(parsed, subcommand: "run", io: io)
+        let proxy = try ProxyOption.parse(parsed, target: target)
         var transport: any Transport
         do {
             transport = try target.makeTransport(
-                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: clientTLS)
+                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: clientTLS,
+                proxy: proxy)
         } catch {
             io.report(
                 Diagnostic(.runTargetUnavailable, message: "cannot set up the target \(target.description): \(error)"))

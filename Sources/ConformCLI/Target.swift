@@ -104,12 +104,13 @@ enum Target: CustomStringConvertible {
     /// The builtin reference is its own transport, so its latency variant waits without blocking a thread.
     func makeTransport(
         timeout: Duration, insecure: Bool = false, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
-        tls: ClientTLS = ClientTLS()
+        tls: ClientTLS = ClientTLS(), proxy: String? = nil
     ) throws -> any Transport {
         switch self {
         case .builtin(let faults, let variants):
             ReferenceImplementation(configuration: .default, faults: Set(faults), variants: Set(variants))
-        case .http: CurlTransport(timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls)
+        case .http:
+            CurlTransport(timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
         case .exec(let command): ExecTransport(command: command, timeout: timeout, maxBodyBytes: maxBodyBytes)
         }
     }

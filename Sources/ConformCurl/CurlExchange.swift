@@ -10,6 +10,7 @@ enum CurlExchange {
         var insecure: Bool
         var maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
         var tls = ClientTLS()
+        var proxy: String?
     }
 
     /// Configures `handle` for the exchange; the transfer owns everything curl points into until it ends.
@@ -44,7 +45,7 @@ enum CurlExchange {
         setLong(
             h, CURLOPT_HTTP_VERSION,
             settings.tls.http2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1))
-        setString(h, CURLOPT_PROXY, "")
+        setString(h, CURLOPT_PROXY, settings.proxy ?? "")
         setLong(h, CURLOPT_SSL_VERIFYPEER, settings.insecure ? 0 : 1)
         setLong(h, CURLOPT_SSL_VERIFYHOST, settings.insecure ? 0 : 2)
         if let file = settings.tls.caFile { setString(h, CURLOPT_CAINFO, file) }

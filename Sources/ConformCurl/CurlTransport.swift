@@ -21,14 +21,18 @@ public final class CurlTransport: Transport {
 
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
     public let maxBodyBytes: Int
+    /// An HTTP proxy (`http://host:port`) every exchange goes through (`CONNECT` for HTTPS), or `nil` for none; the
+    /// environment's proxy variables are never read.
+    public let proxy: String?
 
     /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn;
     /// `tls` (whose `insecure` is or-ed with `insecure`) says what TLS trusts and presents.
     public init(
         timeout: Duration = .seconds(30), insecure: Bool = false,
         maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
-        tls: ClientTLS = ClientTLS()
+        tls: ClientTLS = ClientTLS(), proxy: String? = nil
     ) {
+        self.proxy = proxy
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.defaultTimeout = timeout
         var tls = tls
@@ -50,7 +54,7 @@ public final class CurlTransport: Transport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let settings = CurlExchange.Settings(
             url: request.url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout),
-            insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls)
+            insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
         let cancelled = CancelFlag()
         let handle = loop.handles.take()
         let transfer: CurlTransfer

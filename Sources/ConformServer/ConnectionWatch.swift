@@ -265,7 +265,17 @@ func conformServerConnection(
     // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED 1.
     if code.rawValue == 0 {
         context.watch.opened(connection)
+        if context.forwarding, let socketContext {
+            let socket = conform_mhd_connection_fd(connection)
+            if let origin = context.pendingOrigins.withLock({ $0.removeValue(forKey: socket) }) {
+                socketContext.pointee = Unmanaged.passRetained(TunnelOrigin(origin)).toOpaque()
+            }
+        }
     } else {
         context.watch.closed(connection)
+        if let socketContext, let raw = socketContext.pointee {
+            Unmanaged<TunnelOrigin>.fromOpaque(raw).release()
+            socketContext.pointee = nil
+        }
     }
 }

@@ -1,6 +1,7 @@
 internal import CMicroHTTPD
 import ConformCore
 import Foundation
+import Synchronization
 
 /// What the C callbacks share: the handler, the limits, the connection watch and the log sink.
 final class ServerContext: Sendable {
@@ -10,12 +11,18 @@ final class ServerContext: Sendable {
     let maxHeaderFields: Int
     let watch: ConnectionWatch
     let log: HTTPServer.LogHandler?
+    /// Whether connections come from a forward proxy's acceptor (``HTTPServer/addConnection(_:origin:)``) rather
+    /// than a listening socket: requests then name their origin, and tunnelled ones get their tunnel's.
+    let forwarding: Bool
+    /// The origins of tunnelled connections handed over but not yet seen opening, by socket.
+    let pendingOrigins = Mutex<[Int32: String]>([:])
     /// The handler when it answers later (the connection is suspended meanwhile), else `nil`; never with a thread
     /// per connection, where the connection's own thread waits.
     let deferred: (any DeferredHTTPHandler)?
     let deferredAnswers = DeferredAnswers()
 
-    init(handler: any HTTPHandler, limits: HTTPServerLimits, log: HTTPServer.LogHandler?) {
+    init(handler: any HTTPHandler, limits: HTTPServerLimits, log: HTTPServer.LogHandler?, forwarding: Bool = false) {
+        self.forwarding = forwarding
         self.handler = handler
         self.maxBodyBytes = limits.maxBodyBytes
         self.maxHeaderBytes = limits.maxHeaderBytes
@@ -44,6 +51,8 @@ final class Upload {
     /// A body without a declared length grew past the limit: the rest is read and dropped, then 413 is answered.
     var overLimit = false
     var body = Data()
+    /// The absolute URL the handler gets in forwarding mode (a tunnelled request's origin and target).
+    var forwardURL: String?
     /// Set once a deferred handler has the request; its answer arrives here.
     var pending: PendingAnswer?
 
@@ -117,6 +126,14 @@ func conformServerAccess(
             upload.refused = true
             return queue(refusal, on: connection)
         }
+        if context.forwarding {
+            switch forwardedURL(connection, upload.rawURI) {
+            case .failure(let refusal):
+                upload.refused = true
+                return queue(context.response(for: refusal), on: connection)
+            case .success(let url): upload.forwardURL = url
+            }
+        }
         // A body of known length (or none) that has fully arrived is never judged slow.
         if upload.headerFields["Transfer-Encoding"] == nil {
             context.watch.bodyLength(connection, Int(upload.headerFields["Content-Length"] ?? "0") ?? 0)
@@ -154,7 +171,7 @@ func conformServerAccess(
 
     let request = HTTPRequest(
         method: HTTPMethod(String(decoding: methodBytes, as: UTF8.self)),
-        url: String(decoding: upload.rawURI, as: UTF8.self),
+        url: upload.forwardURL ?? String(decoding: upload.rawURI, as: UTF8.self),
         headerFields: upload.headerFields,
         body: upload.body)
     upload.body = Data()
@@ -166,6 +183,36 @@ func conformServerAccess(
         return .YES
     }
     return queue(context.handler.handle(request), on: connection)
+}
+
+/// The origin of a tunnelled connection, kept as the connection's socket context from open to close.
+final class TunnelOrigin: Sendable {
+    let origin: String
+    init(_ origin: String) { self.origin = origin }
+}
+
+/// The URL a forwarding server's handler gets: a tunnelled request's origin joined to its origin-form target;
+/// a plain one's target as sent. HTTPS is only ever spoken inside a tunnel, and a tunnel carries origin-form requests
+/// only (a `CONNECT` or an absolute URL inside one is refused, so a tunnel cannot lead anywhere else).
+func forwardedURL(_ connection: OpaquePointer, _ target: [UInt8]) -> Result<String, RequestHeadRules.Refusal> {
+    let text = String(decoding: target, as: UTF8.self)
+    if let raw = conform_mhd_socket_context(connection) {
+        let tunnel = Unmanaged<TunnelOrigin>.fromOpaque(raw).takeUnretainedValue()
+        guard target.first == UInt8(ascii: "/") else {
+            return .failure(
+                .badRequest(
+                    "request target '\(text.prefix(200))' inside the tunnel to \(tunnel.origin) is not origin-form; "
+                        + "send /path?query (a CONNECT or an absolute URL inside a tunnel is not followed)"))
+        }
+        return .success(tunnel.origin + text)
+    }
+    if text.prefix(8).lowercased() == "https://" {
+        return .failure(
+            .badRequest(
+                "request target '\(text.prefix(200))' asks for HTTPS in plain text; open it with CONNECT "
+                    + "(set the proxy for HTTPS too)"))
+    }
+    return .success(text)
 }
 
 private func tooLarge(_ context: ServerContext) -> HTTPResponse {

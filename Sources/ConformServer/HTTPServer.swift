@@ -25,9 +25,12 @@ public final class HTTPServer: Sendable {
     private let running = Mutex<RunningDaemon?>(nil)
 
     /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.
+    ///
+    /// With `forwarding`, the server opens no socket of its own: a forward proxy's acceptor hands it connections
+    /// (``addConnection(_:origin:)``) and it serves them with the same head rules and limits.
     public init(
         handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
-        tls: TLSIdentity? = nil, log: LogHandler? = nil
+        tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false
     ) throws {
         guard let address = ListenAddress(host: host) else {
             throw HTTPServerError(
@@ -54,7 +57,7 @@ public final class HTTPServer: Sendable {
         self.tls = tls
         self.requestedPort = port
         self.address = address
-        self.context = ServerContext(handler: handler, limits: limits, log: log)
+        self.context = ServerContext(handler: handler, limits: limits, log: log, forwarding: forwarding)
     }
 
     deinit { stop() }
@@ -92,6 +95,30 @@ public final class HTTPServer: Sendable {
     /// Waiting connections shut down so far to keep room for new clients (``HTTPServerLimits/waitingBudget``).
     public var crowdedDisconnects: Int { context.watch.crowdedCount }
 
+    /// Serves an accepted connection (a forwarding server's): `origin` (`https://host:port`) is the origin of a
+    /// tunnel, joined to each request's origin-form target; `nil` for a plain connection whose requests name their
+    /// URL. The server owns and closes `socket` in any case; `false` when it is not running or refused it.
+    public func addConnection(_ socket: Int32, origin: String?) -> Bool {
+        guard let daemon = running.withLock({ $0?.daemon }) else {
+            close(socket)
+            return false
+        }
+        if let origin { context.pendingOrigins.withLock { $0[socket] = origin } }
+        var peer = sockaddr_in()
+        peer.sin_family = sa_family_t(AF_INET)
+        peer.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let added = withUnsafePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                MHD_add_connection(daemon.pointer, socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if added != .YES {
+            context.pendingOrigins.withLock { _ = $0.removeValue(forKey: socket) }
+            return false
+        }
+        return true
+    }
+
     /// The port the server listens on, or 0 when it is not running.
     public var boundPort: UInt16 { running.withLock { $0?.port ?? 0 } }
 
@@ -113,6 +140,7 @@ public final class HTTPServer: Sendable {
             | (limits.threadPerConnection
                 ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue)
         if case .v6 = address { flags |= MHD_USE_IPv6.rawValue }
+        if context.forwarding { flags |= MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue }
         if context.deferred != nil { flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue }
         let hasLog = context.log != nil
         if hasLog { flags |= MHD_USE_ERROR_LOG.rawValue }

@@ -52,7 +52,7 @@ import Testing
     @Test func aRequiredOptionIsAUsageErrorWhenMissing() async {
         let result = await conformInProcess(["record", "--upstream", "http://127.0.0.1:1"])
         #expect(result.code == 64)
-        #expect(result.err.hasPrefix("Error: missing --out DIRECTORY\nUsage: conform record --upstream "))
+        #expect(result.err.hasPrefix("Error: missing --out DIRECTORY\nUsage: conform record [--upstream "))
     }
 
     @Test func anUnknownOptionSuggestsTheClosestDeclaredOne() throws {

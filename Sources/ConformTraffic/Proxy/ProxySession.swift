@@ -35,6 +35,9 @@ public struct ProxySession: Sendable {
     /// How the proxy's handler is served: by default one plain-HTTP ``HTTPServer`` on ``listen``; the command line
     /// gives its listeners (HTTPS, or both).
     public var serving: @Sendable (any HTTPHandler, HTTPServerLimits) throws -> Listening
+    /// Forward mode (`record --forward`): the hosts the proxy opens and records; ``serving`` then starts a
+    /// ``ForwardProxyServer``. `nil` for a reverse proxy.
+    public var forward: ForwardPolicy?
 
     /// A proxy being served: the address clients use, what more the first lines say about it, how to stop it.
     public struct Listening: Sendable {
@@ -115,9 +118,10 @@ public struct ProxySession: Sendable {
                 count.withLock { $0.events += 1 }
                 out.write("App event \(event.seq): \(event.kind)\n")
                 checked(.event(event))
-            }, limits: limits, profile: profile)
+            }, limits: limits, profile: profile, forward: forward)
         // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
-        // comes); the proxy's limits bound how many wait and for how long.
+        // comes); the proxy's limits bound how many wait and for how long. The forward proxy's server keeps a thread
+        // per connection (`ForwardProxyServer`).
         let serverLimits = HTTPServerLimits.default
         let server: Listening
         do {
@@ -130,12 +134,29 @@ public struct ProxySession: Sendable {
                     help: "pick a free port, or 0 for any"))
             return .cannotRun
         }
-        let targets = upstreams.sorted { $0.key < $1.key }.map { $0.key == "*" ? $0.value : "\($0.key) → \($0.value)" }
         let base = server.baseURL
-        out.write("\(banner) on \(base) (forwarding to \(targets.joined(separator: ", "))) into \(shownDirectory)\n")
-        for note in server.notes { out.write(note + "\n") }
-        out.write("Point the app's base URL at \(base). Press Ctrl-C to stop.\n")
-        out.write("App events: POST \(base)\(RecordingProxy.eventsPath) (never forwarded).\n")
+        if let forward {
+            let hosts = forward.allowed.map(\.description).joined(separator: ", ")
+            out.write("\(banner) as a forward proxy on \(base) (opening \(hosts)) into \(shownDirectory)\n")
+            out.write(
+                forward.otherHosts == .tunnel
+                    ? "Other hosts: tunnelled through CONNECT without decryption, not recorded\n"
+                    : "Other hosts: refused (403)\n")
+            for note in server.notes { out.write(note + "\n") }
+            out.write("Set \(base) as the app's or the device's HTTP proxy. Press Ctrl-C to stop.\n")
+            out.write(
+                "App events: POST http://\(ForwardPolicy.eventsHost)\(RecordingProxy.eventsPath) through the proxy "
+                    + "(never forwarded).\n")
+        } else {
+            let targets = upstreams.sorted { $0.key < $1.key }.map {
+                $0.key == "*" ? $0.value : "\($0.key) → \($0.value)"
+            }
+            out.write(
+                "\(banner) on \(base) (forwarding to \(targets.joined(separator: ", "))) into \(shownDirectory)\n")
+            for note in server.notes { out.write(note + "\n") }
+            out.write("Point the app's base URL at \(base). Press Ctrl-C to stop.\n")
+            out.write("App events: POST \(base)\(RecordingProxy.eventsPath) (never forwarded).\n")
+        }
         await stop()
         server.stop()
         writer.sync()

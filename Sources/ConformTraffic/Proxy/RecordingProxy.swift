@@ -1,4 +1,5 @@
 import ConformCore
+import ConformServer
 import ConformTransports
 import Foundation
 
@@ -26,6 +27,8 @@ public struct RecordingProxy: Sendable {
     public let profile: ProtocolProfile
     /// The profile's envelope, in which the proxy's own refusals (and the server's, through the adapter) are written.
     public var errorEnvelope: ErrorEnvelope { profile.errorEnvelope }
+    /// In forward mode (`record --forward`) the hosts requests may name; `nil` for a reverse proxy.
+    public let forwardPolicy: ForwardPolicy?
     let gate: AdmissionGate
 
     public init(
@@ -33,9 +36,10 @@ public struct RecordingProxy: Sendable {
         onExchange: @escaping @Sendable (RecordedExchange) -> Void = { _ in },
         onError: @escaping @Sendable (String) -> Void = { _ in },
         onEvent: @escaping @Sendable (AppEvent) -> Void = { _ in }, limits: ProxyLimits = .default,
-        profile: ProtocolProfile = .none
+        profile: ProtocolProfile = .none, forward: ForwardPolicy? = nil
     ) {
         self.gate = AdmissionGate(limits: limits)
+        self.forwardPolicy = forward
         self.profile = profile
         self.upstreams = upstreams.mapValues { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.transport = transport
@@ -65,6 +69,7 @@ public struct RecordingProxy: Sendable {
     /// their turn under ``limits``: 503 when too many wait or one waits too long, 504 when the upstream takes longer
     /// than the request deadline (recorded as the client saw it).
     public func forward(_ request: HTTPRequest) async -> HTTPResponse {
+        if let forwardPolicy { return await forwardToOrigin(request, policy: forwardPolicy) }
         if let problem = Self.targetProblem(request.url) {
             return refusal(
                 400, "BAD_REQUEST_TARGET", "request target \(HTTPSyntax.quoted(request.url)) \(problem)")
@@ -74,6 +79,11 @@ public struct RecordingProxy: Sendable {
         guard let base = upstreams[name] ?? upstreams["*"] else {
             return refusal(502, "BAD_GATEWAY", "no upstream is configured for \(HTTPSyntax.quoted(request.path))")
         }
+        return await send(request, upstream: name, base: base)
+    }
+
+    /// Sends an origin-form `request` to `base` under the limits, recording it as `name`'s exchange.
+    func send(_ request: HTTPRequest, upstream name: String, base: String) async -> HTTPResponse {
         let deadline = limits.requestDeadline
         let upstream = RecordingTransport(
             inner: DeadlineTransport(

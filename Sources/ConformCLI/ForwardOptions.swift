@@ -1,0 +1,123 @@
+import ConformCore
+import ConformDiagnostics
+import ConformServer
+import ConformTLS
+import ConformTraffic
+
+/// `record --forward`: the allowed hosts, what to do with others, and the forward proxy serving the session.
+enum ForwardOptions {
+    /// The policy `--forward`, `--allow-host` and `--other-hosts` ask for; `nil` without `--forward`.
+    static func policy(_ parsed: Arguments) throws(UsageError) -> ForwardPolicy? {
+        let hosts = parsed.values("--allow-host")
+        let other = parsed.value("--other-hosts")
+        guard parsed.has("--forward") else {
+            if !hosts.isEmpty || other != nil {
+                throw UsageError(
+                    message: "--allow-host and --other-hosts belong to a forward proxy; add --forward",
+                    subcommand: "record")
+            }
+            return nil
+        }
+        if hosts.isEmpty {
+            throw UsageError(
+                message: "--forward needs at least one --allow-host HOST: the hosts the proxy opens and records",
+                subcommand: "record")
+        }
+        var allowed: [ForwardAuthority] = []
+        for text in hosts {
+            guard let authority = ForwardAuthority(text), ServerName(authority.host) != nil else {
+                throw UsageError(
+                    message: "--allow-host takes HOST or HOST:PORT (no scheme or path), got \(HTTPSyntax.quoted(text))",
+                    subcommand: "record")
+            }
+            if ForwardPolicy.isEventsHost(authority.host) {
+                throw UsageError(
+                    message: "--allow-host \(text): \(ForwardPolicy.eventsHost) is the proxy's own host for app events",
+                    subcommand: "record")
+            }
+            allowed.append(authority)
+        }
+        guard let otherHosts = ForwardPolicy.OtherHosts(rawValue: other ?? "refuse") else {
+            throw UsageError(
+                message: "--other-hosts takes refuse or tunnel, got \(HTTPSyntax.quoted(other ?? ""))",
+                subcommand: "record")
+        }
+        for option in ["--tls", "--tls-cert", "--tls-port", "--tls-name"]
+        where parsed.has(option) || parsed.value(option) != nil {
+            throw UsageError(
+                message: "\(option) is for a reverse proxy; a forward proxy takes plain HTTP and CONNECT, and opens "
+                    + "each allowed host with a leaf of its own from the local CA",
+                subcommand: "record")
+        }
+        return ForwardPolicy(allowed: allowed, otherHosts: otherHosts)
+    }
+
+    /// Runs the session as a forward proxy: leaves per intercepted host from the local CA (made on first use).
+    static func run(
+        policy: ForwardPolicy, parsed: Arguments, transport: any Transport, out: String, redaction: RedactionPolicy,
+        listen: (host: String, port: UInt16), timeout: Duration, io: CommandIO
+    ) async throws(UsageError) -> Int32 {
+        let reports = try ProxySessions.reports(parsed, subcommand: "record", io: io)
+        guard let store = CACommand.store(io) else { return ConformCommand.ExitCode.cannotRun }
+        let authority: CertificateAuthority
+        do {
+            let (loaded, created) = try store.loadOrCreate()
+            if created {
+                io.out.write(
+                    "Made the local CA in \(store.directory); run 'conform ca' to export it for clients and devices\n")
+            }
+            authority = loaded
+        } catch {
+            io.report(Diagnostic(.tlsUnusable, message: error.message, help: "see docs/tls.md"))
+            return ConformCommand.ExitCode.cannotRun
+        }
+        let leaves = LeafCache(authority: authority)
+        let fingerprint = authority.certificate.sha256Fingerprint
+        return await ProxySessions.run(
+            upstreams: [:], transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
+            listen: listen, check: parsed.has("--check"), reports: reports,
+            codes: try ProxySessions.codes(parsed, subcommand: "record"), banner: "Recording",
+            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)),
+            configure: { session in
+                session.forward = policy
+                session.serving = { handler, serverLimits in
+                    let server = try ForwardProxyServer(
+                        handler: handler, host: listen.host, port: listen.port, limits: serverLimits,
+                        policy: policy,
+                        identity: { host in
+                            guard let name = ServerName(host), let leaf = try? leaves.leaf(for: [name]) else {
+                                return nil
+                            }
+                            return TLSIdentity(keyPEM: leaf.key.pem, certificatePEM: leaf.certificate.pem)
+                        })
+                    try server.start()
+                    var notes = ["TLS: allowed hosts are opened with leaves from the local CA (SHA-256 \(fingerprint))"]
+                    notes += DeviceAddresses.notes(host: listen.host, port: server.boundPort, scheme: "http")
+                    return ProxySession.Listening(baseURL: server.baseURL, notes: notes, stop: server.stop)
+                }
+            }, io: io)
+    }
+}
+
+/// What a listener on every interface tells the user: the addresses a phone on the same network uses, and the risk.
+enum DeviceAddresses {
+    /// Nothing for a listener on one address; for `0.0.0.0` or `::`, one line per non-loopback address and a warning.
+    static func notes(host: String, port: UInt16, scheme: String) -> [String] {
+        guard ["0.0.0.0", "::", "[::]"].contains(host) else { return [] }
+        let addresses = ListenerTLS.localAddresses().filter { !$0.hasPrefix("127.") && $0 != "::1" }
+        var notes = [
+            "Listening on every interface: anyone who can reach this machine can use it, and the credentials the app "
+                + "sends pass through it; stop it when you are done (docs/devices.md)"
+        ]
+        if addresses.isEmpty {
+            notes.append(
+                "This machine has no address but loopback: a device over USB can use adb reverse tcp:\(port) tcp:\(port)"
+            )
+        }
+        for address in addresses {
+            let shown = address.contains(":") ? "[\(address)]" : address
+            notes.append("From a device on this network: \(scheme)://\(shown):\(port)")
+        }
+        return notes
+    }
+}

@@ -110,7 +110,9 @@ let package = Package(
             name: "conform-bench-runner", dependencies: ["ConformBenchSupport"], path: "bench/runner/Sources"),
         .executableTarget(
             name: "conform-bench-replay",
-            dependencies: ["ConformCore", "ConformCurl", "ConformReference", "ConformTraffic"],
+            dependencies: [
+                "ConformCore", "ConformCurl", "ConformMobileMessaging", "ConformReference", "ConformTraffic",
+            ],
             path: "bench/replay/Sources"
         ),
         .target(

@@ -63,7 +63,11 @@ enum ReplayCommand {
             // Only a requested report keeps a step per exchange that passed; the console counts them.
             let started = ContinuousClock.now
             let outcome = try await session.run { events in
-                let collector = ResultCollector(keepsPasses: session.writesReports, events: events)
+                // Without a report the console shows each step as it comes: the result keeps the first thousand
+                // that did not pass and counts the rest, so memory does not grow with the recording.
+                let collector = ResultCollector(
+                    keepsPasses: session.writesReports, maxKeptSteps: session.writesReports ? .max : 1000,
+                    events: events)
                 let onOutcome: @Sendable (ReplayOutcome) -> Void = { replayed in
                     let outcome = hints.annotate(replayed)
                     progress.tick()

@@ -16,16 +16,26 @@ public final class ResultCollector: Sendable {
         var order: [String] = []
         var groups: [String: Group] = [:]
         var passesNotKept = 0
+        /// Steps that did not pass, kept so far, and those counted beyond ``maxKeptSteps``, by verdict.
+        var kept = 0
+        var othersNotKept: [Verdict: Int] = [:]
     }
 
     private let state = Mutex(State())
     /// Whether passed steps are kept, or only counted (a long replay whose console needs only their number).
     public let keepsPasses: Bool
+    /// With ``keepsPasses`` off, the most steps that did not pass kept in the result; the rest are counted by verdict
+    /// (``RunResult/othersNotKept``), so a replay of millions of differing exchanges holds a bounded result. Every
+    /// step still goes to `events` as it comes, which is where the console shows it.
+    public let maxKeptSteps: Int
     private let events: @Sendable (RunEvent) -> Void
 
     /// A collector that hands each step to `events` as it is added.
-    public init(keepsPasses: Bool = true, events: @escaping @Sendable (RunEvent) -> Void = { _ in }) {
+    public init(
+        keepsPasses: Bool = true, maxKeptSteps: Int = .max, events: @escaping @Sendable (RunEvent) -> Void = { _ in }
+    ) {
         self.keepsPasses = keepsPasses
+        self.maxKeptSteps = maxKeptSteps
         self.events = events
     }
 
@@ -46,6 +56,11 @@ public final class ResultCollector: Sendable {
                 s.passesNotKept += 1
                 return
             }
+            if !keepsPasses && s.kept >= maxKeptSteps {
+                s.othersNotKept[step.verdict, default: 0] += 1
+                return
+            }
+            s.kept += 1
             s.groups[id]!.steps.append(step)
         }
     }
@@ -58,7 +73,9 @@ public final class ResultCollector: Sendable {
     public func result(
         _ command: RunResult.Command, target: String, duration: Double, sortedByLine: Bool = false
     ) -> RunResult {
-        let (groups, passesNotKept) = state.withLock { s in (s.order.compactMap { s.groups[$0] }, s.passesNotKept) }
+        let (groups, passesNotKept, othersNotKept) = state.withLock { s in
+            (s.order.compactMap { s.groups[$0] }, s.passesNotKept, s.othersNotKept)
+        }
         let suites = groups.map { group in
             var steps = group.steps
             if sortedByLine {
@@ -69,6 +86,7 @@ public final class ResultCollector: Sendable {
         }
         var result = RunResult(command: command, suites: suites, duration: duration, target: target)
         result.passesNotKept = passesNotKept
+        result.othersNotKept = othersNotKept
         return result
     }
 }

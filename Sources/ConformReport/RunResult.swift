@@ -30,6 +30,9 @@ public struct RunResult: Sendable, Hashable {
     /// Steps that passed and were counted but not kept (``ResultCollector/keepsPasses``): a long replay shown only
     /// on the console keeps the exchanges that did not pass. Counted in ``counts`` and ``stepCount``.
     public var passesNotKept = 0
+    /// Steps that did not pass, counted but not kept past ``ResultCollector/maxKeptSteps``, by verdict (a replay
+    /// of millions of differing exchanges shown only on the console). Counted in ``counts`` and ``stepCount``.
+    public var othersNotKept: [Verdict: Int] = [:]
     /// What a suite run covered (its selection, its share of the bundled plan, its shard), which decides whether it
     /// is certifiable (``certifiability``); `nil` for other commands.
     public var scope: RunScope?
@@ -55,11 +58,14 @@ public struct RunResult: Sendable, Hashable {
     public var steps: [StepResult] { suites.flatMap(\.steps) }
 
     /// How many steps the run holds.
-    public var stepCount: Int { suites.reduce(passesNotKept) { $0 + $1.steps.count } }
+    public var stepCount: Int {
+        suites.reduce(passesNotKept + othersNotKept.values.reduce(0, +)) { $0 + $1.steps.count }
+    }
 
     /// Number of steps with each verdict.
     public var counts: [Verdict: Int] {
         var out: [Verdict: Int] = passesNotKept > 0 ? [.pass: passesNotKept] : [:]
+        for (verdict, count) in othersNotKept { out[verdict, default: 0] += count }
         for suite in suites { for step in suite.steps { out[step.verdict, default: 0] += 1 } }
         return out
     }

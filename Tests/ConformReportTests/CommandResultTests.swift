@@ -2,6 +2,7 @@ import ConformCore
 import ConformDiagnostics
 import ConformReport
 import Foundation
+import Synchronization
 import Testing
 
 /// One result model for every command: its words, its locations, its exit status, and the JSON it round-trips through.
@@ -145,5 +146,23 @@ import Testing
         #expect(result.stepCount == 3)
         #expect(result.counts == [.pass: 2, .fail: 1])
         #expect(result.suites.count == 1)
+    }
+
+    @Test func stepsThatDidNotPassAreKeptUpToTheBoundAndCountedBeyond() {
+        let shown = Mutex(0)
+        let collector = ResultCollector(keepsPasses: false, maxKeptSteps: 3) { event in
+            if case .stepFinished = event { shown.withLock { $0 += 1 } }
+        }
+        let group = ResultGroup(kind: .deviceFlow, id: "flow d1", title: "d1", file: "t")
+        let verdicts: [Verdict] = Array(repeating: .fail, count: 500) + Array(repeating: .error, count: 200) + [.pass]
+        for step in Self.result(.replay, verdicts).steps { collector.add(step, to: group) }
+        let result = collector.result(.replay, target: "t", duration: 0)
+        // Three steps are kept whatever the length; every step is counted, and every one was handed on as it came.
+        #expect(result.steps.count == 3)
+        #expect(result.othersNotKept == [.fail: 497, .error: 200])
+        #expect(result.counts == [.pass: 1, .fail: 500, .error: 200])
+        #expect(result.stepCount == 701)
+        #expect(shown.withLock { $0 } == 701)
+        #expect(result.status == .mismatch)
     }
 }

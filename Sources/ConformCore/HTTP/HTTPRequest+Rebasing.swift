@@ -65,7 +65,8 @@ extension HTTPSyntax {
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             return "is not http:// or https://"
         }
-        guard isTarget(base), !base.contains("?"), !base.contains("#"), !base.contains("\\") else {
+        let delimiters: [UInt8] = [UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "\\")]
+        guard isTarget(base), !base.utf8.contains(where: delimiters.contains) else {
             return "holds a query, a fragment, a backslash, spaces or control characters"
         }
         if URLParts(base).authority.isEmpty { return "names no host" }

@@ -9,10 +9,13 @@ public enum HTTPSyntax {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                     UInt8(ascii: "A")...UInt8(ascii: "Z"):
                     true
-                default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+                default: tokenSymbols.contains(byte)
                 }
             }
     }
+
+    /// The punctuation a token may hold, built once (every header name of every request is checked).
+    private static let tokenSymbols = Array("!#$%&'*+-.^_`|~".utf8)
 
     /// A header value with no CR, LF or NUL (other bytes are sent as they are).
     public static func isFieldValue(_ text: String) -> Bool {

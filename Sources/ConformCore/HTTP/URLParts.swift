@@ -58,8 +58,15 @@ public struct URLParts: Sendable, Hashable {
 
     /// The host and port of the origin, e.g. `127.0.0.1:8080`.
     public var authority: String {
-        guard let range = origin.range(of: "://") else { return origin }
-        return String(origin[range.upperBound...])
+        // An origin holds `://` once, after its scheme; searched as bytes, without Foundation.
+        let utf8 = Substring(origin).utf8
+        var i = utf8.startIndex
+        while i != utf8.endIndex {
+            let rest = utf8[i...]
+            if rest.starts(with: "://".utf8) { return String(Substring(rest.dropFirst(3))) }
+            i = utf8.index(after: i)
+        }
+        return origin
     }
 
     /// Query parameters in order, percent-decoded.

@@ -16,6 +16,8 @@ public struct ReplayOptions: Sendable {
     public var concurrentFlows: Bool
     /// Most mismatching exchanges kept in the summary (all are still counted and reported through the handler).
     public var maxKeptMismatches: Int
+    /// Most transient ids (message and bulk ids) kept mapped at once (``IdentifierMap/transientLimit``).
+    public var transientIdentifiers = 65_536
     /// With `--shard K/N`: the exchanges this shard sends (the others are skipped); `nil` sends all.
     public var partition: ReplayPartition?
     /// How fast to send (`--speed`, `--rate`); `.max` by default.
@@ -140,8 +142,9 @@ public struct Replayer: Sendable {
     public func replay<S: AsyncSequence & Sendable>(
         sequence: S, onOutcome: @escaping @Sendable (ReplayOutcome) -> Void = { _ in }
     ) async throws -> ReplaySummary where S.Element == RecordedExchange {
-        let state = ReplayState(
-            ReplaySummary(identifiers: IdentifierMap(options.substitutions)), expectedSide: options.substitutions)
+        var identifiers = IdentifierMap(options.substitutions)
+        identifiers.transientLimit = options.transientIdentifiers
+        let state = ReplayState(ReplaySummary(identifiers: identifiers), expectedSide: options.substitutions)
         let scheduler = FlowScheduler<Scheduled>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
             item in
             let outcome = await transport.preferringExecutor { await self.run(item, state: state) }
@@ -224,12 +227,16 @@ public struct Replayer: Sendable {
             latency = clock.now - sentAt
         } else {
             do {
-                let live = ContentDecoding.decoded(try await transport.send(request))
+                // Rebased once, above: what goes out is `sent`, through the transport the rebasing one wraps.
+                let wire = (transport as? RebasedTransport)?.inner ?? transport
+                let live = ContentDecoding.decoded(try await wire.send(sent))
                 latency = clock.now - sentAt
                 outcome.actual = live
-                // Each body is decoded and parsed once: for learning ids and for the comparison.
+                // Each body is decoded and parsed at most once: for learning ids and for the comparison. Bodies equal
+                // byte for byte hold the same ids (nothing to learn), so they are parsed only if the comparison needs
+                // them (when remapping changed the expected body).
                 let recorded = ContentDecoding.decoded(exchange.response)
-                let recordedJSON = JSONValue.parsedBody(recorded.body)
+                let recordedJSON = recorded.body == live.body ? nil : JSONValue.parsedBody(recorded.body)
                 let liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
                 outcome.expected = state.summary.withLock { summary in
                     if let recordedJSON, let liveJSON {
@@ -289,28 +296,61 @@ public struct Replayer: Sendable {
     /// `response` with `from` (an origin) replaced by `to` in its text body and header values; a longer origin that
     /// merely starts with `from` (`http://a.example` in `http://a.example.org`) is left alone.
     public static func mapOrigin(_ response: HTTPResponse, from: String, to: String) -> HTTPResponse {
-        func mapped(_ text: String) -> String? {
-            guard text.contains(from) else { return nil }
-            var out = ""
-            var rest = Substring(text)
-            while let range = rest.range(of: from) {
-                out += rest[..<range.lowerBound]
-                let next = rest[range.upperBound...].first
-                // An origin ends at a path, query, fragment, quote, space or the end of the text.
-                let ends = next.map { "/?#\"' \\<>,)]}".contains($0) } ?? true
-                out += ends ? to : from
-                rest = rest[range.upperBound...]
-            }
-            return out + rest
-        }
+        let pattern = Array(from.utf8)
+        guard !pattern.isEmpty else { return response }
         var out = response
-        if let text = String(validating: response.body, as: UTF8.self), let body = mapped(text) {
-            out.body = Data(body.utf8)
+        // Bytes are searched as bytes: most bodies and header values do not name the origin, and are left as they are.
+        if String(validating: response.body, as: UTF8.self) != nil,
+            let body = response.body.withUnsafeBytes({ mappedOrigin(in: $0.bindMemory(to: UInt8.self), pattern, to) })
+        {
+            out.body = Data(body)
         }
-        out.headerFields = HTTPFields(
-            response.headerFields.map { HTTPFields.Field(name: $0.name, value: mapped($0.value) ?? $0.value) })
+        if response.headerFields.contains(where: { $0.value.utf8.count >= pattern.count }) {
+            var changed = false
+            let fields = response.headerFields.map { field in
+                var value = field.value
+                let mapped = value.withUTF8 { mappedOrigin(in: $0, pattern, to) }
+                if let mapped {
+                    changed = true
+                    return HTTPFields.Field(name: field.name, value: String(decoding: mapped, as: UTF8.self))
+                }
+                return field
+            }
+            if changed { out.headerFields = HTTPFields(fields) }
+        }
         return out
     }
+
+    /// `text` with each occurrence of the origin `pattern` replaced by `to`, or `nil` when none is; a longer origin
+    /// that merely starts with it is left alone.
+    private static func mappedOrigin(in text: UnsafeBufferPointer<UInt8>, _ pattern: [UInt8], _ to: String) -> [UInt8]?
+    {
+        guard text.count >= pattern.count, let first = pattern.first else { return nil }
+        var out: [UInt8]?
+        var copied = 0
+        var i = 0
+        let last = text.count - pattern.count
+        while i <= last {
+            guard text[i] == first, pattern.indices.allSatisfy({ text[i + $0] == pattern[$0] }) else {
+                i += 1
+                continue
+            }
+            let end = i + pattern.count
+            // An origin ends at a path, query, fragment, quote, space or the end of the text.
+            if end == text.count || originEnds.contains(text[end]) {
+                if out == nil { out = [] }
+                out!.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<i]))
+                out!.append(contentsOf: to.utf8)
+                copied = end
+            }
+            i = end
+        }
+        guard var out else { return nil }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied...]))
+        return out
+    }
+
+    private static let originEnds = Set("/?#\"' \\<>,)]}".utf8)
 
     /// Counts `outcome` as an exchange the replay cannot judge and keeps it among the first that did not pass.
     private func unjudged(_ outcome: ReplayOutcome, state: ReplayState) -> ReplayOutcome {

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReference
 import ConformTraffic
 import Foundation
@@ -49,7 +50,10 @@ enum ReplayBenchmark {
         let transport: any Transport =
             target == nil ? InProcessTransport(ReferenceImplementation()) : CurlTransport(timeout: .seconds(10))
         let base = target.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? "http://mobile.conform.invalid"
-        let writer = try RecordingWriter(directory: dir, redaction: args.contains("--no-redact") ? .disabled : .default)
+        // The protocol's redaction, as `conform record` applies it: the reference's documented credentials are public.
+        let redaction =
+            args.contains("--no-redact") ? RedactionPolicy.disabled : RedactionPolicy(profile: .mobileMessaging)
+        let writer = try RecordingWriter(directory: dir, redaction: redaction)
         var ids = [String](repeating: "", count: devices)
         let clock = ContinuousClock()
         let start = clock.now

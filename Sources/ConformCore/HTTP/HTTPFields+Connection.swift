@@ -14,7 +14,7 @@ extension HTTPFields {
         var named: Set<String> = []
         for value in values(for: "Connection") {
             for token in value.split(separator: ",") {
-                named.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
+                named.insert(token.trimmingWhitespace.lowercased())
             }
         }
         return HTTPFields(

@@ -150,7 +150,9 @@ public final class RecordingWriter: Sendable {
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
             if state.nextSeq != expected {
                 exchange.seq = state.nextSeq
-                line = Self.renumbered(line, from: expected, to: exchange.seq) ?? exchange.boundedJSONLine(limit: maxLineBytes)
+                line =
+                    Self.renumbered(line, from: expected, to: exchange.seq)
+                    ?? exchange.boundedJSONLine(limit: maxLineBytes)
             }
             try write(line, into: &state)
             state.nextSeq += 1

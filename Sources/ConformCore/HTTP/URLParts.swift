@@ -58,13 +58,14 @@ public struct URLParts: Sendable, Hashable {
 
     /// The host and port of the origin, e.g. `127.0.0.1:8080`.
     public var authority: String {
-        // An origin holds `://` once, after its scheme; searched as bytes, without Foundation.
-        let utf8 = Substring(origin).utf8
-        var i = utf8.startIndex
-        while i != utf8.endIndex {
-            let rest = utf8[i...]
-            if rest.starts(with: "://".utf8) { return String(Substring(rest.dropFirst(3))) }
-            i = utf8.index(after: i)
+        // A byte search: Foundation's `range(of:)` would cost more than the rest of the parse.
+        let utf8 = origin.utf8
+        var index = utf8.startIndex
+        while let colon = utf8[index...].firstIndex(of: UInt8(ascii: ":")) {
+            if utf8[colon...].starts(with: "://".utf8) {
+                return String(Substring(utf8[utf8.index(colon, offsetBy: 3)...]))
+            }
+            index = utf8.index(after: colon)
         }
         return origin
     }

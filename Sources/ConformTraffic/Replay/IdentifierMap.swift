@@ -114,8 +114,7 @@ public struct IdentifierMap: Sendable, Hashable {
     /// The bytes with every mapped token replaced, or `nil` when none is mapped (most text holds none, and is
     /// returned as it came). A token is looked up only when some recorded id has its length.
     private func replacingTokens(in utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        var result: [UInt8]?
-        var copied = 0
+        var splice = ByteSplice()
         var i = 0
         while i < utf8.count {
             guard Self.isTokenByte(utf8[i]) else {
@@ -127,16 +126,11 @@ public struct IdentifierMap: Sendable, Hashable {
             if j - i >= 3, keyLengths[min(j - i, Self.longKey)] > 0,
                 let live = mapping[String(decoding: UnsafeBufferPointer(rebasing: utf8[i..<j]), as: UTF8.self)]
             {
-                if result == nil { result = [] }
-                result!.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied..<i]))
-                result!.append(contentsOf: live.utf8)
-                copied = j
+                splice.replace(i..<j, of: utf8, with: live.utf8)
             }
             i = j
         }
-        guard var result else { return nil }
-        result.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied...]))
-        return result
+        return splice.result(utf8)
     }
 
     /// A body with ids replaced when it is UTF-8 text; binary bodies are left alone.

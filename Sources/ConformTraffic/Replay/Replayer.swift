@@ -326,8 +326,7 @@ public struct Replayer: Sendable {
     private static func mappedOrigin(in text: UnsafeBufferPointer<UInt8>, _ pattern: [UInt8], _ to: String) -> [UInt8]?
     {
         guard text.count >= pattern.count, let first = pattern.first else { return nil }
-        var out: [UInt8]?
-        var copied = 0
+        var splice = ByteSplice()
         var i = 0
         let last = text.count - pattern.count
         while i <= last {
@@ -337,17 +336,10 @@ public struct Replayer: Sendable {
             }
             let end = i + pattern.count
             // An origin ends at a path, query, fragment, quote, space or the end of the text.
-            if end == text.count || originEnds.contains(text[end]) {
-                if out == nil { out = [] }
-                out!.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<i]))
-                out!.append(contentsOf: to.utf8)
-                copied = end
-            }
+            if end == text.count || originEnds.contains(text[end]) { splice.replace(i..<end, of: text, with: to.utf8) }
             i = end
         }
-        guard var out else { return nil }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied...]))
-        return out
+        return splice.result(text)
     }
 
     private static let originEnds = Set("/?#\"' \\<>,)]}".utf8)

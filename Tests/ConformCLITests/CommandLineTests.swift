@@ -1,6 +1,6 @@
 import ConformReport
-import ConformTestSupport
 import ConformServer
+import ConformTestSupport
 import Foundation
 import Testing
 

@@ -19,7 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static const char answer[] = "{\"pushRegId\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"regEnabled\":true,\"isPrimary\":false}";
+static const char answer[] =
+    "{\"pushRegId\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"regEnabled\":true,\"isPrimary\":false}";
 
 static h2o_globalconf_t config;
 

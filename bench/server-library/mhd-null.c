@@ -28,7 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char answer[] = "{\"pushRegId\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"regEnabled\":true,\"isPrimary\":false}";
+static const char answer[] =
+    "{\"pushRegId\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"regEnabled\":true,\"isPrimary\":false}";
 
 struct field {
   char *name;

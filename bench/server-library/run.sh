@@ -1,13 +1,15 @@
 #!/bin/sh
 # Where the HTTP server library puts the ceiling of `conform serve` (docs/performance.md, "`conform serve`"): nginx
-# serving a static JSON file, a do-nothing libmicrohttpd server started with ConformServer's flags and options
-# (answering at once, as `conform serve` does, and with deferred answers, as the recorder does) and a do-nothing
-# libh2o server (HTTP/1.1, its own event loop on 2 threads), all answering the same 88-byte JSON document.
+# serving a static JSON file; a do-nothing libmicrohttpd server in C started with ConformServer's flags and options,
+# answering at once (as `conform serve` does) and with deferred answers (suspend and resume, as the recorder does);
+# ConformServer's own HTTPServer with a static handler (bench/http's conform-bench-http, Swift); and a do-nothing
+# libh2o server in C (HTTP/1.1, its own event loop on 2 threads). All answer the same 88-byte JSON document.
 # wrk -t2 -c32 on loopback, a GET and a POST like the registration's, servers alternating, three runs each; prints
 # every run, then medians, p99 latency and the ratio of each median to nginx's.
-# Installs wrk, nginx-light, libmicrohttpd-dev and libh2o-evloop-dev from Debian when missing and compiles the two
-# C servers beside it (mhd-null.c, h2o-null.c) with cc. About 2.5 minutes at 5 s a run.
-# CONFORM_BENCH_TUNING=1 adds libmicrohttpd variants (thread pool, connection memory, MHD_USE_TURBO) to the rounds.
+# Installs wrk, nginx-light, libmicrohttpd-dev and libh2o-evloop-dev from Debian when missing, compiles the two C
+# servers beside it (mhd-null.c, h2o-null.c) with cc and builds conform-bench-http in release. About 3 minutes at
+# 5 s a run. CONFORM_BENCH_SWIFT=0 leaves out the Swift server; CONFORM_BENCH_TUNING=1 adds libmicrohttpd variants
+# (thread pool, connection memory, MHD_USE_TURBO) to the rounds.
 # Usage: bench/server-library/run.sh [SECONDS_PER_RUN]
 set -eu
 cd "$(dirname "$0")/../.."
@@ -57,8 +59,13 @@ NGINX_BASE="${NGINX_URL%"$NGINX_PATH"}"
 cat >"$WORK/servers" <<LIST
 mhd $WORK/mhd-null -t 2
 mhd-deferred $WORK/mhd-null -t 2 -d
-h2o $WORK/h2o-null -t 2
 LIST
+if [ "${CONFORM_BENCH_SWIFT:-1}" = 1 ]; then
+    swift build -c release --product conform-bench-http >/dev/null || fail "cannot build conform-bench-http"
+    SWIFT_SERVER="$(swift build -c release --show-bin-path)/conform-bench-http"
+    echo "conform-httpserver $SWIFT_SERVER serve --threads 2 --answer $ANSWER" >>"$WORK/servers"
+fi
+echo "h2o $WORK/h2o-null -t 2" >>"$WORK/servers"
 if [ "${CONFORM_BENCH_TUNING:-0}" = 1 ]; then
     cat >>"$WORK/servers" <<LIST
 mhd-t1 $WORK/mhd-null -t 1
@@ -91,18 +98,20 @@ start_server() {
         kill -0 "$pid" 2>/dev/null || fail "server $name ($*) exited before listening: $(cat "$WORK/$name.err")"
         sleep 0.1
     done
-    port="$(sed -n 's/^listening \([0-9]*\)$/\1/p' "$WORK/$name.out")"
+    port="$(sed -n 's/^listening \(.*:\)\{0,1\}\([0-9][0-9]*\)$/\2/p' "$WORK/$name.out")"
     [ -n "$port" ] || fail "server $name ($*) did not say which port it listens on within 5 s"
     base="http://127.0.0.1:$port"
     check_answer "server $name ($*)" "$base$NGINX_PATH"
-    echo "$name $base" >>"$WORK/bases"
+    echo "$name $base $pid" >>"$WORK/bases"
 }
 : >"$WORK/bases"
-echo "nginx $NGINX_BASE" >>"$WORK/bases"
+echo "nginx $NGINX_BASE $(pgrep -P "$NGINX_PID" | paste -sd, -)" >>"$WORK/bases"
+set -f
 while read -r name command; do
     # shellcheck disable=SC2086 # the command's words
     start_server "$name" $command
 done <"$WORK/servers"
+set +f
 cat >"$WORK/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Authorization"] = "App conform-app-code"
@@ -111,55 +120,73 @@ wrk.body = '$POST_BODY'
 LUA
 : >"$WORK/get.lua"
 
-# One wrk run: appends "rps p99_ms" to WORK/NAME.METHOD and prints the run; refuses a run with non-2xx answers.
+# CPU time (user + system, in clock ticks) the processes PIDS (comma-separated) have used so far, all threads.
+cpu_ticks() {
+    for pid in $(printf '%s' "$1" | tr ',' ' '); do cat "/proc/$pid/stat"; done |
+        awk '{ t += $14 + $15 } END { print t }'
+}
+TICKS="$(getconf CLK_TCK)"
+
+# One wrk run: appends "rps p99_ms cpu_us" to WORK/NAME.METHOD and prints the run; refuses a run with non-2xx
+# answers. cpu_us is the server's CPU time per answered request.
 measure() {
-    name="$1" method="$2" url="$3" round="$4"
+    name="$1" method="$2" url="$3" pids="$4" round="$5"
     script="$WORK/get.lua"
     [ "$method" = POST ] && script="$WORK/post.lua"
+    before="$(cpu_ticks "$pids")"
     out="$(wrk -t2 -c32 -d"${DURATION}s" --latency -s "$script" "$url")" ||
         fail "wrk failed against $name ($url)"
+    after="$(cpu_ticks "$pids")"
     rps="$(printf '%s\n' "$out" | awk '/^Requests\/sec/ { print $2 }')"
+    count="$(printf '%s\n' "$out" | awk '/ requests in / { print $1 }')"
     p99="$(printf '%s\n' "$out" | awk '$1 == "99%" {
         v = $2; unit = v; sub(/[0-9.]+/, "", unit); sub(/[a-z]+$/, "", v)
         print (unit == "us" ? v / 1000 : unit == "s" ? v * 1000 : v) }')"
-    { [ -n "$rps" ] && [ -n "$p99" ]; } || fail "cannot read wrk's figures for $name $method: $out"
+    { [ -n "$rps" ] && [ -n "$p99" ] && [ -n "$count" ] && [ "$count" -gt 0 ]; } ||
+        fail "cannot read wrk's figures for $name $method: $out"
     if printf '%s\n' "$out" | grep -q 'Non-2xx'; then
         fail "$name answered $method with non-2xx statuses: $(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors')"
     fi
+    cpu="$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$count" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')"
     errors="$(printf '%s\n' "$out" | grep 'Socket errors' || true)"
-    printf '%s %s run %s: %s req/s, p99 %s ms %s\n' "$name" "$method" "$round" "$rps" "$p99" "$errors"
-    echo "$rps $p99" >>"$WORK/$name.$method"
+    printf '%s %s run %s: %s req/s, p99 %s ms, server CPU %s us/request %s\n' "$name" "$method" "$round" "$rps" \
+        "$p99" "$cpu" "$errors"
+    echo "$rps $p99 $cpu" >>"$WORK/$name.$method"
 }
 
 echo "# wrk -t2 -c32 -d${DURATION}s --latency, GET and POST (registration-like body), servers alternating, 3 rounds"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in 1 2 3; do
-    while read -r name base; do
-        for method in GET POST; do measure "$name" "$method" "$base$NGINX_PATH" "$round"; done
+    while read -r name base pids; do
+        for method in GET POST; do measure "$name" "$method" "$base$NGINX_PATH" "$pids" "$round"; done
     done <"$WORK/bases"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# The medians (req/s and the p99 of the same run), then the table.
-median_of() { sort -n "$WORK/$1.$2" | awk '{ rps[NR] = $1; p99[NR] = $2 } END { m = int((NR + 1) / 2); print rps[m], p99[m] }'; }
+# The medians: req/s with the p99 of the same run, and the median CPU per request; then the table.
+median_of() {
+    sort -n "$WORK/$1.$2" | awk '{ rps[NR] = $1; p99[NR] = $2 } END { m = int((NR + 1) / 2); print rps[m], p99[m] }'
+}
+median_cpu() { awk '{ print $3 }' "$WORK/$1.$2" | sort -n | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }'; }
 runs_of() { awk '{ printf "%s%.1fk", (NR > 1 ? " / " : ""), $1 / 1000 }' "$WORK/$1.$2"; }
-# shellcheck disable=SC2046 # four words: the medians and their p99
-set -- $(median_of nginx GET) $(median_of nginx POST)
-NGINX_GET="$1" NGINX_POST="$3"
+NGINX_GET="$(median_of nginx GET | cut -d' ' -f1)"
 echo
-echo "| server (do-nothing handler) | GET req/s (runs) | p99 | of nginx | POST req/s (runs) | p99 | of nginx |"
+printf '| server (do-nothing handler) | request | req/s, median (runs) | p99 | server CPU per request |'
+echo ' of nginx, same request | of nginx GET |'
 echo "|---|---|---|---|---|---|---|"
-while read -r name _; do
-    # shellcheck disable=SC2046 # as above
-    set -- $(median_of "$name" GET) $(median_of "$name" POST)
-    get_ratio="$(awk -v a="$1" -v b="$NGINX_GET" 'BEGIN { printf "%.2f", a / b }')"
-    post_ratio="$(awk -v a="$3" -v b="$NGINX_POST" 'BEGIN { printf "%.2f", a / b }')"
-    printf '| %s | %.0f (%s) | %s ms | %s | %.0f (%s) | %s ms | %s |\n' "$name" "$1" "$(runs_of "$name" GET)" "$2" \
-        "$get_ratio" "$3" "$(runs_of "$name" POST)" "$4" "$post_ratio"
-    echo "$name $1 $2 $get_ratio $3 $4 $post_ratio" >>"$WORK/medians"
+: >"$WORK/medians"
+while read -r name _ _; do
+    for method in GET POST; do
+        nginx_same="$(median_of nginx "$method" | cut -d' ' -f1)"
+        # shellcheck disable=SC2046 # two words: the median and its run's p99
+        set -- $(median_of "$name" "$method") "$(median_cpu "$name" "$method")" "$nginx_same"
+        same="$(awk -v a="$1" -v b="$4" 'BEGIN { printf "%.2f", a / b }')"
+        of_get="$(awk -v a="$1" -v b="$NGINX_GET" 'BEGIN { printf "%.2f", a / b }')"
+        printf '| %s | %s | %.0f (%s) | %s ms | %s µs | %s | %s |\n' "$name" "$method" "$1" \
+            "$(runs_of "$name" "$method")" "$2" "$3" "$same" "$of_get"
+        echo "median: $name $method $1 req/s p99 $2 ms cpu $3 us ratio $same of-nginx-get $of_get" >>"$WORK/medians"
+    done
 done <"$WORK/bases"
 echo
-# One line per server for bench/targets.sh.
-while read -r name get get_p99 get_ratio post post_p99 post_ratio; do
-    echo "median: $name GET $get req/s p99 $get_p99 ms ratio $get_ratio; POST $post req/s p99 $post_p99 ms ratio $post_ratio"
-done <"$WORK/medians"
+# One line per server and request, for bench/targets.sh.
+cat "$WORK/medians"

@@ -17,6 +17,8 @@ DURATION="${1:-5}"
 HERE=bench/server-library
 # shellcheck source=bench/lib/nginx.sh
 . bench/lib/nginx.sh
+# shellcheck source=bench/lib/wrk.sh
+. bench/lib/wrk.sh
 
 missing=""
 for package in wrk nginx-light libmicrohttpd-dev libh2o-evloop-dev libssl-dev gcc; do
@@ -120,21 +122,15 @@ wrk.body = '$POST_BODY'
 LUA
 : >"$WORK/get.lua"
 
-# CPU time (user + system, in clock ticks) the processes PIDS (comma-separated) have used so far, all threads.
-cpu_ticks() {
-    for pid in $(printf '%s' "$1" | tr ',' ' '); do cat "/proc/$pid/stat"; done |
-        awk '{ t += $14 + $15 } END { print t }'
-}
-TICKS="$(getconf CLK_TCK)"
-
-# One wrk run: appends "rps p99_ms cpu_us" to WORK/NAME.METHOD and prints the run; refuses a run with non-2xx
-# answers. cpu_us is the server's CPU time per answered request.
+# One wrk run: appends "rps p99_ms cpu_us wrk_cpu_us" to WORK/NAME.METHOD and prints the run; refuses a run with
+# non-2xx answers. cpu_us is the server's CPU time per answered request (all its threads or workers), wrk_cpu_us
+# wrk's own.
 measure() {
     name="$1" method="$2" url="$3" pids="$4" round="$5"
     script="$WORK/get.lua"
     [ "$method" = POST ] && script="$WORK/post.lua"
     before="$(cpu_ticks "$pids")"
-    out="$(wrk -t2 -c32 -d"${DURATION}s" --latency -s "$script" "$url")" ||
+    out="$(/usr/bin/time -f '%U %S' -o "$WORK/wrk.time" wrk -t2 -c32 -d"${DURATION}s" --latency -s "$script" "$url")" ||
         fail "wrk failed against $name ($url)"
     after="$(cpu_ticks "$pids")"
     rps="$(printf '%s\n' "$out" | awk '/^Requests\/sec/ { print $2 }')"
@@ -147,11 +143,12 @@ measure() {
     if printf '%s\n' "$out" | grep -q 'Non-2xx'; then
         fail "$name answered $method with non-2xx statuses: $(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors')"
     fi
-    cpu="$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$count" 'BEGIN { printf "%.1f", t / hz / n * 1e6 }')"
+    cpu="$(cpu_per_request $((after - before)) "$count")"
+    wrk_cpu="$(awk -v n="$count" '{ printf "%.1f", ($1 + $2) / n * 1e6 }' "$WORK/wrk.time")"
     errors="$(printf '%s\n' "$out" | grep 'Socket errors' || true)"
-    printf '%s %s run %s: %s req/s, p99 %s ms, server CPU %s us/request %s\n' "$name" "$method" "$round" "$rps" \
-        "$p99" "$cpu" "$errors"
-    echo "$rps $p99 $cpu" >>"$WORK/$name.$method"
+    printf '%s %s run %s: %s req/s, p99 %s ms, server CPU %s us/request, wrk CPU %s us/request %s\n' "$name" \
+        "$method" "$round" "$rps" "$p99" "$cpu" "$wrk_cpu" "$errors"
+    echo "$rps $p99 $cpu $wrk_cpu" >>"$WORK/$name.$method"
 }
 
 echo "# wrk -t2 -c32 -d${DURATION}s --latency, GET and POST (registration-like body), servers alternating, 3 rounds"
@@ -167,11 +164,14 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 median_of() {
     sort -n "$WORK/$1.$2" | awk '{ rps[NR] = $1; p99[NR] = $2 } END { m = int((NR + 1) / 2); print rps[m], p99[m] }'
 }
-median_cpu() { awk '{ print $3 }' "$WORK/$1.$2" | sort -n | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }'; }
+# median_column NAME METHOD COLUMN: the median of one column of the runs.
+median_column() {
+    awk -v c="$3" '{ print $c }' "$WORK/$1.$2" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
 runs_of() { awk '{ printf "%s%.1fk", (NR > 1 ? " / " : ""), $1 / 1000 }' "$WORK/$1.$2"; }
 NGINX_GET="$(median_of nginx GET | cut -d' ' -f1)"
 echo
-printf '| server (do-nothing handler) | request | req/s, median (runs) | p99 | server CPU per request |'
+printf '| server (do-nothing handler) | request | req/s, median (runs) | p99 | CPU per request: server, wrk |'
 echo ' of nginx, same request | of nginx GET |'
 echo "|---|---|---|---|---|---|---|"
 : >"$WORK/medians"
@@ -179,12 +179,14 @@ while read -r name _ _; do
     for method in GET POST; do
         nginx_same="$(median_of nginx "$method" | cut -d' ' -f1)"
         # shellcheck disable=SC2046 # two words: the median and its run's p99
-        set -- $(median_of "$name" "$method") "$(median_cpu "$name" "$method")" "$nginx_same"
+        set -- $(median_of "$name" "$method") "$(median_column "$name" "$method" 3)" "$nginx_same" \
+            "$(median_column "$name" "$method" 4)"
         same="$(awk -v a="$1" -v b="$4" 'BEGIN { printf "%.2f", a / b }')"
         of_get="$(awk -v a="$1" -v b="$NGINX_GET" 'BEGIN { printf "%.2f", a / b }')"
-        printf '| %s | %s | %.0f (%s) | %s ms | %s µs | %s | %s |\n' "$name" "$method" "$1" \
-            "$(runs_of "$name" "$method")" "$2" "$3" "$same" "$of_get"
-        echo "median: $name $method $1 req/s p99 $2 ms cpu $3 us ratio $same of-nginx-get $of_get" >>"$WORK/medians"
+        printf '| %s | %s | %.0f (%s) | %s ms | %s µs, %s µs | %s | %s |\n' "$name" "$method" "$1" \
+            "$(runs_of "$name" "$method")" "$2" "$3" "$5" "$same" "$of_get"
+        echo "median: $name $method $1 req/s p99 $2 ms cpu $3 us wrk $5 us ratio $same of-nginx-get $of_get" \
+            >>"$WORK/medians"
     done
 done <"$WORK/bases"
 echo

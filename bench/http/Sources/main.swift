@@ -1,7 +1,7 @@
 import ConformServer
 import Foundation
 
-// conform-bench-http serve [--port N] [--threads N] [--answer JSON]
+// conform-bench-http serve [--port N] [--threads N] [--answer JSON] [--max-header-bytes N]
 //                                                 serve a static JSON document; prints "listening URL"
 // conform-bench-http client URL [COUNT] [TASKS]  COUNT GET exchanges over CurlTransport; prints the cost of one
 let arguments = CommandLine.arguments
@@ -11,8 +11,11 @@ case "serve":
     let threads = arguments.firstIndex(of: "--threads").flatMap { Int(arguments[$0 + 1]) } ?? 4
     // With --answer, GET and POST alike get that document (bench/server-library compares servers on one answer).
     let answer = arguments.firstIndex(of: "--answer").map { Data(arguments[$0 + 1].utf8) }
-    let server = try HTTPServer(
-        handler: StaticJSONHandler(answer: answer), port: port, limits: HTTPServerLimits(threads: threads))
+    var limits = HTTPServerLimits(threads: threads)
+    if let bytes = arguments.firstIndex(of: "--max-header-bytes").flatMap({ Int(arguments[$0 + 1]) }) {
+        limits.maxHeaderBytes = bytes
+    }
+    let server = try HTTPServer(handler: StaticJSONHandler(answer: answer), port: port, limits: limits)
     try server.start()
     print("listening \(server.baseURL)")
     fflush(nil)
@@ -33,7 +36,8 @@ case "client":
 default:
     FileHandle.standardError.write(
         Data(
-            "Usage: conform-bench-http serve [--port N] [--threads N] [--answer JSON] | client URL [COUNT] [TASKS]\n"
+            "Usage: conform-bench-http serve [--port N] [--threads N] [--answer JSON] [--max-header-bytes N]"
+                + " | client URL [COUNT] [TASKS]\n"
                 .utf8))
     exit(64)
 }

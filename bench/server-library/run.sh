@@ -63,7 +63,8 @@ mhd $WORK/mhd-null -t 2
 mhd-deferred $WORK/mhd-null -t 2 -d
 LIST
 if [ "${CONFORM_BENCH_SWIFT:-1}" = 1 ]; then
-    swift build -c release --product conform-bench-http >/dev/null || fail "cannot build conform-bench-http"
+    swift build -c release --product conform-bench-http >"$WORK/build.log" 2>&1 ||
+        fail "cannot build conform-bench-http: $(tail -20 "$WORK/build.log")"
     SWIFT_SERVER="$(swift build -c release --show-bin-path)/conform-bench-http"
     echo "conform-httpserver $SWIFT_SERVER serve --threads 2 --answer $ANSWER" >>"$WORK/servers"
 fi

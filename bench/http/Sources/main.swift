@@ -36,8 +36,7 @@ case "client":
 default:
     FileHandle.standardError.write(
         Data(
-            "Usage: conform-bench-http serve [--port N] [--threads N] [--answer JSON] [--max-header-bytes N]"
-                + " | client URL [COUNT] [TASKS]\n"
-                .utf8))
+            ("Usage: conform-bench-http serve [--port N] [--threads N] [--answer JSON] [--max-header-bytes N]"
+                + " | client URL [COUNT] [TASKS]\n").utf8))
     exit(64)
 }

@@ -53,6 +53,7 @@ LUA
 nginx_run() { WRK_CPU_PIDS="$(pgrep -P "$NGINX_PID" | paste -sd, -)" wrk_runs "$@"; }
 run() { WRK_CPU_PIDS="$SERVER_PID" wrk_runs "$@"; }
 echo "# wrk -t2 -c32 -d${DURATION}s, 3 runs each"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 nginx_run "nginx static JSON" "$NGINX_URL"
 run "conform serve: registration (M1)" "$BASE" "$WORK/register.lua"
 echo "conform serve RSS after the registration runs: $(ps -o rss= -p "$SERVER_PID") KB"
@@ -61,3 +62,4 @@ REG="$(register_one)"
 sed "s|REG|$REG|g" "$WORK/personalize.template" >"$WORK/personalize.lua"
 run "conform serve: personalize (M4)" "$BASE" "$WORK/personalize.lua"
 nginx_run "nginx static JSON (again)" "$NGINX_URL"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

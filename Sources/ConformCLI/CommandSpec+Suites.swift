@@ -206,7 +206,7 @@ extension CommandSpec {
                 junit:FILE, json:FILE or html:FILE (repeatable).
                 """),
             publicURL, trustForwarded,
-        ] + OptionSpec.listenerTLS + [.help],
+        ] + OptionSpec.listenerTLS + [.maxHead, .help],
         discussion: """
             Runs until interrupted (Ctrl-C or SIGTERM). Point 'conform run --target URL' at the printed address.
             With --check, the app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
@@ -245,7 +245,7 @@ extension CommandSpec {
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
                 test case per exchange step, and one per request no step accepted.
                 """, usageValue: "KIND:FILE"),
-        ] + OptionSpec.listenerTLS + [.help],
+        ] + OptionSpec.listenerTLS + [.maxHead, .help],
         discussion: """
             The client gets origin-form paths (`{{ mobile }}` and `{{ backend }}` are empty): point both base URLs
             at the printed address. Values the suites capture (a pushRegId) are minted here and expected back.

@@ -25,6 +25,13 @@ extension OptionSpec {
             usual one; implies --tls unless --tls-cert is given.
             """)
     static let listenerTLS: [OptionSpec] = [tls, tlsCert, tlsKey, tlsName, tlsPort]
+    /// The listener's request head limit (and with it the response head room).
+    static let maxHead = OptionSpec(
+        "--max-head", "SIZE", .size(1024...1024 * 1024),
+        help: """
+            The largest request head the listener accepts, 1KB to 1MB (default: 16KB;
+            larger heads get 431); response heads may be twice as large (at least 32KB).
+            """)
 
     static let cacert = OptionSpec(
         "--cacert", "FILE", .text(.file),

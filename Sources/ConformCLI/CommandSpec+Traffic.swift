@@ -72,7 +72,7 @@ extension CommandSpec {
                     (default: the file CURL_CA_BUNDLE or SSL_CERT_FILE names, when set).
                     """),
             .clientCert, .clientKey, .http11,
-        ] + OptionSpec.listenerTLS + [.help],
+        ] + OptionSpec.listenerTLS + [.maxHead, .help],
         discussion: """
             The app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
             POST /_conform/events on the proxy: they are recorded among the exchanges and never forwarded

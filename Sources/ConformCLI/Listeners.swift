@@ -201,3 +201,16 @@ struct Listeners {
         }
     }
 }
+
+extension Arguments {
+    /// The listener's limits: the server's defaults, with `--max-head` when given (response heads may then be twice
+    /// as large, and never less than the default room).
+    func serverLimits() throws(UsageError) -> HTTPServerLimits {
+        var limits = HTTPServerLimits.default
+        if let size = try size("--max-head") {
+            limits.maxHeaderBytes = size
+            limits.maxResponseHeadBytes = max(limits.maxResponseHeadBytes, 2 * size)
+        }
+        return limits
+    }
+}

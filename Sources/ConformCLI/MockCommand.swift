@@ -49,7 +49,9 @@ enum MockCommand {
         }
         let server: Listeners
         do {
-            server = try Listeners.start(host: host, port: port, tls: tls) { _ in mock }
+            server = try Listeners.start(host: host, port: port, limits: try parsed.serverLimits(), tls: tls) { _ in
+                mock
+            }
         } catch {
             io.report(
                 Diagnostic(

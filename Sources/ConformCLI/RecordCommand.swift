@@ -63,7 +63,8 @@ enum RecordCommand {
             listen: listen, check: parsed.has("--check"),
             reports: try ProxySessions.reports(parsed, subcommand: "record", io: io),
             codes: try ProxySessions.codes(parsed, subcommand: "record"), banner: "Recording",
-            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), tls: tls, io: io)
+            limits: ProxyLimits(requestDeadline: timeout + .seconds(1)), serverLimits: try parsed.serverLimits(),
+            tls: tls, io: io)
     }
 }
 
@@ -74,7 +75,8 @@ enum ProxySessions {
         upstreams: [String: String], transport: any Transport, out: String, redaction: RedactionPolicy, append: Bool,
         listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [],
         codes: ApplicationCodes = ApplicationCodes(), banner: String,
-        limits proxyLimits: ProxyLimits = .default, tls: ListenerTLS = .plain,
+        limits proxyLimits: ProxyLimits = .default, serverLimits: HTTPServerLimits = .default,
+        tls: ListenerTLS = .plain,
         configure: (inout ProxySession) -> Void = { _ in }, io: CommandIO
     ) async -> Int32 {
         var proxy = ProxySession(
@@ -82,6 +84,7 @@ enum ProxySessions {
             redaction: redaction, append: append, listen: listen, check: check, banner: banner, limits: proxyLimits,
             profile: ConformCommand.profile, out: io.out, err: io.err, problem: { io.report($0) })
         proxy.codes = codes
+        proxy.serverLimits = serverLimits
         // Plain HTTP, HTTPS, or both (`--tls`, `--tls-port`): the command line's listeners serve the proxy.
         proxy.serving = { handler, serverLimits in
             let listeners = try Listeners.start(

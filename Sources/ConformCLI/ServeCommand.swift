@@ -22,7 +22,7 @@ enum ServeCommand {
         }
         let faults = try Target.faults(parsed.values("--fault"), subcommand: "serve")
         let variants = try Target.variants(parsed.values("--variant"), subcommand: "serve")
-        var limits = HTTPServerLimits.default
+        var limits = try parsed.serverLimits()
         // Under latency every request holds its server thread for the delay: a thread per connection keeps
         // concurrent clients from waiting for each other.
         limits.threadPerConnection = variants.contains(.latency)

@@ -9,6 +9,7 @@ final class ServerContext: Sendable {
     let maxBodyBytes: Int
     let maxHeaderBytes: Int
     let maxHeaderFields: Int
+    let limits: HTTPServerLimits
     let watch: ConnectionWatch
     let log: HTTPServer.LogHandler?
     /// Whether connections come from a forward proxy's acceptor (``HTTPServer/addConnection(_:origin:)``) rather
@@ -27,9 +28,19 @@ final class ServerContext: Sendable {
         self.maxBodyBytes = limits.maxBodyBytes
         self.maxHeaderBytes = limits.maxHeaderBytes
         self.maxHeaderFields = limits.maxHeaderFields
+        self.limits = limits
         self.watch = ConnectionWatch(limits: limits)
         self.log = log
         self.deferred = limits.threadPerConnection ? nil : handler as? any DeferredHTTPHandler
+    }
+
+    /// `response`, or, when its head would not fit the connection's memory (``HTTPServerLimits/maxResponseHeadBytes``),
+    /// a 500 in the handler's envelope saying so: the library would otherwise drop the connection without a word.
+    func sendable(_ response: HTTPResponse) -> HTTPResponse {
+        if limits.fitsResponseHead(response) { return response }
+        return handler.refusal(
+            status: 500, code: "INTERNAL_SERVER_ERROR",
+            message: "the answer's head is larger than the server's limit of \(limits.maxResponseHeadBytes) bytes")
     }
 
     /// The handler's envelope for `refusal`.
@@ -160,7 +171,7 @@ func conformServerAccess(
     if let pending = upload.pending {
         // Resumed: the deferred handler's answer is in (a call before it, if any, has nothing to do).
         guard let answer = pending.take() else { return .YES }
-        return queue(answer, on: connection)
+        return queue(context.sendable(answer), on: connection)
     }
     context.watch.requestReceived(connection)
     if upload.refused { return .YES }
@@ -182,7 +193,7 @@ func conformServerAccess(
         context.deferredAnswers.begin(deferred, request, on: connection, into: pending)
         return .YES
     }
-    return queue(context.handler.handle(request), on: connection)
+    return queue(context.sendable(context.handler.handle(request)), on: connection)
 }
 
 /// The origin of a tunnelled connection, kept as the connection's socket context from open to close.

@@ -37,17 +37,19 @@ public final class HTTPServer: Sendable {
                 .invalidHost,
                 "'\(host)' is not an IPv4 or IPv6 address; use a numeric address such as 127.0.0.1, ::1 or 0.0.0.0")
         }
-        guard limits.maxBodyBytes >= 0, limits.maxHeaderBytes >= 1024, limits.connectionTimeoutSeconds >= 0,
+        guard limits.maxBodyBytes >= 0, (1024...1024 * 1024).contains(limits.maxHeaderBytes),
+            (1024...1024 * 1024).contains(limits.maxResponseHeadBytes), limits.connectionTimeoutSeconds >= 0,
             (1...3600).contains(limits.headerTimeoutSeconds),
             (limits.headerTimeoutSeconds...86400).contains(limits.requestTimeoutSeconds),
             limits.minBodyBytesPerSecond >= 0, (0...3600).contains(limits.bodyGraceSeconds),
-            (1...100_000).contains(limits.maxHeaderFields),
+            (1...HTTPFields.maxCount).contains(limits.maxHeaderFields),
             limits.maxConnections >= 1, (1...limits.maxConnections).contains(limits.waitingBudget),
             (1...64).contains(limits.threads)
         else {
             throw HTTPServerError(
                 .invalidLimits,
-                "limits out of range (\(limits)); headers need at least 1024 bytes and 1 to 100000 fields, the head "
+                "limits out of range (\(limits)); request and response heads need 1 KB to 1 MB, 1 to "
+                    + "\(HTTPFields.maxCount) request fields, the head "
                     + "timeout 1 to 3600 s, the request timeout from the head timeout to 86400 s, the body grace 0 to "
                     + "3600 s, threads 1 to 64, connections at least 1, waiting connections 1 to the connections"
             )
@@ -157,8 +159,7 @@ public final class HTTPServer: Sendable {
                     conformServerURILog, cls,
                     conformServerLog, cls,
                     conformServerConnection, cls,
-                    // Room beyond the header limit, so the handler sees oversized heads and refuses them itself (431).
-                    UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.maxHeaderBytes * 2 + 16 * 1024,
+                    UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.connectionMemoryBytes,
                     UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate)
             }
         }

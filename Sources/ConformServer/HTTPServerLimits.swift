@@ -4,7 +4,8 @@ import ConformCore
 public struct HTTPServerLimits: Sendable, Hashable {
     /// The largest request body accepted; larger bodies are answered with 413.
     public var maxBodyBytes: Int
-    /// Memory per connection for the request line and headers; requests that do not fit are refused with 431.
+    /// The largest request head (request line and header fields); larger heads are refused with 431. 16 KB by
+    /// default, Node.js's default and within nginx's (8 KB a line, four lines).
     public var maxHeaderBytes: Int
     /// Seconds a connection may stay idle (or a slow client may stall) before it is closed.
     public var connectionTimeoutSeconds: Int
@@ -21,9 +22,12 @@ public struct HTTPServerLimits: Sendable, Hashable {
     /// Seconds a body may take before ``minBodyBytesPerSecond`` applies, so a client pausing after the head (for
     /// `Expect: 100-continue`) is not cut.
     public var bodyGraceSeconds: Int
-    /// The most header fields one request may carry (the one cap every reader of messages shares,
-    /// `HTTPFields.maxCount`, by default); more are refused with 431.
+    /// The most header fields one request may carry; more are refused with 431. 100 by default (Apache's
+    /// `LimitRequestFields`); at most `HTTPFields.maxCount`, the cap every reader of messages shares.
     public var maxHeaderFields: Int
+    /// The largest response head (status line and header fields) the server sends; a handler's answer with a larger
+    /// head cannot be sent (``fitsResponseHead(_:)``): a proxy answers 502 instead.
+    public var maxResponseHeadBytes: Int
     /// How many connections may be open at once; further clients are refused.
     public var maxConnections: Int
     /// How many connections may wait on their client (for a request head or body, or idle between requests)
@@ -37,11 +41,13 @@ public struct HTTPServerLimits: Sendable, Hashable {
     public var threadPerConnection: Bool
 
     public init(
-        maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 64 * 1024, connectionTimeoutSeconds: Int = 30,
+        maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 16 * 1024, connectionTimeoutSeconds: Int = 30,
         headerTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 60, minBodyBytesPerSecond: Int = 1024,
-        bodyGraceSeconds: Int = 2, maxHeaderFields: Int = HTTPFields.maxCount, maxConnections: Int = 1024,
-        maxWaitingConnections: Int? = nil, threads: Int = 4, threadPerConnection: Bool = false
+        bodyGraceSeconds: Int = 2, maxHeaderFields: Int = 100, maxResponseHeadBytes: Int = 32 * 1024,
+        maxConnections: Int = 1024, maxWaitingConnections: Int? = nil, threads: Int = 4,
+        threadPerConnection: Bool = false
     ) {
+        self.maxResponseHeadBytes = maxResponseHeadBytes
         self.headerTimeoutSeconds = headerTimeoutSeconds
         self.requestTimeoutSeconds = requestTimeoutSeconds
         self.minBodyBytesPerSecond = minBodyBytesPerSecond
@@ -56,10 +62,28 @@ public struct HTTPServerLimits: Sendable, Hashable {
         self.threadPerConnection = threadPerConnection
     }
 
+    /// Memory each connection gets from libmicrohttpd: the request head with a quarter more (so a head over the
+    /// limit still arrives whole and is refused with the handler's envelope, not the library's), its fields' entries,
+    /// and the response head. The library zeroes all of it before every request on a connection, so it is sized to
+    /// the limits rather than generously.
+    public var connectionMemoryBytes: Int {
+        maxHeaderBytes + maxHeaderBytes / 4 + maxHeaderFields * 64 + maxResponseHeadBytes + 4 * 1024
+    }
+
+    /// Whether `response`'s head (status line and header fields, as sent) fits ``maxResponseHeadBytes``.
+    public func fitsResponseHead(_ response: HTTPResponse) -> Bool {
+        var bytes = 64
+        for field in response.headerFields {
+            bytes += field.name.utf8.count + field.value.utf8.count + 4
+            if bytes > maxResponseHeadBytes { return false }
+        }
+        return true
+    }
+
     /// The number of waiting connections that makes a new one close the longest-waiting one.
     public var waitingBudget: Int { maxWaitingConnections ?? max(1, maxConnections - max(1, maxConnections / 10)) }
 
-    /// 8 MB bodies, 64 KB and 1000 fields of headers, 30 s idle timeout, 10 s for a request head and 60 s for the
+    /// 8 MB bodies, 16 KB and 100 fields of request headers, 32 KB of response headers, 30 s idle timeout, 10 s for a request head and 60 s for the
     /// whole request, bodies at 1 KB/s or faster after 2 s, 1024 connections of which 922 may wait on their
     /// client, 4 threads.
     public static let `default` = HTTPServerLimits()

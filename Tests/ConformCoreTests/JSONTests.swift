@@ -11,6 +11,21 @@ import Testing
         #expect(value.serialized() == #"{"b":1,"a":[true,null,1.5,"x\né"],"c":{}}"#)
     }
 
+    /// Every byte that must be escaped, between runs that need none (ASCII, two-, three- and four-byte UTF-8), is
+    /// written as JSON requires, and the text reads back as the same string.
+    @Test func escapesEveryByteThatNeedsItAndCopiesTheRest() throws {
+        let raw = "a\"b\\c\nd\re\tf\u{08}g\u{0C}h\u{01}i\u{1F}é€\u{1F600}\"\"end"
+        var out = ""
+        JSONValue.writeString(raw, into: &out)
+        #expect(out == #""a\"b\\c\nd\re\tf\bg\fh\u0001i\u001fé€😀\"\"end""#)
+        #expect(try JSONValue.parse(out) == .string(raw))
+        for plain in ["", "x", "\"", "é\"", "\"é"] {
+            var written = ""
+            JSONValue.writeString(plain, into: &written)
+            #expect(try JSONValue.parse(written) == .string(plain), "\(plain.debugDescription)")
+        }
+    }
+
     @Test(arguments: [
         "", "{", "[1,]", "{\"a\" 1}", "tru", "\"\\x\"", "01", "1 2", "{\"a\":\"\u{01}\"}", "-888888E888", "1e309",
         "[1e400]",

@@ -70,6 +70,43 @@ struct HTTPServerHostileTests {
         #expect(messageId(reply) == "REQUEST_HEADER_FIELDS_TOO_LARGE")
     }
 
+    /// A handler's answer whose head would not fit the connection's memory is a 500 in the envelope, where the
+    /// library alone would drop the connection; the limit is the server's to set.
+    @Test func anAnswerWithAHeadOverTheLimitIs500WithTheEnvelope() throws {
+        struct BigHead: HTTPHandler {
+            func handle(_ request: HTTPRequest) -> HTTPResponse {
+                HTTPResponse(status: 200, headerFields: ["X-Big": String(repeating: "h", count: 40_000)])
+            }
+        }
+        let server = try HTTPServer(handler: BigHead())
+        try server.start()
+        defer { server.stop() }
+        let reply = try exchange(server, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(reply.hasPrefix("HTTP/1.1 500 "), "\(reply.prefix(80))")
+        #expect(messageId(reply) == "INTERNAL_SERVER_ERROR")
+        let roomy = try HTTPServer(handler: BigHead(), limits: HTTPServerLimits(maxResponseHeadBytes: 64 * 1024))
+        try roomy.start()
+        defer { roomy.stop() }
+        let whole = try exchange(roomy, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(whole.hasPrefix("HTTP/1.1 200 "), "\(whole.prefix(80))")
+        #expect(whole.contains(String(repeating: "h", count: 40_000)))
+    }
+
+    /// Heads up to the limit reach the handler, larger ones get the envelope, whatever the limit is set to.
+    @Test(arguments: [4096, 16 * 1024, 64 * 1024])
+    func headsUpToTheLimitPassAndLargerOnesGet431(limit: Int) throws {
+        let server = try started(limits: HTTPServerLimits(maxHeaderBytes: limit))
+        defer { server.stop() }
+        func head(_ size: Int) -> String {
+            "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: size))\r\nConnection: close\r\n\r\n"
+        }
+        let fits = try exchange(server, head(limit - 200))
+        #expect(fits.hasPrefix("HTTP/1.1 200 "), "\(fits.prefix(80))")
+        let over = try exchange(server, head(limit + 100))
+        #expect(over.hasPrefix("HTTP/1.1 431 "), "\(over.prefix(80))")
+        #expect(messageId(over) == "REQUEST_HEADER_FIELDS_TOO_LARGE")
+    }
+
     @Test func oversizedBodiesGetTheJSONEnvelope() throws {
         let server = try started(limits: HTTPServerLimits(maxBodyBytes: 1000))
         defer { server.stop() }

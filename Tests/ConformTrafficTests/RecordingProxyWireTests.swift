@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformServer
 import ConformTestSupport
 import ConformTraffic
@@ -69,5 +70,52 @@ import Testing
         while let exchange = try reader.next() { recorded.append(exchange) }
         #expect(recorded.count == 1)
         #expect(recorded.first?.request.headerFields["X-Name"] == "café")
+    }
+
+    /// Answers with a `Set-Cookie` of `size` bytes.
+    struct BigHeadUpstream: HTTPHandler {
+        let size: Int
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            HTTPResponse(
+                status: 200, headerFields: ["Set-Cookie": "s=" + String(repeating: "c", count: size)],
+                body: Data("{}".utf8))
+        }
+    }
+
+    /// An upstream answer whose head the proxy's server could not send is answered 502 with the envelope, and the
+    /// recording keeps the 502 the client got, not the answer it never saw; a head that fits passes unchanged.
+    @Test func anUpstreamHeadTooLargeToPassOnIs502AndRecordedAsSuch() async throws {
+        let upstream = try HTTPServer(
+            handler: BigHeadUpstream(size: 40_000), limits: HTTPServerLimits(maxResponseHeadBytes: 256 * 1024))
+        try upstream.start()
+        defer { upstream.stop() }
+        let fitting = try HTTPServer(handler: BigHeadUpstream(size: 20_000))
+        try fitting.start()
+        defer { fitting.stop() }
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let writer = try RecordingWriter(directory: dir, redaction: .disabled)
+        let proxy = RecordingProxy(
+            upstreams: ["mobile": upstream.baseURL, "backend": fitting.baseURL],
+            transport: CurlTransport(timeout: .seconds(60)), writer: writer, profile: .mobileMessaging)
+        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) })
+        try server.start()
+        defer { server.stop() }
+
+        let client = CurlTransport(timeout: .seconds(60))
+        let big = try await client.send(HTTPRequest(method: .get, url: "\(server.baseURL)/mobile/1/big"))
+        #expect(big.status == 502)
+        let text = String(decoding: big.body, as: UTF8.self)
+        #expect(text.contains("answered with a head larger than the 32768 bytes the proxy passes on"), "\(text)")
+        let fine = try await client.send(HTTPRequest(method: .get, url: "\(server.baseURL)/people/2/fine"))
+        #expect(fine.status == 200)
+        #expect(fine.headerFields["Set-Cookie"]?.utf8.count == 20_002)
+        writer.close()
+
+        let reader = try RecordingReader(path: dir)
+        var recorded: [RecordedExchange] = []
+        while let exchange = try reader.next() { recorded.append(exchange) }
+        #expect(recorded.map(\.response.status.code) == [502, 200])
+        #expect(recorded.first?.response.headerFields["Set-Cookie"] == nil)
     }
 }

@@ -7,6 +7,21 @@ import Testing
 @testable import ConformTraffic
 
 @Suite struct RecordingWriterTests {
+    /// A line made under an expected number is renumbered in place only when the numbers have as many digits, so a
+    /// line bounded to the limit stays within it; otherwise the writer makes the line again.
+    @Test func aLineIsRenumberedOnlyWhenItKeepsItsLength() {
+        let line = "{\"seq\":7,\"flow\":\"a\"}\n"
+        #expect(RecordingWriter.renumbered(line, from: 7, to: 8) == "{\"seq\":8,\"flow\":\"a\"}\n")
+        #expect(RecordingWriter.renumbered(line, from: 7, to: 10) == nil)
+        #expect(RecordingWriter.renumbered(line, from: 6, to: 8) == nil, "the line does not carry the expected number")
+        let exchange = RecordedExchange(
+            seq: 99, flow: "f", upstream: "mobile", startedAt: Date(timeIntervalSince1970: 0), durationMs: 1,
+            request: HTTPRequest(method: .post, url: "/x", body: Data(String(repeating: "b", count: 900).utf8)),
+            response: HTTPResponse(status: 200))
+        let bounded = exchange.boundedJSONLine(limit: 600)
+        #expect(RecordingWriter.renumbered(bounded, from: 99, to: 42)?.utf8.count == bounded.utf8.count)
+    }
+
     @Test func concurrentWritersLoseAndMixNothing() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

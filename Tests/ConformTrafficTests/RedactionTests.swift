@@ -135,6 +135,18 @@ import Testing
         #expect(out.request.body == Data(body.utf8))
     }
 
+    /// Derived pseudonyms are kept in a bounded table: past its capacity it starts again, and every value still gets
+    /// the pseudonym it got the first time.
+    @Test func pseudonymsStayTheSameWhenTheirTableStartsAgain() {
+        let pseudonyms = Pseudonymizer(digest: HMACKeyedDigest(key: Array("k".utf8)))
+        let first = pseudonyms.credential("app-code-0")
+        for i in 0..<(PseudonymMemo.capacity + 10) { _ = pseudonyms.credential("app-code-\(i)") }
+        #expect(pseudonyms.credential("app-code-0") == first)
+        let long = String(repeating: "s", count: PseudonymMemo.longestValue + 1)
+        #expect(pseudonyms.opaque(long) == pseudonyms.opaque(long))
+        #expect(Pseudonymizer(digest: HMACKeyedDigest(key: Array("k".utf8))).credential("app-code-0") == first)
+    }
+
     @Test func differentKeysGiveDifferentPseudonyms() {
         let a = Redactor(policy: .default).redact(text: Self.email)
         let b = Redactor(policy: .default).redact(text: Self.email)

@@ -14,13 +14,17 @@ extension HTTPFields {
         var named: Set<String> = []
         for value in values(for: "Connection") {
             for token in value.split(separator: ",") {
-                named.insert(token.trimmingCharacters(in: .whitespaces).lowercased())
+                named.insert(token.trimmingWhitespace.lowercased())
             }
         }
-        return HTTPFields(
-            fields.filter {
-                let name = $0.name.lowercased()
-                return !Self.connectionSpecific.contains(name) && !named.contains(name)
-            })
+        func belongsToTheConnection(_ name: String) -> Bool {
+            // Most names are none of the few connection-specific ones: compare without lower-casing first.
+            let specific = Self.connectionSpecificList.contains { HTTPFields.sameName($0, name) }
+            return specific || (!named.isEmpty && named.contains(name.lowercased()))
+        }
+        guard fields.contains(where: { belongsToTheConnection($0.name) }) else { return self }
+        return HTTPFields(fields.filter { !belongsToTheConnection($0.name) })
     }
+
+    private static let connectionSpecificList = Array(connectionSpecific)
 }

@@ -44,6 +44,7 @@ public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Compares header names ignoring ASCII case, without allocating.
     static func sameName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
         var x = a.utf8.makeIterator()
         var y = b.utf8.makeIterator()
         while true {

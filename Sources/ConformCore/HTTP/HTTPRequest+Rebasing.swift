@@ -65,7 +65,10 @@ extension HTTPSyntax {
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
             return "is not http:// or https://"
         }
-        guard isTarget(base), !base.contains("?"), !base.contains("#"), !base.contains("\\") else {
+        let refused = { (byte: UInt8) in
+            byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "\\")
+        }
+        guard isTarget(base), !base.utf8.contains(where: refused) else {
             return "holds a query, a fragment, a backslash, spaces or control characters"
         }
         if URLParts(base).authority.isEmpty { return "names no host" }

@@ -54,17 +54,28 @@ extension JSONValue {
                 return
             }
             out += "{"
-            let keys = options.sortedKeys ? o.keys.sorted() : o.keys
-            for (i, key) in keys.enumerated() {
-                if i > 0 { out += "," }
-                if options.pretty { newline(&out, indent + 1) }
-                JSONValue.writeString(key, into: &out)
-                out += options.pretty ? ": " : ":"
-                o[key]!.write(into: &out, options: options, indent: indent + 1)
+            if options.sortedKeys {
+                for (i, key) in o.keys.sorted().enumerated() {
+                    writeMember(key, o[key]!, first: i == 0, into: &out, options: options, indent: indent)
+                }
+            } else {
+                for (i, (key, value)) in o.enumerated() {
+                    writeMember(key, value, first: i == 0, into: &out, options: options, indent: indent)
+                }
             }
             if options.pretty { newline(&out, indent) }
             out += "}"
         }
+    }
+
+    private func writeMember(
+        _ key: String, _ value: JSONValue, first: Bool, into out: inout String, options: JSONWriteOptions, indent: Int
+    ) {
+        if !first { out += "," }
+        if options.pretty { newline(&out, indent + 1) }
+        JSONValue.writeString(key, into: &out)
+        out += options.pretty ? ": " : ":"
+        value.write(into: &out, options: options, indent: indent + 1)
     }
 
     private func newline(_ out: inout String, _ indent: Int) {
@@ -73,30 +84,37 @@ extension JSONValue {
     }
 
     /// Appends `s` as a JSON string literal.
+    ///
+    /// Runs of bytes that need no escape are appended whole: every escaped byte is ASCII, so a run always ends on a
+    /// character boundary.
     public static func writeString(_ s: String, into out: inout String) {
-        // Fast path: nothing to escape, append the whole string at once.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out += "\""
-            out += s
-            out += "\""
-            return
-        }
         out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        let utf8 = s.utf8
+        var runStart = utf8.startIndex
+        var index = runStart
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                utf8.formIndex(after: &index)
+                continue
             }
+            if runStart != index { out += Substring(utf8[runStart..<index]) }
+            switch byte {
+            case UInt8(ascii: "\""): out += "\\\""
+            case UInt8(ascii: "\\"): out += "\\\\"
+            case UInt8(ascii: "\n"): out += "\\n"
+            case UInt8(ascii: "\r"): out += "\\r"
+            case UInt8(ascii: "\t"): out += "\\t"
+            case 0x08: out += "\\b"
+            case 0x0C: out += "\\f"
+            default:
+                let hex = String(byte, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+            utf8.formIndex(after: &index)
+            runStart = index
         }
+        if runStart != utf8.endIndex { out += Substring(utf8[runStart...]) }
         out += "\""
     }
 }

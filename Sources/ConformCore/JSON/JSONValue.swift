@@ -84,12 +84,18 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         }
     }
 
-    public func makeIterator() -> AnyIterator<(key: String, value: JSONValue)> {
+    public func makeIterator() -> Iterator { Iterator(object: self) }
+
+    /// The members in written order.
+    public struct Iterator: IteratorProtocol {
+        let object: JSONObject
         var index = 0
-        return AnyIterator {
-            guard index < keys.count else { return nil }
-            defer { index += 1 }
-            return (keys[index], storage[keys[index]]!)
+
+        public mutating func next() -> (key: String, value: JSONValue)? {
+            guard index < object.keys.count else { return nil }
+            let key = object.keys[index]
+            index += 1
+            return (key, object.storage[key]!)
         }
     }
 

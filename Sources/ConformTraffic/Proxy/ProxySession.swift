@@ -26,6 +26,8 @@ public struct ProxySession: Sendable {
     /// What the first line says the proxy does ("Recording", "Checking an app against …").
     public var banner: String
     public var limits: ProxyLimits
+    /// The listening server's limits (request and response heads, connections).
+    public var serverLimits: HTTPServerLimits = .default
     /// The protocol the traffic follows: its endpoints and rules for the check, its error envelope for refusals.
     public var profile: ProtocolProfile
     /// Where the session writes its lines, its warnings, and the problems that stop it.
@@ -106,6 +108,7 @@ public struct ProxySession: Sendable {
             }
         }
         let problem = self.problem
+        let serverLimits = self.serverLimits
         let proxy = RecordingProxy(
             upstreams: upstreams, transport: transport, writer: writer,
             onExchange: { exchange in
@@ -118,11 +121,10 @@ public struct ProxySession: Sendable {
                 count.withLock { $0.events += 1 }
                 out.write("App event \(event.seq): \(event.kind)\n")
                 checked(.event(event))
-            }, limits: limits, profile: profile, forward: forward)
+            }, limits: limits, profile: profile, forward: forward, serverLimits: serverLimits)
         // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
         // comes); the proxy's limits bound how many wait and for how long. The forward proxy's server keeps a thread
         // per connection (`ForwardProxyServer`).
-        let serverLimits = HTTPServerLimits.default
         let server: Listening
         do {
             server = try serving(

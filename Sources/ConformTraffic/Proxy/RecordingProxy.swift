@@ -29,6 +29,9 @@ public struct RecordingProxy: Sendable {
     public var errorEnvelope: ErrorEnvelope { profile.errorEnvelope }
     /// In forward mode (`record --forward`) the hosts requests may name; `nil` for a reverse proxy.
     public let forwardPolicy: ForwardPolicy?
+    /// The limits of the server the proxy answers through: an upstream answer whose head would not fit them is
+    /// answered (and recorded) as 502.
+    public let serverLimits: HTTPServerLimits
     let gate: AdmissionGate
 
     public init(
@@ -36,8 +39,9 @@ public struct RecordingProxy: Sendable {
         onExchange: @escaping @Sendable (RecordedExchange) -> Void = { _ in },
         onError: @escaping @Sendable (String) -> Void = { _ in },
         onEvent: @escaping @Sendable (AppEvent) -> Void = { _ in }, limits: ProxyLimits = .default,
-        profile: ProtocolProfile = .none, forward: ForwardPolicy? = nil
+        profile: ProtocolProfile = .none, forward: ForwardPolicy? = nil, serverLimits: HTTPServerLimits = .default
     ) {
+        self.serverLimits = serverLimits
         self.gate = AdmissionGate(limits: limits)
         self.forwardPolicy = forward
         self.profile = profile
@@ -96,7 +100,7 @@ public struct RecordingProxy: Sendable {
             // blocking file writes must not stall the I/O thread every other exchange goes through.
             return try await gate.admitted {
                 do {
-                    return try await upstream.send(request)
+                    return deliverable(try await upstream.send(request), upstream: name, base: base)
                 } catch {
                     return badGateway(upstream: name, base: base, error: error)
                 }
@@ -132,7 +136,7 @@ public struct RecordingProxy: Sendable {
         let request = exchange.request
         let response: HTTPResponse
         switch exchange.outcome {
-        case .success(let answer): response = answer
+        case .success(let answer): response = deliverable(answer, upstream: name, base: base)
         case .failure(let error): response = badGateway(upstream: name, base: base, error: error)
         }
         do {
@@ -143,6 +147,16 @@ public struct RecordingProxy: Sendable {
         } catch {
             onError("cannot record exchange \(request.method) \(request.target): \(error)")
         }
+    }
+
+    /// `response`, or a 502 when its head is larger than the server can send (what the client gets and the recording
+    /// keeps, alike).
+    func deliverable(_ response: HTTPResponse, upstream name: String, base: String) -> HTTPResponse {
+        if serverLimits.fitsResponseHead(response) { return response }
+        return refusal(
+            502, "BAD_GATEWAY",
+            "upstream \(name) (\(base)) answered with a head larger than the \(serverLimits.maxResponseHeadBytes) "
+                + "bytes the proxy passes on")
     }
 
     /// The profile's error envelope with 502, saying which upstream gave no response and why.

@@ -142,12 +142,31 @@ public final class RecordingWriter: Sendable {
                 response: response))
         if let redactor { exchange = redactor.redact(exchange) }
         try nameNewCredentials()
+        // The line is made outside the lock under the number the exchange will most likely get, so exchanges
+        // written from many tasks are serialised only for the write itself.
+        let expected = state.withLock { $0.nextSeq }
+        exchange.seq = expected
+        var line = exchange.boundedJSONLine(limit: maxLineBytes)
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
-            exchange.seq = state.nextSeq
-            try write(exchange.boundedJSONLine(limit: maxLineBytes), into: &state)
+            if state.nextSeq != expected {
+                exchange.seq = state.nextSeq
+                line =
+                    Self.renumbered(line, from: expected, to: exchange.seq)
+                    ?? exchange.boundedJSONLine(limit: maxLineBytes)
+            }
+            try write(line, into: &state)
             state.nextSeq += 1
             return exchange
         }
+    }
+
+    /// `line` (which begins with its number, `{"seq":N`) under number `to` instead of `from`, when both have as
+    /// many digits, so the line keeps its length and whatever its bounding left out; `nil` otherwise.
+    static func renumbered(_ line: String, from: Int, to: Int) -> String? {
+        let old = "{\"seq\":\(from)"
+        let new = "{\"seq\":\(to)"
+        guard old.utf8.count == new.utf8.count, line.hasPrefix(old) else { return nil }
+        return new + line.dropFirst(old.count)
     }
 
     /// Redacts and appends an exchange that already has a number (an import); later appends continue after it.
@@ -313,18 +332,20 @@ public final class RecordingWriter: Sendable {
             }
             state.repairTo = nil
         }
-        let start = lseek(fd, 0, SEEK_END)
-        let bytes = Array(line.utf8)
-        let total = bytes.count
+        var line = line
+        let total = line.utf8.count
         var offset = 0
         while offset < total {
-            let n = bytes.withUnsafeBytes { output(fd, $0.baseAddress! + offset, total - offset) }
+            let n = line.withUTF8 { output(fd, UnsafeRawPointer($0.baseAddress!) + offset, total - offset) }
             if n < 0 {
                 let code = errno
                 if code == EINTR { continue }
                 state.lost += 1
                 var cut = "nothing of it was written"
                 if offset > 0 {
+                    // Only this writer appends (under the lock), so the line began `offset` bytes before the end.
+                    let end = lseek(fd, 0, SEEK_END)
+                    let start = end >= 0 ? end - off_t(offset) : -1
                     if start >= 0, ftruncate(fd, start) == 0 {
                         cut = "its partial line was removed"
                     } else {

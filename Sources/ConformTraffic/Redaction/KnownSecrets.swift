@@ -1,3 +1,5 @@
+import Foundation
+
 /// Credentials seen so far, with their pseudonyms, found in text in one pass whatever their number.
 ///
 /// Every secret has at least ``minimumLength`` bytes, so each is filed under its first bytes packed into a
@@ -9,7 +11,7 @@ struct KnownSecrets: Sendable {
     static let minimumLength = 6
 
     private var pseudonyms: [String: String] = [:]
-    private var byPrefix: [UInt64: [[UInt8]]] = [:]
+    private var byPrefix: [UInt64: [(secret: [UInt8], pseudonym: String)]] = [:]
 
     var isEmpty: Bool { pseudonyms.isEmpty }
 
@@ -17,43 +19,53 @@ struct KnownSecrets: Sendable {
         let bytes = Array(secret.utf8)
         guard bytes.count >= Self.minimumLength else { return }
         if pseudonyms.updateValue(pseudonym, forKey: secret) == nil {
-            byPrefix[Self.prefix(bytes, at: 0), default: []].append(bytes)
+            byPrefix[Self.prefix(bytes, at: 0), default: []].append((bytes, pseudonym))
         }
     }
 
     /// Every known secret in `text` replaced by its pseudonym, the longest first where several start at one place.
     func replacing(in text: String) -> String {
-        guard !pseudonyms.isEmpty else { return text }
-        let bytes = Array(text.utf8)
-        guard bytes.count >= Self.minimumLength else { return text }
-        var out: [UInt8] = []
-        var copied = 0
-        var i = 0
-        while i + Self.minimumLength <= bytes.count {
-            var longest: [UInt8]?
-            for candidate in byPrefix[Self.prefix(bytes, at: i)] ?? []
-            where candidate.count > (longest?.count ?? 0) && i + candidate.count <= bytes.count
-                && bytes[i..<(i + candidate.count)].elementsEqual(candidate)
-            {
-                longest = candidate
+        guard !pseudonyms.isEmpty, text.utf8.count >= Self.minimumLength else { return text }
+        var text = text
+        let replaced: [UInt8]? = text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            var copied = 0
+            var i = 0
+            while i + Self.minimumLength <= bytes.count {
+                var longest: (secret: [UInt8], pseudonym: String)?
+                for candidate in byPrefix[Self.prefix(bytes, at: i)] ?? []
+                where candidate.secret.count > (longest?.secret.count ?? 0) && i + candidate.secret.count <= bytes.count
+                    && Self.equal(bytes, at: i, candidate.secret)
+                {
+                    longest = candidate
+                }
+                guard let found = longest else {
+                    i += 1
+                    continue
+                }
+                out += bytes[copied..<i]
+                out += found.pseudonym.utf8
+                i += found.secret.count
+                copied = i
             }
-            guard let found = longest, let pseudonym = pseudonyms[String(decoding: found, as: UTF8.self)] else {
-                i += 1
-                continue
-            }
-            out += bytes[copied..<i]
-            out += pseudonym.utf8
-            i += found.count
-            copied = i
+            guard copied > 0 else { return nil }
+            out += bytes[copied...]
+            return out
         }
-        guard copied > 0 else { return text }
-        out += bytes[copied...]
-        return String(decoding: out, as: UTF8.self)
+        return replaced.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
-    private static func prefix(_ bytes: [UInt8], at start: Int) -> UInt64 {
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, _ secret: [UInt8]) -> Bool {
+        secret.withUnsafeBufferPointer { memcmp(bytes.baseAddress! + start, $0.baseAddress!, $0.count) == 0 }
+    }
+
+    private static func prefix(_ bytes: some RandomAccessCollection<UInt8>, at start: Int) -> UInt64 {
         var key: UInt64 = 0
-        for offset in 0..<minimumLength { key = key << 8 | UInt64(bytes[start + offset]) }
+        var index = bytes.index(bytes.startIndex, offsetBy: start)
+        for _ in 0..<minimumLength {
+            key = key << 8 | UInt64(bytes[index])
+            bytes.formIndex(after: &index)
+        }
         return key
     }
 }

@@ -1,10 +1,16 @@
 import ConformCore
 import ConformCrypto
 import Foundation
+import Synchronization
 
 /// Turns secrets into stable, recognisable pseudonyms: the same secret and key always give the same pseudonym.
 struct Pseudonymizer: Sendable {
     let digest: any KeyedDigest
+    /// Pseudonyms already derived: a recording meets the same application code, token or email on exchange after
+    /// exchange, and an HMAC costs more than a lookup. Memory only; never written.
+    private let memo = PseudonymMemo()
+
+    init(digest: any KeyedDigest) { self.digest = digest }
 
     /// Marks every pseudonym that is not shape-bound (credentials, tokens, opaque values).
     static let prefix = "redacted-"
@@ -20,6 +26,15 @@ struct Pseudonymizer: Sendable {
     }
 
     func hex(_ kind: String, _ value: String, count: Int) -> String {
+        guard value.utf8.count <= PseudonymMemo.longestValue else { return derivedHex(kind, value, count: count) }
+        let key = PseudonymMemo.Key(kind: kind, value: value, count: count)
+        if let known = memo.lookup(key) { return known }
+        let derived = derivedHex(kind, value, count: count)
+        memo.store(key, derived)
+        return derived
+    }
+
+    private func derivedHex(_ kind: String, _ value: String, count: Int) -> String {
         let hexDigits = Array("0123456789abcdef")
         var out = ""
         var material = bytes(kind, value)
@@ -63,7 +78,7 @@ struct Pseudonymizer: Sendable {
 
     /// Digits stay digits and keep their count (at least 7); a leading `+` stays.
     func phone(_ value: String) -> String {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingWhitespace
         // `%2B385…` is `+385…` in a URL: the 2 of the escape is not a digit of the number.
         let encoded = trimmed.lowercased().hasPrefix("%2b")
         let digits = (encoded ? String(trimmed.dropFirst(3)) : trimmed).filter(\.isASCIIDigit)
@@ -102,4 +117,30 @@ struct Pseudonymizer: Sendable {
 
 extension Character {
     var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}
+
+/// A bounded table of derived pseudonyms, emptied when full (so a recording of millions of distinct secrets keeps a
+/// fixed footprint and simply derives again).
+final class PseudonymMemo: Sendable {
+    /// Longer values are derived each time rather than kept.
+    static let longestValue = 512
+    /// Entries kept at most.
+    static let capacity = 4096
+
+    struct Key: Hashable, Sendable {
+        let kind: String
+        let value: String
+        let count: Int
+    }
+
+    private let table = Mutex<[Key: String]>([:])
+
+    func lookup(_ key: Key) -> String? { table.withLock { $0[key] } }
+
+    func store(_ key: Key, _ pseudonym: String) {
+        table.withLock { table in
+            if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
+            table[key] = pseudonym
+        }
+    }
 }

@@ -30,6 +30,8 @@ public final class Redactor: Sendable {
     /// How many are in ``roled``: read on every exchange written, so the metadata is rewritten only when it grew.
     private let roledCount = Atomic<Int>(0)
     private let roles: [ProtocolProfile.CredentialRole]
+    /// The profile's phone lookup query (`type=PHONE&identifier=…`), its names and kind lower-cased.
+    private let phoneLookup: (kind: String, phone: String, identifier: String)?
 
     /// A redactor with a fresh random key; invalid user patterns are skipped (validate policies when loading them).
     public convenience init(policy: RedactionPolicy) {
@@ -49,6 +51,9 @@ public final class Redactor: Sendable {
         self.codeDigestHeaders = Set(policy.protocolKeys.codeDigestHeaders.map { $0.lowercased() })
         self.credentialClaims = policy.protocolKeys.credentialClaims
         self.roles = policy.protocolKeys.credentialRoles
+        self.phoneLookup = policy.protocolKeys.phoneLookup.map {
+            ($0.kindParameter.lowercased(), $0.phoneKind.lowercased(), $0.identifierParameter.lowercased())
+        }
         self.keptCodeHashes = Set(policy.keep.map { String(Hex.encode(SHA256.hash($0)).prefix(10)) })
     }
 
@@ -130,7 +135,7 @@ public final class Redactor: Sendable {
     /// A URL with the values of credential query parameters replaced, and the identifier of a query that names
     /// a phone (the profile's phone lookup, e.g. `type=PHONE&identifier=…`) replaced by a phone pseudonym.
     func redact(query url: String) -> String {
-        guard let mark = url.firstIndex(of: "?") else { return url }
+        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return url }
         let head = url[...mark]
         var fragment = ""
         var query = String(url[url.index(after: mark)...])
@@ -142,32 +147,36 @@ public final class Redactor: Sendable {
             guard let eq = pair.firstIndex(of: "=") else { return (String(pair), nil) }
             return (String(pair[..<eq]), String(pair[pair.index(after: eq)...]))
         }
-        func key(_ name: String) -> String { (name.removingPercentEncoding ?? name).lowercased() }
-        let lookup = policy.protocolKeys.phoneLookup
+        func key(_ name: String) -> String {
+            (name.utf8.contains(UInt8(ascii: "%")) ? name.removingPercentEncoding ?? name : name).lowercased()
+        }
+        let keys = pairs.map { key($0.0) }
+        let lookup = phoneLookup
         let namesPhone =
             lookup.map { lookup in
-                pairs.contains {
-                    key($0.0) == lookup.kindParameter.lowercased()
-                        && $0.1?.lowercased() == lookup.phoneKind.lowercased()
-                }
+                pairs.indices.contains { keys[$0] == lookup.kind && pairs[$0].1?.lowercased() == lookup.phone }
             } ?? false
+        var changed = false
         for i in pairs.indices {
             guard let value = pairs[i].1, !value.isEmpty, !keep.contains(value) else { continue }
-            if RedactionPolicy.secretQueryKeys.contains(key(pairs[i].0)) {
+            if RedactionPolicy.secretQueryKeys.contains(keys[i]) {
                 pairs[i].1 = credential(value)
-            } else if namesPhone, key(pairs[i].0) == lookup?.identifierParameter.lowercased() {
+                changed = true
+            } else if namesPhone, keys[i] == lookup?.identifier {
                 pairs[i].1 = pseudonyms.phone(value)
+                changed = true
             }
         }
+        guard changed else { return url }
         let rebuilt: [String] = pairs.map { name, value in value.map { "\(name)=\($0)" } ?? name }
         return String(head) + rebuilt.joined(separator: "&") + fragment
     }
 
     private func redact(authorization value: String, url: String?) -> String {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmingWhitespace
         guard let space = trimmed.firstIndex(of: " ") else { return pseudonyms.opaque(trimmed) }
         let scheme = trimmed[..<space]
-        let secret = trimmed[trimmed.index(after: space)...].trimmingCharacters(in: .whitespaces)
+        let secret = trimmed[trimmed.index(after: space)...].trimmingWhitespace
         if keep.contains(secret) { return value }
         switch scheme.lowercased() {
         case let lower where credentialSchemes.contains(lower):
@@ -234,53 +243,103 @@ public final class Redactor: Sendable {
 
     func redact(body: Data) -> Data {
         guard !body.isEmpty, let text = String(validating: body, as: UTF8.self) else { return body }
-        let first = text.first { !$0.isWhitespace }
-        if first == "{" || first == "[", let value = try? JSONValue.parse(body) {
-            let redacted = redact(json: value)
-            return redacted == value ? body : Data(redacted.serialized().utf8)
+        let first = text.utf8.first { !Self.isJSONSpace($0) }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let value = try? JSONValue.parse(body) {
+            var changed = false
+            let redacted = redact(node: value, at: Place(), changed: &changed)
+            return changed ? Data(redacted.serialized().utf8) : body
         }
         let redacted = redact(text: text)
         return redacted == text ? body : Data(redacted.utf8)
     }
 
     func redact(json value: JSONValue) -> JSONValue {
-        value.rewritten { path, node in
-            if !policy.jsonPaths.isEmpty, policy.jsonPaths.contains(where: { $0.matches(path) }) {
+        var changed = false
+        return redact(node: value, at: Place(), changed: &changed)
+    }
+
+    /// Where a node sits: its concrete path (kept only when the policy has JSON paths to match), its own key, and
+    /// for an array element the key of the array.
+    private struct Place {
+        var path: JSONPath?
+        var key: String?
+        var arrayKey: String?
+
+        func child(key: String, tracking: Bool) -> Place {
+            Place(path: tracking ? (path ?? JSONPath()).appending(key: key) : nil, key: key, arrayKey: nil)
+        }
+
+        func element(_ index: Int, tracking: Bool) -> Place {
+            Place(path: tracking ? (path ?? JSONPath()).appending(index: index) : nil, key: nil, arrayKey: key)
+        }
+    }
+
+    /// `node` with every secret replaced; `changed` is set when anything was.
+    private func redact(node: JSONValue, at place: Place, changed: inout Bool) -> JSONValue {
+        if let replaced = replacement(for: node, at: place) {
+            if replaced != node { changed = true }
+            return replaced
+        }
+        let tracking = !policy.jsonPaths.isEmpty
+        switch node {
+        case .array(let items):
+            var out = items
+            for i in items.indices {
+                out[i] = redact(node: items[i], at: place.element(i, tracking: tracking), changed: &changed)
+            }
+            return .array(out)
+        case .object(let object):
+            var out = object
+            for (key, value) in object {
+                out[key] = redact(node: value, at: place.child(key: key, tracking: tracking), changed: &changed)
+            }
+            return .object(out)
+        default:
+            return node
+        }
+    }
+
+    /// What replaces `node` (a leaf, or a whole subtree a policy path names), or `nil` to look inside it.
+    private func replacement(for node: JSONValue, at place: Place) -> JSONValue? {
+        if !policy.jsonPaths.isEmpty {
+            let path = place.path ?? JSONPath()
+            if policy.jsonPaths.contains(where: { $0.matches(path) }) {
                 switch node {
                 case .null: return node
                 case .string(let s): return keep.contains(s) ? node : .string(pseudonyms.opaque(s))
                 default: return .string(pseudonyms.opaque(node.serialized()))
                 }
             }
-            // An element of an array under a phone field (`"phones": ["+385…"]`) is a phone too.
-            if case .index? = path.components.last, path.components.count >= 2,
-                case .key(let parent) = path.components[path.components.count - 2],
-                phoneFields.contains(parent.lowercased())
-            {
-                switch node {
-                case .string(let s) where Self.isPhoneLike(s) && !keep.contains(s): return .string(pseudonyms.phone(s))
-                case .int(let i) where i >= 100_000: return .string(pseudonyms.phone(String(i)))
-                default: break
-                }
-            }
-            guard case .key(let name)? = path.components.last else {
-                if case .string(let s) = node { return .string(redact(text: s)) }
-                return nil
-            }
-            let lower = name.lowercased()
+        }
+        // An element of an array under a phone field (`"phones": ["+385…"]`) is a phone too.
+        if let parent = place.arrayKey, phoneFields.contains(parent.lowercased()) {
             switch node {
-            case .string(let s) where phoneFields.contains(lower) && Self.isPhoneLike(s) && !keep.contains(s):
-                return .string(pseudonyms.phone(s))
-            case .int(let i) where phoneFields.contains(lower) && i >= 100_000:
-                return .string(pseudonyms.phone(String(i)))
-            case .string(let s) where tokenFields.contains(lower) && !s.isEmpty && !keep.contains(s):
-                return .string(pseudonyms.token(s))
-            case .string(let s):
-                return .string(redact(text: s))
-            default:
-                return nil
+            case .string(let s) where Self.isPhoneLike(s) && !keep.contains(s): return .string(pseudonyms.phone(s))
+            case .int(let i) where i >= 100_000: return .string(pseudonyms.phone(String(i)))
+            default: break
             }
         }
+        guard let name = place.key else {
+            if case .string(let s) = node { return .string(redact(text: s)) }
+            return nil
+        }
+        let lower = name.lowercased()
+        switch node {
+        case .string(let s) where phoneFields.contains(lower) && Self.isPhoneLike(s) && !keep.contains(s):
+            return .string(pseudonyms.phone(s))
+        case .int(let i) where phoneFields.contains(lower) && i >= 100_000:
+            return .string(pseudonyms.phone(String(i)))
+        case .string(let s) where tokenFields.contains(lower) && !s.isEmpty && !keep.contains(s):
+            return .string(pseudonyms.token(s))
+        case .string(let s):
+            return .string(redact(text: s))
+        default:
+            return nil
+        }
+    }
+
+    private static func isJSONSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
     static func isPhoneLike(_ s: String) -> Bool {

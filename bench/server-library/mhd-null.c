@@ -11,7 +11,9 @@
 
    Usage: mhd-null [-t THREADS] [-m MEMORY_LIMIT] [-d] [-T] [-c CONNECTION_LIMIT]
      -t  MHD_OPTION_THREAD_POOL_SIZE (default 2, what bench/serve/run.sh gives `conform serve --threads`)
-     -m  MHD_OPTION_CONNECTION_MEMORY_LIMIT (default 147456: ConformServer's 2 x 64 KB header limit + 16 KB)
+     -m  MHD_OPTION_CONNECTION_MEMORY_LIMIT (default 63744, HTTPServerLimits.connectionMemoryBytes for the default
+         limits: a 16 KB head and a quarter more, 100 fields x 64, a 32 KB response head, 4 KB; 147456 before, twice a
+         64 KB head limit + 16 KB)
      -d  deferred answers: MHD_ALLOW_SUSPEND_RESUME, the connection suspended and resumed by a worker thread
          (what ConformServer does for a DeferredHTTPHandler, the recorder's AsyncHandlerAdapter)
      -T  adds MHD_USE_TURBO
@@ -190,7 +192,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
 
 int main(int argc, char **argv) {
   unsigned int threads = 2, connection_limit = 1024;
-  size_t memory_limit = 2 * 64 * 1024 + 16 * 1024;
+  size_t memory_limit = 16 * 1024 + 16 * 1024 / 4 + 100 * 64 + 32 * 1024 + 4 * 1024;
   unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
   int option;
   while ((option = getopt(argc, argv, "t:m:c:dT")) != -1) {

@@ -30,7 +30,7 @@ extension OptionSpec {
         "--max-head", "SIZE", .size(1024...1024 * 1024),
         help: """
             The largest request head the listener accepts, 1KB to 1MB (default: 16KB;
-            larger heads get 431); response heads may be twice as large (at least 32KB).
+            larger heads get 431); response heads may be twice as large (at least 16KB).
             """)
 
     static let cacert = OptionSpec(

@@ -43,7 +43,7 @@ public struct HTTPServerLimits: Sendable, Hashable {
     public init(
         maxBodyBytes: Int = 8 * 1024 * 1024, maxHeaderBytes: Int = 16 * 1024, connectionTimeoutSeconds: Int = 30,
         headerTimeoutSeconds: Int = 10, requestTimeoutSeconds: Int = 60, minBodyBytesPerSecond: Int = 1024,
-        bodyGraceSeconds: Int = 2, maxHeaderFields: Int = 100, maxResponseHeadBytes: Int = 32 * 1024,
+        bodyGraceSeconds: Int = 2, maxHeaderFields: Int = 100, maxResponseHeadBytes: Int = 16 * 1024,
         maxConnections: Int = 1024, maxWaitingConnections: Int? = nil, threads: Int = 4,
         threadPerConnection: Bool = false
     ) {
@@ -83,8 +83,8 @@ public struct HTTPServerLimits: Sendable, Hashable {
     /// The number of waiting connections that makes a new one close the longest-waiting one.
     public var waitingBudget: Int { maxWaitingConnections ?? max(1, maxConnections - max(1, maxConnections / 10)) }
 
-    /// 8 MB bodies, 16 KB and 100 fields of request headers, 32 KB of response headers, 30 s idle timeout, 10 s for a request head and 60 s for the
-    /// whole request, bodies at 1 KB/s or faster after 2 s, 1024 connections of which 922 may wait on their
-    /// client, 4 threads.
+    /// 8 MB bodies, 16 KB and 100 fields of request headers, 16 KB of response headers, 30 s idle timeout, 10 s
+    /// for a request head and 60 s for the whole request, bodies at 1 KB/s or faster after 2 s, 1024 connections of
+    /// which 922 may wait on their client, 4 threads.
     public static let `default` = HTTPServerLimits()
 }

@@ -4,7 +4,9 @@ import Foundation
 extension RecordedExchange {
     /// The exchange as one line of `exchanges.jsonl` (with the trailing newline), keys in a fixed order.
     public func jsonLine() -> String {
-        var out = "{\"seq\":\(seq),\"flow\":"
+        var out = ""
+        out.reserveCapacity(estimatedLineBytes)
+        out += "{\"seq\":\(seq),\"flow\":"
         JSONValue.writeString(flow, into: &out)
         out += ",\"upstream\":"
         JSONValue.writeString(upstream, into: &out)
@@ -35,6 +37,14 @@ extension RecordedExchange {
         }
         out += "}\n"
         return out
+    }
+
+    /// About how long ``jsonLine()`` is (escapes aside), so the line is built without growing its buffer.
+    private var estimatedLineBytes: Int {
+        var bytes = 256 + flow.utf8.count + upstream.utf8.count + request.url.utf8.count
+        for field in request.headerFields { bytes += field.name.utf8.count + field.value.utf8.count + 6 }
+        for field in response.headerFields { bytes += field.name.utf8.count + field.value.utf8.count + 6 }
+        return bytes + (request.body.count + response.body.count) * 9 / 8
     }
 
     /// The exchange as a line of at most `limit` bytes: bodies (the largest first), then headers, that would not

@@ -1,4 +1,5 @@
 import ConformReport
+import ConformServer
 import ConformTestSupport
 import Foundation
 import Testing
@@ -45,6 +46,26 @@ import Testing
                 }
                 let parsed = try Arguments(required + [option.name, "\(range.upperBound)"], command: command)
                 #expect(try parsed.integer(option.name) == range.upperBound)
+            }
+        }
+    }
+
+    /// `--max-head` sets the listener's request head limit and widens the response head room with it, on every
+    /// command that listens; out of range it is a usage error naming the range.
+    @Test func maxHeadSetsTheListenersHeadLimits() throws {
+        for name in ["serve", "mock", "record"] {
+            let command = try #require(CommandSpec.named(name))
+            let required = command.options.filter(\.required).flatMap { [$0.name, "x"] }
+            let defaults = try Arguments(required, command: command).serverLimits()
+            #expect(defaults == .default)
+            let raised = try Arguments(required + ["--max-head", "64KB"], command: command).serverLimits()
+            #expect(raised.maxHeaderBytes == 64 * 1024)
+            #expect(raised.maxResponseHeadBytes == 128 * 1024)
+            #expect(raised.connectionMemoryBytes > defaults.connectionMemoryBytes)
+            let small = try Arguments(required + ["--max-head", "2KB"], command: command).serverLimits()
+            #expect(small.maxResponseHeadBytes == HTTPServerLimits.default.maxResponseHeadBytes)
+            #expect(throws: UsageError.self, "\(name)") {
+                try Arguments(required + ["--max-head", "2MB"], command: command).serverLimits()
             }
         }
     }

@@ -92,6 +92,30 @@ struct HTTPServerHostileTests {
         #expect(whole.contains(String(repeating: "h", count: 40_000)))
     }
 
+    /// A request head at its limit answered with a response head at its own limit, on one keep-alive connection
+    /// several times over: the connection's memory holds both, every time.
+    @Test func fullRequestAndResponseHeadsFitTogether() throws {
+        struct Echo: HTTPHandler {
+            let size: Int
+            func handle(_ request: HTTPRequest) -> HTTPResponse {
+                HTTPResponse(status: 200, headerFields: ["X-Back": String(repeating: "r", count: size)])
+            }
+        }
+        let limits = HTTPServerLimits.default
+        let server = try HTTPServer(handler: Echo(size: limits.maxResponseHeadBytes - 200), limits: limits)
+        try server.start()
+        defer { server.stop() }
+        let client = try RawClient(port: server.boundPort, receiveTimeoutSeconds: 20)
+        let fields = (0..<(limits.maxHeaderFields - 3)).map { "X-F\($0): v\r\n" }.joined()
+        let filler = String(repeating: "a", count: limits.maxHeaderBytes - fields.utf8.count - 300)
+        for round in 0..<3 {
+            client.send("GET /\(round) HTTP/1.1\r\nHost: x\r\n\(fields)X-Big: \(filler)\r\n\r\n")
+            let head = client.read(until: "\r\n\r\n")
+            #expect(head.hasPrefix("HTTP/1.1 200 "), "round \(round): \(head.prefix(80))")
+            #expect(head.contains(String(repeating: "r", count: limits.maxResponseHeadBytes - 200)))
+        }
+    }
+
     /// Heads up to the limit reach the handler, larger ones get the envelope, whatever the limit is set to.
     @Test(arguments: [4096, 16 * 1024, 64 * 1024])
     func headsUpToTheLimitPassAndLargerOnesGet431(limit: Int) throws {

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Every performance target of docs/performance.md in one run: the side-by-side peers (bench/peers), memory of a
 # 100,000-step run (bench/memory), replay against wrk (bench/replay, part a), `conform serve` against nginx
-# (bench/serve), the YAML tree against libyaml (bench/yaml) and the recorder against nginx proxy_pass
-# (bench/record), one after the other on the same box, then a
+# (bench/serve), the HTTP server libraries' ceiling (bench/server-library), the YAML tree against libyaml
+# (bench/yaml) and the recorder against nginx proxy_pass (bench/record), one after the other on the same box, then a
 # table of the figures and whether each target is met. Each ratio compares figures measured in the same script.
 # Installs what the parts install (nginx, wrk, a throwaway venv with Tavern from PyPI). About ten minutes.
 # Usage: bench/targets.sh                 (CONFORM_BINARY=PATH skips the release build of conform)
@@ -26,6 +26,7 @@ part peers bench/peers/run.sh 100 1000 5
 part memory bench/memory/rss.sh
 CONFORM_BENCH_PARTS=a part replay bench/replay/run.sh
 part serve bench/serve/run.sh 5
+part server-library bench/server-library/run.sh 5
 part yaml bench/yaml/run.sh 20 5
 part record bench/record/run.sh 5
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -58,6 +59,15 @@ echo "| replay >= 0.5 of wrk | $replay | $(verdict "$(awk -v a="$replay_ratio" '
 nginx_mean="$(awk -v a="$nginx_before" -v b="$nginx_after" 'BEGIN { printf "%.0f", (a + b) / 2 }')"
 share() { awk -v a="$1" -v b="$nginx_mean" 'BEGIN { printf "%.0f", 100 * a / b }'; }
 echo "| \`conform serve\` >= 50 % of nginx | registration $register, personalize $personalize req/s; nginx $nginx_before before, $nginx_after after (mean $nginx_mean): $(share "$register") % and $(share "$personalize") % | $(verdict "$(awk -v a="$(share "$register")" -v b="$(share "$personalize")" 'BEGIN { print (a >= 50 && b >= 50) }')") |"
+# The server libraries, do-nothing handlers answering a registration-like POST, against nginx's static GET.
+library() { sed -n "s/^median: $1 POST .* of-nginx-get \([0-9.]*\)$/\1/p" "$LOG/server-library"; }
+library_cpu() { sed -n "s/^median: $1 POST .* cpu \([0-9.]*\) us .*/\1/p" "$LOG/server-library"; }
+mhd="$(library mhd)"
+httpserver="$(library conform-httpserver)"
+echo "| the server library is not the ceiling: a do-nothing POST handler >= 50 % of nginx static | libmicrohttpd (C) \
+$mhd, Conform's HTTPServer $httpserver, libh2o (C) $(library h2o) of nginx; server CPU per POST: nginx \
+$(library_cpu nginx), libmicrohttpd $(library_cpu mhd), HTTPServer $(library_cpu conform-httpserver), libh2o \
+$(library_cpu h2o) µs | $(verdict "$(awk -v a="$mhd" -v b="$httpserver" 'BEGIN { print (a >= 0.5 && b >= 0.5) }')") |"
 record_ratio="$(sed -n 's/^median: conform record.*ratio \([0-9.]*\).*/\1/p' "$LOG/record")"
 recorded="$(sed -n 's/^recorded: //p' "$LOG/record")"
 yaml_ratio="$(awk -v a="$tree" -v b="$libyaml" 'BEGIN { printf "%.2f", a / b }')"

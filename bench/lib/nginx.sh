@@ -1,6 +1,7 @@
 # Starts nginx on loopback serving one static JSON file; sets NGINX_URL and NGINX_PID. Needs WORK (a temp dir).
 # Usage: start_static_nginx [NAME [BODY]]   (default: static.json with a registration-like document)
 # With NGINX_TLS_CERT and NGINX_TLS_KEY set (PEM files), it serves HTTPS with that certificate instead.
+# NGINX_SERVER_EXTRA, when set, is added to the server block as it is (e.g. directives for POST answers).
 start_static_nginx() {
     NGINX_FILE="${1:-static.json}"
     NGINX_BODY='{"pushRegId":"0f8fad5b-d9cb-469f-a165-70867728950e","regEnabled":true,"isPrimary":false}'
@@ -27,6 +28,7 @@ http {
         listen 127.0.0.1:$NGINX_PORT${NGINX_TLS_CERT:+ ssl};
         ${NGINX_TLS_CERT:+ssl_certificate $NGINX_TLS_CERT; ssl_certificate_key $NGINX_TLS_KEY;}
         root $WORK/www; default_type application/json;
+        ${NGINX_SERVER_EXTRA:-}
     }
 }
 CONF

@@ -1,11 +1,16 @@
 import ConformCore
 import Foundation
 
-/// Answers every request with the same small JSON document, like a static file.
+/// Answers every request with the same small JSON document, like a static file (a POST gets its body back unless
+/// `answer` is given, which every request then gets).
 struct StaticJSONHandler: HTTPHandler {
     static let body = Data(#"{"status":"ok","service":"conform-bench","items":[1,2,3]}"#.utf8)
+    var answer: Data?
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
+        if let answer {
+            return HTTPResponse(status: 200, headerFields: ["Content-Type": "application/json"], body: answer)
+        }
         if request.method == .post {
             return HTTPResponse(status: 200, headerFields: ["Content-Type": "application/json"], body: request.body)
         }

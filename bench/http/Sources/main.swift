@@ -1,14 +1,21 @@
 import ConformServer
 import Foundation
 
-// conform-bench-http serve [--port N]            serve a static JSON document; prints "listening URL"
+// conform-bench-http serve [--port N] [--threads N] [--answer JSON] [--max-header-bytes N]
+//                                                 serve a static JSON document; prints "listening URL"
 // conform-bench-http client URL [COUNT] [TASKS]  COUNT GET exchanges over CurlTransport; prints the cost of one
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "serve":
     let port = arguments.firstIndex(of: "--port").flatMap { UInt16(arguments[$0 + 1]) } ?? 0
     let threads = arguments.firstIndex(of: "--threads").flatMap { Int(arguments[$0 + 1]) } ?? 4
-    let server = try HTTPServer(handler: StaticJSONHandler(), port: port, limits: HTTPServerLimits(threads: threads))
+    // With --answer, GET and POST alike get that document (bench/server-library compares servers on one answer).
+    let answer = arguments.firstIndex(of: "--answer").map { Data(arguments[$0 + 1].utf8) }
+    var limits = HTTPServerLimits(threads: threads)
+    if let bytes = arguments.firstIndex(of: "--max-header-bytes").flatMap({ Int(arguments[$0 + 1]) }) {
+        limits.maxHeaderBytes = bytes
+    }
+    let server = try HTTPServer(handler: StaticJSONHandler(answer: answer), port: port, limits: limits)
     try server.start()
     print("listening \(server.baseURL)")
     fflush(nil)
@@ -28,6 +35,8 @@ case "client":
             count, tasks, result.seconds, Double(count) / result.seconds, perExchange, result.reused, result.failures))
 default:
     FileHandle.standardError.write(
-        Data("Usage: conform-bench-http serve [--port N] [--threads N] | client URL [COUNT] [TASKS]\n".utf8))
+        Data(
+            ("Usage: conform-bench-http serve [--port N] [--threads N] [--answer JSON] [--max-header-bytes N]"
+                + " | client URL [COUNT] [TASKS]\n").utf8))
     exit(64)
 }

@@ -318,7 +318,7 @@ func refuseFraming(_ headerFields: HTTPFields, _ context: ServerContext) -> HTTP
     }
     // The usual value is bare digits: no trimming through Foundation on every request.
     let isDigits = { (text: String) in !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
-    let text = isDigits(lengths[0]) ? lengths[0] : lengths[0].trimmingCharacters(in: .whitespaces)
+    let text = lengths[0].trimmingWhitespace
     guard isDigits(text) else {
         return badRequest("Content-Length '\(lengths[0].prefix(40))' is not a number of bytes")
     }
@@ -335,67 +335,4 @@ private func conformServerCollectHeader(
     let name = UnsafeRawBufferPointer(start: key, count: keySize)
     let text = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
     return collector.pointee.add(name: name, value: text) ? .YES : .NO
-}
-
-/// Header names libmicrohttpd computes itself; passing them through would be refused or duplicated.
-private let managedHeaders: Set<String> = ["content-length", "transfer-encoding"]
-
-/// Queues `response`; one with `Transfer-Encoding: chunked` and no `Content-Length` is sent chunked.
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let status = (100...999).contains(response.status.code) ? response.status.code : 500
-    let made: OpaquePointer?
-    if wantsChunks(response) {
-        let body = Unmanaged.passRetained(ChunkedBody(response.body))
-        made = conform_mhd_create_chunked_response(
-            4096, conformServerReadChunk, body.toOpaque(), conformServerReleaseChunks)
-        if made == nil { body.release() }
-    } else {
-        made = response.body.withUnsafeBytes { bytes in
-            MHD_create_response_from_buffer(
-                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
-        }
-    }
-    guard let made else { return .NO }
-    defer { MHD_destroy_response(made) }
-    for field in response.headerFields where !managedHeaders.contains(field.name.lowercased()) {
-        _ = MHD_add_response_header(made, field.name, field.value)
-    }
-    return MHD_queue_response(connection, UInt32(status), made)
-}
-
-/// Whether the handler asked for a chunked body: `Transfer-Encoding: chunked` and no `Content-Length`.
-private func wantsChunks(_ response: HTTPResponse) -> Bool {
-    !response.headerFields.contains("Content-Length")
-        && response.headerFields.values(for: "Transfer-Encoding").contains { $0.lowercased().contains("chunked") }
-}
-
-/// The body of a chunked response, kept alive until libmicrohttpd releases it.
-final class ChunkedBody: Sendable {
-    /// The most bytes one chunk carries, so larger bodies arrive in several chunks.
-    static let chunkSize = 1024
-    let bytes: Data
-
-    init(_ bytes: Data) { self.bytes = bytes }
-}
-
-/// Copies the next chunk of a ``ChunkedBody`` into libmicrohttpd's buffer.
-func conformServerReadChunk(
-    _ cls: UnsafeMutableRawPointer?, _ position: UInt64, _ buffer: UnsafeMutablePointer<CChar>?, _ max: Int
-) -> Int {
-    guard let cls, let buffer else { return conform_mhd_end_of_stream() }
-    let body = Unmanaged<ChunkedBody>.fromOpaque(cls).takeUnretainedValue()
-    let start = Int(position)
-    guard start < body.bytes.count else { return conform_mhd_end_of_stream() }
-    let count = min(max, ChunkedBody.chunkSize, body.bytes.count - start)
-    body.bytes.withUnsafeBytes { bytes in
-        guard let base = bytes.baseAddress else { return }
-        UnsafeMutableRawPointer(buffer).copyMemory(from: base + start, byteCount: count)
-    }
-    return count
-}
-
-/// Releases a ``ChunkedBody`` when libmicrohttpd is done with its response.
-func conformServerReleaseChunks(_ cls: UnsafeMutableRawPointer?) {
-    guard let cls else { return }
-    Unmanaged<ChunkedBody>.fromOpaque(cls).release()
 }

@@ -35,6 +35,11 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: libcurl is out of memory") }
         self.multi = multi
         self.maxTransfers = max(1, maxTransfers)
+        // libcurl's default cache keeps four idle connections per easy handle added *now*: with transfers added and
+        // removed all the time it shrinks to a few whenever few are in flight, and closes connections a moment later
+        // needed again (a new TCP connection, and a TLS handshake, for most exchanges under load). As many idle
+        // connections as transfers may run keeps every one reusable.
+        _ = conform_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, self.maxTransfers)
     }
 
     deinit {

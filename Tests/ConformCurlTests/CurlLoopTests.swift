@@ -101,4 +101,37 @@ struct CurlLoopTests {
         let after = try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/after"))
         #expect(after.status == 200)
     }
+
+    @Test func connectionsOpenedForABurstStayOpenForTheNextBurst() async throws {
+        let handler = Counting()
+        var limits = HTTPServerLimits.default
+        limits.threads = 16
+        let server = try HTTPServer(handler: handler, limits: limits)
+        try server.start()
+        defer { server.stop() }
+        let transport = CurlTransport(timeout: .seconds(60), maxConcurrentExchanges: 8)
+        // Bursts of 8 at once (each held 20 ms by the server, so they need 8 connections), each followed by a single
+        // exchange: libcurl's default cache shrank to four idle connections per transfer in flight, and closed most
+        // of a burst's connections as soon as the burst ended.
+        var opened = 0
+        for round in 0..<6 {
+            let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await transport.send(HTTPRequest(method: .get, url: "\(server.baseURL)/\(round)/\(index)"))
+                    }
+                }
+                var all: [HTTPResponse] = []
+                for try await response in group { all.append(response) }
+                return all
+            }
+            let single = try await transport.send(HTTPRequest(method: .get, url: "\(server.baseURL)/\(round)"))
+            for response in responses + [single] {
+                #expect(response.status == 200)
+                if response.timing?.reusedConnection == false { opened += 1 }
+            }
+        }
+        #expect(handler.most.load(ordering: .sequentiallyConsistent) >= 2, "the bursts ran concurrently")
+        #expect(opened <= 8, "54 exchanges, at most 8 at once, opened \(opened) connections")
+    }
 }

@@ -31,7 +31,6 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
@@ -66,7 +65,7 @@ let package = Package(
         .target(
             name: "ConformReference",
             dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging"]),
-        .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD", "CSSL"]),
+        .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
             name: "ConformTraffic",
             dependencies: [

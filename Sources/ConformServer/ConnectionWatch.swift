@@ -267,15 +267,20 @@ func conformServerConnection(
         context.watch.opened(connection)
         if context.forwarding, let socketContext {
             let socket = conform_mhd_connection_fd(connection)
-            if let origin = context.pendingOrigins.withLock({ $0.removeValue(forKey: socket) }) {
-                socketContext.pointee = Unmanaged.passRetained(TunnelOrigin(origin)).toOpaque()
+            if let tunnel = context.pendingOrigins.withLock({ $0.removeValue(forKey: socket) }) {
+                socketContext.pointee = Unmanaged.passRetained(tunnel).toOpaque()
             }
         }
     } else {
         context.watch.closed(connection)
         if let socketContext, let raw = socketContext.pointee {
-            Unmanaged<TunnelOrigin>.fromOpaque(raw).release()
+            let tunnel = Unmanaged<TunnelOrigin>.fromOpaque(raw).takeRetainedValue()
             socketContext.pointee = nil
+            if let interception = tunnel.interception {
+                // Before libmicrohttpd closes the socket: its number cannot belong to another tunnel yet.
+                InterceptedSockets.remove(conform_mhd_connection_fd(connection), interception)
+                interception.closed()
+            }
         }
     }
 }

@@ -10,11 +10,12 @@ import Synchronization
 ///
 /// The acceptor reads the start of each connection without consuming it. An absolute-form plain-HTTP request goes
 /// to the server as it came (the handler checks each request's host against the ``ForwardPolicy``). `CONNECT` to an
-/// intercepted host gets `200`, then a TLS handshake with that host's leaf (SNI must name the `CONNECT` host), and
-/// the decrypted bytes reach the server over a socket pair, so its head rules, limits and handler apply unchanged.
-/// Other hosts are refused (`403`) or, when the policy says so, tunnelled undecrypted. Every wait is bounded:
-/// the head and the handshake by the head timeout, an upstream connect by ``connectTimeout``, an idle tunnel by
-/// ``idleTimeout``.
+/// intercepted host gets `200`, and the connection goes to a second server that speaks TLS itself (libmicrohttpd's
+/// GnuTLS) with that host's leaf (SNI must name the `CONNECT` host), so its head rules, limits and handler apply
+/// unchanged and no thread is held per tunnel. Other hosts are refused (`403`) or, when the policy says so,
+/// tunnelled undecrypted. Every wait is bounded: the head and the handshake by the head timeout, an upstream connect
+/// by ``connectTimeout``, an idle passed-through tunnel by ``idleTimeout`` (an intercepted one is the server's
+/// keep-alive connection, bounded by its limits).
 public final class ForwardProxyServer: Sendable {
     public let host: String
     public let policy: ForwardPolicy
@@ -26,10 +27,13 @@ public final class ForwardProxyServer: Sendable {
     private let requestedPort: UInt16
     private let address: ListenAddress
     private let server: HTTPServer
+    /// Serves the intercepted tunnels, TLS and all.
+    private let interceptor: HTTPServer
     private let handler: any HTTPHandler
-    private let contexts: ForwardTLSContexts
+    private let credentials: ForwardCredentials
+    private let handshakeFailures = HandshakeFailures()
     private let state = Mutex<(listener: Int32, port: UInt16, open: Set<Int32>)>((-1, 0, []))
-    private let counts = Mutex((tunnels: 0, refused: 0, handshakesFailed: 0))
+    private let counts = Mutex((tunnels: 0, refused: 0))
 
     /// A stopped proxy; `identity` gives the leaf (PEM) presented for an intercepted host, `nil` if it has none.
     public init(
@@ -46,13 +50,15 @@ public final class ForwardProxyServer: Sendable {
         var served = limits
         served.threadPerConnection = true
         self.server = try HTTPServer(handler: handler, host: host, limits: served, log: log, forwarding: true)
+        self.interceptor = try HTTPServer(
+            handler: handler, host: host, limits: limits, log: log, forwarding: true, intercepting: true)
         self.host = host
         self.address = address
         self.requestedPort = port
         self.limits = limits
         self.policy = policy
         self.handler = handler
-        self.contexts = ForwardTLSContexts(identity: identity)
+        self.credentials = ForwardCredentials(identity: identity)
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
     }
@@ -73,12 +79,16 @@ public final class ForwardProxyServer: Sendable {
 
     /// `CONNECT`s refused, and intercepted handshakes that failed (no ClientHello, a wrong SNI, too slow).
     public var refusedCount: Int { counts.withLock { $0.refused } }
-    public var failedHandshakeCount: Int { counts.withLock { $0.handshakesFailed } }
+    public var failedHandshakeCount: Int { handshakeFailures.value }
 
     /// Binds and starts accepting; does nothing if already started.
     public func start() throws {
         if state.withLock({ $0.listener }) >= 0 { return }
         try server.start()
+        do { try interceptor.start() } catch {
+            server.stop()
+            throw error
+        }
         let family = { if case .v6 = address { return AF_INET6 } else { return AF_INET } }()
         let listener = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
@@ -92,6 +102,7 @@ public final class ForwardProxyServer: Sendable {
             let reason = String(cString: strerror(errno))
             if listener >= 0 { close(listener) }
             server.stop()
+            interceptor.stop()
             throw HTTPServerError(
                 .cannotListen,
                 "cannot listen on \(host):\(requestedPort): \(reason); choose another port or pass 0 to pick a free one"
@@ -123,6 +134,7 @@ public final class ForwardProxyServer: Sendable {
         _ = Glibc.shutdown(listener, shutdownBoth)
         for socket in open { _ = Glibc.shutdown(socket, shutdownBoth) }
         server.stop()
+        interceptor.stop()
     }
 
     private func acceptLoop(_ listener: Int32) {
@@ -179,52 +191,44 @@ public final class ForwardProxyServer: Sendable {
             _ = server.addConnection(client, origin: nil)
             return
         }
-        defer { close(client) }
         guard let authority = head.connectAuthority, let port = authority.port else {
             refuse(client, 400, "BAD_REQUEST", "CONNECT needs HOST:PORT (such as api.example.com:443)", deadline)
+            close(client)
             return
         }
         ForwardHead.consume(client, count: head.length)
         switch policy.connect(host: authority.host, port: port) {
         case .refuse(let reason):
             refuse(client, 403, "FORWARD_NOT_ALLOWED", reason, deadline)
+            close(client)
         case .tunnel:
             tunnel(client, to: authority, port: port, deadline)
+            close(client)
         case .intercept:
             intercept(client, authority: authority, port: port, deadline)
         }
     }
 
+    /// Answers `200` and hands the connection to the intercepting server, which owns (and closes) it from then on.
     private func intercept(
         _ client: Int32, authority: ForwardAuthority, port: UInt16, _ deadline: ContinuousClock.Instant
     ) {
-        guard let context = contexts.context(for: authority.host) else {
+        guard let credential = credentials.credential(for: authority.host) else {
             refuse(client, 502, "BAD_GATEWAY", "no certificate can be made for \(authority.host)", deadline)
+            close(client)
             return
         }
-        guard established(client, deadline), let stream = TLSStream(context: context, socket: client),
-            stream.accept(by: .now + .seconds(limits.headerTimeoutSeconds))
-        else {
-            counts.withLock { $0.handshakesFailed += 1 }
-            return
-        }
-        var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-            stream.shutdown()
+        guard established(client, deadline) else {
+            close(client)
             return
         }
         let shown = authority.host.contains(":") ? "[\(authority.host)]" : authority.host
         let origin = "https://\(shown)" + (port == 443 ? "" : ":\(port)")
         counts.withLock { $0.tunnels += 1 }
-        guard server.addConnection(pair[1], origin: origin) else {
-            close(pair[0])
-            stream.shutdown()
-            return
-        }
-        defer { close(pair[0]) }
-        SocketIO.setNonBlocking(pair[0])
-        Pump.run(stream, PlainEnd(pair[0]), idle: idleTimeout)
-        stream.shutdown()
+        let interception = Interception(host: authority.host, credential: credential, failures: handshakeFailures)
+        let flags = fcntl(client, F_GETFL)
+        _ = fcntl(client, F_SETFL, flags & ~O_NONBLOCK)
+        _ = interceptor.addConnection(client, origin: origin, interception: interception)
     }
 
     /// Passes bytes to another host without reading them (`--other-hosts tunnel`).

@@ -52,15 +52,13 @@ enum SocketIO {
     }
 }
 
-/// One side of a pump: a plain socket or a TLS stream over one.
+/// One side of a pump: a non-blocking socket.
 protocol PumpEnd: AnyObject {
     var socket: Int32 { get }
     var hasPending: Bool { get }
     func read(into buffer: UnsafeMutableRawBufferPointer) -> SocketIO.Outcome
     func write(_ buffer: UnsafeRawBufferPointer) -> SocketIO.Outcome
 }
-
-extension TLSStream: PumpEnd {}
 
 /// A plain non-blocking socket.
 final class PlainEnd: PumpEnd {

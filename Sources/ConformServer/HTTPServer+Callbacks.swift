@@ -16,7 +16,7 @@ final class ServerContext: Sendable {
     /// than a listening socket: requests then name their origin, and tunnelled ones get their tunnel's.
     let forwarding: Bool
     /// The origins of tunnelled connections handed over but not yet seen opening, by socket.
-    let pendingOrigins = Mutex<[Int32: String]>([:])
+    let pendingOrigins = Mutex<[Int32: TunnelOrigin]>([:])
     /// The handler when it answers later (the connection is suspended meanwhile), else `nil`; never with a thread
     /// per connection, where the connection's own thread waits.
     let deferred: (any DeferredHTTPHandler)?
@@ -199,7 +199,13 @@ func conformServerAccess(
 /// The origin of a tunnelled connection, kept as the connection's socket context from open to close.
 final class TunnelOrigin: Sendable {
     let origin: String
-    init(_ origin: String) { self.origin = origin }
+    /// The intercepted tunnel's TLS, when the server decrypts it itself.
+    let interception: Interception?
+
+    init(_ origin: String, interception: Interception? = nil) {
+        self.origin = origin
+        self.interception = interception
+    }
 }
 
 /// The URL a forwarding server's handler gets: a tunnelled request's origin joined to its origin-form target;

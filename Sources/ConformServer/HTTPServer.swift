@@ -19,18 +19,31 @@ public final class HTTPServer: Sendable {
     public let limits: HTTPServerLimits
     /// The key and certificate of an HTTPS listener, `nil` for plain HTTP.
     public let tls: TLSIdentity?
-    private let requestedPort: UInt16
-    private let address: ListenAddress
+    fileprivate let requestedPort: UInt16
+    fileprivate let address: ListenAddress
+    /// Whether connections handed over speak TLS with their tunnel's leaf (a forward proxy's intercepted tunnels).
+    fileprivate let intercepting: Bool
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
 
     /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.
     ///
     /// With `forwarding`, the server opens no socket of its own: a forward proxy's acceptor hands it connections
-    /// (``addConnection(_:origin:)``) and it serves them with the same head rules and limits.
-    public init(
+    /// (``addConnection(_:origin:)``) and it serves them with the same head rules and limits. With `intercepting`
+    /// too, every connection handed over speaks TLS with the leaf of its tunnel's host
+    /// (``addConnection(_:origin:interception:)``).
+    public convenience init(
         handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
         tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false
+    ) throws {
+        try self.init(
+            handler: handler, host: host, port: port, limits: limits, tls: tls, log: log, forwarding: forwarding,
+            intercepting: false)
+    }
+
+    init(
+        handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
+        tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false, intercepting: Bool
     ) throws {
         guard let address = ListenAddress(host: host) else {
             throw HTTPServerError(
@@ -59,6 +72,7 @@ public final class HTTPServer: Sendable {
         self.tls = tls
         self.requestedPort = port
         self.address = address
+        self.intercepting = forwarding && intercepting
         self.context = ServerContext(handler: handler, limits: limits, log: log, forwarding: forwarding)
     }
 
@@ -101,11 +115,20 @@ public final class HTTPServer: Sendable {
     /// tunnel, joined to each request's origin-form target; `nil` for a plain connection whose requests name their
     /// URL. The server owns and closes `socket` in any case; `false` when it is not running or refused it.
     public func addConnection(_ socket: Int32, origin: String?) -> Bool {
-        guard let daemon = running.withLock({ $0?.daemon }) else {
+        addConnection(socket, origin: origin, interception: nil)
+    }
+
+    /// ``addConnection(_:origin:)`` of an intercepting server: the client's TLS handshake on `socket` gets
+    /// `interception`'s leaf, and only when its SNI names no other host.
+    func addConnection(_ socket: Int32, origin: String?, interception: Interception?) -> Bool {
+        guard let daemon = running.withLock({ $0?.daemon }), (interception != nil) == intercepting else {
             close(socket)
             return false
         }
-        if let origin { context.pendingOrigins.withLock { $0[socket] = origin } }
+        if let origin {
+            context.pendingOrigins.withLock { $0[socket] = TunnelOrigin(origin, interception: interception) }
+        }
+        if let interception { InterceptedSockets.register(socket, interception) }
         var peer = sockaddr_in()
         peer.sin_family = sa_family_t(AF_INET)
         peer.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
@@ -116,6 +139,7 @@ public final class HTTPServer: Sendable {
         }
         if added != .YES {
             context.pendingOrigins.withLock { _ = $0.removeValue(forKey: socket) }
+            if let interception { InterceptedSockets.remove(socket, interception) }
             return false
         }
         return true
@@ -149,20 +173,7 @@ public final class HTTPServer: Sendable {
         let retained = Unmanaged.passRetained(context)
         let cls = retained.toOpaque()
         errno = 0
-        let daemon: OpaquePointer? = address.withSockaddr(port: requestedPort) { sockaddr in
-            // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life.
-            tls.withPEM { key, certificate in
-                conform_mhd_start(
-                    UInt32(flags), sockaddr,
-                    conformServerAccess, cls,
-                    conformServerCompleted, cls,
-                    conformServerURILog, cls,
-                    conformServerLog, cls,
-                    conformServerConnection, cls,
-                    UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.connectionMemoryBytes,
-                    UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate)
-            }
-        }
+        let daemon = startDaemon(flags: UInt32(flags), cls: cls)
         guard let daemon else {
             let reason =
                 errno != 0
@@ -180,6 +191,29 @@ public final class HTTPServer: Sendable {
         return RunningDaemon(
             daemon: DaemonPointer(pointer: daemon), context: retained, port: port,
             sweeper: context.watch.startSweeping())
+    }
+}
+
+extension HTTPServer {
+    /// Starts libmicrohttpd with the server's callbacks and limits: an intercepting server with the certificate
+    /// callback of its tunnels, any other on its address (with its TLS identity, if it has one).
+    fileprivate func startDaemon(flags: UInt32, cls: UnsafeMutableRawPointer) -> OpaquePointer? {
+        let threads = UInt32(limits.threadPerConnection ? 1 : limits.threads)
+        if intercepting {
+            return conform_mhd_start_intercepting(
+                flags, conformServerAccess, cls, conformServerCompleted, cls, conformServerURILog, cls,
+                conformServerLog, cls, conformServerConnection, cls, threads, limits.connectionMemoryBytes,
+                UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections))
+        }
+        return address.withSockaddr(port: requestedPort) { sockaddr in
+            // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life.
+            tls.withPEM { key, certificate in
+                conform_mhd_start(
+                    flags, sockaddr, conformServerAccess, cls, conformServerCompleted, cls, conformServerURILog, cls,
+                    conformServerLog, cls, conformServerConnection, cls, threads, limits.connectionMemoryBytes,
+                    UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate)
+            }
+        }
     }
 }
 

@@ -2,9 +2,10 @@
 # Every performance target of docs/performance.md in one run: the side-by-side peers (bench/peers), memory of a
 # 100,000-step run (bench/memory), replay against wrk (bench/replay, part a), `conform serve` against nginx
 # (bench/serve), the HTTP server libraries' ceiling (bench/server-library), the YAML tree against libyaml
-# (bench/yaml) and the recorder against nginx proxy_pass (bench/record), one after the other on the same box, then a
-# table of the figures and whether each target is met. Each ratio compares figures measured in the same script.
-# Installs what the parts install (nginx, wrk, a throwaway venv with Tavern from PyPI). About ten minutes.
+# (bench/yaml), the recorder against nginx proxy_pass (bench/record), `conform serve` over HTTPS against nginx over
+# HTTPS (bench/serve/tls.sh) and the forward proxy against mitmdump (bench/forward), one after the other on the same
+# box, then a table of the figures and whether each target is met. Each ratio compares figures measured in the same script.
+# Installs what the parts install (nginx, wrk, a throwaway venv with Tavern, mitmproxy from PyPI). About 13 minutes.
 # Usage: bench/targets.sh                 (CONFORM_BINARY=PATH skips the release build of conform)
 set -eu
 cd "$(dirname "$0")/.."
@@ -29,6 +30,8 @@ part serve bench/serve/run.sh 5
 part server-library bench/server-library/run.sh 5
 part yaml bench/yaml/run.sh 20 5
 part record bench/record/run.sh 5
+part https bench/serve/tls.sh 5
+part forward bench/forward/run.sh 5000
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The figures, read back from the parts' own output.
@@ -73,3 +76,9 @@ recorded="$(sed -n 's/^recorded: //p' "$LOG/record")"
 yaml_ratio="$(awk -v a="$tree" -v b="$libyaml" 'BEGIN { printf "%.2f", a / b }')"
 echo "| suite loading >= 0.5 of libyaml | $tree against $libyaml MB/s: $yaml_ratio | $(verdict "$(awk -v a="$yaml_ratio" 'BEGIN { print (a >= 0.5) }')") |"
 echo "| \`conform record\` >= 0.5 of nginx proxy_pass | ratio $record_ratio; $recorded | $(verdict "$(awk -v a="$record_ratio" 'BEGIN { print (a >= 0.5) }')") |"
+https_ratio="$(sed -n 's/^ratio conform\/nginx over HTTPS: \([0-9.]*\)/\1/p' "$LOG/https")"
+echo "| \`conform serve\` over HTTPS against nginx over HTTPS (published, no goal) | ratio $https_ratio | published |"
+forward_ratio="$(sed -n 's/^ratio: \([0-9.]*\)x/\1/p' "$LOG/forward")"
+forward_rates="$(sed -n 's/^conform record --forward median: \(.*\)/\1/p' "$LOG/forward") against mitmdump $(sed -n 's/^mitmdump (regular mode, -w) median: \(.*\)/\1/p' "$LOG/forward")"
+forward_kept="$(sed -n 's/^recorded \(.*\) through conform/\1/p' "$LOG/forward")"
+echo "| \`record --forward\` over HTTPS >= 10x mitmdump, nothing lost | ${forward_ratio}x ($forward_rates); recorded $forward_kept | $(verdict "$(awk -v a="$forward_ratio" 'BEGIN { print (a >= 10) }')") |"

@@ -14,8 +14,13 @@
 
 typedef void *(*conform_mhd_uri_log_cb)(void *cls, const char *uri, struct MHD_Connection *connection);
 
+static int conform_tls_retrieve(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, int nreqs,
+                                const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
+                                gnutls_pcert_st **pcert, unsigned int *pcert_length, gnutls_privkey_t *privkey);
+
 /* Starts a daemon bound to `address` with the options Conform uses; `logger` receives MHD's messages when MHD_USE_ERROR_LOG is set;
-   with a key and a certificate (PEM) it speaks HTTPS. */
+   with a key and a certificate (PEM) it speaks HTTPS; `intercepting` (a forwarding daemon's) speaks TLS 1.2 or 1.3 on
+   every connection added, with the leaf conform_tls_retrieve finds for it. */
 static inline struct MHD_Daemon *conform_mhd_start(
     unsigned int flags, const struct sockaddr *address,
     MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -25,7 +30,7 @@ static inline struct MHD_Daemon *conform_mhd_start(
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, size_t connection_memory_limit,
     unsigned int connection_timeout_seconds, unsigned int connection_limit,
-    const char *tls_key_pem, const char *tls_cert_pem) {
+    const char *tls_key_pem, const char *tls_cert_pem, int intercepting) {
   /* HTTPS when both are given: GnuTLS with the PEM key and certificate chain; libmicrohttpd offers ALPN http/1.1.
      The option array is empty (its END entry alone) for plain HTTP. */
   struct MHD_OptionItem tls[] = {
@@ -33,9 +38,14 @@ static inline struct MHD_Daemon *conform_mhd_start(
       {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem},
       {MHD_OPTION_END, 0, NULL},
   };
-  int use_tls = tls_key_pem != NULL && tls_cert_pem != NULL;
+  struct MHD_OptionItem intercepted[] = {
+      {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)conform_tls_retrieve},
+      {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  int use_tls = intercepting || (tls_key_pem != NULL && tls_cert_pem != NULL);
   return MHD_start_daemon(flags | (use_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_cls,
-      MHD_OPTION_ARRAY, use_tls ? tls : tls + 2,
+      MHD_OPTION_ARRAY, intercepting ? intercepted : use_tls ? tls : tls + 2,
       MHD_OPTION_SOCK_ADDR, address,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
       MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
@@ -164,29 +174,4 @@ static int conform_tls_retrieve(gnutls_session_t session, const gnutls_datum_t *
   *pcert_length = credential->count;
   *privkey = credential->key;
   return 0;
-}
-
-/* Starts a forwarding daemon (no listening socket; connections are added) that speaks TLS on every connection with
-   the leaf conform_tls_retrieve finds for it: TLS 1.2 and 1.3 only. */
-static inline struct MHD_Daemon *conform_mhd_start_intercepting(
-    unsigned int flags,
-    MHD_AccessHandlerCallback handler, void *handler_cls,
-    MHD_RequestCompletedCallback completed, void *completed_cls,
-    conform_mhd_uri_log_cb uri_log, void *uri_log_cls,
-    MHD_LogCallback logger, void *logger_cls,
-    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
-    unsigned int thread_pool_size, size_t connection_memory_limit,
-    unsigned int connection_timeout_seconds, unsigned int connection_limit) {
-  return MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_cls,
-      MHD_OPTION_HTTPS_CERT_CALLBACK, conform_tls_retrieve,
-      MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
-      MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-      MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
-      MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,
-      MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
-      MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-      MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-      MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-      MHD_OPTION_END);
 }

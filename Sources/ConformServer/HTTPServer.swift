@@ -19,10 +19,10 @@ public final class HTTPServer: Sendable {
     public let limits: HTTPServerLimits
     /// The key and certificate of an HTTPS listener, `nil` for plain HTTP.
     public let tls: TLSIdentity?
-    fileprivate let requestedPort: UInt16
-    fileprivate let address: ListenAddress
+    private let requestedPort: UInt16
+    private let address: ListenAddress
     /// Whether connections handed over speak TLS with their tunnel's leaf (a forward proxy's intercepted tunnels).
-    fileprivate let intercepting: Bool
+    private let intercepting: Bool
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
 
@@ -173,7 +173,18 @@ public final class HTTPServer: Sendable {
         let retained = Unmanaged.passRetained(context)
         let cls = retained.toOpaque()
         errno = 0
-        let daemon = startDaemon(flags: UInt32(flags), cls: cls)
+        let daemon: OpaquePointer? = address.withSockaddr(port: requestedPort) { sockaddr in
+            // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life. An intercepting
+            // server has no identity of its own: GnuTLS asks for each tunnel's leaf (`InterceptedTLS`).
+            tls.withPEM { key, certificate in
+                conform_mhd_start(
+                    UInt32(flags), sockaddr, conformServerAccess, cls, conformServerCompleted, cls,
+                    conformServerURILog, cls, conformServerLog, cls, conformServerConnection, cls,
+                    UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.connectionMemoryBytes,
+                    UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate,
+                    intercepting ? 1 : 0)
+            }
+        }
         guard let daemon else {
             let reason =
                 errno != 0
@@ -191,29 +202,6 @@ public final class HTTPServer: Sendable {
         return RunningDaemon(
             daemon: DaemonPointer(pointer: daemon), context: retained, port: port,
             sweeper: context.watch.startSweeping())
-    }
-}
-
-extension HTTPServer {
-    /// Starts libmicrohttpd with the server's callbacks and limits: an intercepting server with the certificate
-    /// callback of its tunnels, any other on its address (with its TLS identity, if it has one).
-    fileprivate func startDaemon(flags: UInt32, cls: UnsafeMutableRawPointer) -> OpaquePointer? {
-        let threads = UInt32(limits.threadPerConnection ? 1 : limits.threads)
-        if intercepting {
-            return conform_mhd_start_intercepting(
-                flags, conformServerAccess, cls, conformServerCompleted, cls, conformServerURILog, cls,
-                conformServerLog, cls, conformServerConnection, cls, threads, limits.connectionMemoryBytes,
-                UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections))
-        }
-        return address.withSockaddr(port: requestedPort) { sockaddr in
-            // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life.
-            tls.withPEM { key, certificate in
-                conform_mhd_start(
-                    flags, sockaddr, conformServerAccess, cls, conformServerCompleted, cls, conformServerURILog, cls,
-                    conformServerLog, cls, conformServerConnection, cls, threads, limits.connectionMemoryBytes,
-                    UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate)
-            }
-        }
     }
 }
 

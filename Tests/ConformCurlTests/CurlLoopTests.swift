@@ -102,10 +102,36 @@ struct CurlLoopTests {
         #expect(after.status == 200)
     }
 
+    /// Holds each request of a burst until the whole burst has arrived (or ten seconds pass), so a burst needs as
+    /// many connections as it has requests, however slowly a loaded machine starts the client's tasks.
+    final class Gathering: HTTPHandler {
+        let size: Int
+        let arrived = Mutex<[String: Int]>([:])
+        let incomplete = Atomic<Int>(0)
+        init(size: Int) { self.size = size }
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            let parts = request.target.split(separator: "/")
+            if parts.count == 3, parts[0] == "burst" {
+                let round = String(parts[1])
+                arrived.withLock { $0[round, default: 0] += 1 }
+                let deadline = Date().addingTimeInterval(10)
+                while arrived.withLock({ $0[round, default: 0] }) < size {
+                    guard Date() < deadline else {
+                        incomplete.add(1, ordering: .sequentiallyConsistent)
+                        break
+                    }
+                    Thread.sleep(forTimeInterval: 0.002)
+                }
+            }
+            return HTTPResponse(status: 200, body: Data(request.target.utf8))
+        }
+    }
+
     @Test func connectionsOpenedForABurstStayOpenForTheNextBurst() async throws {
-        let handler = Counting()
+        let handler = Gathering(size: 8)
         var limits = HTTPServerLimits.default
-        limits.threads = 16
+        // A thread per connection: a request held until its burst is complete holds up no other connection.
+        limits.threadPerConnection = true
         // The server never closes an idle connection itself, however slow a loaded machine makes the test: every
         // connection opened is one the client chose to open.
         limits.connectionTimeoutSeconds = 0
@@ -115,28 +141,29 @@ struct CurlLoopTests {
         try server.start()
         defer { server.stop() }
         let transport = CurlTransport(timeout: .seconds(600), maxConcurrentExchanges: 8)
-        // Bursts of 8 at once (each held 20 ms by the server, so they need 8 connections), each followed by a single
-        // exchange: libcurl's default cache shrank to four idle connections per transfer in flight, and closed most
-        // of a burst's connections as soon as the burst ended.
+        // Bursts of 8 at once (each held by the server until all 8 are there, so they need 8 connections), each
+        // followed by a single exchange: libcurl's default cache shrank to four idle connections per transfer in
+        // flight, and closed most of a burst's connections as soon as the burst ended.
         var opened = 0
         for round in 0..<6 {
             let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
                 for index in 0..<8 {
                     group.addTask {
-                        try await transport.send(HTTPRequest(method: .get, url: "\(server.baseURL)/\(round)/\(index)"))
+                        try await transport.send(
+                            HTTPRequest(method: .get, url: "\(server.baseURL)/burst/\(round)/\(index)"))
                     }
                 }
                 var all: [HTTPResponse] = []
                 for try await response in group { all.append(response) }
                 return all
             }
-            let single = try await transport.send(HTTPRequest(method: .get, url: "\(server.baseURL)/\(round)"))
+            let single = try await transport.send(HTTPRequest(method: .get, url: "\(server.baseURL)/single/\(round)"))
             for response in responses + [single] {
                 #expect(response.status == 200)
                 if response.timing?.reusedConnection == false { opened += 1 }
             }
         }
-        #expect(handler.most.load(ordering: .sequentiallyConsistent) >= 2, "the bursts ran concurrently")
+        #expect(handler.incomplete.load(ordering: .sequentiallyConsistent) == 0, "every burst ran 8 at once")
         #expect(opened <= 8, "54 exchanges, at most 8 at once, opened \(opened) connections")
     }
 }

@@ -315,8 +315,9 @@ final class AdapterProcess: Sendable {
             close(output)
             if overflow { terminate() }
             // End of file on stdout: the adapter exited, or it closed its stdout and can never reply again. Either
-            // way every exchange fails now, not at its timeout.
-            let closedEarly = !overflow && !leaderExits(within: .milliseconds(250))
+            // way every exchange fails now, not at its timeout. An exiting process closes its files a moment before
+            // it can be waited for, a moment that a loaded machine can stretch: two seconds to tell the two apart.
+            let closedEarly = !overflow && !leaderExits(within: .seconds(2))
             if closedEarly {
                 exited(
                     "closed its standard output while still running (an adapter must keep it open and print one "

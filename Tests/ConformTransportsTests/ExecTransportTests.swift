@@ -183,7 +183,7 @@ struct ExecTransportTests {
             #expect(error?.meansCannotRun == true)
             #expect(error?.message.contains("closed its standard output") == true, "\(String(describing: error))")
         }
-        // Far below the timeout of 600 s (each adapter is given a quarter of a second to show an exit status).
+        // Far below the timeout of 600 s (each adapter is given two seconds to show an exit status).
         #expect(ContinuousClock.now - started < .seconds(120))
     }
 
@@ -191,7 +191,7 @@ struct ExecTransportTests {
         let transport = ExecTransport(command: "/nonexistent/conform-adapter --serve")
         let error = await failure(transport, HTTPRequest(method: .get, url: "/x"))
         #expect(error?.kind == .adapterGone)
-        #expect(error?.message.contains("exited with status 127") == true)
+        #expect(error?.message.contains("exited with status 127") == true, "\(String(describing: error))")
         #expect(error?.message.contains("/nonexistent/conform-adapter") == true)
     }
 

@@ -3,13 +3,26 @@
 # upstream, in one run: wrk -t2 -c32 with POST bodies through each front (and straight at the upstream, for the
 # latency the fronts add), three runs each, alternating. Every exchange the recorder answered must be in its
 # recording: the script counts the lines of exchanges.jsonl against wrk's own count of completed requests.
+# Three more fronts record nothing, to show where the ceiling is: null-proxy.c beside this script, a proxy in C on the
+# recorder's two libraries used as the recorder uses them (libmicrohttpd with suspended connections, one libcurl multi
+# thread), which is the rate those libraries allow before the recorder does any work of its own; the same with each
+# of 16 server threads sending its request itself (blocking libcurl, no hand-over between threads); and libh2o's own
+# reverse proxy (bench/server-library/h2o-null.c -u), another server library from Debian with its own HTTP client.
 # Usage: bench/record/run.sh [SECONDS_PER_RUN]   (CONFORM_BINARY=PATH skips the release build)
-# Installs wrk and nginx from Debian when missing.
+# Installs wrk, nginx, gcc and the two libraries' headers from Debian when missing.
 set -eu
 cd "$(dirname "$0")/../.."
 DURATION="${1:-5}"
-command -v wrk >/dev/null && [ -x /usr/sbin/nginx ] ||
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk nginx-light >/dev/null
+missing=""
+for package in wrk nginx-light gcc libmicrohttpd-dev libcurl4-openssl-dev libh2o-evloop-dev libssl-dev; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $package"
+done
+[ -x /usr/sbin/nginx ] && missing="$(printf '%s\n' "$missing" | sed 's/ nginx-light//')"
+if [ -n "$missing" ]; then
+    # shellcheck disable=SC2086 # one word per package
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+        { echo "error: cannot install$missing (run as root, or apt-get install them first)" >&2; exit 2; }
+fi
 if [ -z "${CONFORM_BINARY:-}" ]; then
     swift build -c release --product conform >/dev/null
     CONFORM_BINARY="$(swift build -c release --show-bin-path)/conform"
@@ -17,9 +30,9 @@ fi
 . bench/lib/nginx.sh
 WORK="$(mktemp -d)"
 chmod 755 "$WORK"
-RECORD_PID=""; UP_PID=""; FRONT_PID=""
+RECORD_PID=""; UP_PID=""; FRONT_PID=""; NULL_PID=""; BLOCKING_PID=""; H2O_PID=""
 cleanup() {
-    for pid in "$RECORD_PID" "$FRONT_PID" "$UP_PID"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
+    for pid in "$RECORD_PID" "$FRONT_PID" "$UP_PID" "$NULL_PID" "$BLOCKING_PID" "$H2O_PID"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -74,6 +87,26 @@ FRONT_PID=$!
 FRONT_URL="http://127.0.0.1:$FRONT_PORT"
 wait_up "$FRONT_URL/mobile/1/appinstance" "nginx proxy_pass"
 
+cc -O2 -Wall -o "$WORK/null-proxy" bench/record/null-proxy.c -lmicrohttpd -lcurl -lpthread ||
+    { echo "error: cannot compile bench/record/null-proxy.c" >&2; exit 2; }
+cc -O2 -Wall -o "$WORK/h2o-null" bench/server-library/h2o-null.c -lh2o-evloop -lssl -lcrypto -lpthread ||
+    { echo "error: cannot compile bench/server-library/h2o-null.c" >&2; exit 2; }
+# start_c NAME COMMAND...: a C front that prints "listening PORT"; sets C_PID and C_URL.
+start_c() {
+    name="$1"; shift
+    "$@" >"$WORK/$name.out" &
+    C_PID=$!
+    for _ in $(seq 100); do grep -q '^listening ' "$WORK/$name.out" 2>/dev/null && break; sleep 0.1; done
+    C_URL="http://127.0.0.1:$(awk '{print $2}' "$WORK/$name.out")"
+    wait_up "$C_URL/mobile/1/appinstance" "$name"
+}
+start_c null-proxy "$WORK/null-proxy" -u "$UP_URL"
+NULL_PID="$C_PID"; NULL_URL="$C_URL"
+start_c blocking "$WORK/null-proxy" -u "$UP_URL" -b -t 16
+BLOCKING_PID="$C_PID"; BLOCKING_URL="$C_URL"
+start_c h2o "$WORK/h2o-null" -t 2 -u "$UP_URL"
+H2O_PID="$C_PID"; H2O_URL="$C_URL"
+
 "$CONFORM_BINARY" record --upstream "$UP_URL" --out "$WORK/recording" --listen 127.0.0.1:0 \
     >"$WORK/record.out" 2>"$WORK/record.err" &
 RECORD_PID=$!
@@ -104,6 +137,9 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in 1 2 3; do
     one upstream "$UP_URL"
     one nginx "$FRONT_URL"
+    one null-proxy "$NULL_URL"
+    one null-blocking "$BLOCKING_URL"
+    one h2o-proxy "$H2O_URL"
     one record "$RECORD_URL"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -119,12 +155,23 @@ col() { awk -v c="$2" '{print $c}' "$WORK/runs-$1" | median; }
 # p99 as wrk prints it (us, ms or s) in milliseconds.
 ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000; printf "%.2f", n }'; }
 p99_of() { for v in $(awk '{print $2}' "$WORK/runs-$1"); do ms "$v"; echo; done | median; }
-up="$(col upstream 1)"; ng="$(col nginx 1)"; rec="$(col record 1)"
-up99="$(p99_of upstream)"; ng99="$(p99_of nginx)"; rec99="$(p99_of record)"
+up="$(col upstream 1)"; ng="$(col nginx 1)"; rec="$(col record 1)"; null="$(col null-proxy 1)"
+blocking="$(col null-blocking 1)"; h2o="$(col h2o-proxy 1)"
+up99="$(p99_of upstream)"; ng99="$(p99_of nginx)"; rec99="$(p99_of record)"; null99="$(p99_of null-proxy)"
+blocking99="$(p99_of null-blocking)"; h2o99="$(p99_of h2o-proxy)"
+adds() { awk -v a="$1" -v b="$up99" 'BEGIN { printf "%.2f", a - b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo
 echo "upstream alone: median $up req/s, p99 $up99 ms"
-echo "nginx proxy_pass: median $ng req/s, p99 $ng99 ms (adds $(awk -v a="$ng99" -v b="$up99" 'BEGIN { printf "%.2f", a - b }') ms)"
-echo "conform record: median $rec req/s, p99 $rec99 ms (adds $(awk -v a="$rec99" -v b="$up99" 'BEGIN { printf "%.2f", a - b }') ms)"
+echo "nginx proxy_pass: median $ng req/s, p99 $ng99 ms (adds $(adds "$ng99") ms)"
+echo "null-proxy (C, the recorder's libraries, nothing recorded): median $null req/s, p99 $null99 ms (adds $(adds "$null99") ms)"
+echo "null-proxy -b -t 16 (the same libraries, blocking sends on 16 server threads): median $blocking req/s, p99 $blocking99 ms (adds $(adds "$blocking99") ms)"
+echo "libh2o's reverse proxy (C, nothing recorded): median $h2o req/s, p99 $h2o99 ms (adds $(adds "$h2o99") ms)"
+echo "conform record: median $rec req/s, p99 $rec99 ms (adds $(adds "$rec99") ms)"
 echo "recorded: $recorded exchanges for $answered requests wrk completed through the recorder"
-echo "median: conform record $rec against nginx proxy_pass $ng req/s: ratio $(awk -v a="$rec" -v b="$ng" 'BEGIN { printf "%.2f", a / b }')"
+echo "median: null-proxy $null against nginx proxy_pass $ng req/s: ratio $(ratio "$null" "$ng") (the libraries' ceiling)"
+echo "median: null-proxy -b -t 16 $blocking against nginx proxy_pass $ng req/s: ratio $(ratio "$blocking" "$ng")"
+echo "median: libh2o's reverse proxy $h2o against nginx proxy_pass $ng req/s: ratio $(ratio "$h2o" "$ng")"
+echo "median: conform record $rec against null-proxy $null req/s: ratio $(ratio "$rec" "$null")"
+echo "median: conform record $rec against nginx proxy_pass $ng req/s: ratio $(ratio "$rec" "$ng")"
 [ "$recorded" -ge "$answered" ] || { echo "LOST: the recording misses $((answered - recorded)) exchanges" >&2; exit 1; }

@@ -43,8 +43,12 @@ start_server wrk
 WRK_URL="$URL"; WRK_PID="$SERVER_PID"
 "$BIN/conform-bench-replay" generate "$WORK/mix" --devices "$DEVICES" --per-device "$PER_DEVICE" --target "$WRK_URL"
 "$BIN/conform-bench-replay" wrk-script "$WORK/mix" "$WORK/mix.lua"
+# null-replay.c: the same requests through libcurl as the replayer drives it, judging nothing (the client's ceiling).
+"$BIN/conform-bench-replay" requests "$WORK/mix" "$WORK/mix.requests"
+cc -O2 -Wall -o "$WORK/null-replay" bench/replay/null-replay.c -lcurl ||
+    { echo "error: cannot compile bench/replay/null-replay.c (apt-get install gcc libcurl4-openssl-dev)" >&2; exit 2; }
 TOTAL=$((DEVICES * PER_DEVICE))
-: >"$WORK/replay.rate"; : >"$WORK/wrk.rate"
+: >"$WORK/replay.rate"; : >"$WORK/wrk.rate"; : >"$WORK/null.rate"
 for i in 1 2 3; do
     # Each replay gets a fresh server, so minted ids are remapped and every answer must match the recording.
     start_server "replay$i"
@@ -65,9 +69,19 @@ for i in 1 2 3; do
     bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
     echo "wrk -t2 -c32 -d${DURATION}s run $i: $rps req/s; server CPU per request: $(echo "$before $after $TICK $requests" | awk '{printf "%.0f us", ($2 - $1) / $3 * 1e6 / $4}') $bad"
     echo "$rps" >>"$WORK/wrk.rate"
+    before="$(cpu_ticks "$WRK_PID")"
+    /usr/bin/time -f "%e %U %S" -o "$WORK/time" "$WORK/null-replay" -f "$WORK/mix.requests" -u "$WRK_URL" \
+        -n "$TOTAL" -c "$CONNECTIONS" >"$WORK/null$i.out" || { cat "$WORK/null$i.out"; exit 1; }
+    after="$(cpu_ticks "$WRK_PID")"
+    read -r secs user sys <"$WORK/time"
+    rate="$(echo "$TOTAL $secs" | awk '{printf "%.0f", $1 / $2}')"
+    echo "null-replay -c $CONNECTIONS run $i: $rate exchanges/s; CPU per exchange: $(echo "$user $sys $before $after $TICK $TOTAL" | awk '{printf "client %.0f us, server %.0f us", ($1 + $2) * 1e6 / $6, ($4 - $3) / $5 * 1e6 / $6}')"
+    echo "$rate" >>"$WORK/null.rate"
 done
 SERVER_PID="$WRK_PID"; stop_server
-REPLAY="$(median <"$WORK/replay.rate")"; WRK="$(median <"$WORK/wrk.rate")"
+REPLAY="$(median <"$WORK/replay.rate")"; WRK="$(median <"$WORK/wrk.rate")"; NULL="$(median <"$WORK/null.rate")"
+echo "median: null-replay $NULL exchanges/s, wrk $WRK req/s, ratio $(echo "$NULL $WRK" | awk '{printf "%.2f", $1 / $2}') (libcurl's ceiling as the replayer drives it)"
+echo "median: conform replay $REPLAY exchanges/s, null-replay $NULL, ratio $(echo "$REPLAY $NULL" | awk '{printf "%.2f", $1 / $2}')"
 echo "median: conform replay $REPLAY exchanges/s, wrk $WRK req/s, ratio $(echo "$REPLAY $WRK" | awk '{printf "%.2f", $1 / $2}') (goal >= 0.5)"
 fi
 

@@ -4,7 +4,10 @@
    with a Content-Type field. Each of THREADS threads runs its own event loop and h2o context on its own listening
    socket (SO_REUSEPORT, one port), as h2o's own server does.
 
-   Usage: h2o-null [-t THREADS]   (default 2, as many as the cores here)
+   With -u it is a reverse proxy instead, with h2o's own proxy handler and HTTP client (connections upstream kept
+   alive): bench/record/run.sh runs it beside the recorder's libraries used alone (bench/record/null-proxy.c).
+
+   Usage: h2o-null [-t THREADS] [-u http://HOST:PORT]   (default 2 threads, as many as the cores here)
    Prints "listening PORT" on stdout once every thread listens on 127.0.0.1 (a free port), then serves until killed. */
 #define H2O_USE_LIBUV 0
 #include <arpa/inet.h>
@@ -95,12 +98,16 @@ static int listen_on(uint16_t port) {
 
 int main(int argc, char **argv) {
   int threads = 2, option;
-  while ((option = getopt(argc, argv, "t:")) != -1) {
-    if (option != 't') {
-      fprintf(stderr, "usage: %s [-t THREADS]\n", argv[0]);
+  const char *upstream = NULL;
+  while ((option = getopt(argc, argv, "t:u:")) != -1) {
+    if (option == 't') {
+      threads = atoi(optarg);
+    } else if (option == 'u') {
+      upstream = optarg;
+    } else {
+      fprintf(stderr, "usage: %s [-t THREADS] [-u http://HOST:PORT]\n", argv[0]);
       return 64;
     }
-    threads = atoi(optarg);
   }
   if (threads < 1 || threads > 64) {
     fprintf(stderr, "h2o-null: threads must be 1 to 64\n");
@@ -110,8 +117,18 @@ int main(int argc, char **argv) {
   h2o_config_init(&config);
   h2o_hostconf_t *host = h2o_config_register_host(&config, h2o_iovec_init(H2O_STRLIT("default")), 65535);
   h2o_pathconf_t *path = h2o_config_register_path(host, "/", 0);
-  h2o_handler_t *handler = h2o_create_handler(path, sizeof *handler);
-  handler->on_req = on_request;
+  if (upstream != NULL) {
+    static h2o_url_t origin;
+    if (h2o_url_parse(upstream, SIZE_MAX, &origin) != 0) {
+      fprintf(stderr, "h2o-null: not a URL: %s\n", upstream);
+      return 64;
+    }
+    h2o_proxy_config_vars_t proxy = {.io_timeout = 30000, .keepalive_timeout = 30000};
+    h2o_proxy_register_reverse_proxy(path, &origin, &proxy);
+  } else {
+    h2o_handler_t *handler = h2o_create_handler(path, sizeof *handler);
+    handler->on_req = on_request;
+  }
 
   struct loop_thread *loops = calloc((size_t)threads, sizeof *loops);
   if (loops == NULL) return 2;

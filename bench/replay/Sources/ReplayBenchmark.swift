@@ -10,6 +10,7 @@ enum ReplayBenchmark {
     static let usage = """
         usage: conform-bench-replay generate DIR --devices D --per-device K [--target URL] [--no-redact]
                conform-bench-replay wrk-script RECORDING OUT.lua
+               conform-bench-replay requests RECORDING OUT
 
         """
 
@@ -19,6 +20,7 @@ enum ReplayBenchmark {
             switch rest.first {
             case "generate": return try await generate(Array(rest.dropFirst()))
             case "wrk-script": return try wrkScript(Array(rest.dropFirst()))
+            case "requests": return try requestsFile(Array(rest.dropFirst()))
             default:
                 FileHandle.standardError.write(Data(usage.utf8))
                 return 64
@@ -164,6 +166,35 @@ enum ReplayBenchmark {
 
             """
         try Data(lua.utf8).write(to: URL(fileURLWithPath: args[1]))
+        print("wrote \(count) requests to \(args[1])")
+        return 0
+    }
+
+    /// Writes the recording's requests for bench/replay/null-replay.c, each as `METHOD TARGET`, its header fields
+    /// (`Name: value`, without Host and Content-Length) one a line, an empty line, the body's length in bytes on a
+    /// line, then the body and a newline.
+    static func requestsFile(_ args: [String]) throws -> Int32 {
+        guard args.count == 2 else {
+            FileHandle.standardError.write(Data(usage.utf8))
+            return 64
+        }
+        let reader = try RecordingReader(path: args[0])
+        var out = Data()
+        var count = 0
+        while let exchange = try reader.next() {
+            let request = exchange.request
+            var head = "\(request.method.rawValue) \(request.target)\n"
+            for field in request.headerFields.fields
+            where !["host", "content-length"].contains(field.name.lowercased()) {
+                head += "\(field.name): \(field.value)\n"
+            }
+            head += "\n\(request.body.count)\n"
+            out.append(Data(head.utf8))
+            out.append(request.body)
+            out.append(0x0A)
+            count += 1
+        }
+        try out.write(to: URL(fileURLWithPath: args[1]))
         print("wrote \(count) requests to \(args[1])")
         return 0
     }

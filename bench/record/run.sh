@@ -142,6 +142,24 @@ for i in 1 2 3; do
     one h2o-proxy "$H2O_URL"
     one record "$RECORD_URL"
 done
+# Added latency: under saturation every front queues, so the p99s above say more about queues than about what a
+# front adds; one connection at a time shows what each hop costs a single exchange.
+LATENCY_SECONDS="${CONFORM_BENCH_LATENCY_SECONDS:-3}"
+lone() {
+    out="$(wrk -t1 -c1 -d"${LATENCY_SECONDS}s" --latency -s "$WORK/post.lua" "$2")"
+    p50="$(printf '%s\n' "$out" | awk '$1 == "50%" {print $2}')"
+    p99="$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')"
+    done_count="$(printf '%s\n' "$out" | awk '/requests in/ {print $1}')"
+    echo "$1 at one connection: p50 $p50, p99 $p99, $done_count requests"
+    echo "$p50 $p99 $done_count" >>"$WORK/lone-$1"
+}
+echo "# wrk -t1 -c1 -d${LATENCY_SECONDS}s, the same POST, 3 runs each, alternating"
+for i in 1 2 3; do
+    lone upstream "$UP_URL"
+    lone nginx "$FRONT_URL"
+    lone h2o-proxy "$H2O_URL"
+    lone record "$RECORD_URL"
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Stop the recorder (SIGINT flushes and closes the recording), then count what it wrote.
@@ -149,25 +167,33 @@ kill -INT "$RECORD_PID"
 wait "$RECORD_PID" || true
 RECORD_PID=""
 recorded="$(wc -l <"$WORK/recording/exchanges.jsonl")"
-answered="$(awk '{s += $3} END {print s}' "$WORK/runs-record")"
+answered="$(cat "$WORK/runs-record" "$WORK/lone-record" | awk '{s += $3} END {print s}')"
 
 col() { awk -v c="$2" '{print $c}' "$WORK/runs-$1" | median; }
 # p99 as wrk prints it (us, ms or s) in milliseconds.
-ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000; printf "%.2f", n }'; }
+ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000; printf "%.3f", n }'; }
 p99_of() { for v in $(awk '{print $2}' "$WORK/runs-$1"); do ms "$v"; echo; done | median; }
 up="$(col upstream 1)"; ng="$(col nginx 1)"; rec="$(col record 1)"; null="$(col null-proxy 1)"
 blocking="$(col null-blocking 1)"; h2o="$(col h2o-proxy 1)"
 up99="$(p99_of upstream)"; ng99="$(p99_of nginx)"; rec99="$(p99_of record)"; null99="$(p99_of null-proxy)"
 blocking99="$(p99_of null-blocking)"; h2o99="$(p99_of h2o-proxy)"
-adds() { awk -v a="$1" -v b="$up99" 'BEGIN { printf "%.2f", a - b }'; }
+lone_of() { for v in $(awk -v c="$2" '{print $c}' "$WORK/lone-$1"); do ms "$v"; echo; done | median; }
+adds() {
+    awk -v a="$(lone_of "$1" 2)" -v b="$(lone_of upstream 2)" -v c="$(lone_of "$1" 1)" -v d="$(lone_of upstream 1)" \
+        'BEGIN { printf "p99 %.3f ms (adds %.3f ms), p50 %.3f ms (adds %.3f ms)", a, a - b, c, c - d }'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo
 echo "upstream alone: median $up req/s, p99 $up99 ms"
-echo "nginx proxy_pass: median $ng req/s, p99 $ng99 ms (adds $(adds "$ng99") ms)"
-echo "null-proxy (C, the recorder's libraries, nothing recorded): median $null req/s, p99 $null99 ms (adds $(adds "$null99") ms)"
-echo "null-proxy -b -t 16 (the same libraries, blocking sends on 16 server threads): median $blocking req/s, p99 $blocking99 ms (adds $(adds "$blocking99") ms)"
-echo "libh2o's reverse proxy (C, nothing recorded): median $h2o req/s, p99 $h2o99 ms (adds $(adds "$h2o99") ms)"
-echo "conform record: median $rec req/s, p99 $rec99 ms (adds $(adds "$rec99") ms)"
+echo "nginx proxy_pass: median $ng req/s, p99 $ng99 ms"
+echo "null-proxy (C, the recorder's libraries, nothing recorded): median $null req/s, p99 $null99 ms"
+echo "null-proxy -b -t 16 (the same libraries, blocking sends on 16 server threads): median $blocking req/s, p99 $blocking99 ms"
+echo "libh2o's reverse proxy (C, nothing recorded): median $h2o req/s, p99 $h2o99 ms"
+echo "conform record: median $rec req/s, p99 $rec99 ms"
+echo "upstream alone at one connection: $(lone_of upstream 2 | awk '{printf "p99 %.3f ms", $1}'), $(lone_of upstream 1 | awk '{printf "p50 %.3f ms", $1}')"
+echo "nginx proxy_pass at one connection: $(adds nginx)"
+echo "libh2o's reverse proxy at one connection: $(adds h2o-proxy)"
+echo "conform record at one connection: $(adds record)"
 echo "recorded: $recorded exchanges for $answered requests wrk completed through the recorder"
 echo "median: null-proxy $null against nginx proxy_pass $ng req/s: ratio $(ratio "$null" "$ng") (the libraries' ceiling)"
 echo "median: null-proxy -b -t 16 $blocking against nginx proxy_pass $ng req/s: ratio $(ratio "$blocking" "$ng")"

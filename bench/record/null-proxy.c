@@ -136,6 +136,10 @@ static void configure(CURL *easy, struct exchange *exchange) {
   exchange->easy = easy;
   size_t url_length = strlen(upstream) + strlen(exchange->target) + 1;
   char *url = malloc(url_length);
+  if (url == NULL) {
+    fprintf(stderr, "null-proxy: out of memory\n");
+    exit(2);
+  }
   snprintf(url, url_length, "%s%s", upstream, exchange->target);
   curl_easy_setopt(easy, CURLOPT_URL, url);
   free(url);

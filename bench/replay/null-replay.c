@@ -31,6 +31,15 @@ struct transfer {
 static struct request *requests;
 static size_t request_count;
 
+/* `pointer`, or the end of the program when memory ran out. */
+static void *must(void *pointer) {
+  if (pointer == NULL) {
+    fprintf(stderr, "null-replay: out of memory\n");
+    exit(2);
+  }
+  return pointer;
+}
+
 static size_t discard(char *data, size_t size, size_t count, void *context) {
   (void)data;
   struct transfer *transfer = context;
@@ -46,7 +55,7 @@ static void load(const char *path, const char *base) {
     exit(2);
   }
   size_t capacity = 1024;
-  requests = calloc(capacity, sizeof *requests);
+  requests = must(calloc(capacity, sizeof *requests));
   char line[65536];
   while (fgets(line, sizeof line, file) != NULL) {
     line[strcspn(line, "\n")] = 0;
@@ -57,14 +66,14 @@ static void load(const char *path, const char *base) {
     }
     if (request_count == capacity) {
       capacity *= 2;
-      requests = realloc(requests, capacity * sizeof *requests);
+      requests = must(realloc(requests, capacity * sizeof *requests));
     }
     struct request *request = &requests[request_count++];
     memset(request, 0, sizeof *request);
     *space = 0;
-    request->method = strdup(line);
+    request->method = must(strdup(line));
     size_t url_length = strlen(base) + strlen(space + 1) + 1;
-    request->url = malloc(url_length);
+    request->url = must(malloc(url_length));
     snprintf(request->url, url_length, "%s%s", base, space + 1);
     request->fields = curl_slist_append(NULL, "Expect:");
     while (fgets(line, sizeof line, file) != NULL && line[0] != '\n') {
@@ -80,7 +89,7 @@ static void load(const char *path, const char *base) {
       fprintf(stderr, "null-replay: %s: request %zu: body length out of range\n", path, request_count);
       exit(2);
     }
-    request->body = malloc((size_t)request->body_length + 1);
+    request->body = must(malloc((size_t)request->body_length + 1));
     if (fread(request->body, 1, (size_t)request->body_length + 1, file) != (size_t)request->body_length + 1) {
       fprintf(stderr, "null-replay: %s: request %zu: body cut short\n", path, request_count);
       exit(2);
@@ -132,14 +141,14 @@ int main(int argc, char **argv) {
   }
   curl_global_init(CURL_GLOBAL_DEFAULT);
   load(path, base);
-  CURLM *multi = curl_multi_init();
+  CURLM *multi = must(curl_multi_init());
   curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, connections);
-  struct transfer *transfers = calloc((size_t)connections, sizeof *transfers);
+  struct transfer *transfers = must(calloc((size_t)connections, sizeof *transfers));
   long started = 0, answered = 0, failed = 0;
   struct timespec from, to;
   clock_gettime(CLOCK_MONOTONIC, &from);
   for (long i = 0; i < connections && started < total; i++) {
-    transfers[i].easy = curl_easy_init();
+    transfers[i].easy = must(curl_easy_init());
     configure(transfers[i].easy, &requests[(size_t)started++ % request_count], &transfers[i]);
     curl_multi_add_handle(multi, transfers[i].easy);
   }

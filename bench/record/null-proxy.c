@@ -34,6 +34,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../lib/curl-send.h"
+
 struct buffer {
   char *bytes;
   size_t count;
@@ -143,9 +145,6 @@ static void configure(CURL *easy, struct exchange *exchange) {
   snprintf(url, url_length, "%s%s", upstream, exchange->target);
   curl_easy_setopt(easy, CURLOPT_URL, url);
   free(url);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(easy, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, exchange->outgoing);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
@@ -153,13 +152,7 @@ static void configure(CURL *easy, struct exchange *exchange) {
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, write_header);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, exchange);
   curl_easy_setopt(easy, CURLOPT_PRIVATE, exchange);
-  if (strcmp(exchange->method, "GET") == 0) {
-    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
-  } else {
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)exchange->body.count);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, exchange->body.bytes != NULL ? exchange->body.bytes : "");
-    if (strcmp(exchange->method, "POST") != 0) curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, exchange->method);
-  }
+  bench_curl_request(easy, exchange->method, exchange->body.bytes, (long)exchange->body.count);
 }
 
 /* On the curl thread: starts `exchange` on a reused easy handle. */

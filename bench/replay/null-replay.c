@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/curl-send.h"
+
 struct request {
   char *method;
   char *url;
@@ -105,20 +107,11 @@ static void load(const char *path, const char *base) {
 static void configure(CURL *easy, struct request *request, struct transfer *transfer) {
   curl_easy_reset(easy);
   curl_easy_setopt(easy, CURLOPT_URL, request->url);
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(easy, CURLOPT_PATH_AS_IS, 1L);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, request->fields);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, discard);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer);
   curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer);
-  if (strcmp(request->method, "GET") == 0) {
-    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
-  } else {
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)request->body_length);
-    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request->body);
-    if (strcmp(request->method, "POST") != 0) curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request->method);
-  }
+  bench_curl_request(easy, request->method, request->body, request->body_length);
 }
 
 int main(int argc, char **argv) {

@@ -133,68 +133,66 @@ enum ReplayBenchmark {
 
     /// Writes a wrk Lua script that cycles through the recording's requests (origin-form, as recorded).
     static func wrkScript(_ args: [String]) throws -> Int32 {
-        guard args.count == 2 else {
-            FileHandle.standardError.write(Data(usage.utf8))
-            return 64
-        }
-        let reader = try RecordingReader(path: args[0])
-        var lua = "-- Requests of \(args[0]), formatted once per thread, sent in a cycle.\nlocal raw = {\n"
-        var count = 0
-        while let exchange = try reader.next() {
-            let request = exchange.request
-            var headers = ""
-            for field in request.headerFields.fields
-            where !["host", "content-length"].contains(field.name.lowercased()) {
-                headers += "[\(quoted(field.name))]=\(quoted(field.value)),"
-            }
+        var lua = "-- Requests of \(args.first ?? ""), formatted once per thread, sent in a cycle.\nlocal raw = {\n"
+        return try writeRequests(args) { request, fields in
+            let headers = fields.map { "[\(quoted($0.name))]=\(quoted($0.value))," }.joined()
             lua += "{\(quoted(request.method.rawValue)),\(quoted(request.target)),{\(headers)},"
             lua += request.body.isEmpty ? "nil},\n" : "\(quoted(String(decoding: request.body, as: UTF8.self)))},\n"
-            count += 1
-        }
-        lua += """
-            }
-            local requests = {}
-            local index = 0
-            init = function(args)
-              for i, r in ipairs(raw) do requests[i] = wrk.format(r[1], r[2], r[3], r[4]) end
-              index = math.random(#requests) - 1
-            end
-            request = function()
-              index = index % #requests + 1
-              return requests[index]
-            end
+        } finish: {
+            lua += """
+                }
+                local requests = {}
+                local index = 0
+                init = function(args)
+                  for i, r in ipairs(raw) do requests[i] = wrk.format(r[1], r[2], r[3], r[4]) end
+                  index = math.random(#requests) - 1
+                end
+                request = function()
+                  index = index % #requests + 1
+                  return requests[index]
+                end
 
-            """
-        try Data(lua.utf8).write(to: URL(fileURLWithPath: args[1]))
-        print("wrote \(count) requests to \(args[1])")
-        return 0
+                """
+            return Data(lua.utf8)
+        }
     }
 
     /// Writes the recording's requests for bench/replay/null-replay.c, each as `METHOD TARGET`, its header fields
     /// (`Name: value`, without Host and Content-Length) one a line, an empty line, the body's length in bytes on a
     /// line, then the body and a newline.
     static func requestsFile(_ args: [String]) throws -> Int32 {
+        var out = Data()
+        return try writeRequests(args) { request, fields in
+            var head = "\(request.method.rawValue) \(request.target)\n"
+            for field in fields { head += "\(field.name): \(field.value)\n" }
+            head += "\n\(request.body.count)\n"
+            out.append(Data(head.utf8))
+            out.append(request.body)
+            out.append(0x0A)
+        } finish: {
+            out
+        }
+    }
+
+    /// `RECORDING OUT`: hands each recorded request to `add` with its header fields but Host and Content-Length
+    /// (which each client sets itself), then writes what `finish` makes to OUT.
+    static func writeRequests(
+        _ args: [String], add: (HTTPRequest, [HTTPFields.Field]) -> Void, finish: () -> Data
+    ) throws -> Int32 {
         guard args.count == 2 else {
             FileHandle.standardError.write(Data(usage.utf8))
             return 64
         }
         let reader = try RecordingReader(path: args[0])
-        var out = Data()
         var count = 0
         while let exchange = try reader.next() {
             let request = exchange.request
-            var head = "\(request.method.rawValue) \(request.target)\n"
-            for field in request.headerFields.fields
-            where !["host", "content-length"].contains(field.name.lowercased()) {
-                head += "\(field.name): \(field.value)\n"
-            }
-            head += "\n\(request.body.count)\n"
-            out.append(Data(head.utf8))
-            out.append(request.body)
-            out.append(0x0A)
+            add(
+                request,
+                request.headerFields.fields.filter { !["host", "content-length"].contains($0.name.lowercased()) })
             count += 1
         }
-        try out.write(to: URL(fileURLWithPath: args[1]))
+        try finish().write(to: URL(fileURLWithPath: args[1]))
         print("wrote \(count) requests to \(args[1])")
         return 0
     }

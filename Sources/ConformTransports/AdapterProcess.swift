@@ -17,7 +17,8 @@ private func makePipe(_ ends: inout [Int32]) -> Bool {
     return true
 }
 
-/// A running adapter program: `/bin/sh -c COMMAND` in its own process group, with pipes on stdin, stdout and stderr.
+/// A running adapter program: `/bin/sh -c COMMAND` (``AdapterCommand/shellLine(_:)``) in its own process group, with
+/// pipes on stdin, stdout and stderr.
 ///
 /// Several exchanges may be under way at once: each reply line goes to the exchange whose `id` it carries.
 final class AdapterProcess: Sendable {
@@ -116,7 +117,7 @@ final class AdapterProcess: Sendable {
 
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment ?? [:] { merged[key] = value }
-        let arguments: [String] = ["/bin/sh", "-c", command]
+        let arguments: [String] = ["/bin/sh", "-c", AdapterCommand.shellLine(command)]
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { (text: String) in strdup(text) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = merged.map { (pair) in strdup("\(pair.key)=\(pair.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
@@ -170,8 +171,10 @@ final class AdapterProcess: Sendable {
                 let refused: Int32? = inputClosed.withLock { closed in
                     closed || Self.writeAll(bytes, to: input) ? nil : errno
                 }
-                if let refused {
-                    // The adapter closed its stdin (or is gone): the request never reached it, and no reply can come.
+                // An adapter that is exiting (a program that was not found, a crash) closes its stdin too: its exit
+                // status, which the stdout reader reports to every exchange under way, says more than the pipe.
+                if let refused, !leaderExits(within: .seconds(2)) {
+                    // The adapter closed its stdin while running: the request never reached it, and no reply can come.
                     fail(
                         id: id,
                         Failure(

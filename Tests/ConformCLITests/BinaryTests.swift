@@ -57,6 +57,21 @@ import Testing
         #expect(elapsed < .seconds(300))
     }
 
+    /// The same for an adapter run as users write it (`python3 adapter.py`, the shell in front) that closes its
+    /// stdout after its first reply, or before it: exit 2 at once, not a verdict at the exchange timeout.
+    @Test(arguments: ["", " --first"])
+    func anAdapterThatClosesItsStdoutAfterAReplyIsExitTwoAtOnce(_ flag: String) async throws {
+        let adapter = Self.root.appendingPathComponent("Tests/ConformCLITests/Adapters/closes_stdout.py").path
+        let started = ContinuousClock.now
+        let run = try await conform([
+            "run", "suites/01-registration.yaml", "--timeout", "10m", "--target", "exec:python3 -u '\(adapter)'\(flag)",
+        ])
+        #expect(run.code == 2, "conform run printed:\n\(run.out)\(run.err)")
+        #expect(run.out.hasSuffix("Result: COULD NOT RUN\n"))
+        #expect(run.out.contains("closed its standard output while still running"))
+        #expect(ContinuousClock.now - started < .seconds(300))
+    }
+
     @Test func noColorIsHonouredAndPipesGetNone() async throws {
         let run = try await conform(["run", "suites/01-registration.yaml"], environment: ["NO_COLOR": "1"])
         #expect(!run.out.contains("\u{1B}["))

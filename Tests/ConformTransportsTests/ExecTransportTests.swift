@@ -1,7 +1,8 @@
 import ConformCore
-import ConformTransports
 import Foundation
 import Testing
+
+@testable import ConformTransports
 
 @Suite("ExecTransport")
 struct ExecTransportTests {
@@ -115,6 +116,41 @@ struct ExecTransportTests {
         // Far below the timeout of 600 s: the failed write is noticed, not waited out.
         #expect(ContinuousClock.now - started < .seconds(120))
         #expect(!(try await pid(transport)).isEmpty)
+    }
+
+    /// An adapter command written as a user writes it (`python3 adapter.py`, no `exec`) that closes its stdout, after
+    /// one reply or before the first, could not run at once: the shell that started it keeps no copy of that stdout.
+    @Test(arguments: [true, false])
+    func anAdapterThatClosesItsStdoutAfterAReplyOrFirstCouldNotRunAtOnce(answersFirst: Bool) async throws {
+        let transport = ExecTransport(command: "python3 -u '\(Self.script)'", timeout: .seconds(600))
+        if answersFirst {
+            let response = try await transport.send(HTTPRequest(method: .get, url: "/close-stdout"))
+            #expect(response.status == 200)
+        }
+        let started = ContinuousClock.now
+        let error = await failure(
+            transport, HTTPRequest(method: .get, url: answersFirst ? "/next" : "/close-stdout-first"))
+        #expect(error?.kind == .adapterGone)
+        #expect(error?.meansCannotRun == true)
+        #expect(error?.message.contains("closed its standard output") == true, "\(String(describing: error))")
+        // Far below the timeout of 600 s: the end of file is noticed, not waited out.
+        #expect(ContinuousClock.now - started < .seconds(120))
+        #expect(!(try await pid(transport)).isEmpty)
+    }
+
+    /// Only a simple command gets `exec` in front; shell syntax, builtins and assignments run as written.
+    @Test func onlyASimpleCommandIsExeced() {
+        #expect(
+            AdapterCommand.shellLine("python3 -u 'my adapter.py' --port=8080")
+                == "exec python3 -u 'my adapter.py' --port=8080")
+        #expect(AdapterCommand.shellLine("./bin/adapter") == "exec ./bin/adapter")
+        for command in [
+            "cd sdk && python3 adapter.py", "exec >&-; sleep 300", "python3 a.py | tee log", "python3 $ADAPTER",
+            "FOO=1 python3 a.py", "read -r line", "while read l; do echo; done", "python3 \"$(pwd)/a.py\"",
+            "~/adapter", "python3 a.py > log", "python3 'unterminated",
+        ] {
+            #expect(AdapterCommand.shellLine(command) == command, "\(command)")
+        }
     }
 
     /// A large reply line is read into one buffer that is handed over and parsed once; the response arrives whole,

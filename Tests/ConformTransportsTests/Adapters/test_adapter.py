@@ -32,6 +32,18 @@ for line in sys.stdin:
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
         time.sleep(300)
+    elif path.endswith("/close-stdout"):
+        # Answers, then closes stdout and keeps running (fd 1 is taken again by /dev/null): no reply can come again.
+        reply.update(status=200)
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+        os.close(1)
+        sys.stdout = open(os.devnull, "w")
+        time.sleep(300)
+    elif path.endswith("/close-stdout-first"):
+        os.close(1)
+        sys.stdout = open(os.devnull, "w")
+        time.sleep(300)
     elif path.endswith("/large"):
         body = bytes(range(256)) * (24 * 1024 * 1024 // 256)
         reply.update(status=200, bodyBase64=base64.b64encode(body).decode())

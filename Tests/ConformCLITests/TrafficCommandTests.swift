@@ -92,6 +92,41 @@ import Testing
         #expect(written.contains(#""seq":5,"event":"logout""#))
     }
 
+    /// A request whose body no one can decode (a corrupt gzip, an unknown coding), refused by the server with 400,
+    /// changed nothing: `check` of the recording names it in a note and judges the rest, instead of CANNOT JUDGE.
+    @Test func aRefusedUndecodableRequestIsNotedNotUnjudgeable() async throws {
+        let scratch = try Scratch()
+        let out = scratch.path("checked")
+        let child = try await offThePool {
+            try ConformProcess(
+                ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
+                banner: "Checking an app against the reference implementation on ")
+        }
+        let client = DeviceClient(base: child.baseURL)
+        let id = try await client.register(token: "fcm-refused-token")
+        for coding in ["gzip", "bogus"] {
+            let refused = try await client.curl.send(
+                HTTPRequest(
+                    method: .post, url: child.baseURL + "/mobile/1/appinstance/\(id)/personalize",
+                    headerFields: [
+                        "Authorization": "App conform-app-code", "pushregistrationid": id,
+                        "Content-Type": "application/json", "Content-Encoding": coding,
+                    ], body: Data("not \(coding) data".utf8)))
+            #expect(refused.status.code == 400)
+        }
+        #expect(try await client.personalize(id, user: "cust-ana", email: nil).status == 200)
+        let served = try await offThePool { try child.interrupt() }
+        #expect(served.code == 0, "serve --check printed:\n\(served.out)\(served.err)")
+        let check = await conform(["check", out])
+        #expect(check.code == 0, "check printed:\n\(check.out)\(check.err)")
+        #expect(check.out.hasSuffix("Result: 0 violations\n"), "\(check.out)")
+        #expect(check.out.contains(" 0 could not be judged"), "\(check.out)")
+        #expect(
+            check.out.contains(
+                "exchange 2 (POST '/mobile/1/appinstance/\(id)/personalize'): the server refused it with 400"))
+        #expect(check.out.contains("in 'bogus' encoding, which Conform cannot decode; it changed nothing"))
+    }
+
     // MARK: replay
 
     @Test func replayOfATamperedRecordingPrintsTheDifference() async throws {

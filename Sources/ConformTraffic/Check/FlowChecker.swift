@@ -138,6 +138,10 @@ public struct FlowChecker: Sendable {
 
     /// Checks one exchange against the state built from the earlier records, then updates that state.
     public mutating func check(_ exchange: RecordedExchange) -> [FlowViolation] {
+        if exchange.isRefusedUndecodableRequest {
+            if notes.count < 100 { notes.append(exchange.refusedUndecodableNote) }
+            return []
+        }
         guard let endpoint = configuration.endpoints.classify(exchange.request) else { return [] }
         var findings = Findings(exchange: exchange, endpoint: endpoint, disabled: configuration.disabledRules)
         let call = Call(exchange, endpoint)

@@ -123,7 +123,8 @@ public final class TraceTally: Sendable {
             switch record {
             case .exchange(let exchange):
                 counts.exchanges += 1
-                guard !exchange.omitted.isEmpty else { return }
+                // Refused by the server for a body nobody could decode: no exchange of the flow (the check notes it).
+                guard !exchange.omitted.isEmpty, !exchange.isRefusedUndecodableRequest else { return }
                 counts.incomplete += 1
                 if counts.named.count < Self.maxNamedIncomplete {
                     counts.named.append(

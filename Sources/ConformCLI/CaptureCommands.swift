@@ -135,8 +135,8 @@ enum CaptureCommands {
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
         let outcome = checker.outcome(violations)
         let trace = FlowCheckReport.Trace(
-            path: out, violations: violations, notes: outcome.notes, exercised: outcome.exercised,
-            exchanges: summary.exchanges)
+            path: out, violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
+            exchanges: summary.exchanges, showedFlow: outcome.showedFlow)
         let result = FlowCheckReport.result(
             [trace], rules: FlowRule.all, duration: ReportRequest.seconds(since: started))
         return io.status(of: await Session(console: HARCommands.console(io: io), reports: reports).run(result))

@@ -70,7 +70,7 @@ enum CheckCommand {
         let checked = FlowCheckReport.Trace(
             path: path, violations: result.violations, notes: result.notes, exercised: result.exercised,
             incomplete: tally.incompleteExchanges, incompleteCount: tally.incomplete, unreadable: tally.unreadable,
-            exchanges: tally.exchanges, events: tally.events + events.count)
+            exchanges: tally.exchanges, events: tally.events + events.count, showedFlow: result.showedFlow)
         return (checked, tally.exchanges, tally.events)
     }
 }

@@ -25,12 +25,19 @@ public enum FlowCheckReport {
         /// The ids of the rules the trace gave something to judge (``FlowChecker/exercised``); a broken rule is
         /// exercised whether listed or not.
         public var exercised: Set<String>
+        /// Whether the trace held a registration, a user call or a backend call (``FlowChecker/showedFlow``); a
+        /// trace that held none cannot be judged.
+        public var showedFlow: Bool
+
+        /// Whether the trace shows the flow, or is empty (an empty trace is CANNOT JUDGE on its own).
+        var showsFlow: Bool { showedFlow || (exchanges == 0 && events == 0) }
 
         public init(
             path: String, violations: [FlowViolation], notes: [String], exercised: Set<String>,
             incomplete: [TraceTally.Incomplete] = [], incompleteCount: Int? = nil, unreadable: Int = 0,
-            exchanges: Int, events: Int = 0
+            exchanges: Int, events: Int = 0, showedFlow: Bool
         ) {
+            self.showedFlow = showedFlow
             self.path = path
             self.violations = violations
             self.notes = notes
@@ -92,7 +99,7 @@ public enum FlowCheckReport {
             suites.append(SuiteResult(group: group, steps: steps, duration: 0))
         }
         attachNotes(traces, to: &suites)
-        for trace in traces where trace.incompleteCount > 0 || trace.unreadable > 0 {
+        for trace in traces where trace.incompleteCount > 0 || trace.unreadable > 0 || !trace.showsFlow {
             suites.append(unjudged(trace))
         }
         var result = RunResult(
@@ -117,6 +124,18 @@ public enum FlowCheckReport {
                 mark: SourceMark(line: e.seq, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
             step.errors = [StepError(.cannotJudge, "cannot judge: " + e.omitted, fields: ["cause": e.omitted])]
             return step
+        }
+        if !trace.showsFlow {
+            var step = StepResult(
+                origin: origin, index: steps.count, name: "no traffic of the flow",
+                mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+            step.errors = [
+                StepError(
+                    .cannotJudge,
+                    "cannot judge: the traffic holds no registration, no user call and no backend call, so it shows "
+                        + "nothing of the flow; record the app from its first start, or check the whole recording")
+            ]
+            steps.append(step)
         }
         let unnamed = trace.incompleteCount - trace.incomplete.count
         if unnamed > 0 {

@@ -159,14 +159,35 @@ extension FlowChecker {
         return false
     }
 
-    /// What events asked for and the trace has not shown yet: not violations (the call may still be on its way).
+    /// A logout or a session expiry whose depersonalize the trace ended without: a violation of its rule, at the
+    /// event. The previous user's device stays theirs, and their pushes keep reaching it, however long the app
+    /// waits (an obligation whose device already broke it with a user-data call was reported then).
+    public func endOfTraceViolations() -> [FlowViolation] {
+        var found: [FlowViolation] = []
+        for (id, device) in devices {
+            guard let open = device.obligation, open.action == .depersonalize, !open.reportedDataCall,
+                !configuration.disabledRules.contains(open.rule.id)
+            else { continue }
+            let user = open.user.map { " '\($0)'" } ?? ""
+            found.append(
+                FlowViolation(
+                    rule: open.rule, seq: open.event.seq, flow: id, endpoint: "event:\(open.event.kind)",
+                    step: open.rule.step,
+                    message:
+                        "\(open.event.kind) (event \(open.event.seq)) and no depersonalize before the trace ended: "
+                        + "the device still belongs to the user\(user), whose pushes keep reaching it",
+                    help: open.rule.help))
+        }
+        return found.sorted { ($0.seq, $0.flow) < ($1.seq, $1.flow) }
+    }
+
+    /// What events asked for and the trace has not shown yet, other than a depersonalize (a violation at the end,
+    /// ``endOfTraceViolations()``): not violations, the call may still be on its way.
     public func openObligations() -> [String] {
         var lines: [(Int, String)] = []
         for (id, device) in devices {
-            guard let open = device.obligation else { continue }
-            let what =
-                open.action == .depersonalize
-                ? "no depersonalize" : "no personalize to '\(open.user ?? "")'\(open.force ? " with force" : "")"
+            guard let open = device.obligation, open.action != .depersonalize else { continue }
+            let what = "no personalize to '\(open.user ?? "")'\(open.force ? " with force" : "")"
             lines.append(
                 (
                     open.event.seq,

@@ -25,6 +25,9 @@ public struct FlowChecker: Sendable {
     /// The ids of the rules the records so far gave something to judge, broken or kept; a rule not among them (nor
     /// broken) was not exercised, which is never a pass.
     public internal(set) var exercised: Set<String> = []
+    /// Whether the records so far held a registration, a user call or a backend call: traffic of the flow. A trace
+    /// without any (a base-URL call and an event) cannot be judged, whatever its rules say.
+    public internal(set) var showedFlow = false
 
     /// Most phones, emails and persons remembered; beyond that nothing new is learned (rules stay silent).
     static let memoryLimit = 200_000
@@ -44,13 +47,18 @@ public struct FlowChecker: Sendable {
         public var notes: [String]
         /// The ids of the rules the trace exercised (broken ones included).
         public var exercised: Set<String>
+        /// Whether the trace held traffic of the flow (``FlowChecker/showedFlow``).
+        public var showedFlow: Bool
     }
 
-    /// The outcome so far: the checker's notes, its open obligations, the rules exercised, with `violations`.
+    /// The outcome of the trace as it ended: `violations` followed by the obligations the trace ended without
+    /// keeping (``endOfTraceViolations()``), the checker's notes and what is still pending, the rules exercised.
     public func outcome(_ violations: [FlowViolation]) -> Outcome {
-        Outcome(
-            violations: violations, notes: notes + openObligations(),
-            exercised: exercised.union(violations.map(\.rule.id)))
+        let ended = endOfTraceViolations()
+        let all = violations + ended
+        return Outcome(
+            violations: all, notes: notes + openObligations(), exercised: exercised.union(all.map(\.rule.id)),
+            showedFlow: showedFlow)
     }
 
     /// Marks `rule` as exercised: the record at hand gave it something to judge.
@@ -143,6 +151,7 @@ public struct FlowChecker: Sendable {
             return []
         }
         guard let endpoint = configuration.endpoints.classify(exchange.request) else { return [] }
+        if endpoint.id == "M1" || endpoint.isUserCall || endpoint.isBackend { showedFlow = true }
         var findings = Findings(exchange: exchange, endpoint: endpoint, disabled: configuration.disabledRules)
         let call = Call(exchange, endpoint)
         if endpoint.isMobile {

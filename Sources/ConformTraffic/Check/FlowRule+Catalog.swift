@@ -36,7 +36,7 @@ extension FlowRule {
         help:
             "supply a fresh JWT from your backend (JwtSupplier) with sub = the externalUserId and infobip-api-key = the application code; other calls use `App <application code>`",
         exercisedBy:
-            "mobile call the rule judges (M4, M5, M7, M8 of an application given with --jwt, or any other mobile call but M13)"
+            "M4, M5, M7 or M8 of an application given with --jwt, and no other mobile call (but M13) with a Bearer"
     )
     public static let backendCredentials = FlowRule(
         id: "backend-credentials", step: .hygiene,

@@ -72,6 +72,33 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(300))
     }
 
+    /// A packet capture given to `check`, `replay` or `diff` is named as one, with the import that makes it a
+    /// recording, instead of "neither a recording nor a HAR" (or a suite's YAML error, for `diff`).
+    @Test(
+        arguments: [
+            (
+                "pcap",
+                [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0] + [UInt8](repeating: 0, count: 8) + [0xFF, 0xFF, 0, 0, 1, 0, 0, 0]
+            ),
+            (
+                "pcapng",
+                [0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A] + [UInt8](repeating: 0, count: 16)
+            ),
+        ] as [(String, [UInt8])])
+    func aPacketCaptureIsSentToImport(_ kind: String, _ header: [UInt8]) async throws {
+        let scratch = try Scratch()
+        let file = scratch.path("traffic.\(kind)")
+        try Data(header).write(to: URL(fileURLWithPath: file))
+        for args in [
+            ["check", file], ["replay", file], ["diff", "--target", "builtin", "--target", "builtin", file],
+        ] {
+            let run = try await conform(args)
+            #expect(run.code == 2, "\(args[0]) printed:\n\(run.out)\(run.err)")
+            #expect(run.err.contains("\(file): error: is a packet capture (\(kind)), not a recording or a HAR\n"))
+            #expect(run.err.contains("help: turn it into a recording first (conform import FILE --out recordings/NAME"))
+        }
+    }
+
     @Test func noColorIsHonouredAndPipesGetNone() async throws {
         let run = try await conform(["run", "suites/01-registration.yaml"], environment: ["NO_COLOR": "1"])
         #expect(!run.out.contains("\u{1B}["))

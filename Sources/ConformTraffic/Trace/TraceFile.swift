@@ -46,6 +46,12 @@ public enum TraceFile {
         // An empty file is a recording with nothing in it (the one a recorder that saw no traffic leaves):
         // what reads it finds nothing to judge.
         if head.isEmpty { return .recording(path) }
+        if let kind = packetCapture(head) {
+            throw Failure(
+                file: path, message: "is a packet capture (\(kind)), not a recording or a HAR",
+                help: "turn it into a recording first (conform import FILE --out recordings/NAME, with --port N to "
+                    + "read only the server port of the HTTP traffic), then pass recordings/NAME")
+        }
         if ZipArchive.looksLikeZip(head) {
             return try zipped(path)
         }
@@ -102,7 +108,21 @@ public enum TraceFile {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         let head = (try? handle.read(upToCount: 4096)) ?? Data()
         try? handle.close()
+        // A packet capture is a trace too, so `diff` sends it where the advice to import it is given.
         return ZipArchive.looksLikeZip(head) || Decompression.looksCompressed(head) || format(of: head) != nil
+            || packetCapture(head) != nil
+    }
+
+    /// `pcap` or `pcapng` when `head` starts with a capture file's magic number (tcpdump, tshark, Wireshark), else
+    /// `nil`.
+    static func packetCapture(_ head: Data) -> String? {
+        guard head.count >= 4 else { return nil }
+        let magic = Array(head.prefix(4))
+        let pcap: [[UInt8]] = [
+            [0xA1, 0xB2, 0xC3, 0xD4], [0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D], [0x4D, 0x3C, 0xB2, 0xA1],
+        ]
+        if pcap.contains(magic) { return "pcap" }
+        return magic == [0x0A, 0x0D, 0x0D, 0x0A] ? "pcapng" : nil
     }
 
     enum Format { case recording, har }

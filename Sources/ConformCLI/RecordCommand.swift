@@ -76,7 +76,7 @@ enum ProxySessions {
         listen: (host: String, port: UInt16), check: Bool, reports: [ReportTarget] = [],
         codes: ApplicationCodes = ApplicationCodes(), banner: String,
         limits proxyLimits: ProxyLimits = .default, serverLimits: HTTPServerLimits = .default,
-        tls: ListenerTLS = .plain,
+        tls: ListenerTLS = .plain, origins: ReachedOrigin? = nil,
         configure: (inout ProxySession) -> Void = { _ in }, io: CommandIO
     ) async -> Int32 {
         var proxy = ProxySession(
@@ -85,11 +85,17 @@ enum ProxySessions {
             profile: ConformCommand.profile, out: io.out, err: io.err, problem: { io.report($0) })
         proxy.codes = codes
         proxy.serverLimits = serverLimits
+        if let origins { proxy.reachedOrigin = { origins.origin(of: $0) } }
         // Plain HTTP, HTTPS, or both (`--tls`, `--tls-port`): the command line's listeners serve the proxy.
         proxy.serving = { handler, serverLimits in
             let listeners = try Listeners.start(
                 host: listen.host, port: listen.port, limits: serverLimits, tls: tls
             ) { _ in handler }
+            // The first listener speaks HTTPS when there is TLS; any other one plain HTTP.
+            origins?.listening(
+                listeners.servers.enumerated().map { index, server in
+                    (server.boundPort, index == 0 && tls.identity != nil ? "https" : "http")
+                })
             var notes: [String] = []
             if !tls.about.isEmpty { notes.append("TLS: \(tls.about)") }
             for server in listeners.servers.dropFirst() { notes.append("Also plain HTTP on \(server.baseURL)") }

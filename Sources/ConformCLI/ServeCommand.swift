@@ -47,12 +47,15 @@ enum ServeCommand {
         let codes = try ProxySessions.codes(parsed, subcommand: "serve")
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
+            // The in-process reference gets each request under the origin the app reached (or --public-url), so
+            // what it announces (M12's base URL) is an origin the app can follow.
             return await ProxySessions.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)",
                 redaction: RedactionPolicy(profile: ConformCommand.profile), append: false,
                 listen: (host, port), check: true, reports: reports, codes: codes,
-                banner: "Checking an app against the reference implementation", tls: tls, io: io)
+                banner: "Checking an app against the reference implementation", tls: tls,
+                origins: ReachedOrigin(publicOrigin: publicOrigin), io: io)
         }
         let server: Listeners
         do {

@@ -92,6 +92,28 @@ import Testing
         #expect(written.contains(#""seq":5,"event":"logout""#))
     }
 
+    /// `serve --check` announces the origin the app reached as its base URL (M12), never the internal one the check
+    /// hands the reference; an app that follows it, as the SDKs do, goes on through it and its traffic is judged.
+    @Test func serveCheckAnnouncesTheOriginTheAppReached() async throws {
+        let scratch = try Scratch()
+        let out = scratch.path("checked")
+        let child = try await offThePool {
+            try ConformProcess(
+                ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
+                banner: "Checking an app against the reference implementation on ")
+        }
+        let announced = try await DeviceClient(base: child.baseURL).send(.get, "/mobile/1/baseurl", id: nil, body: nil)
+        let base = try #require(try JSONValue.parse(announced.body)["baseUrl"]?.stringValue)
+        #expect(base == child.baseURL)
+        let client = DeviceClient(base: base)
+        let id = try await client.register(token: "fcm-followed-token")
+        #expect(try await client.personalize(id, user: "cust-ana", email: nil).status == 200)
+        let result = try await offThePool { try child.interrupt() }
+        #expect(result.code == 0, "serve --check printed:\n\(result.out)\(result.err)")
+        #expect(result.out.contains("Recorded 3 exchanges"), "\(result.out)")
+        #expect(result.out.hasSuffix("Result: 0 violations\n"), "\(result.out)")
+    }
+
     /// A request whose body no one can decode (a corrupt gzip, an unknown coding), refused by the server with 400,
     /// changed nothing: `check` of the recording names it in a note and judges the rest, instead of CANNOT JUDGE.
     @Test func aRefusedUndecodableRequestIsNotedNotUnjudgeable() async throws {

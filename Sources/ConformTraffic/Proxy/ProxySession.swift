@@ -40,6 +40,8 @@ public struct ProxySession: Sendable {
     /// Forward mode (`record --forward`): the hosts the proxy opens and records; ``serving`` then starts a
     /// ``ForwardProxyServer``. `nil` for a reverse proxy.
     public var forward: ForwardPolicy?
+    /// For an in-process transport only: ``RecordingProxy/reachedOrigin``.
+    public var reachedOrigin: (@Sendable (HTTPRequest) -> String?)?
 
     /// A proxy being served: the address clients use, what more the first lines say about it, how to stop it.
     public struct Listening: Sendable {
@@ -109,7 +111,7 @@ public struct ProxySession: Sendable {
         }
         let problem = self.problem
         let serverLimits = self.serverLimits
-        let proxy = RecordingProxy(
+        var configured = RecordingProxy(
             upstreams: upstreams, transport: transport, writer: writer,
             onExchange: { exchange in
                 count.withLock { $0.exchanges += 1 }
@@ -122,6 +124,8 @@ public struct ProxySession: Sendable {
                 out.write("App event \(event.seq): \(event.kind)\n")
                 checked(.event(event))
             }, limits: limits, profile: profile, forward: forward, serverLimits: serverLimits)
+        configured.reachedOrigin = reachedOrigin
+        let proxy = configured
         // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
         // comes); the proxy's limits bound how many wait and for how long. The forward proxy's server keeps a thread
         // per connection (`ForwardProxyServer`).

@@ -32,6 +32,10 @@ public struct RecordingProxy: Sendable {
     /// The limits of the server the proxy answers through: an upstream answer whose head would not fit them is
     /// answered (and recorded) as 502.
     public let serverLimits: HTTPServerLimits
+    /// For an in-process transport only: the origin each request reached (``ReachedOrigin``), which the request is
+    /// rebased onto instead of its upstream's base URL, so the implementation announces what the client can reach.
+    /// The value comes from the client's `Host`: a network transport must never be given it.
+    public var reachedOrigin: (@Sendable (HTTPRequest) -> String?)?
     let gate: AdmissionGate
 
     public init(
@@ -83,7 +87,7 @@ public struct RecordingProxy: Sendable {
         guard let base = upstreams[name] ?? upstreams["*"] else {
             return refusal(502, "BAD_GATEWAY", "no upstream is configured for \(HTTPSyntax.quoted(request.path))")
         }
-        return await send(request, upstream: name, base: base)
+        return await send(request, upstream: name, base: reachedOrigin?(request) ?? base)
     }
 
     /// Sends an origin-form `request` to `base` under the limits, recording it as `name`'s exchange.

@@ -37,9 +37,10 @@ enum ForwardOptions {
             }
             allowed.append(authority)
         }
-        guard let otherHosts = ForwardPolicy.OtherHosts(rawValue: other ?? "refuse") else {
+        guard let (otherHosts, tunnelPorts) = ForwardPolicy.otherHosts(other ?? "refuse") else {
             throw UsageError(
-                message: "--other-hosts takes refuse or tunnel, got \(HTTPSyntax.quoted(other ?? ""))",
+                message: "--other-hosts takes refuse, tunnel (port 443) or tunnel:PORT[,PORT...] (ports 1 to 65535, "
+                    + "such as tunnel:443,8443), got \(HTTPSyntax.quoted(other ?? ""))",
                 subcommand: "record")
         }
         for option in ["--tls", "--tls-cert", "--tls-port", "--tls-name"]
@@ -49,7 +50,7 @@ enum ForwardOptions {
                     + "each allowed host with a leaf of its own from the local CA",
                 subcommand: "record")
         }
-        return ForwardPolicy(allowed: allowed, otherHosts: otherHosts)
+        return ForwardPolicy(allowed: allowed, otherHosts: otherHosts, tunnelPorts: tunnelPorts)
     }
 
     /// Runs the session as a forward proxy: leaves per intercepted host from the local CA (made on first use).

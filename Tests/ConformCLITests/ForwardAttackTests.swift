@@ -31,24 +31,29 @@ struct ForwardAttackTests {
         #expect(try await Self.answered(proxy, ca: ca) == (true, true))
         let before = (threads: Self.count("/proc/\(pid)/task"), descriptors: Self.count("/proc/\(pid)/fd"))
 
+        // Thirteen rounds of connections that wait for their head (idle, or part of a request line), then thirteen
+        // of every kind; a normal client asks once a round.
         let outcome = try await offThePool {
             var attack: [Int32] = []
             var served = (plain: 0, intercepted: 0)
-            for round in 0..<13 {
+            var threads = 0
+            for round in 0..<26 {
                 Self.prune(&attack)
                 var kind = round
                 while attack.count < Self.attackers {
-                    if let socket = Self.open(port, kind: kind) { attack.append(socket) }
+                    if let socket = Self.open(port, kind: round < 13 ? kind % 2 : kind) { attack.append(socket) }
                     kind += 1
                 }
                 let (plain, intercepted) = Self.answeredNow(proxy, ca: ca)
                 served.plain += plain ? 1 : 0
                 served.intercepted += intercepted ? 1 : 0
+                threads = max(threads, Self.count("/proc/\(pid)/task"))
             }
             for socket in attack { close(socket) }
-            return served
+            return (served: served, threads: threads)
         }
-        #expect(outcome.plain == 13 && outcome.intercepted == 13, "\(outcome)")
+        #expect(outcome.served.plain == 26 && outcome.served.intercepted == 26, "\(outcome.served)")
+        #expect(outcome.threads <= before.threads + 8, "no thread per connection: \(outcome.threads) during the attack")
         // Everything the attack held is given back: its descriptors at once, idle pool threads within seconds.
         let deadline = ContinuousClock.now + .seconds(30)
         var after = (threads: 0, descriptors: 0)
@@ -64,6 +69,7 @@ struct ForwardAttackTests {
         #expect(try await Self.answered(proxy, ca: ca) == (true, true))
         let ended = try await offThePool { try recorder.interrupt() }
         #expect(ended.code == 0, "\(ended.err)")
+        #expect(ended.out.contains("Other hosts: tunnelled through CONNECT to port 443 without decryption"))
     }
 
     /// One hostile connection of the given kind, non-blocking; `nil` when it could not be opened.

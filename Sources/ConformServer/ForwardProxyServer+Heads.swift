@@ -84,7 +84,9 @@ extension ForwardProxyServer {
             entries.removeAll(keepingCapacity: true)
             entries.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
             entries.append(pollfd(fd: pausedUntil == nil ? listener : -1, events: Int16(POLLIN), revents: 0))
-            for head in heads.list { entries.append(pollfd(fd: head.socket, events: Int16(POLLIN), revents: 0)) }
+            for head in heads.list {
+                entries.append(pollfd(fd: head.socket, events: Int16(POLLIN) | pollReadHangUp, revents: 0))
+            }
             var wait = heads.list.first.map { limit - (now - $0.opened) } ?? .seconds(3600)
             if let until = pausedUntil { wait = min(wait, now.duration(to: until)) }
             let ready = poll(&entries, nfds_t(entries.count), SocketIO.milliseconds(wait))
@@ -105,7 +107,14 @@ extension ForwardProxyServer {
                     let waiting = heads.take(index)
                     dispatch(waiting.socket, from: waiting.address, head)
                 case .invalid: drop(index, crowded: nil)
-                case .partial: SocketIO.setReceiveLowWater(socket, count + 1)
+                case .partial:
+                    // A client that stopped sending (or is gone) with its head unfinished never finishes it; left in
+                    // the poll, its hang-up would wake the loop again at once.
+                    if entries[index + 2].revents & (pollReadHangUp | Int16(POLLHUP | POLLERR)) != 0 {
+                        drop(index, crowded: nil)
+                    } else {
+                        SocketIO.setReceiveLowWater(socket, count + 1)
+                    }
                 }
             }
 
@@ -149,3 +158,6 @@ extension ForwardProxyServer {
         close(wake)
     }
 }
+
+/// `POLLRDHUP` of `<poll.h>` (Linux): the peer shut down its side.
+private let pollReadHangUp: Int16 = 0x2000

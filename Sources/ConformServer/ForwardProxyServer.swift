@@ -66,9 +66,9 @@ public final class ForwardProxyServer: Sendable {
                 "forward limits out of range (\(forwardLimits)); tunnels at least 1, tunnels per address 1 to the "
                     + "tunnels, waiting connections per address 1 to the waiting budget (\(limits.waitingBudget))")
         }
-        // Both servers run libmicrohttpd's event loop on its pool: with a thread per connection, its connection
-        // threads poll the daemon's wake-up channel too and clear it, so connections handed over could wait
-        // unserved and closed ones were never cleaned up (the connection limit stayed reached after an attack).
+        // Both servers run libmicrohttpd's event loop on its pool: with a thread per connection (0.9.75), each
+        // connection's thread polls the daemon's wake-up channel too and may clear it before the daemon sees it, so
+        // a connection handed over, or one that ended, could wait for an unrelated wake-up to be served or cleaned up.
         var served = limits
         served.threadPerConnection = false
         self.server = try HTTPServer(handler: handler, host: host, limits: served, log: log, forwarding: true)

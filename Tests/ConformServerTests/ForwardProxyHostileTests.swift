@@ -147,6 +147,18 @@ struct ForwardProxyHostileTests {
         #expect(fixture.proxy.counters.intercepted.load(ordering: .relaxed) >= 4)
     }
 
+    /// A client that shuts down its side with its request line unfinished is closed at once, not at the head
+    /// timeout (its hang-up would otherwise keep waking the loop).
+    @Test func aHalfClosedUnfinishedHeadIsClosedAtOnce() throws {
+        let fixture = try Fixture(allowed: ["api.example.test"])
+        let client = try SourcedClient(port: fixture.proxy.boundPort, receiveTimeoutSeconds: 20)
+        client.send("GET http://api.exa")
+        _ = Glibc.shutdown(client.fd, Int32(SHUT_WR))
+        #expect(client.readAll().isEmpty)
+        #expect(fixture.proxy.slowHeadCount == 0, "closed for its hang-up, not by the 2 s head timeout")
+        #expect(Self.plainAnswered(fixture.proxy.boundPort))
+    }
+
     @Test func otherHostsReadsItsPorts() {
         #expect(ForwardPolicy.otherHosts("tunnel")?.1 == [443])
         #expect(ForwardPolicy.otherHosts("tunnel:8443,443")?.1 == [8443, 443])

@@ -90,7 +90,11 @@ extension ForwardProxyServer {
             var wait = heads.list.first.map { limit - (now - $0.opened) } ?? .seconds(3600)
             if let until = pausedUntil { wait = min(wait, now.duration(to: until)) }
             let ready = poll(&entries, nfds_t(entries.count), SocketIO.milliseconds(wait))
-            if ready < 0 && errno != EINTR { break }
+            if ready < 0 && errno != EINTR {
+                // Out of memory for the poll, say: try again in a moment rather than stop serving.
+                usleep(10_000)
+                continue
+            }
             if ready <= 0 || entries[0].revents != 0 { continue }
 
             // From the newest, so taking one out leaves the indexes still to visit as they were.

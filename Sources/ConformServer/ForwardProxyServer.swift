@@ -226,7 +226,8 @@ public final class ForwardProxyServer: Sendable {
         }
         // An IP literal may be an allowed host's address, and a tunnel's host must be resolved and judged: both may
         // wait on a name server, so they run on a thread of their own.
-        if decision == .tunnel || ForwardResolver.numeric(authority.host, port: port) != nil {
+        let mayBeAllowed = policy.allowed.contains { ($0.port ?? 443) == port }
+        if decision == .tunnel || mayBeAllowed && ForwardResolver.numeric(authority.host, port: port) != nil {
             startTunnel(client, from: address, to: authority, port: port)
             return
         }

@@ -39,23 +39,23 @@ struct ForwardAddress: Hashable, Sendable, CustomStringConvertible {
         return bytes
     }
 
-    /// What makes the address one of this machine's whatever the network: loopback (`127.0.0.0/8`, `::1`),
-    /// unspecified or "this network" (`0.0.0.0/8`, `::`), link-local (`169.254.0.0/16`, `fe80::/10`); `nil` for
-    /// another. IPv4-mapped and -compatible forms are judged by their IPv4 address.
+    /// What makes the address one of this machine's whatever the network ("a loopback address"): loopback
+    /// (`127.0.0.0/8`, `::1`), unspecified or "this network" (`0.0.0.0/8`, `::`), link-local (`169.254.0.0/16`,
+    /// `fe80::/10`); `nil` for another. IPv4-mapped and -compatible forms are judged by their IPv4 address.
     var special: String? {
+        if bytes.count == 16, bytes[0..<15].allSatisfy({ $0 == 0 }), bytes[15] <= 1 {
+            return bytes[15] == 1 ? "a loopback address" : "an unspecified address"
+        }
         let address = unmapped
         if address.count == 4 {
             switch address[0] {
-            case 127: return "loopback"
-            case 0: return "unspecified"
-            case 169 where address[1] == 254: return "link-local"
+            case 127: return "a loopback address"
+            case 0: return "an unspecified address"
+            case 169 where address[1] == 254: return "a link-local address"
             default: return nil
             }
         }
-        if address[0..<15].allSatisfy({ $0 == 0 }) && address[15] <= 1 {
-            return address[15] == 1 ? "loopback" : "unspecified"
-        }
-        if address[0] == 0xFE && address[1] & 0xC0 == 0x80 { return "link-local" }
+        if address[0] == 0xFE && address[1] & 0xC0 == 0x80 { return "a link-local address" }
         return nil
     }
 

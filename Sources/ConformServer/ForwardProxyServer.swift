@@ -365,12 +365,14 @@ public final class ForwardProxyServer: Sendable {
         if let local = addresses.first(where: {
             !elsewhere.contains($0.unmapped) && ($0.special != nil || own.contains($0.unmapped))
         }) {
-            let what = local.special.map { "a \($0) address" } ?? "an address of this machine"
+            let what = local.special ?? "an address of this machine"
             let named = ForwardAuthority(host: authority.host, port: port)
+            // An IP literal in another spelling is suggested as the address it is.
+            let allow = literal == nil ? named : ForwardAuthority(host: local.text, port: port)
             return .refuse(
                 403, "FORWARD_NOT_ALLOWED",
                 "CONNECT to \(named) is not allowed: \(authority.host) is \(local.text), \(what); the proxy tunnels "
-                    + "only to other machines (to open and record it, add --allow-host \(named))")
+                    + "only to other machines (to open and record it, add --allow-host \(allow))")
         }
         return .tunnel(addresses)
     }

@@ -116,6 +116,12 @@ struct ForwardProxyHostileTests {
             #expect(answer.hasPrefix("HTTP/1.1 403 "), "\(target): \(answer)")
             #expect(answer.contains("the proxy tunnels only to other machines"), "\(target): \(answer)")
         }
+        let loopback = try RawClient(port: own, receiveTimeoutSeconds: 5)
+        loopback.send("CONNECT 2130706433:443 HTTP/1.1\r\n\r\n")
+        #expect(
+            String(decoding: loopback.readAll(), as: UTF8.self).contains(
+                "CONNECT to 2130706433:443 is not allowed: 2130706433 is 127.0.0.1, a loopback address; the proxy "
+                    + "tunnels only to other machines (to open and record it, add --allow-host 127.0.0.1:443)"))
         let client = try RawClient(port: own, receiveTimeoutSeconds: 5)
         client.send("CONNECT localhost:\(own) HTTP/1.1\r\n\r\n")
         let answer = String(decoding: client.readAll(), as: UTF8.self)
@@ -171,9 +177,15 @@ struct ForwardProxyHostileTests {
         #expect(ForwardAuthority("LocalHost.:8443") == ForwardAuthority(host: "localhost", port: 8443))
         #expect(ForwardAuthority("localhost..:8443") == nil)
         let mapped = ForwardAddress(bytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 127, 0, 0, 1], port: 443)
-        #expect(mapped.special == "loopback" && mapped.unmapped == [127, 0, 0, 1])
+        #expect(mapped.special == "a loopback address" && mapped.unmapped == [127, 0, 0, 1])
         #expect(ForwardResolver.numeric("2130706433", port: 1)?.first?.text == "127.0.0.1")
-        #expect(ForwardResolver.numeric("0", port: 1)?.first?.special == "unspecified")
+        #expect(ForwardResolver.numeric("0", port: 1)?.first?.special == "an unspecified address")
+        #expect(ForwardResolver.numeric("::1", port: 1)?.first?.special == "a loopback address")
+        #expect(ForwardResolver.numeric("::", port: 1)?.first?.special == "an unspecified address")
+        #expect(ForwardResolver.numeric("fe80::1", port: 1)?.first?.special == "a link-local address")
+        #expect(ForwardResolver.numeric("::ffff:169.254.1.1", port: 1)?.first?.special == "a link-local address")
+        #expect(ForwardResolver.numeric("93.184.216.34", port: 1)?.first?.special == nil)
+        #expect(ForwardResolver.numeric("2001:db8::1", port: 1)?.first?.special == nil)
         #expect(ForwardResolver.numeric("api.example.test", port: 1) == nil)
     }
 

@@ -2,6 +2,8 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformCLI
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -15,6 +17,8 @@ struct ForwardAttackTests {
     static let attackers = 1_100
 
     @Test func theProxyServesThroughAnAttackAndRecoversAfter() async throws {
+        // The attack's descriptors and the proxy's, whatever the shell allowed.
+        raiseDescriptorLimit()
         let scratch = try Scratch("forwardattack")
         let environment = TLSCommandTests.environment(scratch)
         let recorder = try await offThePool {
@@ -40,8 +44,10 @@ struct ForwardAttackTests {
             for round in 0..<26 {
                 Self.prune(&attack)
                 var kind = round
-                while attack.count < Self.attackers {
-                    if let socket = Self.open(port, kind: round < 13 ? kind % 2 : kind) { attack.append(socket) }
+                while attack.count < Self.attackers,
+                    let socket = Self.open(port, kind: round < 13 ? kind % 2 : kind)
+                {
+                    attack.append(socket)
                     kind += 1
                 }
                 let (plain, intercepted) = Self.answeredNow(proxy, ca: ca)

@@ -223,6 +223,7 @@ final class AllowedAddresses: Sendable {
         let found: Set<[UInt8]>
         switch ForwardResolver.resolve(host, port: 443, timeout: timeout) {
         case .success(let list): found = Set(list.map(\.unmapped))
+        case .failure(.busy): return []  // not asked: asked again next time
         case .failure: found = []
         }
         cache.withLock { $0[host] = (found, now) }

@@ -85,7 +85,8 @@ public struct ForwardPolicy: Sendable, Hashable {
         /// `403`, and the connection is closed.
         case refuse
         /// Bytes are passed both ways without decryption, bounded in time, and not recorded: only to the
-        /// ``ForwardPolicy/tunnelPorts``, and never to an address of this machine (``ForwardAddress/isOfThisMachine``).
+        /// ``ForwardPolicy/tunnelPorts``, and never to an address of this machine (loopback, unspecified,
+        /// link-local, an interface's).
         case tunnel
     }
 

@@ -9,7 +9,7 @@ import Synchronization
 /// An HTTP forward proxy in front of a forwarding ``HTTPServer``: what `conform record --forward` listens with.
 ///
 /// One thread accepts and reads the start of every new connection without consuming it, in one poll loop
-/// (``ForwardProxyServer+Heads``). An absolute-form plain-HTTP request goes to the server as it came (the handler
+/// (`ForwardProxyServer+Heads.swift`). An absolute-form plain-HTTP request goes to the server as it came (the handler
 /// checks each request's host against the ``ForwardPolicy``). `CONNECT` to an intercepted host gets `200`, and the
 /// connection goes to a second server that speaks TLS itself (libmicrohttpd's GnuTLS) with that host's leaf (SNI
 /// must name the `CONNECT` host), so its head rules, limits, handler and ``ConnectionWatch`` apply unchanged and no

@@ -165,6 +165,21 @@ struct ForwardProxyHostileTests {
         #expect(Self.plainAnswered(fixture.proxy.boundPort))
     }
 
+    /// A connection handed to the plain server with its head unfinished, and one handed to the intercepting server
+    /// that never sends a ClientHello, are watched there like a listener's: each is shut down at the 2 s head
+    /// timeout and counted by the server's watch.
+    @Test func connectionsHandedOverAreWatched() throws {
+        let fixture = try Fixture(allowed: ["api.example.test", "localhost:8443"])
+        let plain = try SourcedClient(port: fixture.proxy.boundPort, receiveTimeoutSeconds: 20)
+        plain.send("GET http://api.example.test/ HTTP/1.1\r\nHost: api.exa")
+        let tunnel = try SourcedClient(port: fixture.proxy.boundPort, receiveTimeoutSeconds: 20)
+        tunnel.send("CONNECT localhost:8443 HTTP/1.1\r\n\r\n")
+        #expect(tunnel.read(until: "\r\n\r\n") == "HTTP/1.1 200 Connection Established\r\n\r\n")
+        #expect(plain.readAll().isEmpty && tunnel.readAll().isEmpty, "both closed without an answer")
+        #expect(Self.eventually { fixture.proxy.serverDisconnects.slowHeads == 2 })
+        #expect(fixture.proxy.waitingCount == 0 && fixture.proxy.failedHandOverCount == 0)
+    }
+
     @Test func otherHostsReadsItsPorts() {
         #expect(ForwardPolicy.otherHosts("tunnel")?.1 == [443])
         #expect(ForwardPolicy.otherHosts("tunnel:8443,443")?.1 == [8443, 443])

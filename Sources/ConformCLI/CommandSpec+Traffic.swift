@@ -36,10 +36,12 @@ extension CommandSpec {
                     plain HTTP) or HOST:PORT (repeatable; at least one).
                     """),
             OptionSpec(
-                "--other-hosts", "refuse|tunnel", .text(.words(["refuse", "tunnel"])),
+                "--other-hosts", "refuse|tunnel[:PORTS]", .text(.words(["refuse", "tunnel", "tunnel:"])),
                 help: """
                     With --forward: refuse other hosts (403, the default) or pass CONNECT to them
-                    through undecrypted and unrecorded.
+                    through undecrypted and unrecorded: tunnel to port 443 only, tunnel:443,8443 to
+                    the ports named. Never to an address of this machine (loopback, link-local, its
+                    interfaces); an allowed host reached by its address is opened as that host.
                     """),
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), required: true,

@@ -4,6 +4,10 @@ import ConformServer
 import ConformTLS
 import ConformTraffic
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `record --forward`: the allowed hosts, what to do with others, and the forward proxy serving the session.
 enum ForwardOptions {
     /// The policy `--forward`, `--allow-host` and `--other-hosts` ask for; `nil` without `--forward`.
@@ -37,9 +41,10 @@ enum ForwardOptions {
             }
             allowed.append(authority)
         }
-        guard let otherHosts = ForwardPolicy.OtherHosts(rawValue: other ?? "refuse") else {
+        guard let (otherHosts, tunnelPorts) = ForwardPolicy.otherHosts(other ?? "refuse") else {
             throw UsageError(
-                message: "--other-hosts takes refuse or tunnel, got \(HTTPSyntax.quoted(other ?? ""))",
+                message: "--other-hosts takes refuse, tunnel (port 443) or tunnel:PORT[,PORT...] (ports 1 to 65535, "
+                    + "such as tunnel:443,8443), got \(HTTPSyntax.quoted(other ?? ""))",
                 subcommand: "record")
         }
         for option in ["--tls", "--tls-cert", "--tls-port", "--tls-name"]
@@ -49,7 +54,7 @@ enum ForwardOptions {
                     + "each allowed host with a leaf of its own from the local CA",
                 subcommand: "record")
         }
-        return ForwardPolicy(allowed: allowed, otherHosts: otherHosts)
+        return ForwardPolicy(allowed: allowed, otherHosts: otherHosts, tunnelPorts: tunnelPorts)
     }
 
     /// Runs the session as a forward proxy: leaves per intercepted host from the local CA (made on first use).
@@ -73,6 +78,7 @@ enum ForwardOptions {
         }
         let leaves = LeafCache(authority: authority)
         let fingerprint = authority.certificate.sha256Fingerprint
+        raiseDescriptorLimit()
         return await ProxySessions.run(
             upstreams: [:], transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"), reports: reports,
@@ -97,6 +103,16 @@ enum ForwardOptions {
                 }
             }, io: io)
     }
+}
+
+/// Lets the forward proxy hold what its limits allow: up to 922 connections waiting for their head, 512 tunnels with
+/// two descriptors each, and 1,024 connections in each of its two servers need more than the 1,024 descriptors a
+/// shell often allows by default; the soft limit is raised towards the hard one (8,192 at most), never lowered.
+func raiseDescriptorLimit(to wanted: rlim_t = 8192) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < wanted else { return }
+    limit.rlim_cur = min(wanted, limit.rlim_max)
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
 
 /// What a listener on every interface tells the user: the addresses a phone on the same network uses, and the risk.

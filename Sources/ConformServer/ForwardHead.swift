@@ -20,36 +20,20 @@ struct ForwardHead {
         return authority
     }
 
-    /// Peeks until the request line (and for `CONNECT` the empty line) has arrived; `nil` when the client sends
-    /// something else, more than `maxBytes`, or not all of it by `deadline`.
-    static func peek(_ socket: Int32, maxBytes: Int, until deadline: ContinuousClock.Instant) -> ForwardHead? {
-        var buffer = [UInt8](repeating: 0, count: maxBytes)
-        var seen = 0
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_PEEK)) }
-            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { return nil }
-            if count > 0 {
-                let bytes = buffer[..<count]
-                if let head = parse(bytes) { return head }
-                // A request line that is no HTTP request, or a head longer than the limit: nothing to serve.
-                if let lineEnd = bytes.firstIndex(of: 0x0A), lineEnd < count, requestLine(bytes[..<lineEnd]) == nil {
-                    return nil
-                }
-                if count >= maxBytes { return nil }
-            }
-            if count > seen {
-                seen = count
-                guard SocketIO.wait(socket, events: Int16(POLLIN), until: deadline) else { return nil }
-            } else {
-                // Peeked bytes keep the socket readable: wait a little for more instead of spinning on poll.
-                guard ContinuousClock.now < deadline else { return nil }
-                if count < 0 {
-                    guard SocketIO.wait(socket, events: Int16(POLLIN), until: deadline) else { return nil }
-                } else {
-                    usleep(5000)
-                }
-            }
-        }
+    /// What the peeked bytes of a connection say.
+    enum Peeked {
+        case head(ForwardHead)
+        /// Not all of the head yet.
+        case partial
+        /// A request line that is no HTTP request line, or a head longer than the limit: nothing to serve.
+        case invalid
+    }
+
+    /// Judges `bytes`, the start of a connection (at most `maxBytes` of it).
+    static func judge(_ bytes: ArraySlice<UInt8>, maxBytes: Int) -> Peeked {
+        if let head = parse(bytes) { return .head(head) }
+        if let lineEnd = bytes.firstIndex(of: 0x0A), requestLine(bytes[..<lineEnd]) == nil { return .invalid }
+        return bytes.count >= maxBytes ? .invalid : .partial
     }
 
     /// The head in `bytes` when enough of it is there.
@@ -91,24 +75,15 @@ struct ForwardHead {
         }
     }
 
-    /// A non-blocking socket connected to `host:port` within `timeout`, or `nil`. The name is resolved by the
-    /// system's resolver (`getaddrinfo`), which the timeout does not bound.
-    static func connect(host: String, port: UInt16, timeout: Duration) -> Int32? {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0 else { return nil }
-        defer { freeaddrinfo(list) }
+    /// A non-blocking socket connected to the first of `addresses` that answers within `timeout` in all, or `nil`.
+    static func connect(to addresses: [ForwardAddress], timeout: Duration) -> Int32? {
         let deadline = ContinuousClock.now + timeout
-        var cursor = list
-        while let entry = cursor {
-            cursor = entry.pointee.ai_next
-            let socket = Glibc.socket(
-                entry.pointee.ai_family, entry.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
-                entry.pointee.ai_protocol)
+        for address in addresses {
+            let family = address.bytes.count == 4 ? AF_INET : AF_INET6
+            let socket = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard socket >= 0 else { continue }
             SocketIO.setNonBlocking(socket)
-            let result = Glibc.connect(socket, entry.pointee.ai_addr, entry.pointee.ai_addrlen)
+            let result = address.withSockaddr { Glibc.connect(socket, $0, $1) }
             if result == 0 { return socket }
             if errno == EINPROGRESS, SocketIO.wait(socket, events: Int16(POLLOUT), until: deadline) {
                 var failure: Int32 = 0
@@ -125,6 +100,7 @@ struct ForwardHead {
         case 400: "Bad Request"
         case 403: "Forbidden"
         case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
         default: "Error"
         }
     }

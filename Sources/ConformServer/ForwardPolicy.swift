@@ -19,7 +19,6 @@ public struct ForwardAuthority: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         guard !text.isEmpty, text.utf8.count <= 260 else { return nil }
         var host = Substring(text)
-        if host.hasSuffix(".") { host = host.dropLast() }
         var port: UInt16?
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return nil }
@@ -37,6 +36,8 @@ public struct ForwardAuthority: Sendable, Hashable, CustomStringConvertible {
         } else if host.contains(":") {
             guard Self.isIPv6(String(host)) else { return nil }
         }
+        // A fully qualified name's trailing dot (`localhost.`, `localhost.:8443`) names the same host.
+        if host.hasSuffix("."), !host.contains(":") { host = host.dropLast() }
         guard Self.isHostName(String(host)) || Self.isIPv6(String(host)) else { return nil }
         self.init(host: String(host), port: port)
     }
@@ -83,9 +84,14 @@ public struct ForwardPolicy: Sendable, Hashable {
     public enum OtherHosts: String, Sendable, Hashable, CaseIterable {
         /// `403`, and the connection is closed.
         case refuse
-        /// Bytes are passed both ways without decryption, bounded in time, and not recorded.
+        /// Bytes are passed both ways without decryption, bounded in time, and not recorded: only to the
+        /// ``ForwardPolicy/tunnelPorts``, and never to an address of this machine (loopback, unspecified,
+        /// link-local, an interface's).
         case tunnel
     }
+
+    /// The ports `--other-hosts tunnel` passes `CONNECT` through to when none are named: HTTPS's.
+    public static let defaultTunnelPorts: [UInt16] = [443]
 
     /// What the proxy does with one `CONNECT`.
     public enum Decision: Sendable, Hashable {
@@ -100,10 +106,39 @@ public struct ForwardPolicy: Sendable, Hashable {
 
     public var allowed: [ForwardAuthority]
     public var otherHosts: OtherHosts
+    /// The ports another host is tunnelled to with ``OtherHosts/tunnel`` (sorted, no duplicates); a `CONNECT` to
+    /// another port is refused.
+    public var tunnelPorts: [UInt16]
 
-    public init(allowed: [ForwardAuthority], otherHosts: OtherHosts = .refuse) {
+    public init(
+        allowed: [ForwardAuthority], otherHosts: OtherHosts = .refuse, tunnelPorts: [UInt16] = defaultTunnelPorts
+    ) {
         self.allowed = allowed
         self.otherHosts = otherHosts
+        self.tunnelPorts = Array(Set(tunnelPorts)).sorted()
+    }
+
+    /// `refuse`, `tunnel` (port 443) or `tunnel:PORT[,PORT...]`, as `--other-hosts` takes it; `nil` for anything else.
+    public static func otherHosts(_ text: String) -> (OtherHosts, [UInt16])? {
+        if text == "refuse" { return (.refuse, defaultTunnelPorts) }
+        if text == "tunnel" { return (.tunnel, defaultTunnelPorts) }
+        guard text.hasPrefix("tunnel:") else { return nil }
+        let list = text.dropFirst("tunnel:".count).split(separator: ",", omittingEmptySubsequences: false)
+        var ports: [UInt16] = []
+        for item in list {
+            guard (1...5).contains(item.utf8.count), item.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                let port = UInt16(item), port > 0
+            else { return nil }
+            ports.append(port)
+        }
+        return ports.isEmpty ? nil : (.tunnel, ports)
+    }
+
+    /// What `--other-hosts` says for this policy: `refuse`, `tunnel` (443 alone) or `tunnel:PORT,...`.
+    public var otherHostsText: String {
+        guard otherHosts == .tunnel else { return "refuse" }
+        if tunnelPorts == Self.defaultTunnelPorts { return "tunnel" }
+        return "tunnel:" + tunnelPorts.map(String.init).joined(separator: ",")
     }
 
     /// Whether `host:port` is allowed for a scheme whose usual port is `usual`.
@@ -141,7 +176,13 @@ public struct ForwardPolicy: Sendable, Hashable {
                     + "\(ports.joined(separator: ", ")) only; add --allow-host \(ForwardAuthority(host: host, port: port))"
             )
         }
-        if otherHosts == .tunnel { return .tunnel }
+        if otherHosts == .tunnel {
+            if tunnelPorts.contains(port) { return .tunnel }
+            let ports = tunnelPorts.map(String.init).joined(separator: ",")
+            return .refuse(
+                "CONNECT to \(ForwardAuthority(host: host, port: port)) is not allowed: other hosts are tunnelled to "
+                    + "port \(ports) only; add the port with --other-hosts tunnel:\(ports),\(port)")
+        }
         return .refuse(
             "CONNECT to \(ForwardAuthority(host: host, port: port)) is not allowed; the proxy opens only the hosts "
                 + "named with --allow-host (or passes others through with --other-hosts tunnel)")

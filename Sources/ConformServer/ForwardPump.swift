@@ -35,6 +35,13 @@ enum SocketIO {
         _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
     }
 
+    /// Makes `poll` report the socket readable only once `bytes` are waiting (`SO_RCVLOWAT`): a head peeked but not
+    /// consumed keeps its socket readable, and the poll loop waits for more than it has seen.
+    static func setReceiveLowWater(_ socket: Int32, _ bytes: Int) {
+        var value = Int32(clamping: max(1, bytes))
+        _ = setsockopt(socket, SOL_SOCKET, SO_RCVLOWAT, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     /// Writes all of `bytes` by `deadline` on a non-blocking socket; `false` if it could not.
     static func writeAll(_ socket: Int32, _ bytes: [UInt8], until deadline: ContinuousClock.Instant) -> Bool {
         var sent = 0
@@ -86,15 +93,18 @@ final class PlainEnd: PumpEnd {
 /// Each direction holds at most one buffer of 16 KiB: a side that does not read stops the other side's reading,
 /// so a slow peer costs its own connection's memory only.
 enum Pump {
-    static func run(_ a: any PumpEnd, _ b: any PumpEnd, idle: Duration) {
+    /// `touch` is called whenever bytes move, so the owner knows how long the tunnel has been idle.
+    static func run(_ a: any PumpEnd, _ b: any PumpEnd, idle: Duration, touch: () -> Void = {}) {
         var ab = Pending()
         var ba = Pending()
         var aWants = Int16(POLLIN)
         var bWants = Int16(POLLIN)
         var lastActivity = ContinuousClock.now
         while true {
+            let before = lastActivity
             if !step(from: a, to: b, &ab, &aWants, &bWants, &lastActivity) { return }
             if !step(from: b, to: a, &ba, &bWants, &aWants, &lastActivity) { return }
+            if lastActivity != before { touch() }
             if a.hasPending && ab.isEmpty || b.hasPending && ba.isEmpty { continue }
             var entries = [
                 pollfd(fd: a.socket, events: events(reading: ab.isEmpty, writing: !ba.isEmpty, aWants), revents: 0),

@@ -306,7 +306,7 @@ struct ForwardRecordTests {
         let fixture = try await Fixture("forwardrefuse")
         let curl = Tool.path("curl")!
         let other = try await ChildProcess.output(
-            curl, ["-sS", "--proxy", fixture.proxy, "--cacert", fixture.ca, "https://127.0.0.1:\(fixture.port)/"])
+            curl, ["-sS", "--proxy", fixture.proxy, "--cacert", fixture.ca, "https://elsewhere.example.test/"])
         #expect(other.status == 56, "CONNECT refused: \(other.output)")
         let plain = try await ChildProcess.output(
             curl, ["-sS", "--proxy", fixture.proxy, "http://elsewhere.example.test/mobile/1/x"])
@@ -397,6 +397,11 @@ struct ForwardRecordTests {
             ),
             (["--forward", "--allow-host", "https://a.example", "--out", "r"], "--allow-host takes HOST or HOST:PORT"),
             (["--forward", "--allow-host", "a.example", "--other-hosts", "pass", "--out", "r"], "refuse"),
+            (
+                ["--forward", "--allow-host", "a.example", "--other-hosts", "tunnel:443,0", "--out", "r"],
+                "--other-hosts takes refuse, tunnel (port 443) or tunnel:PORT[,PORT...] (ports 1 to 65535, such as "
+                    + "tunnel:443,8443), got 'tunnel:443,0'"
+            ),
             (["--forward", "--allow-host", "a.example", "--tls", "--out", "r"], "--tls is for a reverse proxy"),
             (["--out", "r"], "--upstream is required"),
         ] {

@@ -1,9 +1,10 @@
 import ConformCore
-import ConformServer
 import ConformTLS
 import ConformTestSupport
 import Foundation
 import Testing
+
+@testable import ConformServer
 
 #if canImport(Glibc)
     import Glibc
@@ -23,7 +24,10 @@ struct ForwardProxyServerTests {
         var caFile: String { scratch.path("ca.pem") }
         var proxyURL: String { proxy.baseURL }
 
-        init(allowed: [String] = ["localhost:8443"], otherHosts: ForwardPolicy.OtherHosts = .refuse) throws {
+        init(
+            allowed: [String] = ["localhost:8443"], otherHosts: ForwardPolicy.OtherHosts = .refuse,
+            tunnelPorts: [UInt16] = ForwardPolicy.defaultTunnelPorts, maxConnections: Int = 1024
+        ) throws {
             scratch = try Scratch("forward")
             let authority = try CertificateAuthority.create()
             self.authority = authority
@@ -31,10 +35,13 @@ struct ForwardProxyServerTests {
             var limits = HTTPServerLimits.default
             limits.headerTimeoutSeconds = 2
             limits.requestTimeoutSeconds = 5
+            limits.maxConnections = maxConnections
             let leaves = LeafCache(authority: authority)
             proxy = try ForwardProxyServer(
                 handler: EchoHandler(), limits: limits,
-                policy: ForwardPolicy(allowed: allowed.compactMap(ForwardAuthority.init), otherHosts: otherHosts),
+                policy: ForwardPolicy(
+                    allowed: allowed.compactMap(ForwardAuthority.init), otherHosts: otherHosts, tunnelPorts: tunnelPorts
+                ),
                 identity: { host in
                     guard let name = ServerName(host), let leaf = try? leaves.leaf(for: [name]) else { return nil }
                     return TLSIdentity(keyPEM: leaf.key.pem, certificatePEM: leaf.certificate.pem)
@@ -204,14 +211,16 @@ struct ForwardProxyServerTests {
     }
 
     /// `--other-hosts tunnel`: a CONNECT to another host reaches it undecrypted (here a plain-HTTP server the test
-    /// runs, which sees the bytes the client sent); the proxy's handler sees nothing.
+    /// runs on 127.0.0.2, which the proxy is told to judge as another machine, since a test reaches no other; it sees
+    /// the bytes the client sent); the proxy's handler sees nothing.
     @Test func otherHostsAreTunnelledUndecryptedWhenAsked() async throws {
-        let upstream = try HTTPServer(handler: EchoHandler())
+        let upstream = try HTTPServer(handler: EchoHandler(), host: "127.0.0.2")
         try upstream.start()
         defer { upstream.stop() }
-        let fixture = try Fixture(otherHosts: .tunnel)
+        let fixture = try Fixture(otherHosts: .tunnel, tunnelPorts: [upstream.boundPort])
+        fixture.proxy.elsewhereForTests.withLock { $0 = [[127, 0, 0, 2]] }
         let client = try RawClient(port: fixture.proxy.boundPort)
-        client.send("CONNECT 127.0.0.1:\(upstream.boundPort) HTTP/1.1\r\n\r\n")
+        client.send("CONNECT 127.0.0.2:\(upstream.boundPort) HTTP/1.1\r\n\r\n")
         #expect(client.read(until: "\r\n\r\n") == "HTTP/1.1 200 Connection Established\r\n\r\n")
         client.send("GET /through HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         let answer = String(decoding: client.readAll(), as: UTF8.self)

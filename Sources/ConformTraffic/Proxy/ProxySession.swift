@@ -127,8 +127,8 @@ public struct ProxySession: Sendable {
         configured.reachedOrigin = reachedOrigin
         let proxy = configured
         // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
-        // comes); the proxy's limits bound how many wait and for how long. The forward proxy's server keeps a thread
-        // per connection (`ForwardProxyServer`).
+        // comes); the proxy's limits bound how many wait and for how long. The forward proxy's servers do the same
+        // (`ForwardProxyServer`).
         let server: Listening
         do {
             server = try serving(
@@ -146,7 +146,9 @@ public struct ProxySession: Sendable {
             out.write("\(banner) as a forward proxy on \(base) (opening \(hosts)) into \(shownDirectory)\n")
             out.write(
                 forward.otherHosts == .tunnel
-                    ? "Other hosts: tunnelled through CONNECT without decryption, not recorded\n"
+                    ? "Other hosts: tunnelled through CONNECT to port "
+                        + "\(forward.tunnelPorts.map(String.init).joined(separator: ", ")) without decryption, "
+                        + "not recorded\n"
                     : "Other hosts: refused (403)\n")
             for note in server.notes { out.write(note + "\n") }
             out.write("Set \(base) as the app's or the device's HTTP proxy. Press Ctrl-C to stop.\n")

@@ -107,6 +107,27 @@ struct HTTPSServerTests {
         #expect(outcome.output == "200 payload\nrefused without the CA\n", "\(outcome.output)")
     }
 
+    /// TLS 1.2 and 1.3 only (RFC 8996): a client offering only TLS 1.0 or 1.1 (with OpenSSL's security level lowered
+    /// so that it offers them at all) gets no handshake; TLS 1.2 and 1.3 complete.
+    @Test func onlyTLS12And13AreSpoken() async throws {
+        let fixture = try Fixture()
+        for (option, spoken) in [("-tls1", nil), ("-tls1_1", nil), ("-tls1_2", "TLSv1.2"), ("-tls1_3", "TLSv1.3")] {
+            let outcome = try await ChildProcess.output(
+                Tool.path("openssl")!,
+                [
+                    "s_client", "-connect", "127.0.0.1:\(fixture.server.boundPort)", option, "-cipher",
+                    "DEFAULT:@SECLEVEL=0", "-CAfile", fixture.caFile,
+                ])
+            if let spoken {
+                #expect(outcome.status == 0, "\(option): \(outcome.output)")
+                #expect(outcome.output.contains("New, \(spoken), Cipher is "), "\(option): \(outcome.output)")
+            } else {
+                #expect(outcome.status == 1, "\(option): \(outcome.output)")
+                #expect(outcome.output.contains("New, (NONE), Cipher is (NONE)"), "\(option): \(outcome.output)")
+            }
+        }
+    }
+
     /// Bytes that are no ClientHello end the connection at once; a client that never sends one is cut by the
     /// head timeout like any slow client.
     @Test func garbageAndStalledHandshakesAreClosed() async throws {

@@ -107,6 +107,23 @@ struct TLSHandshakeCostTests {
         _ = try await offThePool { try server.interrupt() }
     }
 
+    /// A client whose trust file holds 140 certificates (139 other CAs and the local one; about what the system's
+    /// store holds) loads it between opening each connection and sending its ClientHello. Every such handshake used
+    /// to wait on a spinning server thread, and the bundled plan against a healthy `serve --tls` ended DOES NOT
+    /// CONFORM, every step "did not answer in time" (curl error 28 after 10 s).
+    @Test func aClientWithABigTrustStoreIsAnsweredAndTheBundledPlanConforms() async throws {
+        let scratch = try Scratch("tlsstore")
+        let served = try await TLSCommandTests.serveTLS(scratch)
+        var store = try (0..<139).map { _ in try CertificateAuthority.create().certificate.pem }
+        store.append(try String(contentsOfFile: scratch.path("config/conform/ca/ca-cert.pem"), encoding: .utf8))
+        try store.joined().write(toFile: scratch.path("store.pem"), atomically: true, encoding: .utf8)
+        let run = await TLSCommandTests().conform(
+            ["run", "--target", served.baseURL, "--cacert", scratch.path("store.pem")], environment: [:])
+        #expect(run.code == 0, "\(run.out.suffix(2000))\(run.err)")
+        #expect(run.out.hasSuffix("Result: CONFORMS\n"), "\(run.out.suffix(2000))")
+        _ = try await offThePool { try served.interrupt() }
+    }
+
     /// The forward proxy's tunnels: a client whose `CONNECT` to an allowed host is answered, then stalls in its
     /// ClientHello, costs the proxy nothing either.
     @Test func aStalledTunnelHandshakeCostsTheForwardProxyNothing() async throws {

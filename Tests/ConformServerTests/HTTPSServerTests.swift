@@ -86,6 +86,29 @@ struct HTTPSServerTests {
         }
     }
 
+    /// `CurlTransport` reads its trust file once, not again for every connection: a trust store of 140
+    /// certificates (about what the system's holds) cost its one thread about 25 ms a new connection, and the
+    /// bundled plan timed out behind it. Once the first connection has read the file, the file is made to trust
+    /// another CA only: a transport that read it again for its next connection would refuse the listener.
+    @Test func curlTransportReadsABigTrustFileOnce() async throws {
+        let fixture = try Fixture()
+        let store = fixture.scratch.path("store.pem")
+        var certificates = try (0..<139).map { _ in try CertificateAuthority.create().certificate.pem }
+        certificates.append(fixture.authority.certificate.pem)
+        try certificates.joined().write(toFile: store, atomically: true, encoding: .utf8)
+        let transport = CurlTransport(timeout: .seconds(20), tls: ClientTLS(caFile: store))
+        func send(_ path: String) async throws -> HTTPResponse {
+            // `Connection: close`: each exchange on a connection (and a handshake) of its own.
+            try await transport.send(
+                HTTPRequest(method: .get, url: fixture.server.baseURL + path, headerFields: ["Connection": "close"]))
+        }
+        #expect(try await send("/first").status == 200)
+        try CertificateAuthority.create().certificate.pem.write(toFile: store, atomically: true, encoding: .utf8)
+        let second = try await send("/second")
+        #expect(second.status == 200)
+        #expect(try EchoedRequest(second).url == "/second")
+    }
+
     @Test(.enabled(if: Tool.has("python3"), "needs python3"))
     func pythonRequestsVerifiesAgainstTheCA() async throws {
         let fixture = try Fixture()

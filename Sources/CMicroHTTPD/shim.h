@@ -18,9 +18,13 @@ static int conform_tls_retrieve(gnutls_session_t session, const gnutls_datum_t *
                                 const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length,
                                 gnutls_pcert_st **pcert, unsigned int *pcert_length, gnutls_privkey_t *privkey);
 
+/* The protocol versions of every TLS listener: TLS 1.2 and 1.3 only (RFC 8996 deprecates TLS 1.0 and 1.1), with
+   GnuTLS's usual ciphers, groups and signatures for them. */
+#define CONFORM_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
 /* Starts a daemon bound to `address` with the options Conform uses; `logger` receives MHD's messages when MHD_USE_ERROR_LOG is set;
-   with a key and a certificate (PEM) it speaks HTTPS; `intercepting` (a forwarding daemon's) speaks TLS 1.2 or 1.3 on
-   every connection added, with the leaf conform_tls_retrieve finds for it. */
+   with a key and a certificate (PEM) it speaks HTTPS; `intercepting` (a forwarding daemon's) speaks TLS on every
+   connection added, with the leaf conform_tls_retrieve finds for it. Both speak TLS 1.2 and 1.3 only. */
 static inline struct MHD_Daemon *conform_mhd_start(
     unsigned int flags, const struct sockaddr *address,
     MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -36,16 +40,17 @@ static inline struct MHD_Daemon *conform_mhd_start(
   struct MHD_OptionItem tls[] = {
       {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)tls_key_pem},
       {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)tls_cert_pem},
+      {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)CONFORM_TLS_PRIORITIES},
       {MHD_OPTION_END, 0, NULL},
   };
   struct MHD_OptionItem intercepted[] = {
       {MHD_OPTION_HTTPS_CERT_CALLBACK, 0, (void *)conform_tls_retrieve},
-      {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"},
+      {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)CONFORM_TLS_PRIORITIES},
       {MHD_OPTION_END, 0, NULL},
   };
   int use_tls = intercepting || (tls_key_pem != NULL && tls_cert_pem != NULL);
   return MHD_start_daemon(flags | (use_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_cls,
-      MHD_OPTION_ARRAY, intercepting ? intercepted : use_tls ? tls : tls + 2,
+      MHD_OPTION_ARRAY, intercepting ? intercepted : use_tls ? tls : tls + 3,
       MHD_OPTION_SOCK_ADDR, address,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
       MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,

@@ -94,26 +94,40 @@ struct ListenerTLS {
             return String(decoding: data, as: UTF8.self)
         }
         guard let certificateText = read(certificateFile), let keyText = read(keyFile) else { return nil }
+        // Each file is read on its own, so a failure names the file it comes from.
+        let certificate: Certificate
         do {
-            let certificate = try Certificate(pem: certificateText)
-            let key = try PrivateKey(pem: keyText)
-            guard certificate.matches(key) else {
-                io.report(
-                    Diagnostic(
-                        .tlsUnusable, file: keyFile, message: "this key does not belong to \(certificateFile)",
-                        help: "give the key the certificate was made for"))
-                return nil
-            }
-            return ListenerTLS(
-                identity: TLSIdentity(keyPEM: keyText, certificatePEM: certificateText), extraPort: extraPort,
-                about: "certificate \(certificateFile) (\(certificate.subject))")
+            certificate = try Certificate(pem: certificateText)
         } catch {
             io.report(
                 Diagnostic(
-                    .tlsUnusable, file: keyText.contains("PRIVATE KEY") ? certificateFile : keyFile,
-                    message: error.message, help: "--tls-cert takes a PEM certificate chain, --tls-key its PEM key"))
+                    .tlsUnusable, file: certificateFile, message: error.message,
+                    help: "--tls-cert takes a PEM certificate chain (leaf first), --tls-key its PEM key"))
             return nil
         }
+        let key: PrivateKey
+        do {
+            key = try PrivateKey(pem: keyText)
+        } catch {
+            io.report(
+                Diagnostic(
+                    .tlsUnusable, file: keyFile, message: error.message,
+                    help: PrivateKey.isEncrypted(pem: keyText)
+                        ? "openssl pkey -in \(keyFile) -out plain-key.pem asks for the passphrase once and writes "
+                            + "the key unencrypted; pass --tls-key plain-key.pem"
+                        : "--tls-key takes the unencrypted PEM private key of --tls-cert"))
+            return nil
+        }
+        guard certificate.matches(key) else {
+            io.report(
+                Diagnostic(
+                    .tlsUnusable, file: keyFile, message: "this key does not belong to \(certificateFile)",
+                    help: "give the key the certificate was made for"))
+            return nil
+        }
+        return ListenerTLS(
+            identity: TLSIdentity(keyPEM: keyText, certificatePEM: certificateText), extraPort: extraPort,
+            about: "certificate \(certificateFile) (\(certificate.subject))")
     }
 
     /// The names a listener on `host` is reached by: the address itself (every local address for a wildcard, and

@@ -49,6 +49,11 @@ enum CurlExchange {
         setLong(h, CURLOPT_SSL_VERIFYPEER, settings.insecure ? 0 : 1)
         setLong(h, CURLOPT_SSL_VERIFYHOST, settings.insecure ? 0 : 2)
         if let file = settings.tls.caFile { setString(h, CURLOPT_CAINFO, file) }
+        // Trust comes from a file alone (docs/tls.md). With libcurl's default CA directory beside the file, libcurl
+        // reads and parses the whole file again for every new connection (it keeps the loaded store, per multi
+        // handle, only for a file alone): a trust store of 140 certificates cost this one thread about 25 ms a
+        // connection, and concurrent exchanges timed out behind it.
+        if settings.tls.caFile != nil || CurlDefaults.hasCAFile { _ = conform_curl_setopt_ptr(h, CURLOPT_CAPATH, nil) }
         if let file = settings.tls.certificateFile {
             setString(h, CURLOPT_SSLCERT, file)
             setString(h, CURLOPT_SSLKEY, settings.tls.keyFile ?? file)
@@ -248,4 +253,17 @@ func conformCurlProgress(
 ) -> Int32 {
     guard let user else { return 0 }
     return Unmanaged<ResponseSink>.fromOpaque(user).takeUnretainedValue().cancelled.isSet ? 1 : 0
+}
+
+/// What this libcurl was built to trust when it is told nothing.
+enum CurlDefaults {
+    /// Whether libcurl's default CA file (Debian's `/etc/ssl/certs/ca-certificates.crt`) exists: then it alone is
+    /// trusted, without the default CA directory (which holds the same certificates, one a file).
+    static let hasCAFile: Bool = {
+        guard let h = curl_easy_init() else { return false }
+        defer { curl_easy_cleanup(h) }
+        var path: UnsafeMutableRawPointer?
+        guard conform_curl_getinfo_ptr(h, CURLINFO_CAINFO, &path) == CURLE_OK, let path else { return false }
+        return access(path.assumingMemoryBound(to: CChar.self), R_OK) == 0
+    }()
 }

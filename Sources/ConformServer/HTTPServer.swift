@@ -7,7 +7,8 @@ import Synchronization
     import Glibc
 #endif
 
-/// Serves any ``HTTPHandler`` over HTTP/1.1 on libmicrohttpd: epoll, a small thread pool, keep-alive and limits.
+/// Serves any ``HTTPHandler`` over HTTP/1.1 on libmicrohttpd: epoll (poll() with TLS), a small thread pool, keep-alive
+/// and limits.
 ///
 /// A response with `Transfer-Encoding: chunked` and no `Content-Length` is sent chunked; one with
 /// `Connection: close` closes the connection after it.
@@ -160,11 +161,15 @@ public final class HTTPServer: Sendable {
     }
 
     private func launch() throws -> RunningDaemon {
-        // libmicrohttpd runs a thread per connection only with poll(), and then without a pool.
+        // libmicrohttpd runs a thread per connection only with poll(), and then without a pool. A TLS listener polls
+        // with poll() too: under epoll, libmicrohttpd 0.9.75 keeps a connection whose handshake waits for its
+        // client marked readable (GnuTLS's EAGAIN never clears the mark), so its thread calls epoll_wait with a zero
+        // timeout and recv() again and again, a full core for every stalled or slow handshake, until the head
+        // timeout. poll() asks the socket each time, so a waiting handshake costs nothing (bench/tls).
+        let usesPoll = limits.threadPerConnection || tls != nil || intercepting
         var flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue
-            | (limits.threadPerConnection
-                ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue)
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | (usesPoll ? MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue)
+            | (limits.threadPerConnection ? MHD_USE_THREAD_PER_CONNECTION.rawValue : 0)
         if case .v6 = address { flags |= MHD_USE_IPv6.rawValue }
         if context.forwarding { flags |= MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue }
         if context.deferred != nil { flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue }

@@ -34,7 +34,7 @@ public struct HTTPServerLimits: Sendable, Hashable {
     /// before a newly opened one closes the one that has waited longest, so there is always room for new clients;
     /// `nil` means nine tenths of ``maxConnections``. Connections whose request is being handled are never closed.
     public var maxWaitingConnections: Int?
-    /// Worker threads serving connections (epoll in each); ignored with ``threadPerConnection``.
+    /// Worker threads serving connections (epoll in each, poll() with TLS); ignored with ``threadPerConnection``.
     public var threads: Int
     /// Serve each connection on its own thread instead of a pool, so a handler that blocks (a slow or delayed
     /// implementation) holds up only its own client; at most ``maxConnections`` threads.

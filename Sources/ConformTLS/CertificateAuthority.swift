@@ -20,6 +20,9 @@ public struct CertificateAuthority: Sendable {
     }
 
     /// A new CA (P-256 key, `CN=Conform local CA <id>`, `CA:TRUE` with path length 0, may sign certificates only).
+    ///
+    /// Its key usage is *certificate sign* and *CRL sign*, critical, as RFC 5280 (4.2.1.3) asks of a CA: the key
+    /// signs leaves and nothing else (no TLS handshake, no OCSP answer), so *digital signature* is left out.
     public static func create(now: Date = Date()) throws(TLSError) -> CertificateAuthority {
         let key = try PrivateKey.generateP256()
         var id = [UInt8](repeating: 0, count: 4)
@@ -29,7 +32,7 @@ public struct CertificateAuthority: Sendable {
             notBefore: now.addingTimeInterval(-3600), notAfter: now.addingTimeInterval(validity),
             extensions: [
                 (NID_basic_constraints, "critical,CA:TRUE,pathlen:0"),
-                (NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature"),
+                (NID_key_usage, "critical,keyCertSign,cRLSign"),
                 (NID_subject_key_identifier, "hash"),
             ])
         let certificate = try builder.sign(publicKey: key, issuer: nil, signer: key)

@@ -15,8 +15,14 @@ public final class PrivateKey: @unchecked Sendable {
         return PrivateKey(raw: key)
     }
 
-    /// Reads a PEM private key (PKCS#8, or the traditional RSA and EC forms); an encrypted key is refused.
+    /// Reads a PEM private key (PKCS#8, or the traditional RSA and EC forms); an encrypted key
+    /// (``isEncrypted(pem:)``) is refused with the way to an unencrypted copy.
     public convenience init(pem: String) throws(TLSError) {
+        if Self.isEncrypted(pem: pem) {
+            throw TLSError(
+                "the private key is encrypted (a passphrase protects it), and a server cannot ask for the "
+                    + "passphrase; it needs an unencrypted copy ('openssl pkey -in KEY -out plain-key.pem' writes one)")
+        }
         let key: OpaquePointer? = MemoryBIO.reading(Array(pem.utf8)) { bio in
             PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil)
         }
@@ -24,6 +30,12 @@ public final class PrivateKey: @unchecked Sendable {
             throw .openSSL("not a PEM private key (an unencrypted BEGIN PRIVATE KEY block is expected)")
         }
         self.init(raw: key)
+    }
+
+    /// Whether `pem` holds a passphrase-protected key: PKCS#8's `ENCRYPTED PRIVATE KEY` block, or a traditional
+    /// RSA or EC block with `Proc-Type: 4,ENCRYPTED`.
+    public static func isEncrypted(pem: String) -> Bool {
+        pem.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || pem.contains("Proc-Type: 4,ENCRYPTED")
     }
 
     /// The key as unencrypted PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`): a secret, never printed.

@@ -311,6 +311,29 @@ struct TLSCommandTests {
             ], environment: env)
         #expect(mismatched.code == 2)
         #expect(mismatched.err.contains("other-key.pem: error: cannot read the file"), "\(mismatched.err)")
+        // An encrypted key is named as the --tls-key file's problem, with the command that writes a plain copy; in
+        // the PKCS#8 form and in the traditional one (Proc-Type: 4,ENCRYPTED).
+        let plainKey = scratch.path("config/conform/ca/ca-key.pem")
+        let forms = [("encrypted-pkcs8.pem", ["pkey", "-aes256"]), ("encrypted-ec.pem", ["ec", "-aes256"])]
+        for (name, form) in Tool.has("openssl") ? forms : [] {
+            let written = try await ChildProcess.output(
+                Tool.path("openssl")!,
+                form + ["-in", plainKey, "-passout", "pass:secret", "-out", scratch.path(name)])
+            #expect(written.status == 0, "\(written.output)")
+            let encrypted = await conform(
+                [
+                    "serve", "--tls-cert", scratch.path("config/conform/ca/ca-cert.pem"), "--tls-key",
+                    scratch.path(name),
+                ],
+                environment: env)
+            #expect(encrypted.code == 2)
+            #expect(
+                encrypted.err.contains("\(name): error: the private key is encrypted (a passphrase protects it)"),
+                "\(encrypted.err)")
+            #expect(!encrypted.err.contains("ca-cert.pem: error"), "\(encrypted.err)")
+            #expect(
+                encrypted.err.contains("openssl pkey -in \(scratch.path(name)) -out plain-key.pem"), "\(encrypted.err)")
+        }
         let key = await conform(["run", "--key", "k.pem"], environment: env)
         #expect(key.code == 64)
         #expect(key.err.hasPrefix("Error: --key is the key of a --cert client certificate; add --cert FILE\n"))

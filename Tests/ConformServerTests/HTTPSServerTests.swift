@@ -86,6 +86,29 @@ struct HTTPSServerTests {
         }
     }
 
+    /// `CurlTransport` reads its trust file once, not again for every connection: a trust store of 140
+    /// certificates (about what the system's holds) cost its one thread about 25 ms a new connection, and the
+    /// bundled plan timed out behind it. Once the first connection has read the file, the file is made to trust
+    /// another CA only: a transport that read it again for its next connection would refuse the listener.
+    @Test func curlTransportReadsABigTrustFileOnce() async throws {
+        let fixture = try Fixture()
+        let store = fixture.scratch.path("store.pem")
+        var certificates = try (0..<139).map { _ in try CertificateAuthority.create().certificate.pem }
+        certificates.append(fixture.authority.certificate.pem)
+        try certificates.joined().write(toFile: store, atomically: true, encoding: .utf8)
+        let transport = CurlTransport(timeout: .seconds(20), tls: ClientTLS(caFile: store))
+        func send(_ path: String) async throws -> HTTPResponse {
+            // `Connection: close`: each exchange on a connection (and a handshake) of its own.
+            try await transport.send(
+                HTTPRequest(method: .get, url: fixture.server.baseURL + path, headerFields: ["Connection": "close"]))
+        }
+        #expect(try await send("/first").status == 200)
+        try CertificateAuthority.create().certificate.pem.write(toFile: store, atomically: true, encoding: .utf8)
+        let second = try await send("/second")
+        #expect(second.status == 200)
+        #expect(try EchoedRequest(second).url == "/second")
+    }
+
     @Test(.enabled(if: Tool.has("python3"), "needs python3"))
     func pythonRequestsVerifiesAgainstTheCA() async throws {
         let fixture = try Fixture()
@@ -105,6 +128,27 @@ struct HTTPSServerTests {
                 !["REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "SSL_CERT_FILE"].contains($0.key)
             })
         #expect(outcome.output == "200 payload\nrefused without the CA\n", "\(outcome.output)")
+    }
+
+    /// TLS 1.2 and 1.3 only (RFC 8996): a client offering only TLS 1.0 or 1.1 (with OpenSSL's security level lowered
+    /// so that it offers them at all) gets no handshake; TLS 1.2 and 1.3 complete.
+    @Test func onlyTLS12And13AreSpoken() async throws {
+        let fixture = try Fixture()
+        for (option, spoken) in [("-tls1", nil), ("-tls1_1", nil), ("-tls1_2", "TLSv1.2"), ("-tls1_3", "TLSv1.3")] {
+            let outcome = try await ChildProcess.output(
+                Tool.path("openssl")!,
+                [
+                    "s_client", "-connect", "127.0.0.1:\(fixture.server.boundPort)", option, "-cipher",
+                    "DEFAULT:@SECLEVEL=0", "-CAfile", fixture.caFile,
+                ])
+            if let spoken {
+                #expect(outcome.status == 0, "\(option): \(outcome.output)")
+                #expect(outcome.output.contains("New, \(spoken), Cipher is "), "\(option): \(outcome.output)")
+            } else {
+                #expect(outcome.status == 1, "\(option): \(outcome.output)")
+                #expect(outcome.output.contains("New, (NONE), Cipher is (NONE)"), "\(option): \(outcome.output)")
+            }
+        }
     }
 
     /// Bytes that are no ClientHello end the connection at once; a client that never sends one is cut by the

@@ -14,6 +14,15 @@ struct CertificateAuthorityTests {
         try await ChildProcess.output(Tool.path("openssl")!, arguments)
     }
 
+    /// The value line under the extension header `header` in `openssl x509 -text` output, trimmed; `nil` without it.
+    static func extensionValue(_ header: String, in text: String) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard let index = lines.firstIndex(of: header), index + 1 < lines.count else { return nil }
+        return lines[index + 1]
+    }
+
     @Test func theCAIsACertificateAuthorityThatOnlySignsCertificates() async throws {
         let scratch = try Scratch("ca")
         let ca = try CertificateAuthority.create()
@@ -21,8 +30,10 @@ struct CertificateAuthorityTests {
         try ca.certificate.pem.write(toFile: path, atomically: true, encoding: .utf8)
         let text = try await openssl(["x509", "-in", path, "-noout", "-text"])
         #expect(text.status == 0)
-        #expect(text.output.contains("CA:TRUE, pathlen:0"))
-        #expect(text.output.contains("Certificate Sign, CRL Sign"))
+        // Exactly what docs/tls.md says: critical CA:TRUE with path length 0, critical key usage of a CA only.
+        #expect(Self.extensionValue("X509v3 Basic Constraints: critical", in: text.output) == "CA:TRUE, pathlen:0")
+        #expect(Self.extensionValue("X509v3 Key Usage: critical", in: text.output) == "Certificate Sign, CRL Sign")
+        #expect(!text.output.contains("Extended Key Usage"))
         #expect(text.output.contains("Subject: O = Conform, CN = Conform local CA "))
         // Self-signed: it verifies against itself.
         let verify = try await openssl(["verify", "-CAfile", path, path])
@@ -60,10 +71,9 @@ struct CertificateAuthorityTests {
         #expect(
             text.output.contains("DNS:api.example.com, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:localhost")
         )
-        #expect(text.output.contains("CA:FALSE"))
-        #expect(text.output.contains("TLS Web Server Authentication"))
-        #expect(text.output.contains("Digital Signature"))
-        #expect(!text.output.contains("Certificate Sign"))
+        #expect(Self.extensionValue("X509v3 Basic Constraints: critical", in: text.output) == "CA:FALSE")
+        #expect(Self.extensionValue("X509v3 Key Usage: critical", in: text.output) == "Digital Signature")
+        #expect(Self.extensionValue("X509v3 Extended Key Usage:", in: text.output) == "TLS Web Server Authentication")
         #expect(text.output.contains("Subject: O = Conform, CN = api.example.com"))
         // Short validity: expired in eight days, not in six.
         let inSixDays = try await openssl(["x509", "-in", leafPath, "-noout", "-checkend", "\(6 * 86_400)"])

@@ -11,7 +11,7 @@ enum MockCommand {
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let port = try parsed.port("--port") ?? 0
         let timeout = try parsed.duration("--timeout")
-        let overrides = try parsed.pairs("--var")
+        let overrides = try parsed.variables()
         let session = Session(
             console: ConsoleReporter(sink: io.out, color: io.color),
             reports: try ReportRequest.all(parsed, subcommand: "mock", io: io))

@@ -4,7 +4,8 @@ import Foundation
 /// that redaction and the secret scan see what it says, with where each decoded byte came from, so that what is
 /// found there is replaced in the text's own form.
 ///
-/// Decoding is linear in the text at each of at most ``maxDepth`` levels; a `+` is kept as it is (a form's space,
+/// Decoding is linear in the text at each of at most ``maxDepth`` levels, and keeps only the places of the escapes
+/// it decoded (4 bytes each), so its memory is the text's plus a fraction. A `+` is kept as it is (a form's space,
 /// but also a character of an email's local part, which a pseudonym replaces whole).
 struct PercentDecoded {
     /// How many times a text is decoded at most: enough for a value encoded into a URL that is itself encoded.
@@ -12,53 +13,61 @@ struct PercentDecoded {
 
     /// The decoded text.
     let text: String
-    /// For each byte of ``text``, the range of the original's bytes it comes from.
-    private let starts: [Int]
-    private let ends: [Int]
+    /// For each level from the original down, the offsets in that level's text of the bytes an escape gave.
+    private let escapes: [[Int32]]
 
-    /// `original` decoded, or `nil` when it holds no escape, or decodes to bytes that are not UTF-8.
+    /// `original` decoded, or `nil` when it holds no escape of an ASCII byte.
     init?(_ original: String) {
         var bytes = Array(original.utf8)
-        guard bytes.contains(UInt8(ascii: "%")) else { return nil }
-        var starts = Array(0..<bytes.count)
-        var ends = (0..<bytes.count).map { $0 + 1 }
-        var depth = 0
-        while depth < Self.maxDepth, let level = Self.decodeOnce(bytes) {
-            // Compose: a byte decoded from bytes i..<j of this level comes from starts[i]..<ends[j-1] of the original.
-            starts = level.origins.map { starts[$0.lowerBound] }
-            ends = level.origins.map { ends[$0.upperBound - 1] }
+        guard bytes.contains(UInt8(ascii: "%")), bytes.count < Int(Int32.max) else { return nil }
+        var escapes: [[Int32]] = []
+        while escapes.count < Self.maxDepth, let level = Self.decodeOnce(bytes) {
             bytes = level.bytes
-            depth += 1
+            escapes.append(level.escapes)
         }
-        guard depth > 0, let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard !escapes.isEmpty, let text = String(validating: bytes, as: UTF8.self) else { return nil }
         self.text = text
-        self.starts = starts
-        self.ends = ends
+        self.escapes = escapes
     }
 
-    /// One level of percent-decoding, with the source range of each output byte; `nil` when nothing decodes.
-    static func decodeOnce(_ bytes: [UInt8]) -> (bytes: [UInt8], origins: [Range<Int>])? {
+    /// One level of percent-decoding of the escapes of ASCII bytes (`%00`–`%7F`), with the offsets in the output of
+    /// the bytes escapes gave, in order; `nil` when nothing decodes.
+    static func decodeOnce(_ bytes: [UInt8]) -> (bytes: [UInt8], escapes: [Int32])? {
         var out: [UInt8] = []
-        var origins: [Range<Int>] = []
+        var escapes: [Int32] = []
         out.reserveCapacity(bytes.count)
-        origins.reserveCapacity(bytes.count)
         var i = 0
-        var decoded = false
         while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let high = hex(bytes[i + 1]),
+            // Only escapes of ASCII bytes: what redaction looks for is ASCII, and the decoded text stays UTF-8
+            // whatever escapes sit beside it (a `%FF` cannot hide an address from the passes).
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let high = hex(bytes[i + 1]), high < 8,
                 let low = hex(bytes[i + 2])
             {
+                escapes.append(Int32(out.count))
                 out.append(high << 4 | low)
-                origins.append(i..<i + 3)
                 i += 3
-                decoded = true
             } else {
                 out.append(bytes[i])
-                origins.append(i..<i + 1)
                 i += 1
             }
         }
-        return decoded ? (out, origins) : nil
+        return escapes.isEmpty ? nil : (out, escapes)
+    }
+
+    /// The range of the level above's bytes that bytes `range` of a level whose escapes are `escapes` come from.
+    private static func lift(_ range: Range<Int>, _ escapes: [Int32]) -> Range<Int> {
+        // How many escapes lie before `offset`: each took two bytes more above.
+        func before(_ offset: Int) -> Int {
+            var low = 0, high = escapes.count
+            while low < high {
+                let mid = (low + high) / 2
+                if Int(escapes[mid]) < offset { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        let last = range.upperBound - 1
+        let lastIsEscape = before(last) < escapes.count && Int(escapes[before(last)]) == last
+        return (range.lowerBound + 2 * before(range.lowerBound))..<(last + 2 * before(last) + (lastIsEscape ? 3 : 1))
     }
 
     private static func hex(_ b: UInt8) -> UInt8? {
@@ -104,7 +113,7 @@ struct PercentDecoded {
         let lower = view.distance(from: view.startIndex, to: range.lowerBound)
         let upper = view.distance(from: view.startIndex, to: range.upperBound)
         guard upper > lower else { return nil }
-        return starts[lower]..<ends[upper - 1]
+        return escapes.reversed().reduce(lower..<upper) { Self.lift($0, $1) }
     }
 
     /// `original` with each edit's range (of ``text``, in order, not overlapping) replaced by its replacement,

@@ -162,6 +162,18 @@ import Testing
         #expect(other.err.contains("warning: --jwt \(missing): this application code never appears"), "\(other.err)")
     }
 
+    @Test func aCheckOfUnredactedTrafficNamesTheLiveCodeMasked() async throws {
+        let scratch = try Scratch()
+        let server = try Self.served()
+        defer { server.stop() }
+        let clear = scratch.path("clear")
+        try await Self.record(into: clear, server: server, redact: false)
+        let check = await Self.conform(["check", clear, "--restricted", Self.liveCode], in: scratch.url.path)
+        #expect(check.code == 1, "\(check.out)\(check.err)")
+        #expect(check.out.contains("M4 sent by the app of restricted application '••••3a9c'"), "\(check.out)")
+        #expect(!(check.out + check.err).contains(Self.liveCode), "\(check.out)\(check.err)")
+    }
+
     @Test func twoCodesInClearForOnePseudonymCannotBeToldApart() async throws {
         let fixture = try await Fixture.make()
         defer { fixture.server.stop() }

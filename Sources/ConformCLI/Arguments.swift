@@ -18,6 +18,9 @@ struct Arguments {
     var subcommand: String { command.name }
     /// The arguments as given, after the subcommand's name (reports show the command line, credentials masked).
     var given: [String] = []
+    /// The process's environment, for the options that secrets may give there instead of on the command line,
+    /// where `ps` shows them (``variables()``, ``substitutions()``, ``codes(_:)``).
+    var environment: [String: String] = [:]
 
     /// Parses `args` (`--x v`, `--x=v`, flags, `--` before positionals) against `command`'s options.
     init(_ args: [String], command: CommandSpec) throws(UsageError) {

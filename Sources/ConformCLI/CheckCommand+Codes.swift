@@ -4,10 +4,11 @@ import ConformTraffic
 /// it found them: a code matched through a redacted trace's pseudonym is noted, one found nowhere is a warning,
 /// one that cannot be told apart among several pseudonyms is a usage error.
 extension CheckCommand {
+    /// The codes of the options and of their environment variables (`CONFORM_RESTRICTED`, …).
     static func applicationCodes(_ parsed: Arguments) -> ApplicationCodes {
         ApplicationCodes(
-            restricted: parsed.values("--restricted"), accessRestricted: parsed.values("--restricted-access"),
-            jwt: parsed.values("--jwt"))
+            restricted: parsed.codes("--restricted"), accessRestricted: parsed.codes("--restricted-access"),
+            jwt: parsed.codes("--jwt"))
     }
 
     /// What the traces of one check said about the codes.
@@ -26,11 +27,11 @@ extension CheckCommand {
             absent.formIntersection(placed.absent)
             for (code, pseudonym) in placed.aliases.sorted(by: { $0.key < $1.key }) {
                 io.err.write(
-                    "note: \(codes.option(of: code)) \(code) is matched as \(pseudonym) in \(trace), the one "
+                    "note: \(codes.described(code)) is matched as \(pseudonym) in \(trace), the one "
                         + "application code its redaction replaced that no option names\n")
             }
             for ambiguity in placed.ambiguous {
-                let options = ambiguity.codes.map { "\(codes.option(of: $0)) \($0)" }.joined(separator: ", ")
+                let options = ambiguity.codes.map(codes.described).joined(separator: ", ")
                 ambiguous.append(
                     "\(trace) holds \(ambiguity.pseudonyms.count) redacted application codes "
                         + "(\(ambiguity.pseudonyms.joined(separator: ", "))) and \(options) cannot be told apart "
@@ -44,7 +45,7 @@ extension CheckCommand {
             if let first = ambiguous.first { throw UsageError(message: first, subcommand: "check") }
             for code in codes.all where absent.contains(code) {
                 io.err.write(
-                    "warning: \(codes.option(of: code)) \(code): this application code never appears in the "
+                    "warning: \(codes.described(code)): this application code never appears in the "
                         + "trace, in clear or as a pseudonym\n"
                         + "help: check the code, or the trace it belongs to\n")
             }

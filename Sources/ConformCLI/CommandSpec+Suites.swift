@@ -53,6 +53,7 @@ extension CommandSpec {
                 """
                 Set a suite variable (repeatable). The environment's CONFORM_VAR_NAME also
                 sets it; --var wins over the environment, which wins over suite defaults.
+                Give credentials through the environment: ps shows a command line.
                 """, usage: true),
             allowHost,
             .report(
@@ -233,7 +234,8 @@ extension CommandSpec {
             .variables(
                 """
                 Fix a suite variable (repeatable). Variables with generated defaults (fresh
-                user ids, tokens) are otherwise bound to what the client sends.
+                user ids, tokens) are otherwise bound to what the client sends. The
+                environment's CONFORM_VAR_NAME also sets it; --var wins.
                 """, usage: true),
             OptionSpec(
                 "--until-done", usage: true, help: "Stop once every step has been played (otherwise on Ctrl-C)."),

@@ -110,7 +110,8 @@ extension CommandSpec {
                 "--map", "OLD=NEW", .text(), repeatable: true, usage: true,
                 help: """
                     Replace a value before sending (e.g. a pseudonymised application code by the
-                    target's real one). Repeatable.
+                    target's real one). Repeatable. The environment's CONFORM_MAP_<ANY>=OLD=NEW
+                    gives one pair each, out of ps; --map wins.
                     """),
             OptionSpec(
                 "--fresh-identities", "PREFIX", .flagOrInlineValue,
@@ -195,9 +196,13 @@ extension CommandSpec {
                     Compare what the protocol documents as differing on every run too (the send
                     time of a push, sendDateTime), which diff otherwise ignores.
                     """),
-            .variables("Suite variables (repeatable)."),
+            .variables("Suite variables (repeatable); also CONFORM_VAR_NAME, which --var overrides."),
             OptionSpec(
-                "--map", "OLD=NEW", .text(), repeatable: true, help: "Value substitutions for recordings (repeatable)."),
+                "--map", "OLD=NEW", .text(), repeatable: true,
+                help: """
+                    Value substitutions for recordings (repeatable); also the environment's
+                    CONFORM_MAP_<ANY>=OLD=NEW, one pair each, which --map overrides.
+                    """),
             .report(
                 """
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
@@ -254,17 +259,20 @@ extension CommandSpec {
             help: """
                 An application code that restricts personal-data updates from the app
                 (default: the reference's); in clear, or as the pseudonym a redacted
-                recording holds for it.
+                recording holds for it. Also CONFORM_RESTRICTED (comma-separated).
                 """),
         OptionSpec(
             "--restricted-access", "APPCODE", .text(), repeatable: true,
             help: """
                 An application code that also restricts reading the user (M7) from the app
-                (default: the reference's).
+                (default: the reference's). Also CONFORM_RESTRICTED_ACCESS (comma-separated).
                 """),
         OptionSpec(
             "--jwt", "APPCODE", .text(), repeatable: true, usage: true,
-            help: "An application code in JWT mode (default: the reference's)."),
+            help: """
+                An application code in JWT mode (default: the reference's). Also CONFORM_JWT
+                (comma-separated).
+                """),
     ]
 
     static let importHAR = CommandSpec(

@@ -61,7 +61,8 @@ public enum ConformCommand {
                 let (spec, handler) = subcommands[name]!
                 // Every subcommand's prologue, once: its options parsed and checked against its declaration, and
                 // `--help` answered from it.
-                let parsed = try Arguments(rest, command: spec)
+                var parsed = try Arguments(rest, command: spec)
+                parsed.environment = io.environment
                 if parsed.has("--help") {
                     io.out.write(spec.helpText)
                     return 0

@@ -26,8 +26,8 @@ enum DiffCommand {
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "diff", io: io))
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "diff", io: io)
         let started = ContinuousClock.now
-        let substitutions = try parsed.pairs("--map")
-        let overrides = try parsed.pairs("--var")
+        let substitutions = try parsed.substitutions()
+        let overrides = try parsed.variables()
         do {
             let outcome = try await session.run { events in
                 let collector = ResultCollector(events: events)

@@ -54,7 +54,19 @@ enum ManPage {
             .SH ENVIRONMENT
             .TP
             .B CONFORM_VAR_\\fINAME\\fR
-            Sets the suite variable \\fINAME\\fR; \\fB\\-\\-var\\fR wins over it.
+            Sets the suite variable \\fINAME\\fR for \\fBrun\\fR, \\fBdiff\\fR and \\fBmock\\fR; \\fB\\-\\-var\\fR wins over it.
+            Give credentials here rather than on the command line, which \\fBps\\fR shows.
+            .TP
+            .B CONFORM_MAP_\\fIANY\\fR
+            One \\fIOLD\\fR=\\fINEW\\fR substitution of \\fBreplay\\fR and \\fBdiff\\fR each; \\fB\\-\\-map\\fR wins over it.
+            .TP
+            .B CONFORM_RESTRICTED\\fR, \\fBCONFORM_RESTRICTED_ACCESS\\fR, \\fBCONFORM_JWT
+            Application codes, comma-separated, added to those of \\fB\\-\\-restricted\\fR,
+            \\fB\\-\\-restricted\\-access\\fR and \\fB\\-\\-jwt\\fR (\\fBcheck\\fR; \\fBrecord\\fR, \\fBserve\\fR and
+            \\fBcapture\\fR with \\fB\\-\\-check\\fR).
+            .TP
+            .B CONFORM_CREDENTIAL_\\fIROLE\\fR
+            The live value of a redacted recording's credential role for \\fBreplay\\fR (as \\fB\\-\\-credential\\fR).
             .TP
             .B NO_COLOR
             Never colour the output.

@@ -11,10 +11,8 @@ enum MockCommand {
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let port = try parsed.port("--port") ?? 0
         let timeout = try parsed.duration("--timeout")
-        let overrides = try parsed.pairs("--var")
-        let session = Session(
-            console: ConsoleReporter(sink: io.out, color: io.color),
-            reports: try ReportRequest.all(parsed, subcommand: "mock", io: io))
+        let overrides = try parsed.variables()
+        let reports = try ReportRequest.all(parsed, subcommand: "mock", io: io)
         let suites: [Suite]
         do {
             guard parsed.positionals.count == 1,
@@ -43,6 +41,11 @@ enum MockCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let mock = SuiteMock(suites: suites, overrides: overrides, profile: ConformCommand.profile)
+        // The codes the suite expects a client to send are masked wherever the session shows a difference.
+        let credentials = RunCredentials(plan: suites, variables: overrides, profile: ConformCommand.profile)
+        let session = Session(
+            console: ConsoleReporter(sink: io.out, color: io.color, masker: SecretMasker(secrets: credentials.values)),
+            reports: reports, secrets: credentials.values)
         let host = parsed.value("--host") ?? "127.0.0.1"
         guard let tls = try ListenerTLS.resolve(parsed, host: host, subcommand: "mock", io: io) else {
             return ConformCommand.ExitCode.cannotRun

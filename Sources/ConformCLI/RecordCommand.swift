@@ -109,15 +109,16 @@ enum ProxySessions {
         return await proxy.run(session: session, until: { await Termination.wait() }).rawValue
     }
 
-    /// The application codes a proxy session's check is told, which only `--check` uses.
+    /// The application codes a proxy session's check is told, which only `--check` uses: the options' need it; the
+    /// environment's (`CONFORM_RESTRICTED`, …) are left alone without it.
     static func codes(_ parsed: Arguments, subcommand: String) throws(UsageError) -> ApplicationCodes {
-        let codes = CheckCommand.applicationCodes(parsed)
-        guard codes.isEmpty || parsed.has("--check") else {
+        let options = Arguments.codeVariables.keys.contains { !parsed.values($0).isEmpty }
+        guard !options || parsed.has("--check") else {
             throw UsageError(
                 message: "--restricted, --restricted-access and --jwt need --check: they tell the check about the app",
                 subcommand: subcommand)
         }
-        return codes
+        return parsed.has("--check") ? CheckCommand.applicationCodes(parsed) : ApplicationCodes()
     }
 
     /// The `--report` files of a proxy session, which only `--check` has results for.

@@ -108,7 +108,7 @@ extension ReplayCommand {
         _ parsed: Arguments, target: Target, timeout: Duration
     ) throws(UsageError) -> ReplayOptions {
         var options = TrafficSupport.replayOptions(
-            target, substitutions: try parsed.pairs("--map"), sequential: parsed.has("--sequential"), timeout: timeout)
+            target, substitutions: try parsed.substitutions(), sequential: parsed.has("--sequential"), timeout: timeout)
         options.pace = try PaceOption.parse(
             speed: parsed.value("--speed"), rate: parsed.value("--rate"), subcommand: "replay")
         if let host = parsed.value("--host-header") {

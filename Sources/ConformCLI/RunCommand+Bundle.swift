@@ -47,7 +47,8 @@ struct RunBundle {
     /// Writes the rest of the bundle once the run is over, then its manifest; a problem is reported and makes the
     /// run unable to give a bundle (exit 2).
     func finish(
-        _ parsed: Arguments, plan: RunPlan, planSuites: [Suite], product: ProductIdentity?, io: CommandIO
+        _ parsed: Arguments, plan: RunPlan, planSuites: [Suite], credentials: RunCredentials,
+        product: ProductIdentity?, io: CommandIO
     ) -> Bool {
         log.close()
         do {
@@ -69,12 +70,11 @@ struct RunBundle {
                 try CertificationBundle.write(data, as: CertificationBundle.suitesDirectory + "/" + name, in: directory)
                 names.append(CertificationBundle.suitesDirectory + "/" + name)
             }
-            let keep = Set(ConformCommand.profile.redaction.publicValues)
             let given = plan.environment.merging(plan.overrides) { _, new in new }
             let info = BundleInfo(
                 kitVersion: ConformCommand.version, kitCommit: ConformCommand.commit, seed: seed,
                 target: plan.targetDescription, bases: plan.targetDefaults,
-                variables: given.filter { keep.contains($0.value) || !SecretMasker.isCredentialName($0.key) },
+                variables: given.filter { !credentials.hides($0.key, value: $0.value) },
                 tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"),
                 shard: parsed.value("--shard"), failFast: plan.failFast, allowedHosts: plan.allowedHosts,
                 suites: names, failures: log.failures, pseudonyms: log.pseudonyms)

@@ -35,13 +35,14 @@ extension RunCommand {
     }
 
     /// The provenance of a run of the plan `planSuites`, started now; variables are the target's bases, the
-    /// environment's and the command line's, credentials masked.
+    /// environment's and the command line's, `credentials` masked.
     static func provenance(
-        _ parsed: Arguments, planSuites: [Suite], variables: [String: String], product: ProductIdentity?
+        _ parsed: Arguments, planSuites: [Suite], variables: [String: String], credentials: RunCredentials,
+        product: ProductIdentity?
     ) -> RunProvenance {
         RunProvenance(
             plan: planSuites, commandLine: ["conform", parsed.subcommand] + parsed.given, variables: variables,
-            product: product, keep: Set(ConformCommand.profile.redaction.publicValues))
+            product: product, keep: credentials.publicValues, credentials: credentials.names)
     }
 
     /// The product under test from `--product NAME --product-version V` or `--product-file FILE`; `nil` when

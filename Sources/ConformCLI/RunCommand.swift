@@ -84,20 +84,25 @@ enum RunCommand {
             }
             return RunBundle.open(path, io: io)
         }
+        let given = plan.targetDefaults.merging(plan.environment.merging(overrides) { _, new in new }) { _, new in new }
+        // Learned from where the plan sends them: masked in every report, left out of a bundle, and known to its
+        // log's redactor before the first exchange is written.
+        let credentials = RunCredentials(plan: planSuites, variables: given, profile: ConformCommand.profile)
         if let bundle {
             guard let bundle else { return ConformCommand.ExitCode.cannotRun }
+            bundle.log.learn(credentials: credentials.values)
             transport = bundle.log.transport(around: transport)
             plan.generatorSeed = bundle.seed
         }
         let session = Session(
-            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")),
+            console: ConsoleReporter(
+                sink: io.out, color: color, verbose: parsed.has("--verbose"),
+                masker: SecretMasker(secrets: credentials.values)),
             reports: reports + (bundle??.reports ?? []), placement: placement,
             scope: scope(parsed, suites: suites, placement: placement, io: io),
             provenance: provenance(
-                parsed, planSuites: planSuites,
-                variables: plan.targetDefaults.merging(plan.environment.merging(overrides) { _, new in new }) {
-                    _, new in new
-                }, product: product))
+                parsed, planSuites: planSuites, variables: given, credentials: credentials, product: product),
+            secrets: credentials.values)
         // Memory stays flat however long the run: file reports read each exchange back from a spool on disk, and
         // the console shows only the exchanges of steps that did not pass.
         var retention = Runner.Retention.failures
@@ -113,7 +118,8 @@ enum RunCommand {
             return result
         }
         if let bundle = bundle ?? nil,
-            !bundle.finish(parsed, plan: plan, planSuites: planSuites, product: product, io: io)
+            !bundle.finish(
+                parsed, plan: plan, planSuites: planSuites, credentials: credentials, product: product, io: io)
         {
             _ = io.status(of: outcome)
             return ConformCommand.ExitCode.cannotRun

@@ -1,6 +1,7 @@
 import ConformCore
 import ConformDiagnostics
 import ConformReference
+import ConformReport
 import ConformServer
 import ConformTraffic
 import ConformTransports
@@ -73,8 +74,14 @@ enum ServeCommand {
         }
         io.out.write("Serving the reference implementation on \(server.baseURL)\n")
         server.announce(io)
+        // The reference's documented codes are public; any other is masked as reports mask credentials.
+        let publicValues = Set(ConformCommand.profile.redaction.publicValues)
+        func shown(_ credential: String) -> String {
+            publicValues.contains(credential) ? credential : SecretMasker.masked(credential)
+        }
         let apps = configuration.applications.map {
-            "\($0.id) (\($0.userDataMode.rawValue)): applicationCode \($0.applicationCode), API key \($0.apiKey)"
+            "\($0.id) (\($0.userDataMode.rawValue)): applicationCode \(shown($0.applicationCode)), "
+                + "API key \(shown($0.apiKey))"
         }
         io.out.write("Applications: " + apps.joined(separator: "; ") + "\n")
         if !faults.isEmpty { io.out.write("Faults: " + faults.map(\.rawValue).joined(separator: ", ") + "\n") }

@@ -6,7 +6,8 @@ import Foundation
 extension MobileMessaging {
     /// `{{ jwt sub=user secret=jwtSecret kid=jwtKeyId app=jwtAppCode ttl=3600 }}`: an HS256 token as the SDK's JWT supplier gives it.
     public static let jwt = TemplateFunction(
-        summary: "an HS256 JWT: sub, secret (hex), kid, app (infobip-api-key), ttl seconds (negative: expired)"
+        summary: "an HS256 JWT: sub, secret (hex), kid, app (infobip-api-key), ttl seconds (negative: expired)",
+        credentialArguments: ["secret", "app"]
     ) {
         _, named throws(TemplateError) in
         guard let sub = named["sub"]?.text else {

@@ -11,11 +11,15 @@ public struct ConsoleReporter: RunReporter {
     public var color: Bool
     /// Show every step, not only those that did not pass.
     public var verbose: Bool
+    /// Hides the credentials the run was given in the URLs, errors and diffs shown (the public values a trace or a
+    /// suite carries stay readable: a check names the application it means).
+    public var masker: SecretMasker
 
-    public init(sink: any TextSink, color: Bool = false, verbose: Bool = false) {
+    public init(sink: any TextSink, color: Bool = false, verbose: Bool = false, masker: SecretMasker = SecretMasker()) {
         self.sink = sink
         self.color = color
         self.verbose = verbose
+        self.masker = masker
     }
 
     public func handle(_ event: RunEvent) {
@@ -74,11 +78,11 @@ public struct ConsoleReporter: RunReporter {
         if !step.spec.isEmpty { out += paint("  spec: \(step.spec.summary)", .dim) }
         out += "\n"
         if let request = step.request, step.verdict != .skipped || step.check != .suiteExpectation {
-            out += paint("\(indent)    \(request.method) \(request.url)", .dim)
+            out += paint("\(indent)    \(request.method) \(masker.text(request.url))", .dim)
             if let response = step.response { out += paint(" -> \(response.status.code)", .dim) }
             out += "\n"
         }
-        if let error = step.error {
+        if let error = step.error.map(masker.text) {
             out +=
                 "\(indent)    " + paint(error, step.verdict == .skipped || step.verdict == .pass ? .dim : .red) + "\n"
         }
@@ -88,10 +92,11 @@ public struct ConsoleReporter: RunReporter {
                 ? Self.findingLabel(step.check)
                 : failure.severity == .assumed ? "assumed \(failure.decision ?? "")" : failure.severity.rawValue
             for m in failure.mismatches {
-                out += "\(indent)    \(paint(label, failure.severity == .assumed ? .yellow : .red)) \(m.path)\n"
-                out += "\(indent)        expected: \(paint(m.expected, .green))\n"
-                out += "\(indent)        actual:   \(paint(m.actual, .red))\n"
-                if let note = m.note { out += "\(indent)        note:     \(note)\n" }
+                out +=
+                    "\(indent)    \(paint(label, failure.severity == .assumed ? .yellow : .red)) \(masker.text(m.path))\n"
+                out += "\(indent)        expected: \(paint(masker.text(m.expected), .green))\n"
+                out += "\(indent)        actual:   \(paint(masker.text(m.actual), .red))\n"
+                if let note = m.note { out += "\(indent)        note:     \(masker.text(note))\n" }
             }
         }
         return out

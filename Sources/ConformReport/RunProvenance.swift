@@ -72,23 +72,26 @@ public struct RunProvenance: Sendable, Hashable {
 
     /// The variables as reports show them: sorted by name, a credential's value masked.
     ///
-    /// A credential is a variable whose name says so (the header and member names `SecretMasker` hides, such as
-    /// `appCode`, `apiKey`, `token`, `secret`, `password`), or whose value `masker` hides in text (a value sent in
-    /// an `Authorization` header); `keep` values (the reference's public test credentials) are shown as they are.
-    public static func shownVariables(_ values: [String: String], masker: SecretMasker, keep: Set<String> = [])
-        -> [Variable]
-    {
+    /// A credential is a variable the suites send as one (`credentials`, ``Suite/credentialVariables(profile:)``),
+    /// whose name says so (the header and member names `SecretMasker` hides, such as `appCode`, `apiKey`, `token`,
+    /// `secret`, `password`), or whose value `masker` hides in text (a value sent in an `Authorization` header);
+    /// `keep` values (the reference's public test credentials) are shown as they are.
+    public static func shownVariables(
+        _ values: [String: String], masker: SecretMasker, keep: Set<String> = [], credentials: Set<String> = []
+    ) -> [Variable] {
         values.sorted { $0.key < $1.key }.map { name, value in
-            let secret = !keep.contains(value) && (SecretMasker.isCredentialName(name) || masker.text(value) != value)
+            let secret =
+                !keep.contains(value)
+                && (isCredential(name, credentials) || masker.text(value) != value)
             return Variable(name: name, value: secret ? SecretMasker.masked(value) : value, masked: secret)
         }
     }
 
     /// The command line with the value of every `--var NAME=VALUE` whose variable is a credential masked, and any
     /// credential `masker` knows hidden wherever it appears.
-    public static func shownCommandLine(_ arguments: [String], masker: SecretMasker, keep: Set<String> = [])
-        -> [String]
-    {
+    public static func shownCommandLine(
+        _ arguments: [String], masker: SecretMasker, keep: Set<String> = [], credentials: Set<String> = []
+    ) -> [String] {
         var out: [String] = []
         var varValueNext = false
         for argument in arguments {
@@ -98,13 +101,18 @@ public struct RunProvenance: Sendable, Hashable {
             varValueNext = argument == "--var"
             if let pair, let eq = pair.firstIndex(of: "=") {
                 let name = String(pair[..<eq]), value = String(pair[pair.index(after: eq)...])
-                if !keep.contains(value) && SecretMasker.isCredentialName(name) {
+                if !keep.contains(value) && isCredential(name, credentials) {
                     shown = String(argument.dropLast(pair.count)) + name + "=" + SecretMasker.masked(value)
                 }
             }
             out.append(masker.text(shown))
         }
         return out
+    }
+
+    /// Whether the variable `name` is a credential: among `credentials`, or named like one.
+    public static func isCredential(_ name: String, _ credentials: Set<String>) -> Bool {
+        credentials.contains(name) || SecretMasker.isCredentialName(name)
     }
 }
 

@@ -11,29 +11,58 @@ public struct SecretMasker: Sendable, Hashable {
     public static let dots = "••••"
     /// Secrets shorter than this are hidden in headers but not searched for in other text.
     public static let minimumLearnedLength = 8
+    /// The characters a URL carries as they are (RFC 3986 unreserved).
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Secret values seen in headers, longest first, hidden wherever they appear in URLs, bodies and messages.
     public private(set) var secrets: [String]
 
     public init(secrets: [String] = []) {
-        self.secrets = Set(secrets.filter { $0.count >= Self.minimumLearnedLength && !$0.hasPrefix(Self.dots) }).sorted
+        // A secret is also hidden where a URL or a form carries it percent-encoded.
+        let written = secrets.flatMap { secret -> [String] in
+            let encoded = secret.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? secret
+            return encoded == secret ? [secret] : [secret, encoded]
+        }
+        self.secrets = Set(written.filter { $0.count >= Self.minimumLearnedLength && !$0.hasPrefix(Self.dots) }).sorted
         {
             ($0.count, $0) > ($1.count, $1)
         }
     }
 
-    /// A masker that knows every secret sent or received in the headers of the run.
+    /// A masker that knows every credential the run was given (``RunResult/secrets``) and every secret sent or
+    /// received in the headers and credential query parameters of its exchanges.
     public init(learningFrom result: RunResult) {
-        var found: Set<String> = []
+        var found = Set(result.secrets)
         // Suite by suite, one exchange at a time: a spooled exchange is read back and let go.
         for suite in result.suites {
-            for step in suite.steps where step.hasExchange {
-                for fields in [step.request?.headerFields, step.response?.headerFields].compactMap({ $0 }) {
-                    for field in fields { found.formUnion(Self.secretParts(name: field.name, value: field.value)) }
-                }
-            }
+            for step in suite.steps where step.hasExchange { found.formUnion(Self.secrets(of: step)) }
         }
         self.init(secrets: Array(found))
+    }
+
+    /// The secrets of one step's exchange: in its headers and in its URL's credential query parameters.
+    static func secrets(of step: StepResult) -> Set<String> {
+        var found: Set<String> = []
+        for fields in [step.request?.headerFields, step.response?.headerFields].compactMap({ $0 }) {
+            for field in fields { found.formUnion(secretParts(name: field.name, value: field.value)) }
+        }
+        if let url = step.request?.url { found.formUnion(queryCredentials(url)) }
+        return found
+    }
+
+    /// The values of the credential query parameters of `url` (``ProtocolProfile/secretQueryKeys``), as written
+    /// and decoded.
+    static func queryCredentials(_ url: String) -> [String] {
+        guard let mark = url.firstIndex(of: "?") else { return [] }
+        let query = url[mark...].dropFirst().prefix { $0 != "#" }
+        return query.split(separator: "&").flatMap { (pair: Substring) -> [String] in
+            guard let eq = pair.firstIndex(of: "=") else { return [] }
+            let name = String(pair[..<eq]), value = String(pair[pair.index(after: eq)...])
+            guard ProtocolProfile.none.carriesCredential(query: name), !value.isEmpty else { return [] }
+            let decoded = value.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            return [value] + (decoded.map { [$0] } ?? [])
+        }
     }
 
     /// How a header's value is treated.

@@ -22,22 +22,26 @@ public struct Session: Sendable {
     public var scope: RunScope?
     /// Where the run comes from, given to the result every reporter sees, with the time it finished.
     public var provenance: RunProvenance?
+    /// The credentials the run was given, which every reporter hides (``RunResult/secrets``).
+    public var secrets: [String]
 
     public init(
         console: (any RunReporter)?, reports: [ReportTarget] = [], placement: ShardPlacement? = nil,
-        scope: RunScope? = nil, provenance: RunProvenance? = nil
+        scope: RunScope? = nil, provenance: RunProvenance? = nil, secrets: [String] = []
     ) {
         self.console = console
         self.reports = reports
         self.placement = placement
         self.scope = scope
         self.provenance = provenance
+        self.secrets = secrets
     }
 
     /// `result` with the session's scope and provenance, finished now, unless it carries its own.
     public func stamped(_ result: RunResult, finishedAt: Date = Date()) -> RunResult {
         var result = result
         if result.scope == nil { result.scope = scope }
+        if result.secrets.isEmpty { result.secrets = secrets }
         if result.provenance == nil, var provenance {
             provenance.finishedAt = finishedAt
             result.provenance = provenance

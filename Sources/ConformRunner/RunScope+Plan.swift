@@ -31,18 +31,27 @@ extension RunScope {
 
 extension RunProvenance {
     /// The provenance of a run of the plan `plan`, started now: this kit, the plan's digests, `commandLine` and
-    /// `variables` with credentials masked (``SecretMasker``; `keep` are public values shown as they are).
+    /// `variables` with credentials masked (``SecretMasker``; `credentials` are the variables the plan sends as
+    /// credentials, `keep` are public values shown as they are).
     public init(
         plan: [Suite], commandLine: [String], variables: [String: String], product: ProductIdentity?,
-        keep: Set<String>
+        keep: Set<String>, credentials: Set<String> = []
     ) {
         let files = plan.map { SuiteFile(file: $0.file, sha256: $0.contentHash) }
-        let masker = SecretMasker(secrets: variables.filter { SecretMasker.isCredentialName($0.key) }.map(\.value))
+        let masker = SecretMasker(
+            secrets: Self.credentialValues(variables, credentials: credentials, keep: keep))
         self.init(
             kitVersion: ConformVersion.version, kitCommit: ConformVersion.commit,
             suitesDigest: Hex.encode(SHA256.hash(Self.planDigestText(files))), suiteFiles: files,
-            commandLine: Self.shownCommandLine(commandLine, masker: masker, keep: keep),
-            variables: Self.shownVariables(variables, masker: masker, keep: keep), product: product,
-            startedAt: Date())
+            commandLine: Self.shownCommandLine(commandLine, masker: masker, keep: keep, credentials: credentials),
+            variables: Self.shownVariables(variables, masker: masker, keep: keep, credentials: credentials),
+            product: product, startedAt: Date())
+    }
+
+    /// The values of the credentials among `variables` (``isCredential(_:_:)``), but for the public ones in `keep`.
+    public static func credentialValues(
+        _ variables: [String: String], credentials: Set<String>, keep: Set<String>
+    ) -> [String] {
+        variables.filter { isCredential($0.key, credentials) && !keep.contains($0.value) }.map(\.value).sorted()
     }
 }

@@ -61,16 +61,20 @@ public enum Certification {
         // The session of `conform run`: the console, the report files and the exit status, from the one result.
         let console = MemorySink()
         // Partial or certifiable against the bundled suites, and where the verdict comes from, as `conform run`.
-        let given = plan.environment.merging(variables) { _, new in new }
+        let given = target.baseURLs.merging(plan.environment.merging(variables) { _, new in new }) { _, new in new }
+        let credentials = RunCredentials(plan: loaded.suites, variables: given, profile: profile)
         let session = Session(
-            console: ConsoleReporter(sink: console, color: false, verbose: options.verbose),
+            console: ConsoleReporter(
+                sink: console, color: false, verbose: options.verbose,
+                masker: SecretMasker(secrets: credentials.values)),
             reports: options.reports.map { ReportTarget(kind: $0.kind.target, file: $0.file) },
             scope: RunScope(
                 running: loaded.suites,
                 bundled: RunScope.suiteHashes(inDirectory: CertificationSuites.bundledDirectory.path)),
             provenance: RunProvenance(
-                plan: loaded.suites, commandLine: [], variables: target.baseURLs.merging(given) { _, new in new },
-                product: nil, keep: Set(profile.redaction.publicValues)))
+                plan: loaded.suites, commandLine: [], variables: given, product: nil,
+                keep: credentials.publicValues, credentials: credentials.names),
+            secrets: credentials.values)
         let runner = Runner(transport: target.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
         let summary = console.text + outcome.problems.map(rendered).joined()

@@ -129,8 +129,8 @@ import Testing
         #expect(check.code == 1, "check printed:\n\(check.out)\(check.err)")
         #expect(check.out.contains("M4 sent by the app of restricted application '\(pseudonym)'"), "\(check.out)")
         #expect(
-            check.err.contains("note: --restricted \(Self.liveCode) is matched as \(pseudonym) in \(dir)"),
-            "\(check.err)")
+            check.err.contains("note: --restricted ••••3a9c is matched as \(pseudonym) in \(dir)"), "\(check.err)")
+        #expect(!check.err.contains(Self.liveCode), "a note shows the code masked: \(check.err)")
         #expect(!check.err.contains("warning:"), "\(check.err)")
 
         // The pseudonym itself is matched as it stands.
@@ -149,8 +149,9 @@ import Testing
         #expect(check.code == 0, "\(check.out)\(check.err)")
         #expect(
             check.err.contains(
-                "warning: --restricted \(absent): this application code never appears in the trace, in clear or as a pseudonym\n"
+                "warning: --restricted ••••0000: this application code never appears in the trace, in clear or as a pseudonym\n"
             ), "\(check.err)")
+        #expect(!check.err.contains(absent), "a warning shows the code masked: \(check.err)")
 
         // In a redacted trace, a pseudonym it does not hold is absent too.
         let redacted = scratch.path("redacted")
@@ -159,6 +160,18 @@ import Testing
         let other = await Self.conform(["check", redacted, "--jwt", missing], in: scratch.url.path)
         #expect(other.code == 0, "\(other.out)\(other.err)")
         #expect(other.err.contains("warning: --jwt \(missing): this application code never appears"), "\(other.err)")
+    }
+
+    @Test func aCheckOfUnredactedTrafficNamesTheLiveCodeMasked() async throws {
+        let scratch = try Scratch()
+        let server = try Self.served()
+        defer { server.stop() }
+        let clear = scratch.path("clear")
+        try await Self.record(into: clear, server: server, redact: false)
+        let check = await Self.conform(["check", clear, "--restricted", Self.liveCode], in: scratch.url.path)
+        #expect(check.code == 1, "\(check.out)\(check.err)")
+        #expect(check.out.contains("M4 sent by the app of restricted application '••••3a9c'"), "\(check.out)")
+        #expect(!(check.out + check.err).contains(Self.liveCode), "\(check.out)\(check.err)")
     }
 
     @Test func twoCodesInClearForOnePseudonymCannotBeToldApart() async throws {
@@ -172,8 +185,8 @@ import Testing
         #expect(check.code == 64, "\(check.out)\(check.err)")
         #expect(
             check.err.hasPrefix(
-                "Error: \(dir) holds 1 redacted application codes (\(pseudonym)) and --restricted \(Self.liveCode), "
-                    + "--jwt acme-other-app-code-0000 cannot be told apart among them; give the pseudonym instead "
+                "Error: \(dir) holds 1 redacted application codes (\(pseudonym)) and --restricted ••••3a9c, "
+                    + "--jwt ••••0000 cannot be told apart among them; give the pseudonym instead "
                     + "(--restricted \(pseudonym))\n"), "\(check.err)")
     }
 
@@ -301,8 +314,10 @@ import Testing
         let pseudonym = try #require(try RecordingMeta.find(forTrace: out)?.credentials.first?.pseudonym)
         #expect(result.out.contains("M4 sent by the app of restricted application '\(pseudonym)'"), "\(result.out)")
         #expect(
-            result.err.contains("warning: --jwt \(never): this application code never appeared in the traffic"),
+            result.err.contains(
+                "warning: --jwt \(SecretMasker.masked(never)): this application code never appeared in the traffic"),
             "\(result.err)")
+        #expect(!result.err.contains(never), "a warning shows the code masked: \(result.err)")
         #expect(!result.err.contains("warning: --restricted"), "\(result.err)")
         let usage = await Self.conform(
             ["record", "--upstream", upstream.baseURL, "--out", scratch.path("x"), "--restricted", Self.liveCode],

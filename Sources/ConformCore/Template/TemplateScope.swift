@@ -13,15 +13,20 @@ public struct TemplateFunction: Sendable {
         @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) -> JSONValue
     /// How a server recognises this call's output; without one, a call matches any text.
     public var recognize: Recognizer?
+    /// The named arguments whose values the call's output carries as credentials (a JWT's signing key and its
+    /// application code claim): a variable passed there in a credential place is a credential
+    /// (``Suite/credentialVariables(profile:)``).
+    public var credentialArguments: Set<String>
 
     public init(
-        summary: String,
+        summary: String, credentialArguments: Set<String> = [],
         call:
             @escaping @Sendable (_ positional: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) ->
             JSONValue,
         recognize: Recognizer? = nil
     ) {
         self.summary = summary
+        self.credentialArguments = credentialArguments
         self.call = call
         self.recognize = recognize
     }

@@ -26,6 +26,12 @@ public final class BundleLog: Sendable {
         self.seed = seed
     }
 
+    /// Makes the log's redactor know `values` as credentials before any exchange is written, so one a body carries
+    /// (a push's `sender`) is replaced even in an exchange written before the first that sends it in a header.
+    public func learn(credentials values: [String]) {
+        for value in values { writer.redactor?.learn(credential: value) }
+    }
+
     /// `inner`, with every exchange of a tagged step written to the log.
     public func transport(around inner: any Transport) -> any Transport {
         RecordingTransport(inner: inner) { [self] exchange in record(exchange) }

@@ -33,7 +33,7 @@ public final class ApplicationCodeWatch: Sendable {
     public var warnings: [String] {
         let found = seen.withLock { $0 }
         return codes.all.filter { !found.contains($0) && !(aliases[$0].map { found.contains($0) } ?? false) }.map {
-            "warning: \(codes.option(of: $0)) \($0): this application code never appeared in the traffic\n"
+            "warning: \(codes.described($0)): this application code never appeared in the traffic\n"
                 + "help: check the code, or the app's configuration\n"
         }
     }

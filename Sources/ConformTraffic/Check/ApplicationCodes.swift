@@ -1,4 +1,5 @@
 import ConformCore
+import ConformReport
 
 /// The application codes a check is told (`--restricted`, `--restricted-access`, `--jwt`), as the user knows them:
 /// in clear, or as the pseudonyms a redacted recording holds. In a redacted trace a code in clear is matched through
@@ -95,6 +96,15 @@ public struct ApplicationCodes: Sendable, Hashable {
         }
         return resolve(seen: seen, pseudonyms: pseudonyms)
     }
+
+    /// A code as messages show it: a pseudonym as it is, a code in clear masked as reports mask credentials
+    /// (``SecretMasker/masked(_:)``), so no warning or note puts it in a log.
+    public static func shown(_ code: String) -> String {
+        Pseudonymizer.isPseudonym(code) ? code : SecretMasker.masked(code)
+    }
+
+    /// The option each code was given with and the code as messages show it (`--restricted ••••9f2c`).
+    public func described(_ code: String) -> String { "\(option(of: code)) \(Self.shown(code))" }
 
     /// The option each code was given with, for messages (`--restricted`).
     public func option(of code: String) -> String {

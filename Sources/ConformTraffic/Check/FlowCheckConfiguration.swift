@@ -20,6 +20,8 @@ public struct FlowCheckConfiguration: Sendable {
     public var verifyJWTSignature: (@Sendable (_ token: String, _ applicationCode: String) -> Bool)?
     /// Rules to skip, by id.
     public var disabledRules: Set<String>
+    /// The profile's public values (the reference's documented codes), which findings name as they are.
+    public var publicValues: Set<String>
 
     /// The reference implementation's four applications (default, jwt, restricted, restricted-access) unless told
     /// otherwise, with the endpoints of `profile`.
@@ -40,6 +42,13 @@ public struct FlowCheckConfiguration: Sendable {
         self.registeredBefore = registeredBefore
         self.verifyJWTSignature = verifyJWTSignature
         self.disabledRules = disabledRules
+        self.publicValues = Set(profile.redaction.publicValues)
+    }
+
+    /// An application code as findings name it: a public one or a pseudonym as it is, any other masked as reports
+    /// mask credentials, so a check of unredacted traffic puts no live code in a log or a report.
+    public func shown(_ code: String) -> String {
+        publicValues.contains(code) ? code : ApplicationCodes.shown(code)
     }
 
     /// Checks HS256 signatures with the given secrets, by application code (e.g. the reference's jwt application).

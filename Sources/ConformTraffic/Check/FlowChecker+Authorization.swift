@@ -23,7 +23,7 @@ extension FlowChecker {
     private func checkJWT(_ call: Call, code: String, report: (String) -> Void) {
         let id = call.endpoint.id
         guard case .bearer(let token) = call.auth else {
-            report("\(id) of JWT application '\(code)' without `Authorization: Bearer <JWT>`")
+            report("\(id) of JWT application '\(configuration.shown(code))' without `Authorization: Bearer <JWT>`")
             return
         }
         guard let claims = JWTClaims(token: token) else {
@@ -31,11 +31,13 @@ extension FlowChecker {
             return
         }
         if let verify = configuration.verifyJWTSignature, !verify(token, code) {
-            report("\(id) carries a JWT whose signature does not verify with the key of '\(code)'")
+            report("\(id) carries a JWT whose signature does not verify with the key of '\(configuration.shown(code))'")
         }
         if let key = claims.claims["infobip-api-key"]?.stringValue {
             if key != code {
-                report("\(id) carries a JWT for application '\(key)' but the app's application code is '\(code)'")
+                report(
+                    "\(id) carries a JWT for application '\(configuration.shown(key))' but the app's application code "
+                        + "is '\(configuration.shown(code))'")
             }
         } else {
             report("\(id) carries a JWT without the `infobip-api-key` claim (the application code)")

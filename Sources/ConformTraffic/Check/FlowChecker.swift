@@ -194,11 +194,13 @@ public struct FlowChecker: Sendable {
             }
             if endpoint.sendsPersonalData, accessRestricted || configuration.restrictedApplicationCodes.contains(code) {
                 findings.report(
-                    .restrictedPersonalData, "\(endpoint.id) sent by the app of restricted application '\(code)'")
+                    .restrictedPersonalData,
+                    "\(endpoint.id) sent by the app of restricted application '\(configuration.shown(code))'")
             } else if endpoint.id == "M7", accessRestricted {
                 findings.report(
                     .restrictedPersonalData,
-                    "M7 reads the user from the app of application '\(code)', which restricts access to personal data")
+                    "M7 reads the user from the app of application '\(configuration.shown(code))', which restricts access to personal data"
+                )
             }
         }
         if endpoint.id == "M4" || endpoint.id == "M5" {

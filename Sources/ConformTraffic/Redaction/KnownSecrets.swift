@@ -23,6 +23,32 @@ struct KnownSecrets: Sendable {
         }
     }
 
+    /// The pseudonym of a known secret.
+    func pseudonym(of secret: String) -> String? { pseudonyms[secret] }
+
+    /// Where known secrets occur in `text`, in order, the longest where several start at one place.
+    func ranges(in text: String) -> [Range<String.Index>] {
+        guard !pseudonyms.isEmpty, text.utf8.count >= Self.minimumLength else { return [] }
+        let bytes = Array(text.utf8)
+        var found: [Range<Int>] = []
+        var i = 0
+        while i + Self.minimumLength <= bytes.count {
+            let longest = (byPrefix[Self.prefix(bytes, at: i)] ?? []).filter {
+                i + $0.secret.count <= bytes.count && Array(bytes[i..<i + $0.secret.count]) == $0.secret
+            }.map(\.secret.count).max()
+            guard let length = longest else {
+                i += 1
+                continue
+            }
+            found.append(i..<i + length)
+            i += length
+        }
+        let view = text.utf8
+        return found.map {
+            view.index(view.startIndex, offsetBy: $0.lowerBound)..<view.index(view.startIndex, offsetBy: $0.upperBound)
+        }
+    }
+
     /// Every known secret in `text` replaced by its pseudonym, the longest first where several start at one place.
     func replacing(in text: String) -> String {
         guard !pseudonyms.isEmpty, text.utf8.count >= Self.minimumLength else { return text }

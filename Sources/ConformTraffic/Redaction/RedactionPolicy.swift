@@ -57,11 +57,9 @@ public struct RedactionPolicy: Sendable, Hashable {
     public static let disabled = RedactionPolicy(enabled: false)
 
     /// Query parameters whose values are credentials (compared case-insensitively).
-    public static let secretQueryKeys: Set<String> = [
-        "apikey", "api_key", "api-key", "access_token", "id_token", "refresh_token", "client_secret", "token",
-    ]
+    public static let secretQueryKeys = ProtocolProfile.secretQueryKeys
     /// Headers whose whole value is a credential, besides `Authorization`.
-    public static let secretHeaders: Set<String> = ["x-api-key", "api-key", "apikey", "x-auth-token"]
+    public static let secretHeaders = ProtocolProfile.secretHeaders
 
     /// One line per active rule, written to `meta.json`.
     var summary: [String] {

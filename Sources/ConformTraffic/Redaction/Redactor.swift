@@ -209,6 +209,16 @@ public final class Redactor: Sendable {
         return pseudonym
     }
 
+    /// Makes `secret` a known credential before any exchange carries it in a header: replaced by its credential
+    /// pseudonym wherever text holds it, whatever order exchanges are written in. Not named as met in metadata.
+    public func learn(credential secret: String) {
+        if keep.contains(secret) || Pseudonymizer.isPseudonym(secret) || secret.count < KnownSecrets.minimumLength {
+            return
+        }
+        let pseudonym = pseudonyms.credential(secret)
+        knownSecrets.withLock { $0.insert(secret, pseudonym: pseudonym) }
+    }
+
     /// The pseudonym this redactor gives `secret` as a credential (`nil` when it keeps it: a public value or a
     /// pseudonym already), without recording it as met: how `record --check` matches the codes it is told.
     public func pseudonym(ofCredential secret: String) -> String? {
@@ -347,9 +357,42 @@ public final class Redactor: Sendable {
         return digits >= 6 && s.allSatisfy { $0.isASCIIDigit || " +-().".contains($0) }
     }
 
+    /// Emails, phone numbers and JWTs that a URL or a form wrote percent-encoded (`user%40example.com`, twice
+    /// `user%2540example.com`): found in the decoded text and replaced in the text's own form, encoded as they were.
+    private func redact(encoded text: String) -> String {
+        guard let decoded = PercentDecoded(text) else { return text }
+        let plain = decoded.text
+        typealias Finder = (matches: [Range<String.Index>], replacement: (Substring) -> String?)
+        var finders: [Finder] = []
+        if plain.containsBytes("eyJ") {
+            finders.append(
+                (TextPattern.jwt.matches(in: plain), { self.keep.contains(String($0)) ? nil : self.jwt(String($0)) }))
+        }
+        if policy.emailsInText, plain.containsBytes("@") {
+            finders.append(
+                (
+                    TextPattern.email.matches(in: plain),
+                    { self.keep.contains(String($0)) ? nil : self.pseudonyms.email(String($0)) }
+                ))
+        }
+        if policy.phonesInText, plain.containsBytes("+") {
+            finders.append(
+                (
+                    TextPattern.internationalPhone.matches(in: plain),
+                    { self.keep.contains(String($0)) ? nil : self.pseudonyms.phone(String($0)) }
+                ))
+        }
+        let known = knownSecrets.withLock { $0 }
+        if !known.isEmpty {
+            finders.append((known.ranges(in: plain), { known.pseudonym(of: String($0)) }))
+        }
+        return decoded.replacing(decoded.edits(finders, in: text), in: text)
+    }
+
     /// Replaces known credentials, emails, international phone numbers and user patterns in free text.
     public func redact(text: String) -> String {
         var out = knownSecrets.withLock { $0.replacing(in: text) }
+        if out.containsBytes("%") { out = redact(encoded: out) }
         if out.containsBytes("eyJ") {
             out = TextPattern.jwt.replacing(in: out) { keep.contains(String($0)) ? nil : jwt(String($0)) }
         }

@@ -186,6 +186,31 @@ public struct SecretScanner: Sendable {
                 add(range, .email, "replace it by a pseudonym such as user-1234@\(Pseudonymizer.emailDomain)")
             }
         }
+        // What a URL or a form wrote percent-encoded (`user%40example.com`, `%252B385…`), found decoded.
+        if line.containsBytes("%"), let decoded = PercentDecoded(line) {
+            let view = line.utf8
+            func written(_ range: Range<String.Index>) -> Range<String.Index>? {
+                guard let bytes = decoded.writtenRange(range),
+                    view[view.index(view.startIndex, offsetBy: bytes.lowerBound)...].prefix(bytes.count).contains(
+                        UInt8(ascii: "%"))
+                else { return nil }
+                let lower = view.index(view.startIndex, offsetBy: bytes.lowerBound)
+                return lower..<view.index(lower, offsetBy: bytes.count)
+            }
+            for range in decoded.text.containsBytes("@") ? TextPattern.email.matches(in: decoded.text) : [] {
+                let domain = decoded.text[range].split(separator: "@").last.map { $0.lowercased() } ?? ""
+                if allowedEmailDomains.contains(where: { domain == $0 || domain.hasSuffix("." + $0) }) { continue }
+                if let range = written(range) {
+                    add(range, .email, "replace it by a pseudonym such as user-1234@\(Pseudonymizer.emailDomain)")
+                }
+            }
+            for range in decoded.text.containsBytes("+") ? TextPattern.internationalPhone.matches(in: decoded.text) : []
+            {
+                if let range = written(range) {
+                    add(range, .phone, "replace it by a pseudonym starting with +\(Pseudonymizer.phonePrefix)")
+                }
+            }
+        }
         for range in hasDigit ? phoneField?.captures(in: line, group: 1) ?? [] : [] {
             let digits = line[range].filter(\.isASCIIDigit)
             if digits.hasPrefix(Pseudonymizer.phonePrefix) || digits.count < 6 { continue }

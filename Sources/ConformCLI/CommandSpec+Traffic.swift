@@ -5,6 +5,12 @@ import ConformTraffic
 extension CommandSpec {
     static let noise = OptionSpec(
         "--noise", "FILE", .text(.file), usage: true, help: "Noise rules (YAML) for volatile fields and headers.")
+    static let noDefaultNoise = OptionSpec(
+        "--no-default-noise",
+        help: """
+            Compare what the protocol documents as differing on every run too (the send
+            time of a push, sendDateTime), which replay and diff otherwise ignore.
+            """)
     static let redact = OptionSpec(
         "--redact", "FILE", .text(.file),
         help: "Extra redaction rules (YAML: headers, jsonPaths, patterns; docs/recordings.md).")
@@ -94,6 +100,7 @@ extension CommandSpec {
                 "--target", "TARGET", .text(.words(["builtin", "http://", "https://", "exec:"])), usage: true,
                 usageValue: "URL|builtin|exec:CMD", help: "builtin (default), an http(s) URL, or exec:CMD."),
             noise,
+            noDefaultNoise,
             OptionSpec(
                 "--learn-noise", "FILE", .text(.file),
                 help: """
@@ -190,12 +197,7 @@ extension CommandSpec {
                 help: "A reference fault for the second builtin target (repeatable)."),
             OptionSpec(
                 "--noise", "FILE", .text(.file), usage: true, help: "Noise rules (YAML) for recordings and responses."),
-            OptionSpec(
-                "--no-default-noise",
-                help: """
-                    Compare what the protocol documents as differing on every run too (the send
-                    time of a push, sendDateTime), which diff otherwise ignores.
-                    """),
+            noDefaultNoise,
             .variables("Suite variables (repeatable); also CONFORM_VAR_NAME, which --var overrides."),
             OptionSpec(
                 "--map", "OLD=NEW", .text(), repeatable: true,

@@ -18,8 +18,7 @@ enum DiffCommand {
         let b = try Target(parsing: targets[1], faults: parsed.values("--fault-b"), subcommand: "diff")
         guard let given = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         // Two correct implementations differ on what the protocol documents as volatile: ignored unless asked.
-        let noise =
-            parsed.has("--no-default-noise") ? given : given.merging(.documented(by: ConformCommand.profile.replay))
+        let noise = TrafficSupport.withDocumentedNoise(given, parsed)
         // Without inputs, ./suites and nothing else: a diff compares what the user has, never the installed suites.
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
         let session = Session(

@@ -16,7 +16,10 @@ enum ReplayCommand {
                 subcommand: "replay")
         }
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
-        guard let noise = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        guard let given = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
+        // A correct implementation differs from its own recording on what the protocol documents as volatile (the
+        // send time of a push): ignored unless asked, as diff does.
+        let noise = TrafficSupport.withDocumentedNoise(given, parsed)
         let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         let maxBody = try parsed.maxBody()
         var options = try replayOptions(parsed, target: target, timeout: timeout)

@@ -42,6 +42,12 @@ enum TrafficSupport {
         }
     }
 
+    /// `given` with what the protocol documents as differing on every run of a correct implementation, unless
+    /// `--no-default-noise` (replay and diff).
+    static func withDocumentedNoise(_ given: NoiseRules, _ parsed: Arguments) -> NoiseRules {
+        parsed.has("--no-default-noise") ? given : given.merging(.documented(by: ConformCommand.profile.replay))
+    }
+
     /// Replay options for a target: HTTP targets rewrite recorded origins; every exchange ends within `timeout`.
     static func replayOptions(
         _ target: Target, substitutions: [String: String], sequential: Bool, timeout: Duration

@@ -99,6 +99,19 @@ import Testing
         }
     }
 
+    /// A replay of the bundled recording against the reference it was recorded from is the same behaviour on any day:
+    /// the send time of a synced push, which the protocol documents as differing on every run, is ignored as in
+    /// `diff`, and compared only with `--no-default-noise`.
+    @Test func aReplayIgnoresWhatTheProtocolDocumentsAsVolatile() async throws {
+        let replay = try await conform(["replay", "recordings/personalization-flow"])
+        #expect(replay.code == 0, "replay printed:\n\(replay.out)\(replay.err)")
+        #expect(replay.out.hasSuffix("Result: SAME BEHAVIOUR\n"))
+        let strict = try await conform(["replay", "recordings/personalization-flow", "--no-default-noise"])
+        #expect(strict.code == 1, "replay printed:\n\(strict.out)\(strict.err)")
+        #expect(strict.out.contains("differs $.payloads[0].internalData.sendDateTime"))
+        #expect(strict.out.hasSuffix("Result: DIFFERENT BEHAVIOUR\n"))
+    }
+
     @Test func noColorIsHonouredAndPipesGetNone() async throws {
         let run = try await conform(["run", "suites/01-registration.yaml"], environment: ["NO_COLOR": "1"])
         #expect(!run.out.contains("\u{1B}["))

@@ -79,6 +79,9 @@ enum ForwardOptions {
         let leaves = LeafCache(authority: authority)
         let fingerprint = authority.certificate.sha256Fingerprint
         raiseDescriptorLimit()
+        // Each refusal and failed handshake is told once as it comes (on stderr, beside live violations) and counted.
+        let err = io.err
+        let notices = ForwardNotices { err.write($0 + "\n") }
         return await ProxySessions.run(
             upstreams: [:], transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"), reports: reports,
@@ -86,6 +89,7 @@ enum ForwardOptions {
             limits: ProxyLimits(requestDeadline: timeout + .seconds(1)),
             configure: { session in
                 session.forward = policy
+                session.notices = notices
                 session.serving = { handler, serverLimits in
                     let server = try ForwardProxyServer(
                         handler: handler, host: listen.host, port: listen.port, limits: serverLimits,
@@ -95,7 +99,7 @@ enum ForwardOptions {
                                 return nil
                             }
                             return TLSIdentity(keyPEM: leaf.key.pem, certificatePEM: leaf.certificate.pem)
-                        })
+                        }, notices: notices)
                     try server.start()
                     var notes = ["TLS: allowed hosts are opened with leaves from the local CA (SHA-256 \(fingerprint))"]
                     notes += DeviceAddresses.notes(host: listen.host, port: server.boundPort, scheme: "http")

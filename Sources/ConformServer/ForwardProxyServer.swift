@@ -35,7 +35,9 @@ public final class ForwardProxyServer: Sendable {
     private let interceptor: HTTPServer
     private let handler: any HTTPHandler
     private let credentials: ForwardCredentials
-    private let handshakeFailures = HandshakeFailures()
+    private let handshakeFailures: HandshakeFailures
+    /// Where refusals and failed handshakes are told as they happen, and counted; `nil` counts them only here.
+    public let notices: ForwardNotices?
     private let allowedAddresses: AllowedAddresses
     /// The listening socket, the wake pipe's write end, the bound port, and this machine's addresses then.
     private let state = Mutex<(listener: Int32, wake: Int32, port: UInt16, own: Set<[UInt8]>)>((-1, -1, 0, []))
@@ -50,7 +52,7 @@ public final class ForwardProxyServer: Sendable {
         handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
         forwardLimits: ForwardLimits? = nil, policy: ForwardPolicy,
         identity: @escaping @Sendable (String) -> TLSIdentity?, connectTimeout: Duration = .seconds(10),
-        idleTimeout: Duration = .seconds(120), log: HTTPServer.LogHandler? = nil
+        idleTimeout: Duration = .seconds(120), log: HTTPServer.LogHandler? = nil, notices: ForwardNotices? = nil
     ) throws {
         guard let address = ListenAddress(host: host) else {
             throw HTTPServerError(
@@ -82,6 +84,8 @@ public final class ForwardProxyServer: Sendable {
         self.policy = policy
         self.handler = handler
         self.credentials = ForwardCredentials(identity: identity)
+        self.notices = notices
+        self.handshakeFailures = HandshakeFailures(notices: notices)
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
         self.allowedAddresses = AllowedAddresses(policy: policy, timeout: connectTimeout)
@@ -386,6 +390,7 @@ public final class ForwardProxyServer: Sendable {
         _ client: Int32, _ status: Int, _ code: String, _ message: String, _ deadline: ContinuousClock.Instant
     ) {
         counters.refused.add(1, ordering: .relaxed)
+        notices?.note(.refusedConnect, "refused CONNECT (\(status)): \(message)")
         let response = handler.refusal(status: HTTPStatus(status), code: code, message: message)
         var head = "HTTP/1.1 \(status) \(ForwardHead.reason(status))\r\n"
         for field in response.headerFields where !["content-length", "connection"].contains(field.name.lowercased()) {

@@ -215,6 +215,7 @@ func forwardedURL(_ connection: OpaquePointer, _ target: [UInt8]) -> Result<Stri
     let text = String(decoding: target, as: UTF8.self)
     if let raw = conform_mhd_socket_context(connection) {
         let tunnel = Unmanaged<TunnelOrigin>.fromOpaque(raw).takeUnretainedValue()
+        tunnel.interception?.requestArrived()
         guard target.first == UInt8(ascii: "/") else {
             return .failure(
                 .badRequest(

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import ConformCore
 import Synchronization
 
 /// A leaf and its key as GnuTLS presents them to the clients of intercepted tunnels; freed once no tunnel and no
@@ -18,8 +19,16 @@ final class TLSCredential: @unchecked Sendable {
 /// than the tunnel's host.
 final class HandshakeFailures: Sendable {
     private let count = Atomic<Int>(0)
+    let notices: ForwardNotices?
+
+    init(notices: ForwardNotices? = nil) { self.notices = notices }
+
     var value: Int { count.load(ordering: .relaxed) }
-    func add() { count.add(1, ordering: .relaxed) }
+
+    func add(_ kind: ForwardNotices.Kind, _ line: String) {
+        count.add(1, ordering: .relaxed)
+        notices?.note(kind, line)
+    }
 }
 
 /// One tunnel handed to an intercepting ``HTTPServer``: the host its leaf is for (and its SNI must name) and whether
@@ -29,6 +38,9 @@ final class Interception: Sendable {
     let credential: TLSCredential
     let failures: HandshakeFailures
     private let chosen = Atomic<Bool>(false)
+    private let served = Atomic<Bool>(false)
+    /// Whether the handshake already failed and was counted (a name other than the tunnel's host).
+    private let refused = Atomic<Bool>(false)
 
     init(host: String, credential: TLSCredential, failures: HandshakeFailures) {
         self.host = host
@@ -39,9 +51,30 @@ final class Interception: Sendable {
     /// Marks the handshake as having reached the choice of a leaf; `false` if it already had (once per tunnel).
     func reachCertificate() -> Bool { !chosen.exchange(true, ordering: .acquiringAndReleasing) }
 
-    /// The tunnel's connection closed: a handshake that never reached the choice of a leaf failed.
+    /// A request came through the tunnel: its client trusted the leaf.
+    func requestArrived() { served.store(true, ordering: .releasing) }
+
+    /// The handshake failed for naming another host: counted once, there.
+    func refuseName(_ name: String) {
+        refused.store(true, ordering: .releasing)
+        failures.add(
+            .wrongName,
+            "a tunnel to \(host) named \(HTTPSyntax.quoted(name)) in its TLS handshake (SNI must name the CONNECT host)"
+        )
+    }
+
+    /// The tunnel's connection closed: a handshake that never reached the choice of a leaf failed, and a client that
+    /// saw the leaf and sent nothing did not trust it (or pins certificates).
     func closed() {
-        if !chosen.load(ordering: .acquiring) { failures.add() }
+        if refused.load(ordering: .acquiring) { return }
+        if !chosen.load(ordering: .acquiring) {
+            failures.add(.noHandshake, "no TLS handshake came in a tunnel to \(host) (the client sent none in time)")
+        } else if !served.load(ordering: .acquiring) {
+            failures.add(
+                .untrusted,
+                "a client closed its tunnel to \(host) once it saw the leaf, sending no request: it does not trust the "
+                    + "local CA or pins certificates (install the CA as docs/devices.md says)")
+        }
     }
 }
 
@@ -76,7 +109,7 @@ func conformForwardTLSLookup(
         return Int32(CONFORM_TLS_UNKNOWN.rawValue)
     }
     if let serverName, ForwardAuthority.normalized(String(cString: serverName)) != interception.host {
-        interception.failures.add()
+        interception.refuseName(String(cString: serverName))
         return Int32(CONFORM_TLS_WRONG_NAME.rawValue)
     }
     found.pointee = interception.credential.pointer

@@ -330,9 +330,23 @@ struct ForwardRecordTests {
         let elsewhere = try await ChildProcess.output(
             curl, ["-sS", "--proxy", fixture.proxy, "--cacert", fixture.ca, "https://conform.invalid/mobile/1/x"])
         #expect(elsewhere.output.contains("answers only POST /_conform/events"), "\(elsewhere.output)")
+        // A client that does not trust the local CA closes its tunnel when it sees the leaf.
+        let untrusting = try await ChildProcess.output(curl, ["-sS", "--proxy", fixture.proxy, fixture.origin + "/"])
+        #expect(untrusting.status == 60, "\(untrusting.output)")
         let (code, out, exchanges) = try await fixture.finish()
         #expect(code == 0)
         #expect(exchanges.isEmpty, "nothing refused is recorded")
+        // Each refusal and failed handshake is said as it comes, with what would allow it, and counted at the end.
+        #expect(out.contains("refused CONNECT (403): CONNECT to elsewhere.example.test:443 is not allowed"), "\(out)")
+        #expect(out.contains("refused GET http://elsewhere.example.test…: "), "\(out)")
+        #expect(out.contains("(add --allow-host elsewhere.example.test)\n"), "\(out)")
+        #expect(
+            out.contains("a client closed its tunnel to localhost once it saw the leaf, sending no request"), "\(out)")
+        #expect(out.contains("Refused 1 CONNECT and 1 plain request (hosts or ports not allowed"), "\(out)")
+        #expect(
+            out.contains(
+                "TLS handshakes that failed in intercepted tunnels: 1 (1 closed by a client that does not trust the "
+                    + "local CA or pins certificates, 0 naming another host, 0 with no handshake)"), "\(out)")
         #expect(out.contains("App event 1: login"), "\(out)")
         #expect(out.contains("App event 2: logout"), "\(out)")
         #expect(out.contains("Recorded 0 exchanges and 2 app events"), "\(out)")

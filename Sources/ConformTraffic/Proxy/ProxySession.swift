@@ -42,6 +42,8 @@ public struct ProxySession: Sendable {
     public var forward: ForwardPolicy?
     /// For an in-process transport only: ``RecordingProxy/reachedOrigin``.
     public var reachedOrigin: (@Sendable (HTTPRequest) -> String?)?
+    /// In forward mode, where refusals and failed handshakes are told and counted (its summary ends the session).
+    public var notices: ForwardNotices?
 
     /// A proxy being served: the address clients use, what more the first lines say about it, how to stop it.
     public struct Listening: Sendable {
@@ -125,6 +127,7 @@ public struct ProxySession: Sendable {
                 checked(.event(event))
             }, limits: limits, profile: profile, forward: forward, serverLimits: serverLimits)
         configured.reachedOrigin = reachedOrigin
+        configured.notices = notices
         let proxy = configured
         // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
         // comes); the proxy's limits bound how many wait and for how long. The forward proxy's servers do the same
@@ -173,6 +176,7 @@ public struct ProxySession: Sendable {
         let events = total.events == 0 ? "" : " and \(total.events) app event\(total.events == 1 ? "" : "s")"
         out.write(
             "Recorded \(total.exchanges) exchange\(total.exchanges == 1 ? "" : "s")\(events) into \(shownDirectory)\n")
+        for line in notices?.summary ?? [] { out.write(line + "\n") }
         let lost = writer.lostCount
         if lost > 0 {
             // The clients were answered, but the recording misses what could not be written: not a whole recording.

@@ -35,10 +35,11 @@ extension RecordingProxy {
             ? policy.allowsTLS(host: target.authority.host, port: target.port)
             : policy.allowsPlain(host: target.authority.host, port: target.port)
         guard allowed else {
-            return refusal(
-                403, "FORWARD_NOT_ALLOWED",
+            let reason =
                 "\(target.origin) is not an allowed host; the proxy forwards and records only the hosts named with "
-                    + "--allow-host (add --allow-host \(target.authority))")
+                + "--allow-host (add --allow-host \(target.authority))"
+            notices?.note(.refusedRequest, "refused \(request.method) \(target.origin)…: \(reason)")
+            return refusal(403, "FORWARD_NOT_ALLOWED", reason)
         }
         var originForm = request
         originForm.url = target.path

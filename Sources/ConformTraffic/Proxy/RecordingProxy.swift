@@ -36,6 +36,8 @@ public struct RecordingProxy: Sendable {
     /// rebased onto instead of its upstream's base URL, so the implementation announces what the client can reach.
     /// The value comes from the client's `Host`: a network transport must never be given it.
     public var reachedOrigin: (@Sendable (HTTPRequest) -> String?)?
+    /// In forward mode, told each request refused for naming a host that is not allowed (``ForwardNotices``).
+    public var notices: ForwardNotices?
     let gate: AdmissionGate
 
     public init(

@@ -61,28 +61,38 @@ enum VerifyCommand {
         let runner = Runner(transport: bundle.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
         guard let judged = outcome.result else { return io.status(of: outcome) }
-        let differences =
-            VerifiedBundle.differences(report: bundle.report.result, judged: judged)
-            + VerifiedBundle.differences(written: bundle.reportJSON, judged: judged)
-        if !differences.isEmpty {
+        let disagreements: [(file: String, differences: [String])]
+        do {
+            disagreements = try bundle.disagreements(judged: judged, directory: directory)
+        } catch {
+            io.report(error.diagnostic)
+            return ConformCommand.ExitCode.cannotRun
+        }
+        if !disagreements.isEmpty {
             for problem in outcome.problems { io.report(problem) }
-            let shown = differences.prefix(10).map { "\n  \($0)" }.joined() + (differences.count > 10 ? "\n  …" : "")
-            io.report(
-                Diagnostic(
-                    .bundleDisagrees, file: path + "/" + CertificationBundle.jsonReport,
-                    message:
-                        "the report does not follow from the bundle's log (\(Noun("difference").counted(differences.count))):\(shown)",
-                    help: "the report or the log was changed, or the run cannot be judged again; make the bundle again")
-            )
+            for (file, differences) in disagreements {
+                let shown =
+                    differences.prefix(10).map { "\n  \($0)" }.joined() + (differences.count > 10 ? "\n  …" : "")
+                io.report(
+                    Diagnostic(
+                        .bundleDisagrees, file: path + "/" + file,
+                        message:
+                            "the report does not follow from the bundle's log (\(Noun("difference").counted(differences.count))):\(shown)",
+                        help:
+                            "the report or the log was changed, or the run cannot be judged again; make the bundle again"
+                    ))
+            }
             return ConformCommand.ExitCode.cannotRun
         }
         io.err.write(
-            "Verdict: judged again from the log, the same as the bundle's report for all \(judged.stepCount) steps\n")
+            "Verdict: judged again from the log, the same as each of the bundle's reports (JSON, JUnit, HTML) for all \(judged.stepCount) steps\n"
+        )
         return io.status(of: outcome)
     }
 }
 
-/// A bundle whose files match its manifest, read: its info, report, suites and exchange log.
+/// A bundle whose files match its manifest and are the files a bundle holds, read: its info, report, suites and
+/// exchange log; its product file agrees with the report's provenance.
 struct VerifiedBundle {
     var manifest: BundleManifest
     var info: BundleInfo
@@ -96,14 +106,16 @@ struct VerifiedBundle {
 
     init(directory: String, shown: String) throws(BundleProblem) {
         manifest = try BundleManifest.check(directory: directory)
-        info = try BundleInfo(json: try BundleManifest.read(CertificationBundle.infoFile, in: directory))
-        let reportData = try BundleManifest.read(CertificationBundle.jsonReport, in: directory)
+        info = try BundleInfo(
+            json: try Self.bytes(CertificationBundle.infoFile, in: directory, limit: BundleInfo.maxFileBytes))
+        let reportBytes = try Self.bytes(CertificationBundle.jsonReport, in: directory, limit: Self.maxReportBytes)
         do throws(RunReportError) {
-            report = try RunReport.read(reportData, source: CertificationBundle.jsonReport)
-            reportJSON = (try? JSONValue.parse(reportData)) ?? .null
+            report = try RunReport.read(bytes: reportBytes, source: CertificationBundle.jsonReport)
+            reportJSON = try RunReport.writtenVerdicts(bytes: reportBytes, source: CertificationBundle.jsonReport)
         } catch {
             throw BundleProblem(file: CertificationBundle.jsonReport, error.message, help: error.help)
         }
+        try Self.checkFiles(manifest, info: info, product: report.result.provenance?.product, in: directory)
         var files: [(name: String, contents: Data?)] = []
         for name in info.suites {
             guard BundleManifest.isPlainRelative(name), manifest.entries.contains(where: { $0.path == name }) else {

@@ -181,21 +181,9 @@ public struct BundleInfo: Sendable, Hashable {
         let root: JSONValue
         var pseudonyms: [String: String] = [:]
         var failures: [Failure] = []
-        if let read = try? Self.members(bytes) {
+        if let read = try? Self.members(bytes), let entries = FlatJSONReader.entries(bytes, read) {
             root = read.root
-            let spans = JSONSpans(bytes: bytes)
-            guard let range = read.pseudonyms, let members = spans.members(range),
-                members.count <= BundlePseudonyms.maxValues
-            else { throw fail("$.pseudonyms: expected an object of strings") }
-            pseudonyms.reserveCapacity(members.count)
-            for (key, value) in members {
-                pseudonyms[key] = try string(Self.value(value, in: spans), "$.pseudonyms.\(key)")
-            }
-            guard let range = read.failures, let elements = spans.elements(range), elements.count <= 1_000_000
-            else { throw fail("$.failures: expected a list") }
-            for (i, element) in elements.enumerated() {
-                failures.append(try failure(Self.value(element, in: spans) ?? .null, i))
-            }
+            (pseudonyms, failures) = entries
         } else {
             do {
                 root = try JSONValue.parse(
@@ -247,20 +235,6 @@ public struct BundleInfo: Sendable, Hashable {
             }
         }
         return (.object(root), pseudonyms, failures)
-    }
-
-    /// The value at `range`: a plain string (no escapes, no control characters) read as it is, anything else
-    /// parsed.
-    private static func value(_ range: Range<Int>, in spans: JSONSpans) -> JSONValue? {
-        let b = spans.bytes
-        if range.count >= 2, b[range.lowerBound] == 0x22, b[range.upperBound - 1] == 0x22,
-            !b[(range.lowerBound + 1)..<(range.upperBound - 1)].contains(where: {
-                $0 == 0x5C || $0 == 0x22 || $0 < 0x20
-            })
-        {
-            return .string(String(decoding: b[(range.lowerBound + 1)..<(range.upperBound - 1)], as: UTF8.self))
-        }
-        return try? spans.parse(range, source: CertificationBundle.infoFile)
     }
 
     /// An object of strings, at `path`.

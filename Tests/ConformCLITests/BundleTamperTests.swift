@@ -168,6 +168,34 @@ import Testing
         #expect(version.err.contains("error: VERSION: does not name the kit bundle.json names"), "\(version.err)")
     }
 
+    /// A file over its limit is refused by its size before a byte is read (sparse files: no disk is spent).
+    @Test func aFileOverItsLimitIsRefusedBeforeItIsRead() async throws {
+        let scratch = try Scratch("tamper")
+        let dir = try await failingBundle(scratch)
+        func grow(_ path: String, to size: UInt64) throws {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.truncate(atOffset: size)
+            try handle.close()
+        }
+        let html = try await tampered(dir, scratch, reseal: false) { copy in
+            try grow(copy + "/report.html", to: UInt64(BundleManifest.maxFileBytes) + 1)
+        }
+        #expect(html.code == 2)
+        #expect(
+            html.err.contains(
+                """
+                error: report.html: cannot be read: larger than 1073741824 bytes
+                help: verify reads this file only up to 1073741824 bytes (docs/hostile-input.md), more than 'conform run --bundle' writes; ask for the bundle as it was written
+                """), "\(html.err)")
+        // bundle.json over its own, smaller limit, with the manifest written again so only the limit stops it.
+        let info = try await tampered(dir, scratch) { copy in
+            try grow(copy + "/bundle.json", to: UInt64(BundleInfo.maxFileBytes) + 1)
+        }
+        #expect(info.code == 2)
+        #expect(
+            info.err.contains("error: bundle.json: cannot be read: larger than 268435456 bytes\n"), "\(info.err)")
+    }
+
     @Test func aManifestWithCRLFLineEndingsIsSaidToBeOne() async throws {
         let scratch = try Scratch("tamper")
         let dir = try await failingBundle(scratch)

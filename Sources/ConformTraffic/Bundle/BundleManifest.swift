@@ -191,9 +191,9 @@ public struct BundleManifest: Sendable, Hashable {
 
     /// What to do about a file refused for `refusal`.
     public static func refusalHelp(_ refusal: ConfinedFile.Refusal) -> String {
-        if case .tooLarge = refusal {
+        if case .tooLarge(let limit) = refusal {
             return
-                "a bundle's files are at most \(maxFileBytes) bytes each (docs/hostile-input.md); this is not a bundle 'conform run --bundle' wrote"
+                "verify reads this file only up to \(limit) bytes (docs/hostile-input.md), more than 'conform run --bundle' writes; ask for the bundle as it was written"
         }
         return "check the bundle's files"
     }

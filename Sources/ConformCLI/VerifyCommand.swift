@@ -3,6 +3,7 @@ import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformTraffic
+import ConformYAML
 import Foundation
 
 /// `conform verify DIR`: a certification bundle checked against its manifest, then its plan judged again from its
@@ -123,7 +124,8 @@ struct VerifiedBundle {
                     file: CertificationBundle.infoFile, "names the suite '\(name)', which the manifest does not list",
                     help: "the file is written by 'conform run --bundle DIR'; do not edit it")
             }
-            files.append((shown + "/" + name, try BundleManifest.read(name, in: directory)))
+            // Refused above the size every suite file is loaded to, before it is read.
+            files.append((shown + "/" + name, Data(try Self.bytes(name, in: directory, limit: YAMLLimits().maxBytes))))
         }
         let loaded = LoadedSuites(files: files, profile: ConformCommand.profile)
         suites = loaded.suites

@@ -111,7 +111,10 @@ extension VerifiedBundle {
     /// Each report of the bundle that says otherwise than the run judged again, with what it says otherwise:
     /// `report.json` step by step and in its derived members, `report.xml` and `report.html` item by item
     /// (``ReportVerdicts``). The JUnit and HTML reports are read as they stream.
-    func disagreements(judged: RunResult, directory: String) throws(BundleProblem) -> [(
+    ///
+    /// The HTML page's `<script>` and `<style>` are compared only when `sameKit` (the bundle was written by this
+    /// kit's version and commit): another kit writes its own.
+    func disagreements(judged: RunResult, directory: String, sameKit: Bool) throws(BundleProblem) -> [(
         file: String, differences: [String]
     )] {
         var out: [(file: String, differences: [String])] = []
@@ -132,8 +135,12 @@ extension VerifiedBundle {
             } catch {
                 throw BundleProblem(file: file, "cannot be read: \(error)", help: BundleManifest.refusalHelp(error))
             }
-            let differences = ReportVerdicts.differences(
-                written: scanner.finish(), judged: ReportVerdicts.rendered(judged, by: reporter, format: format))
+            var written = scanner.finish(), again = ReportVerdicts.rendered(judged, by: reporter, format: format)
+            if !sameKit {
+                written.items.removeAll { ["a script", "a style"].contains($0.what) }
+                again.items.removeAll { ["a script", "a style"].contains($0.what) }
+            }
+            let differences = ReportVerdicts.differences(written: written, judged: again)
             if !differences.isEmpty { out.append((file, differences)) }
         }
         return out

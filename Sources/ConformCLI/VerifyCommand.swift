@@ -62,9 +62,15 @@ enum VerifyCommand {
         let runner = Runner(transport: bundle.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
         guard let judged = outcome.result else { return io.status(of: outcome) }
+        let sameKit = bundle.info.kitVersion == ConformCommand.version && bundle.info.kitCommit == ConformCommand.commit
+        if !sameKit {
+            io.err.write(
+                "Reports: the bundle was written by conform \(bundle.info.kitVersion) (commit \(bundle.info.kitCommit)), not this kit; the HTML page's script and style were not compared\n"
+            )
+        }
         let disagreements: [(file: String, differences: [String])]
         do {
-            disagreements = try bundle.disagreements(judged: judged, directory: directory)
+            disagreements = try bundle.disagreements(judged: judged, directory: directory, sameKit: sameKit)
         } catch {
             io.report(error.diagnostic)
             return ConformCommand.ExitCode.cannotRun

@@ -33,6 +33,8 @@ public struct ReportVerdicts: Sendable, Hashable {
     /// The longest tag and the most text of one item read; what is longer is cut (tag) or left out (text).
     public static let maxTagBytes = 64 * 1024
     public static let maxTextBytes = 4 * 1024
+    /// The most of a `<script>` or `<style>` compared (the writer's are a few KiB); a longer one differs.
+    public static let maxRawBytes = 256 * 1024
 
     public init(items: [Item] = []) { self.items = items }
 
@@ -54,24 +56,39 @@ public struct ReportVerdicts: Sendable, Hashable {
     }
 
     /// Where `written` (a bundle's report) and `judged` (the same report of the run judged again) differ, item by
-    /// item in document order: `what: the report says X, judged again Y`.
+    /// item in document order: `what: the report says X, judged again Y`. An item only one of them holds (one
+    /// added, one taken out) is named alone, and the comparison goes on in step after it.
     public static func differences(written: ReportVerdicts, judged: ReportVerdicts) -> [String] {
+        let a = written.items, b = judged.items
         var out: [String] = []
-        for i in 0..<max(written.items.count, judged.items.count) {
-            let a = i < written.items.count ? written.items[i] : nil
-            let b = i < judged.items.count ? judged.items[i] : nil
-            switch (a, b) {
-            case (let a?, let b?) where a == b: continue
-            case (let a?, let b?) where a.what == b.what:
-                out.append("\(a.what): the report says \(a.says), judged again \(b.says)")
-            case (let a?, let b?):
-                out.append("the report says \(a.what): \(a.says), judged again \(b.what): \(b.says)")
-            case (let a?, nil): out.append("\(a.what): the report says \(a.says), judged again nothing")
-            case (nil, let b?): out.append("\(b.what): the report says nothing, judged again \(b.says)")
-            case (nil, nil): continue
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if i < a.count, j < b.count, a[i] == b[j] {
+                i += 1
+                j += 1
+            } else if i < a.count, j < b.count, a[i].what == b[j].what {
+                out.append("\(a[i].what): the report says \(shown(a[i].says)), judged again \(shown(b[j].says))")
+                i += 1
+                j += 1
+            } else if i < a.count, j >= b.count || (i + 1 < a.count && a[i + 1] == b[j]) {
+                out.append("\(a[i].what): the report says \(shown(a[i].says)), judged again nothing")
+                i += 1
+            } else if j < b.count, i >= a.count || (j + 1 < b.count && a[i] == b[j + 1]) {
+                out.append("\(b[j].what): the report says nothing, judged again \(shown(b[j].says))")
+                j += 1
+            } else {
+                out.append(
+                    "the report says \(a[i].what): \(shown(a[i].says)), judged again \(b[j].what): \(shown(b[j].says))")
+                i += 1
+                j += 1
             }
         }
         return out
+    }
+
+    /// `says` as a message shows it: a long one (a script, a style sheet) by its start and size.
+    static func shown(_ says: String) -> String {
+        says.utf8.count <= 120 ? says : "'\(says.prefix(40))…' (\(says.utf8.count) bytes)"
     }
 
     /// Reads a report's bytes as they come: ``feed(_:)`` as often as needed, then ``finish()``.
@@ -91,6 +108,9 @@ public struct ReportVerdicts: Sendable, Hashable {
         var tagTooLong = false
         /// The last bytes seen inside a comment, CDATA section or raw element, to find its end.
         var tail: [UInt8] = []
+        /// The content of the `<script>` or `<style>` being read, up to ``ReportVerdicts/maxRawBytes`` (and one
+        /// byte more, to tell a longer one).
+        var raw: [UInt8] = []
         var verdicts = ReportVerdicts()
         var reading = Reading()
 
@@ -143,13 +163,10 @@ public struct ReportVerdicts: Sendable, Hashable {
                         i += 1
                         continue
                     }
-                    guard let open = next(UInt8(ascii: "<"), from: i) else {
-                        tail.removeAll()
-                        i = n
-                        continue
-                    }
+                    let open = next(UInt8(ascii: "<"), from: i) ?? n
+                    keepRaw(UnsafeRawBufferPointer(rebasing: bytes[i..<open]))
                     tail.removeAll()
-                    step(bytes[open])
+                    if open < n { step(bytes[open]) }
                     i = open + 1
                 case .tag:
                     step(bytes[i])
@@ -191,8 +208,15 @@ public struct ReportVerdicts: Sendable, Hashable {
                 if tag.count < ReportVerdicts.maxTagBytes { tag.append(byte) } else { tagTooLong = true }
             case .comment: ending(byte, Self.commentEnd)
             case .cdata: ending(byte, Self.cdataEnd)
-            case .raw(let end): ending(byte, end, caseInsensitive: true)
+            case .raw(let end):
+                keepRaw(CollectionOfOne(byte))
+                ending(byte, end, caseInsensitive: true)
             }
+        }
+
+        mutating func keepRaw(_ bytes: some Collection<UInt8>) {
+            let room = ReportVerdicts.maxRawBytes + 1 - raw.count
+            if room > 0 { raw.append(contentsOf: bytes.prefix(room)) }
         }
 
         /// Keeps the last bytes of a comment, CDATA section or raw element; back to text at `end` (for a raw
@@ -204,6 +228,14 @@ public struct ReportVerdicts: Sendable, Hashable {
             guard tail == marker else { return }
             tail.removeAll()
             if case .raw = state {
+                // The content without its end marker, which was kept with it.
+                let name = String(decoding: marker.dropFirst(2), as: UTF8.self)
+                let content =
+                    raw.count > ReportVerdicts.maxRawBytes
+                    ? "longer than \(ReportVerdicts.maxRawBytes) bytes"
+                    : String(decoding: raw.dropLast(min(raw.count, marker.count)), as: UTF8.self)
+                verdicts.items.append(Item("a \(name)", content))
+                raw.removeAll()
                 state = .tag
                 tag = Array(marker.dropFirst())
                 tagTooLong = false
@@ -227,6 +259,7 @@ public struct ReportVerdicts: Sendable, Hashable {
             {
                 state = .raw(Array("</\(parsed.name)".utf8))
                 tail.removeAll()
+                raw.removeAll()
             }
         }
     }
@@ -283,6 +316,8 @@ public struct ReportVerdicts: Sendable, Hashable {
         /// The item whose text is being gathered (`nil`: text is passed over), the element that ends it, and
         /// the text so far.
         var capture: (what: String, prefix: String, until: String)?
+        /// Elements of the capture's own name opened inside it, so that a nested one does not end it.
+        var depth = 0
         var captured: [UInt8] = []
         /// JUnit: the test case open, and the outcomes its children give.
         var testCase: String?
@@ -297,6 +332,7 @@ public struct ReportVerdicts: Sendable, Hashable {
 
         mutating func start(_ what: String, prefix: String = "", until: String) {
             capture = (what, prefix, until)
+            depth = 0
             captured.removeAll(keepingCapacity: true)
         }
 
@@ -354,33 +390,63 @@ public struct ReportVerdicts: Sendable, Hashable {
             }
         }
 
+        /// Elements the HTML writer never writes: they embed, load or run something, or send the page elsewhere.
+        static let foreignElements: Set<String> = [
+            "iframe", "frame", "frameset", "object", "embed", "base", "link", "form", "template", "svg", "math", "img",
+            "video", "audio", "canvas", "noscript",
+        ]
+
         mutating func html(_ tag: ParsedTag, into verdicts: inout ReportVerdicts) {
             let a = tag.attributes
             if tag.closing {
-                if let capture, tag.name == capture.until {
+                if let capture, tag.name == capture.until, depth == 0 {
                     verdicts.items.append(Item(capture.what, capture.prefix + gathered()))
                     self.capture = nil
                 } else {
+                    if tag.name == capture?.until { depth -= 1 }
                     separate()
                 }
                 if tag.name == "ul" { inCounts = false }
                 return
             }
+            Self.foreign(tag, into: &verdicts)
             guard capture == nil else {
+                if tag.name == capture?.until, !tag.selfClosing { depth += 1 }
                 separate()
                 return
             }
-            let classes = a["class"] ?? ""
+            let classes = (a["class"] ?? "").split(whereSeparator: \.isWhitespace)
+            let shownClasses = classes.joined(separator: " ")
+            // Every element the page styles as a verdict (a step, a suite, a cell, a badge), in order.
+            if classes.contains(where: { $0.hasPrefix("v-") }) {
+                verdicts.items.append(Item("an element marked as a verdict", "<\(tag.name) class=\"\(shownClasses)\">"))
+            }
             switch tag.name {
             case "title": start("the title", until: "title")
-            case "p" where a["id"] == "overall" || classes.split(separator: " ").contains("overall"):
-                start("the headline", prefix: "(\(classes)) ", until: "p")
-            case "ul" where classes.split(separator: " ").contains("counts"): inCounts = true
-            case "li" where inCounts: start("a count", prefix: "(\(classes)) ", until: "li")
+            case _ where a["id"] == "overall" || classes.contains("overall"):
+                start("the headline", prefix: "(\(shownClasses)) ", until: tag.name)
+            case "ul" where classes.contains("counts"): inCounts = true
+            case "li" where inCounts: start("a count", prefix: "(\(shownClasses)) ", until: "li")
             case "tr" where a["data-suite"] != nil:
                 verdicts.items.append(Item("suite \(a["data-suite"] ?? "")", a["data-verdict"] ?? "no verdict"))
             case "tfoot": start("the matrix's total", until: "tfoot")
+            case _ where classes.contains("badge") && !tag.selfClosing:
+                start("a badge", prefix: "(\(shownClasses)) ", until: tag.name)
             default: break
+            }
+        }
+
+        /// Markup the HTML writer never writes, each an item of its own: an element of ``foreignElements``, a
+        /// `<meta http-equiv>`, an event handler (`on…`), a `style` or `hidden` attribute, a `javascript:` link.
+        static func foreign(_ tag: ParsedTag, into verdicts: inout ReportVerdicts) {
+            if foreignElements.contains(tag.name) || (tag.name == "meta" && tag.attributes["http-equiv"] != nil) {
+                verdicts.items.append(Item("markup the page never holds", "<\(tag.name)>"))
+            }
+            for (name, value) in tag.attributes.sorted(by: { $0.key < $1.key }) {
+                let script = value.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("javascript:")
+                if name.hasPrefix("on") || name == "style" || name == "hidden" || script {
+                    verdicts.items.append(Item("markup the page never holds", "<\(tag.name) \(name)>"))
+                }
             }
         }
     }

@@ -78,7 +78,8 @@ import Testing
         #expect(
             verified.err.contains(
                 """
-                /copy/report.html: error: the report does not follow from the bundle's log (1 difference):
+                /copy/report.html: error: the report does not follow from the bundle's log (2 differences):
+                  an element marked as a verdict: the report says <p class="overall v-pass">, judged again <p class="overall v-fail">
                   the headline: the report says (overall v-pass) ✔ Conformance run — CONFORMS, judged again (overall v-fail) ✘ Conformance run — DOES NOT CONFORM
                 help: the report or the log was changed, or the run cannot be judged again; make the bundle again
                 """), "\(verified.err)")
@@ -94,6 +95,33 @@ import Testing
             added.err.contains(
                 "the headline: the report says (overall v-pass) CONFORMS, judged again (overall v-fail) ✘ Conformance run — DOES NOT CONFORM"
             ), "\(added.err)")
+    }
+
+    /// A page that keeps its words but shows others: a script that rewrites the headline, a style that hides it.
+    @Test func anHTMLPageWithAScriptOrAStyleOfItsOwnIsRefused() async throws {
+        let scratch = try Scratch("tamper")
+        let dir = try await failingBundle(scratch)
+        let script = try await tampered(dir, scratch) { copy in
+            try replace(
+                "</body>", "<script>document.getElementById('overall').textContent = 'CONFORMS'</script></body>",
+                in: "report.html", copy)
+        }
+        #expect(script.code == 2)
+        #expect(
+            script.err.contains(
+                "a script: the report says document.getElementById('overall').textContent = 'CONFORMS', judged again nothing"
+            ), "\(script.err)")
+        let hidden = try await tampered(dir, scratch) { copy in
+            try replace(
+                "<p class=\"overall v-fail\" id=\"overall\">",
+                "<p class=\"overall v-fail\" id=\"overall\" style=\"display:none\">",
+                in: "report.html", copy)
+        }
+        #expect(hidden.code == 2)
+        #expect(
+            hidden.err.contains("markup the page never holds: the report says <p style>, judged again nothing\n"),
+            "\(hidden.err)"
+        )
     }
 
     @Test func aJUnitReportWithNoFailureForAFailingRunIsRefused() async throws {

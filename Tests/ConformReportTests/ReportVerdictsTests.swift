@@ -22,8 +22,13 @@ import Testing
 
     static let expected = [
         ReportVerdicts.Item("the title", "target: CONFORMS"),
+        ReportVerdicts.Item("a style", "p > span { color: red } "),
+        ReportVerdicts.Item("a script", #"if (a < b) { document.write('<p id="overall">FAKE</p>') }"#),
+        ReportVerdicts.Item("an element marked as a verdict", #"<p class="overall v-pass">"#),
         ReportVerdicts.Item("the headline", "(overall v-pass) ✔ CONFORMS"),
+        ReportVerdicts.Item("an element marked as a verdict", #"<li class="v-pass">"#),
         ReportVerdicts.Item("a count", "(v-pass) 3 passed"),
+        ReportVerdicts.Item("an element marked as a verdict", #"<li class="v-fail zero">"#),
         ReportVerdicts.Item("a count", "(v-fail zero) 0 failed"),
         ReportVerdicts.Item("suite login", "pass"),
         ReportVerdicts.Item("the matrix's total", "All suites 3 0"),
@@ -74,6 +79,32 @@ import Testing
                 .init("test case login.main › 2. b", "failure"),
                 .init("test case login.main › 3. c", "skipped"),
                 .init("test case login.main › 4. d", "assumption not met"),
+            ])
+    }
+
+    @Test func markupThePageNeverHoldsIsAnItemOfItsOwn() {
+        let page = """
+            <p class="overall v-fail" id="overall" hidden>x</p><img src=x onerror="alert(1)">
+            <a href=" JavaScript:go()">y</a><meta http-equiv="refresh" content="0;url=elsewhere">
+            """
+        #expect(
+            ReportVerdicts.read(page, format: .html).items.filter { $0.what == "markup the page never holds" }.map(
+                \.says) == ["<p hidden>", "<img>", "<img onerror>", "<a href>", "<meta>"])
+    }
+
+    @Test func anItemAddedOrTakenOutIsNamedAloneAndTheRestComparedInStep() {
+        let judged = ReportVerdicts(items: [.init("x", "1"), .init("y", "2"), .init("z", "3")])
+        let added = ReportVerdicts(items: [
+            .init("x", "1"), .init("a script", "go()"), .init("y", "2"), .init("z", "3"),
+        ])
+        #expect(
+            ReportVerdicts.differences(written: added, judged: judged) == [
+                "a script: the report says go(), judged again nothing"
+            ])
+        let takenOut = ReportVerdicts(items: [.init("x", "1"), .init("z", "3")])
+        #expect(
+            ReportVerdicts.differences(written: takenOut, judged: judged) == [
+                "y: the report says nothing, judged again 2"
             ])
     }
 

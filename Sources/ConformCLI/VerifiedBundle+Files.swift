@@ -112,15 +112,16 @@ extension VerifiedBundle {
     /// `report.json` step by step and in its derived members, `report.xml` and `report.html` item by item
     /// (``ReportVerdicts``). The JUnit and HTML reports are read as they stream.
     ///
-    /// The HTML page's `<script>` and `<style>` are compared only when `sameKit` (the bundle was written by this
-    /// kit's version and commit): another kit writes its own.
+    /// The certification each report states and the HTML page's `<script>` and `<style>` are compared only when
+    /// `sameKit` (the bundle was written by this kit's version and commit): another kit has its own bundled suites
+    /// and writes its own page.
     func disagreements(judged: RunResult, directory: String, sameKit: Bool) throws(BundleProblem) -> [(
         file: String, differences: [String]
     )] {
         var out: [(file: String, differences: [String])] = []
         let json =
             Self.differences(report: report.result, judged: judged)
-            + Self.differences(written: reportJSON, judged: judged)
+            + Self.differences(written: reportJSON, judged: judged, certification: sameKit)
         if !json.isEmpty { out.append((CertificationBundle.jsonReport, json)) }
         let others: [(String, ReportVerdicts.Format, any DocumentReporter)] = [
             (CertificationBundle.junitReport, .junit, JUnitReporter(sink: MemorySink(), deterministic: true)),
@@ -137,8 +138,9 @@ extension VerifiedBundle {
             }
             var written = scanner.finish(), again = ReportVerdicts.rendered(judged, by: reporter, format: format)
             if !sameKit {
-                written.items.removeAll { ["a script", "a style"].contains($0.what) }
-                again.items.removeAll { ["a script", "a style"].contains($0.what) }
+                let kitOwn = ReportVerdicts.certificationItems.union(["a script", "a style"])
+                written.items.removeAll { kitOwn.contains($0.what) }
+                again.items.removeAll { kitOwn.contains($0.what) }
             }
             let differences = ReportVerdicts.differences(written: written, judged: again)
             if !differences.isEmpty { out.append((file, differences)) }

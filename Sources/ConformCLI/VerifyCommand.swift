@@ -65,7 +65,7 @@ enum VerifyCommand {
         let sameKit = bundle.info.kitVersion == ConformCommand.version && bundle.info.kitCommit == ConformCommand.commit
         if !sameKit {
             io.err.write(
-                "Reports: the bundle was written by conform \(bundle.info.kitVersion) (commit \(bundle.info.kitCommit)), not this kit; the HTML page's script and style were not compared\n"
+                "Reports: the bundle was written by conform \(bundle.info.kitVersion) (commit \(bundle.info.kitCommit)), not this kit; the certification the reports state and the HTML page's script and style were not compared\n"
             )
         }
         let disagreements: [(file: String, differences: [String])]
@@ -142,10 +142,12 @@ struct VerifiedBundle {
 
     /// The members of the written JSON report that reading it back derives instead of reading (the verdict and
     /// counts of the run, each suite's verdict), where they differ from the run judged again.
-    static func differences(written: JSONValue, judged: RunResult) -> [String] {
+    /// The certification (`certification`, `partialReasons`) is compared when `certification` is true.
+    static func differences(written: JSONValue, judged: RunResult, certification: Bool = true) -> [String] {
         let again = JSONReporter(sink: MemorySink(), deterministic: true).render(judged)
         var out: [String] = []
-        for key in ["exitCode", "result", "counts"] where written[key] != again[key] {
+        let keys = ["exitCode", "result", "counts"] + (certification ? ["certification", "partialReasons"] : [])
+        for key in keys where written[key] != again[key] {
             out.append(
                 "the report's \(key) is \(written[key]?.serialized() ?? "missing"), judged again \(again[key]?.serialized() ?? "missing")"
             )

@@ -30,6 +30,10 @@ public struct ReportVerdicts: Sendable, Hashable {
 
     public var items: [Item] = []
 
+    /// What the items of the certification (certifiable or partial, and why) are named: they follow from the kit's
+    /// own bundled suites, so only the kit that wrote a report can judge them the same.
+    public static let certificationItems: Set<String> = ["the certification", "the certification's reasons"]
+
     /// The longest tag and the most text of one item read; what is longer is cut (tag) or left out (text).
     public static let maxTagBytes = 64 * 1024
     public static let maxTextBytes = 4 * 1024
@@ -374,6 +378,11 @@ public struct ReportVerdicts: Sendable, Hashable {
                         "suite \(a["name"] ?? "")",
                         "tests=\(a["tests"] ?? "none") failures=\(a["failures"] ?? "none") errors=\(a["errors"] ?? "none") skipped=\(a["skipped"] ?? "none")"
                     ))
+            case "property" where ["certification", "partialReasons"].contains(a["name"] ?? ""):
+                verdicts.items.append(
+                    Item(
+                        a["name"] == "certification" ? "the certification" : "the certification's reasons",
+                        a["value"] ?? ""))
             case "testcase":
                 let name = "test case \(a["classname"] ?? "") › \(a["name"] ?? "")"
                 if tag.selfClosing {
@@ -430,6 +439,10 @@ public struct ReportVerdicts: Sendable, Hashable {
             case "tr" where a["data-suite"] != nil:
                 verdicts.items.append(Item("suite \(a["data-suite"] ?? "")", a["data-verdict"] ?? "no verdict"))
             case "tfoot": start("the matrix's total", until: "tfoot")
+            case "section" where classes.contains("certification"):
+                verdicts.items.append(Item("the certification", "<section class=\"\(shownClasses)\">"))
+            case _ where classes.contains("certification-title"):
+                start("the certification's reasons", until: tag.name)
             case _ where classes.contains("badge") && !tag.selfClosing:
                 start("a badge", prefix: "(\(shownClasses)) ", until: tag.name)
             default: break

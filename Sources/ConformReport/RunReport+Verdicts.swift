@@ -2,13 +2,13 @@ import ConformCore
 import Foundation
 
 extension RunReport {
-    /// The members of a JSON report that reading it back derives rather than reads: `exitCode`, `result`, `counts`
-    /// and each suite's `id` and `verdict` (as `suites`), as written. Only those members are parsed, one suite at a
+    /// The members of a JSON report that reading it back derives rather than reads: `exitCode`, `result`, `counts`,
+    /// `certification`, `partialReasons` and each suite's `id` and `verdict` (as `suites`), as written. Only those members are parsed, one suite at a
     /// time, so the report's steps and exchanges are never held as a tree; a text the scan does not follow is
     /// parsed whole, with at most one JSON value per 64 bytes of text.
     public static func writtenVerdicts(bytes: [UInt8], source: String) throws(RunReportError) -> JSONValue {
         let spans = JSONSpans(bytes: bytes)
-        let kept: Set<String> = ["exitCode", "result", "counts"]
+        let kept: Set<String> = ["exitCode", "result", "counts", "certification", "partialReasons"]
         guard let members = spans.members(0..<bytes.count) else {
             return keep(try spans.parse(0..<bytes.count, source: source))
         }
@@ -39,7 +39,7 @@ extension RunReport {
     /// `report` with only the members ``writtenVerdicts(bytes:source:)`` gives.
     private static func keep(_ report: JSONValue) -> JSONValue {
         var out = JSONObject()
-        for key in ["exitCode", "result", "counts"] { out[key] = report[key] }
+        for key in ["exitCode", "result", "counts", "certification", "partialReasons"] { out[key] = report[key] }
         if let suites = report["suites"]?.arrayValue {
             out["suites"] = .array(
                 suites.map { suite in

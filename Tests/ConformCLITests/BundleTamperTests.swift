@@ -124,6 +124,43 @@ import Testing
         )
     }
 
+    /// A partial run's reports made to say certifiable, each in its own bundle.
+    @Test func aPartialRunsReportsThatSayCertifiableAreRefused() async throws {
+        let scratch = try Scratch("tamper")
+        let dir = try await failingBundle(scratch)
+        let html = try await tampered(dir, scratch) { copy in
+            try replace(
+                "<section class=\"certification partial\"", "<section class=\"certification certifiable\"",
+                in: "report.html", copy)
+            try replace(
+                "<strong>Partial run</strong>: this report is not a certificate. The verdict covers only what ran.",
+                "<strong>Certifiable run</strong>: the whole bundled plan ran against one target.", in: "report.html",
+                copy)
+        }
+        #expect(html.code == 2)
+        #expect(
+            html.err.contains(
+                """
+                  the certification: the report says <section class="certification certifiable">, judged again <section class="certification partial">
+                  the certification's reasons: the report says Certifiable run : the whole bundled plan ran against one target., judged again Partial run : this report is not a certificate. The verdict covers only what ran.
+                """), "\(html.err)")
+        let junit = try await tampered(dir, scratch) { copy in
+            try replace(
+                "<property name=\"certification\" value=\"partial\"/>",
+                "<property name=\"certification\" value=\"certifiable\"/>", in: "report.xml", copy)
+        }
+        #expect(junit.code == 2)
+        #expect(
+            junit.err.contains("the certification: the report says certifiable, judged again partial\n"),
+            "\(junit.err)")
+        let json = try await tampered(dir, scratch) { copy in
+            try replace("\"certification\": \"partial\"", "\"certification\": \"certifiable\"", in: "report.json", copy)
+        }
+        #expect(json.code == 2)
+        #expect(
+            json.err.contains("the report's certification is \"certifiable\", judged again \"partial\""), "\(json.err)")
+    }
+
     @Test func aJUnitReportWithNoFailureForAFailingRunIsRefused() async throws {
         let scratch = try Scratch("tamper")
         let dir = try await failingBundle(scratch)

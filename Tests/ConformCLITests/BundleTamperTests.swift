@@ -161,6 +161,30 @@ import Testing
             json.err.contains("the report's certification is \"certifiable\", judged again \"partial\""), "\(json.err)")
     }
 
+    /// A bundle another kit wrote still verifies; what only that kit can judge the same is said not to be compared.
+    @Test func aBundleOfAnotherKitVerifiesAndSaysWhatWasNotCompared() async throws {
+        let scratch = try Scratch("tamper")
+        let dir = try await failingBundle(scratch)
+        let other = try await tampered(dir, scratch) { copy in
+            let info = copy + "/bundle.json"
+            let text = try String(contentsOfFile: info, encoding: .utf8)
+            let version = try #require(text.firstRange(of: /"version": "[^"]*"/))
+            try text.replacingCharacters(in: version, with: "\"version\": \"0.0.1\"").write(
+                toFile: info, atomically: false, encoding: .utf8)
+            let commit = try String(contentsOfFile: copy + "/VERSION", encoding: .utf8).split(separator: "\n")[1]
+            try "conform 0.0.1\n\(commit)\n".write(toFile: copy + "/VERSION", atomically: false, encoding: .utf8)
+        }
+        #expect(other.code == 1, "\(other.err)")
+        #expect(
+            other.err.contains(
+                "Reports: the bundle was written by conform 0.0.1 (commit "), "\(other.err)")
+        #expect(
+            other.err.contains(
+                "), not this kit; the certification the reports state and the HTML page's script and style were not compared\n"
+            ), "\(other.err)")
+        #expect(other.out.hasSuffix("Result: DOES NOT CONFORM\n"))
+    }
+
     @Test func aJUnitReportWithNoFailureForAFailingRunIsRefused() async throws {
         let scratch = try Scratch("tamper")
         let dir = try await failingBundle(scratch)

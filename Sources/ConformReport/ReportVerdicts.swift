@@ -2,14 +2,16 @@ import Foundation
 import Synchronization
 
 /// What a written JUnit or HTML report says of a run's verdict, item by item in document order: for JUnit the
-/// run's and each suite's counts and each test case's outcome; for HTML the title, the headline, the counts, each
-/// suite's verdict in the matrix and the matrix's total. `conform verify` reads these from a bundle's reports and
-/// from the reports of the run it judged again, and compares them (``differences(written:judged:)``).
+/// run's and each suite's counts, each test case's outcome and the certification; for HTML the title, the
+/// headline, the counts, each suite's verdict in the matrix, the matrix's total, every element styled as a verdict
+/// (`v-…`) and every badge, the certification, the page's scripts and styles, and any markup the writer never
+/// writes (``Reading/foreign(_:into:)``). `conform verify` reads these from a bundle's reports and from the reports
+/// of the run it judged again, and compares them (``differences(written:judged:)``).
 ///
 /// The text is read as it streams, one tag at a time (a tag longer than ``maxTagBytes`` is an item of its own, so
-/// it differs), so a report of any size is read in bounded memory. Comments, CDATA sections and the contents of
-/// `<script>` and `<style>` are not text a reader sees and are passed over as a browser or XML reader does. Values
-/// are compared as written (escaped), so a headline spelled with character references differs too.
+/// it differs), so a report of any size is read in bounded memory. Comments and CDATA sections are not text a
+/// reader sees and are passed over as a browser or XML reader does. Values are compared as written (escaped), so a
+/// headline spelled with character references differs too.
 public struct ReportVerdicts: Sendable, Hashable {
     /// One thing the report says: `what` (`the headline`, `suite login`) and what it says of it.
     public struct Item: Sendable, Hashable {

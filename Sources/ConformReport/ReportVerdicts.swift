@@ -330,6 +330,10 @@ public struct ReportVerdicts: Sendable, Hashable {
         var outcomes: [String] = []
         /// HTML: inside the counts list.
         var inCounts = false
+        /// HTML: the fact being named (a `<dt>`'s text, gathered without an item), and whether the next `<dd>` is
+        /// the product's.
+        static let factName = ""
+        var productNext = false
 
         mutating func text(_ byte: UInt8) {
             guard capture != nil, captured.count < ReportVerdicts.maxTextBytes else { return }
@@ -385,6 +389,9 @@ public struct ReportVerdicts: Sendable, Hashable {
                     Item(
                         a["name"] == "certification" ? "the certification" : "the certification's reasons",
                         a["value"] ?? ""))
+            case "property" where ["product", "productVersion"].contains(a["name"] ?? ""):
+                verdicts.items.append(
+                    Item(a["name"] == "product" ? "the product" : "the product's version", a["value"] ?? ""))
             case "testcase":
                 let name = "test case \(a["classname"] ?? "") › \(a["name"] ?? "")"
                 if tag.selfClosing {
@@ -411,7 +418,11 @@ public struct ReportVerdicts: Sendable, Hashable {
             let a = tag.attributes
             if tag.closing {
                 if let capture, tag.name == capture.until, depth == 0 {
-                    verdicts.items.append(Item(capture.what, capture.prefix + gathered()))
+                    if capture.what == Self.factName {
+                        productNext = gathered() == "Product"
+                    } else {
+                        verdicts.items.append(Item(capture.what, capture.prefix + gathered()))
+                    }
                     self.capture = nil
                 } else {
                     if tag.name == capture?.until { depth -= 1 }
@@ -441,6 +452,10 @@ public struct ReportVerdicts: Sendable, Hashable {
             case "tr" where a["data-suite"] != nil:
                 verdicts.items.append(Item("suite \(a["data-suite"] ?? "")", a["data-verdict"] ?? "no verdict"))
             case "tfoot": start("the matrix's total", until: "tfoot")
+            case "dt": start(Self.factName, until: "dt")
+            case "dd" where productNext:
+                productNext = false
+                start("the product", until: "dd")
             case "section" where classes.contains("certification"):
                 verdicts.items.append(Item("the certification", "<section class=\"\(shownClasses)\">"))
             case _ where classes.contains("certification-title"):

@@ -222,6 +222,19 @@ import Testing
                 error: PRODUCT.yaml: the report's provenance names the product 'Backend 2.1', but the bundle holds no PRODUCT.yaml
                 help: the product file was taken out or renamed and the manifest written again; ask for the bundle as it was written
                 """), "\(renamed.err)")
+        // The product changed in the report's provenance and the product file alike, not in the other reports.
+        let renamedProduct = try await tampered(dir, scratch) { copy in
+            try replace("version: \"2.1\"", "version: \"3.0\"", in: "PRODUCT.yaml", copy)
+            try replace("\"version\": \"2.1\"", "\"version\": \"3.0\"", in: "report.json", copy)
+        }
+        #expect(renamedProduct.code == 2)
+        #expect(
+            renamedProduct.err.contains("the product's version: the report says 2.1, judged again 3.0\n"),
+            "\(renamedProduct.err)")
+        #expect(
+            renamedProduct.err.contains(
+                "the product: the report says Backend 2.1, judged again Backend 3.0\n"),
+            "\(renamedProduct.err)")
         let changed = try await tampered(dir, scratch) { copy in
             try replace("version: \"2.1\"", "version: \"3.0\"", in: "PRODUCT.yaml", copy)
         }

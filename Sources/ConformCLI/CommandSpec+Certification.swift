@@ -46,10 +46,12 @@ extension CommandSpec {
         ],
         discussion: """
             Refuses a bundle with a file missing, a file its manifest does not list, a file changed, a path
-            that leaves the bundle or a symbolic link, naming the file. Then plays the bundle's plan with the
-            bundle's suites, each request answered by the exchange the log holds for its step, and compares the
-            verdict of every step with the bundle's report. Says whether the bundle's suites are this kit's
-            bundled suites and whether the run is certifiable (docs/certification.md).
+            that leaves the bundle or a symbolic link, a file a bundle does not hold, or a product file that is
+            not the one the report's provenance names, naming the file. Then plays the bundle's plan with the
+            bundle's suites, each request answered by the exchange the log holds for its step, and requires each
+            of the bundle's reports (JSON, JUnit, HTML) to say what the run judged again says: every step's
+            verdict, the counts and the headline. Says whether the bundle's suites are this kit's bundled suites
+            and whether the run is certifiable (docs/certification.md).
             """,
         exitCodes: """
             0 the bundle is intact and its run conforms, 1 intact and it does not conform, 2 the bundle is

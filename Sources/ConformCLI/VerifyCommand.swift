@@ -3,6 +3,7 @@ import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformTraffic
+import ConformYAML
 import Foundation
 
 /// `conform verify DIR`: a certification bundle checked against its manifest, then its plan judged again from its
@@ -61,28 +62,44 @@ enum VerifyCommand {
         let runner = Runner(transport: bundle.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
         guard let judged = outcome.result else { return io.status(of: outcome) }
-        let differences =
-            VerifiedBundle.differences(report: bundle.report.result, judged: judged)
-            + VerifiedBundle.differences(written: bundle.reportJSON, judged: judged)
-        if !differences.isEmpty {
-            for problem in outcome.problems { io.report(problem) }
-            let shown = differences.prefix(10).map { "\n  \($0)" }.joined() + (differences.count > 10 ? "\n  …" : "")
-            io.report(
-                Diagnostic(
-                    .bundleDisagrees, file: path + "/" + CertificationBundle.jsonReport,
-                    message:
-                        "the report does not follow from the bundle's log (\(Noun("difference").counted(differences.count))):\(shown)",
-                    help: "the report or the log was changed, or the run cannot be judged again; make the bundle again")
+        let sameKit = bundle.info.kitVersion == ConformCommand.version && bundle.info.kitCommit == ConformCommand.commit
+        if !sameKit {
+            io.err.write(
+                "Reports: the bundle was written by conform \(bundle.info.kitVersion) (commit \(bundle.info.kitCommit)), not this kit; the certification the reports state and the HTML page's script and style were not compared\n"
             )
+        }
+        let disagreements: [(file: String, differences: [String])]
+        do {
+            disagreements = try bundle.disagreements(judged: judged, directory: directory, sameKit: sameKit)
+        } catch {
+            io.report(error.diagnostic)
+            return ConformCommand.ExitCode.cannotRun
+        }
+        if !disagreements.isEmpty {
+            for problem in outcome.problems { io.report(problem) }
+            for (file, differences) in disagreements {
+                let shown =
+                    differences.prefix(10).map { "\n  \($0)" }.joined() + (differences.count > 10 ? "\n  …" : "")
+                io.report(
+                    Diagnostic(
+                        .bundleDisagrees, file: path + "/" + file,
+                        message:
+                            "the report does not follow from the bundle's log (\(Noun("difference").counted(differences.count))):\(shown)",
+                        help:
+                            "the report or the log was changed, or the run cannot be judged again; make the bundle again"
+                    ))
+            }
             return ConformCommand.ExitCode.cannotRun
         }
         io.err.write(
-            "Verdict: judged again from the log, the same as the bundle's report for all \(judged.stepCount) steps\n")
+            "Verdict: judged again from the log, the same as each of the bundle's reports (JSON, JUnit, HTML) for all \(judged.stepCount) steps\n"
+        )
         return io.status(of: outcome)
     }
 }
 
-/// A bundle whose files match its manifest, read: its info, report, suites and exchange log.
+/// A bundle whose files match its manifest and are the files a bundle holds, read: its info, report, suites and
+/// exchange log; its product file agrees with the report's provenance.
 struct VerifiedBundle {
     var manifest: BundleManifest
     var info: BundleInfo
@@ -96,14 +113,16 @@ struct VerifiedBundle {
 
     init(directory: String, shown: String) throws(BundleProblem) {
         manifest = try BundleManifest.check(directory: directory)
-        info = try BundleInfo(json: try BundleManifest.read(CertificationBundle.infoFile, in: directory))
-        let reportData = try BundleManifest.read(CertificationBundle.jsonReport, in: directory)
+        info = try BundleInfo(
+            json: try Self.bytes(CertificationBundle.infoFile, in: directory, limit: BundleInfo.maxFileBytes))
+        let reportBytes = try Self.bytes(CertificationBundle.jsonReport, in: directory, limit: Self.maxReportBytes)
         do throws(RunReportError) {
-            report = try RunReport.read(reportData, source: CertificationBundle.jsonReport)
-            reportJSON = (try? JSONValue.parse(reportData)) ?? .null
+            report = try RunReport.read(bytes: reportBytes, source: CertificationBundle.jsonReport)
+            reportJSON = try RunReport.writtenVerdicts(bytes: reportBytes, source: CertificationBundle.jsonReport)
         } catch {
             throw BundleProblem(file: CertificationBundle.jsonReport, error.message, help: error.help)
         }
+        try Self.checkFiles(manifest, info: info, product: report.result.provenance?.product, in: directory)
         var files: [(name: String, contents: Data?)] = []
         for name in info.suites {
             guard BundleManifest.isPlainRelative(name), manifest.entries.contains(where: { $0.path == name }) else {
@@ -111,7 +130,8 @@ struct VerifiedBundle {
                     file: CertificationBundle.infoFile, "names the suite '\(name)', which the manifest does not list",
                     help: "the file is written by 'conform run --bundle DIR'; do not edit it")
             }
-            files.append((shown + "/" + name, try BundleManifest.read(name, in: directory)))
+            // Refused above the size every suite file is loaded to, before it is read.
+            files.append((shown + "/" + name, Data(try Self.bytes(name, in: directory, limit: YAMLLimits().maxBytes))))
         }
         let loaded = LoadedSuites(files: files, profile: ConformCommand.profile)
         suites = loaded.suites
@@ -122,10 +142,12 @@ struct VerifiedBundle {
 
     /// The members of the written JSON report that reading it back derives instead of reading (the verdict and
     /// counts of the run, each suite's verdict), where they differ from the run judged again.
-    static func differences(written: JSONValue, judged: RunResult) -> [String] {
+    /// The certification (`certification`, `partialReasons`) is compared when `certification` is true.
+    static func differences(written: JSONValue, judged: RunResult, certification: Bool = true) -> [String] {
         let again = JSONReporter(sink: MemorySink(), deterministic: true).render(judged)
         var out: [String] = []
-        for key in ["exitCode", "result", "counts"] where written[key] != again[key] {
+        let keys = ["exitCode", "result", "counts"] + (certification ? ["certification", "partialReasons"] : [])
+        for key in keys where written[key] != again[key] {
             out.append(
                 "the report's \(key) is \(written[key]?.serialized() ?? "missing"), judged again \(again[key]?.serialized() ?? "missing")"
             )

@@ -19,6 +19,36 @@ public enum SHA256 {
 
     /// The SHA-256 digest of the UTF-8 bytes of `text`.
     public static func hash(_ text: String) -> [UInt8] { hash(Array(text.utf8)) }
+
+    /// A SHA-256 digest computed piece by piece (libcrypto's EVP digest), so a large file is hashed through a small
+    /// buffer rather than held whole.
+    public final class Digester {
+        private let context: OpaquePointer
+
+        public init() {
+            // Fails only when memory runs out, where nothing else could go on either.
+            guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+                fatalError("libcrypto cannot start a SHA-256 digest")
+            }
+            self.context = context
+        }
+
+        deinit { EVP_MD_CTX_free(context) }
+
+        /// Adds `bytes` to what is hashed.
+        public func update(_ bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+            _ = EVP_DigestUpdate(context, base, bytes.count)
+        }
+
+        /// The digest of everything added; the digester is spent.
+        public func finish() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: byteCount)
+            var length: UInt32 = 0
+            digest.withUnsafeMutableBufferPointer { _ = EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+            return digest
+        }
+    }
 }
 
 /// HMAC message authentication codes computed by libcrypto.

@@ -104,12 +104,26 @@ public struct TerminalText: Sendable, Hashable {
             case 0x09, 0x0A: out.unicodeScalars.append(scalar)
             case 0x0D: out += "\\r"
             case 0..<0x20, 0x7F, 0x80..<0xA0: out += "\\x" + hex(value, width: 2)
-            case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
-                out += "\\u{" + hex(value, width: 4) + "}"
+            case _ where isBidirectionalControl(scalar): out += visibleEscape(scalar)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    /// Whether `scalar` is one of the bidirectional marks, overrides and isolates (U+061C, U+200E, U+200F,
+    /// U+202A–U+202E, U+2066–U+2069), which reorder how the text around them is shown (a file name that reads
+    /// `txt.exe` as `exe.txt`). Every escaper of text from outside (terminal, HTML, XML) shows them escaped.
+    public static func isBidirectionalControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// `scalar` as the visible escape `\u{202e}` (lower-case hex, at least four digits).
+    public static func visibleEscape(_ scalar: Unicode.Scalar) -> String {
+        "\\u{" + hex(scalar.value, width: 4) + "}"
     }
 
     /// Whether a UTF-8 byte may start something ``escaped(_:)`` changes: a control byte, DEL, or the lead byte of a

@@ -6,25 +6,30 @@ import Foundation
 /// scalars by `YAMLQuoting` in `ConformYAML`.
 public enum Escaping {
     /// XML 1.0 content and attribute values (double- or single-quoted): `& < > " '` as entities; tab, line feed and
-    /// carriage return kept; every character XML 1.0 cannot carry (other C0 controls, U+FFFE, U+FFFF) as `?`.
+    /// carriage return kept; every character XML 1.0 cannot carry (other C0 controls, U+FFFE, U+FFFF) as `?`; the
+    /// bidirectional controls as the console shows them (``TerminalText/visibleEscape(_:)``, `\u{202e}`).
     public static func xml(_ text: String) -> String {
         markup(text, apostrophe: "&apos;") { scalar in
             switch scalar.value {
             case 0x09, 0x0A, 0x0D: nil
             case 0..<0x20, 0xFFFE, 0xFFFF: "?"
+            case _ where TerminalText.isBidirectionalControl(scalar): TerminalText.visibleEscape(scalar)
             default: nil
             }
         }
     }
 
     /// HTML content and attribute values (double- or single-quoted): `& < > " '` as references; tab and line feed
-    /// kept, carriage return dropped; other C0 and C1 controls and DEL as U+FFFD, so no escape sequence survives.
+    /// kept, carriage return dropped; other C0 and C1 controls and DEL as U+FFFD, so no escape sequence survives;
+    /// the bidirectional controls, which would reorder what the page shows (a product name, a suite's title), as
+    /// the console shows them (``TerminalText/visibleEscape(_:)``, `\u{202e}`).
     public static func html(_ text: String) -> String {
         markup(text, apostrophe: "&#39;") { scalar in
             switch scalar.value {
             case 0x09, 0x0A: nil
             case 0x0D: ""
             case 0..<0x20, 0x7F..<0xA0: "\u{FFFD}"
+            case _ where TerminalText.isBidirectionalControl(scalar): TerminalText.visibleEscape(scalar)
             default: nil
             }
         }

@@ -7,11 +7,13 @@ import Foundation
 ///
 /// Each function gives up (`nil`) on what it does not expect (a key with escapes, a repeated key, text that does
 /// not balance): the caller then parses the document whole, which reports the error exactly.
-struct JSONSpans {
-    let bytes: [UInt8]
+public struct JSONSpans {
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// The members of the object at `range`, keys in text order, each value's range without surrounding space.
-    func members(_ range: Range<Int>) -> [(key: String, value: Range<Int>)]? {
+    public func members(_ range: Range<Int>) -> [(key: String, value: Range<Int>)]? {
         var i = skipSpace(range.lowerBound, range.upperBound)
         guard i < range.upperBound, bytes[i] == UInt8(ascii: "{") else { return nil }
         i = skipSpace(i + 1, range.upperBound)
@@ -47,7 +49,7 @@ struct JSONSpans {
     }
 
     /// The elements of the array at `range`, each without surrounding space.
-    func elements(_ range: Range<Int>) -> [Range<Int>]? {
+    public func elements(_ range: Range<Int>) -> [Range<Int>]? {
         var i = skipSpace(range.lowerBound, range.upperBound)
         guard i < range.upperBound, bytes[i] == UInt8(ascii: "[") else { return nil }
         i = skipSpace(i + 1, range.upperBound)
@@ -70,7 +72,7 @@ struct JSONSpans {
 
     /// The value at `range` parsed, with at most one value per 64 bytes of its text (and at least 200,000), so
     /// its tree stays within a few times the text; an error names the line and column in the whole text.
-    func parse(_ range: Range<Int>, source: String) throws(RunReportError) -> JSONValue {
+    public func parse(_ range: Range<Int>, source: String) throws(RunReportError) -> JSONValue {
         do {
             return try JSONValue.parse(
                 Data(bytes[range]), maxDepth: 64, maxValues: JSONSpans.maxValues(forBytes: range.count))

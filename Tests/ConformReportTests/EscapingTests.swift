@@ -40,6 +40,15 @@ import Testing
         #expect(Escaping.html("\u{7F}\u{85}\u{9F}\u{A0}") == "\u{FFFD}\u{FFFD}\u{FFFD}\u{A0}")
     }
 
+    /// The bidirectional controls show as the console shows them, in HTML and XML alike; other text is kept.
+    @Test func htmlAndXMLShowBidirectionalControlsAsTheConsoleDoes() {
+        let text = "file\u{202E}txt.exe \u{2066}a\u{2069} \u{200F}\u{061C} שלום"
+        let shown = #"file\u{202e}txt.exe \u{2066}a\u{2069} \u{200f}\u{061c} שלום"#
+        #expect(Escaping.html(text) == shown)
+        #expect(Escaping.xml(text) == shown)
+        #expect(Escaping.terminal(text) == shown)
+    }
+
     @Test func roffEscapesBackslashesHyphensAndNonASCII() {
         #expect(Escaping.roff(#"--var C:\path"#) == #"\-\-var C:\epath"#)
         #expect(Escaping.roff("café 🎉") == #"caf\[u00E9] \[u1F389]"#)

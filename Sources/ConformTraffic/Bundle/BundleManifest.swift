@@ -36,7 +36,7 @@ public struct BundleManifest: Sendable, Hashable {
     public static func make(directory: String) throws(BundleProblem) -> BundleManifest {
         var entries: [(path: String, sha256: String)] = []
         for path in try files(in: directory) where path != fileName {
-            entries.append((path, Hex.encode(SHA256.hash(try read(path, in: directory)))))
+            entries.append((path, try digest(path, in: directory)))
         }
         return BundleManifest(entries: entries)
     }
@@ -45,6 +45,7 @@ public struct BundleManifest: Sendable, Hashable {
     public static func parse(_ text: String) throws(BundleProblem) -> BundleManifest {
         var entries: [(path: String, sha256: String)] = []
         var seen: Set<String> = []
+        try refuseCarriageReturns(text)
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.isEmpty { continue }
             let at = "\(fileName):\(i + 1):1"
@@ -72,6 +73,28 @@ public struct BundleManifest: Sendable, Hashable {
             }
         }
         return BundleManifest(entries: entries)
+    }
+
+    /// Refuses a manifest with a carriage return, naming its line: CRLF line endings mean the bundle went through
+    /// a conversion of line endings (a Windows checkout, a text-mode transfer), which changed its other text files
+    /// too, and is said as such rather than as files missing from the manifest.
+    static func refuseCarriageReturns(_ text: String) throws(BundleProblem) {
+        let bytes = text.utf8
+        guard let cr = bytes.firstIndex(of: 0x0D) else { return }
+        let before = bytes[..<cr]
+        let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let column =
+            before.count - (before.lastIndex(of: 0x0A).map { bytes.distance(from: bytes.startIndex, to: $0) + 1 } ?? 0)
+            + 1
+        let crlf = bytes.index(after: cr) < bytes.endIndex && bytes[bytes.index(after: cr)] == 0x0A
+        throw BundleProblem(
+            file: "\(fileName):\(line):\(column)",
+            crlf
+                ? "the line ends in CRLF (\\r\\n); the manifest's lines end in LF alone, as 'conform run --bundle' writes them"
+                : "the line holds a carriage return (\\r); the manifest's lines end in LF alone",
+            help:
+                "the bundle went through a conversion of line endings, which changes its other text files too; copy or unpack the original again without converting them (git: core.autocrlf false; unzip without -a)"
+        )
     }
 
     /// Checks `directory` against its manifest: refuses a file missing, a file not listed, a file whose SHA-256
@@ -103,7 +126,7 @@ public struct BundleManifest: Sendable, Hashable {
                     file: entry.path, "the manifest lists the file but the bundle does not hold it",
                     help: "the bundle is incomplete; ask for the whole directory")
             }
-            let digest = Hex.encode(SHA256.hash(try read(entry.path, in: directory)))
+            let digest = try digest(entry.path, in: directory)
             guard digest == entry.sha256 else {
                 throw BundleProblem(
                     file: entry.path,
@@ -152,6 +175,27 @@ public struct BundleManifest: Sendable, Hashable {
             }
         }
         return out.sorted()
+    }
+
+    /// The SHA-256 of `path` inside `directory`, hex, read through a small buffer (``ConfinedFile``, no link is
+    /// followed); a file larger than ``maxFileBytes`` is refused before it is read.
+    public static func digest(_ path: String, in directory: String) throws(BundleProblem) -> String {
+        let digester = SHA256.Digester()
+        do {
+            try ConfinedFile.forEachChunk(path, in: directory, limit: maxFileBytes) { digester.update($0) }
+        } catch {
+            throw BundleProblem(file: path, "cannot be read: \(error)", help: refusalHelp(error))
+        }
+        return Hex.encode(digester.finish())
+    }
+
+    /// What to do about a file refused for `refusal`.
+    public static func refusalHelp(_ refusal: ConfinedFile.Refusal) -> String {
+        if case .tooLarge(let limit) = refusal {
+            return
+                "verify reads this file only up to \(limit) bytes (docs/hostile-input.md), more than 'conform run --bundle' writes; ask for the bundle as it was written"
+        }
+        return "check the bundle's files"
     }
 
     /// The bytes of `path` inside `directory`, through ``ConfinedFile`` (no link is followed).

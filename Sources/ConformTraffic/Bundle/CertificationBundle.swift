@@ -1,4 +1,5 @@
 import ConformCore
+import ConformReport
 import Foundation
 
 /// A certification bundle (`conform run --bundle DIR`, docs/certification.md): the reports of a run, its complete
@@ -152,19 +153,49 @@ public struct BundleInfo: Sendable, Hashable {
             ]))
     }
 
+    /// The largest `bundle.json` read (256 MiB), refused before it is read: a million pseudonyms
+    /// (``BundlePseudonyms/maxValues``) take about 110 MB.
+    public static let maxFileBytes = 256 << 20
+
     /// Reads `bundle.json`, naming the member that is missing or wrong.
-    public init(json data: Data) throws(BundleProblem) {
+    public init(json data: Data) throws(BundleProblem) { try self.init(json: [UInt8](data)) }
+
+    /// Reads `bundle.json` from its bytes, in place: its members are parsed one by one, and the two that grow with
+    /// the run (`pseudonyms`, `failures`) one entry at a time, so no tree of the whole document is ever held. A
+    /// text laid out otherwise is parsed whole, within ``JSONValue/memoryBudget(forDocumentOf:)``.
+    public init(json bytes: [UInt8]) throws(BundleProblem) {
         let file = CertificationBundle.infoFile
         func fail(_ what: String) -> BundleProblem {
             BundleProblem(file: file, what, help: "the file is written by 'conform run --bundle DIR'; do not edit it")
         }
-        let root: JSONValue
-        do { root = try JSONValue.parse(data) } catch { throw fail("is not JSON: \(error)") }
-        guard root["format"] == .int(Self.format) else { throw fail("$.format: expected \(Self.format)") }
         func string(_ v: JSONValue?, _ path: String) throws(BundleProblem) -> String {
             guard let s = v?.stringValue, s.utf8.count <= 65536 else { throw fail("\(path): expected a string") }
             return s
         }
+        func failure(_ item: JSONValue, _ i: Int) throws(BundleProblem) -> Failure {
+            Failure(
+                tag: try string(item["tag"], "$.failures[\(i)].tag"),
+                kind: try string(item["kind"], "$.failures[\(i)].kind"),
+                message: try string(item["message"], "$.failures[\(i)].message"))
+        }
+        let root: JSONValue
+        var pseudonyms: [String: String] = [:]
+        var failures: [Failure] = []
+        if let read = try? Self.members(bytes), let entries = FlatJSONReader.entries(bytes, read) {
+            root = read.root
+            (pseudonyms, failures) = entries
+        } else {
+            do {
+                root = try JSONValue.parse(
+                    bytes: bytes, memoryBudget: JSONValue.memoryBudget(forDocumentOf: bytes.count))
+            } catch { throw fail("is not JSON: \(error)") }
+            pseudonyms = try Self.map(root["pseudonyms"], "$.pseudonyms", fail: fail)
+            guard let list = root["failures"]?.arrayValue, list.count <= 1_000_000 else {
+                throw fail("$.failures: expected a list")
+            }
+            for (i, item) in list.enumerated() { failures.append(try failure(item, i)) }
+        }
+        guard root["format"] == .int(Self.format) else { throw fail("$.format: expected \(Self.format)") }
         func strings(_ v: JSONValue?, _ path: String) throws(BundleProblem) -> [String] {
             guard let items = v?.arrayValue, items.count <= BundleManifest.maxFiles else {
                 throw fail("\(path): expected a list of strings")
@@ -173,35 +204,53 @@ public struct BundleInfo: Sendable, Hashable {
             for (i, item) in items.enumerated() { out.append(try string(item, "\(path)[\(i)]")) }
             return out
         }
-        func map(_ v: JSONValue?, _ path: String) throws(BundleProblem) -> [String: String] {
-            guard let o = v?.objectValue, o.keys.count <= BundlePseudonyms.maxValues else {
-                throw fail("\(path): expected an object of strings")
-            }
-            var out: [String: String] = [:]
-            for key in o.keys { out[key] = try string(o[key], "\(path).\(key)") }
-            return out
-        }
-        var failures: [Failure] = []
-        guard let list = root["failures"]?.arrayValue, list.count <= 1_000_000 else {
-            throw fail("$.failures: expected a list")
-        }
-        for (i, item) in list.enumerated() {
-            failures.append(
-                Failure(
-                    tag: try string(item["tag"], "$.failures[\(i)].tag"),
-                    kind: try string(item["kind"], "$.failures[\(i)].kind"),
-                    message: try string(item["message"], "$.failures[\(i)].message")))
-        }
         guard let failFast = root["failFast"]?.boolValue else { throw fail("$.failFast: expected true or false") }
         self.init(
             kitVersion: try string(root["kit"]?["version"], "$.kit.version"),
             kitCommit: try string(root["kit"]?["commit"], "$.kit.commit"), seed: try string(root["seed"], "$.seed"),
-            target: try string(root["target"], "$.target"), bases: try map(root["bases"], "$.bases"),
-            variables: try map(root["variables"], "$.variables"), tags: try strings(root["tags"], "$.tags"),
+            target: try string(root["target"], "$.target"),
+            bases: try Self.map(root["bases"], "$.bases", fail: fail),
+            variables: try Self.map(root["variables"], "$.variables", fail: fail),
+            tags: try strings(root["tags"], "$.tags"),
             filters: try strings(root["filters"], "$.filters"), steps: try strings(root["steps"], "$.steps"),
             shard: root["shard"] == .null ? nil : try string(root["shard"], "$.shard"), failFast: failFast,
             allowedHosts: try strings(root["allowedHosts"], "$.allowedHosts"),
-            suites: try strings(root["suites"], "$.suites"), failures: failures,
-            pseudonyms: try map(root["pseudonyms"], "$.pseudonyms"))
+            suites: try strings(root["suites"], "$.suites"), failures: failures, pseudonyms: pseudonyms)
+    }
+
+    /// The top-level members of `bundle.json` parsed, but `pseudonyms` and `failures`, whose places are given;
+    /// `nil` (or an error) when the text is not laid out as the writer lays it out.
+    private static func members(_ bytes: [UInt8]) throws(RunReportError) -> (
+        root: JSONValue, pseudonyms: Range<Int>?, failures: Range<Int>?
+    )? {
+        let spans = JSONSpans(bytes: bytes)
+        guard let members = spans.members(0..<bytes.count) else { return nil }
+        var root = JSONObject()
+        var pseudonyms: Range<Int>?, failures: Range<Int>?
+        for (key, range) in members {
+            switch key {
+            case "pseudonyms": pseudonyms = range
+            case "failures": failures = range
+            default: root[key] = try spans.parse(range, source: CertificationBundle.infoFile)
+            }
+        }
+        return (.object(root), pseudonyms, failures)
+    }
+
+    /// An object of strings, at `path`.
+    private static func map(_ v: JSONValue?, _ path: String, fail: (String) -> BundleProblem) throws(BundleProblem)
+        -> [String: String]
+    {
+        guard let o = v?.objectValue, o.keys.count <= BundlePseudonyms.maxValues else {
+            throw fail("\(path): expected an object of strings")
+        }
+        var out: [String: String] = [:]
+        for key in o.keys {
+            guard let s = o[key]?.stringValue, s.utf8.count <= 65536 else {
+                throw fail("\(path).\(key): expected a string")
+            }
+            out[key] = s
+        }
+        return out
     }
 }

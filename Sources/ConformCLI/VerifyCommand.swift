@@ -53,12 +53,17 @@ enum VerifyCommand {
         plan.failFast = info.failFast
         plan.allowedHosts = info.allowedHosts
         plan.generatorSeed = info.seed
+        var scope = RunCommand.scope(
+            selection: RunCommand.selectionWords(tags: info.tags, filters: info.filters, steps: info.steps),
+            suites: suites, shard: shard, failFast: info.failFast)
+        // A suite that is not bundled is named by the path it was run from, not by its copy in the bundle (its
+        // content is the manifest's to vouch for): the run's names, when the run had as many such suites.
+        if let written = bundle.report.result.scope?.otherSuites, written.count == scope.otherSuites.count {
+            scope.otherSuites = written
+        }
         let session = Session(
             console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: requests,
-            scope: RunCommand.scope(
-                selection: RunCommand.selectionWords(tags: info.tags, filters: info.filters, steps: info.steps),
-                suites: suites, shard: shard, failFast: info.failFast),
-            provenance: bundle.report.result.provenance)
+            scope: scope, provenance: bundle.report.result.provenance)
         let runner = Runner(transport: bundle.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
         guard let judged = outcome.result else { return io.status(of: outcome) }

@@ -139,7 +139,7 @@ public final class RecordingWriter: Sendable {
         var exchange = ContentDecoding.decoded(
             RecordedExchange(
                 seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
-                response: response))
+                response: response), limit: maxLineBytes)
         if let redactor { exchange = redactor.redact(exchange) }
         try nameNewCredentials()
         // The line is made outside the lock under the number the exchange will most likely get, so exchanges
@@ -172,7 +172,7 @@ public final class RecordingWriter: Sendable {
     /// Redacts and appends an exchange that already has a number (an import); later appends continue after it.
     @discardableResult
     public func write(_ exchange: RecordedExchange) throws(RecordingError) -> RecordedExchange {
-        let decoded = ContentDecoding.decoded(exchange)
+        let decoded = ContentDecoding.decoded(exchange, limit: maxLineBytes)
         let written = redactor.map { $0.redact(decoded) } ?? decoded
         try nameNewCredentials()
         try state.withLock { (state) throws(RecordingError) in

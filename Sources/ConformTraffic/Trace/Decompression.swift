@@ -8,7 +8,18 @@ public enum Decompression {
     /// Why bytes could not be decompressed.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         public var message: String
+        /// Decoding stopped at the output limit (no more than the limit was ever held): the data may be valid.
+        public var overLimit = false
         public var description: String { message }
+
+        public init(message: String, overLimit: Bool = false) {
+            self.message = message
+            self.overLimit = overLimit
+        }
+    }
+
+    static func overLimit(_ limit: Int) -> Failure {
+        Failure(message: "decompresses to more than \(limit) bytes", overLimit: true)
     }
 
     /// The most any one decompression may produce unless a caller says otherwise: 1 GiB.
@@ -44,7 +55,7 @@ public enum Decompression {
         }
         switch result {
         case Z_STREAM_END: return output
-        case Z_BUF_ERROR - 100: throw Failure(message: "decompresses to more than \(limit) bytes")
+        case Z_BUF_ERROR - 100: throw overLimit(limit)
         case Z_DATA_ERROR - 100: throw Failure(message: "the compressed data ends early")
         default:
             let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(result)"
@@ -70,7 +81,7 @@ public enum Decompression {
                     return BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
                 }
                 let produced = chunk.count - availableOut
-                if output.count + produced > limit { return "decompresses to more than \(limit) bytes" }
+                if output.count + produced > limit { return Self.overLimitMark }
                 output.append(contentsOf: chunk[0..<produced])
                 switch result {
                 case BROTLI_DECODER_RESULT_SUCCESS: return nil
@@ -80,7 +91,7 @@ public enum Decompression {
                 }
             }
         }
-        if let outcome { throw Failure(message: outcome) }
+        if let outcome { throw outcome == Self.overLimitMark ? overLimit(limit) : Failure(message: outcome) }
         return output
     }
 
@@ -105,7 +116,7 @@ public enum Decompression {
                 if ZSTD_isError(pending) != 0 {
                     return "not valid zstd data (\(String(cString: ZSTD_getErrorName(pending))))"
                 }
-                if output.count + produced > limit { return "decompresses to more than \(limit) bytes" }
+                if output.count + produced > limit { return Self.overLimitMark }
                 output.append(contentsOf: chunk[0..<produced])
                 // Done when the input is used up and a frame has just ended (0), or the decoder has nothing
                 // more to give (a partial chunk) while it still expects input.
@@ -113,9 +124,12 @@ public enum Decompression {
                 if source.pos == source.size && produced < chunk.count { return "the compressed data ends early" }
             }
         }
-        if let outcome { throw Failure(message: outcome) }
+        if let outcome { throw outcome == Self.overLimitMark ? overLimit(limit) : Failure(message: outcome) }
         return output
     }
+
+    /// What the brotli and zstd loops return when the output passed its limit.
+    private static let overLimitMark = "\u{0}over the limit"
 
     /// Whether `data` starts like gzip (`1f 8b`) or zlib (a deflate header whose check bits hold).
     public static func looksCompressed(_ data: Data) -> Bool {

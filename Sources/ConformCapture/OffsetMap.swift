@@ -114,18 +114,19 @@ struct OffsetMap<Value> {
         values[Int(node)] = nil
         unused.append(node)
         count -= 1
-        if count == 0 { removeAll() }
+        if count == 0 { removeAll(keepingCapacity: keys.count <= 1024) }
         return value
     }
 
-    /// Forgets every entry and the memory they took.
-    mutating func removeAll() {
-        keys = []
-        values = []
-        left = []
-        right = []
-        priorities = []
-        unused = []
+    /// Forgets every entry; the memory they took too, unless `keepingCapacity` (a stream that holds one segment at a
+    /// time now and then should not allocate each time).
+    mutating func removeAll(keepingCapacity: Bool = false) {
+        keys.removeAll(keepingCapacity: keepingCapacity)
+        values.removeAll(keepingCapacity: keepingCapacity)
+        left.removeAll(keepingCapacity: keepingCapacity)
+        right.removeAll(keepingCapacity: keepingCapacity)
+        priorities.removeAll(keepingCapacity: keepingCapacity)
+        unused.removeAll(keepingCapacity: keepingCapacity)
         root = -1
         count = 0
     }

@@ -72,4 +72,28 @@ import Testing
             ])
         #expect(try readAll(scratch.path("r")).first?.omitted == written.omitted)
     }
+
+    /// What a body takes in a line is counted before the line is built, exactly as it is written: a body whose
+    /// escaped text alone passes the limit is left out with the same note as when the built line was measured.
+    @Test func aBodyThatCannotFitIsLeftOutBeforeTheLineIsBuilt() throws {
+        let zeros = Data(count: 1000)  // 6,000 bytes escaped
+        let quotes = Data(repeating: UInt8(ascii: "\""), count: 2500)  // 5,000 escaped, 2,500 as they are
+        let binary = Data([0xFF, 0xFE, 0x00])  // base64
+        #expect(RecordedExchange.encodedBytes(zeros) == 11 + 6000)
+        #expect(RecordedExchange.encodedBytes(quotes) == 11 + 5000)
+        #expect(RecordedExchange.encodedBytes(binary) == 4 + 16)
+        for (body, text) in [(zeros, "x"), (quotes, "x")] {
+            let exchange = RecordedExchange(
+                seq: 1, flow: "f", upstream: "mobile", startedAt: Date(timeIntervalSince1970: 0), durationMs: 1,
+                request: HTTPRequest(method: .post, url: "/mobile/1/x", body: Data(text.utf8)),
+                response: HTTPResponse(status: 200, body: body))
+            let whole = exchange.jsonLine()
+            let line = exchange.boundedJSONLine(limit: 4096)
+            #expect(line.utf8.count <= 4096)
+            #expect(line.contains("response.body: \(body.count) bytes, over the recording line limit of 4096"))
+            #expect(line.contains(#""body":"x""#), "the request's body still fits")
+            // With room for it, the body is kept as it is written.
+            #expect(exchange.boundedJSONLine(limit: whole.utf8.count) == whole)
+        }
+    }
 }

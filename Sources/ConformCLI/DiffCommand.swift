@@ -119,7 +119,8 @@ enum DiffCommand {
         var bToA = IdentifierMap()
         for (sa, sb) in zip(ra.steps, rb.steps) {
             if let x = sa.request, let y = sb.request { learnTokens(a: x, b: y, into: &bToA) }
-            if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded),
+            if let x = sa.response.map { ContentDecoding.decoded($0) },
+                let y = sb.response.map { ContentDecoding.decoded($0) },
                 let jx = JSONValue.parsedBody(x.body), let jy = JSONValue.parsedBody(y.body)
             {
                 bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
@@ -149,7 +150,9 @@ enum DiffCommand {
             out.append(
                 Mismatch(path: "verdict", expected: "A \(sa.verdict.rawValue)", actual: "B \(sb.verdict.rawValue)"))
         }
-        if let x = sa.response.map(ContentDecoding.decoded), let y = sb.response.map(ContentDecoding.decoded) {
+        if let x = sa.response.map { ContentDecoding.decoded($0) },
+            let y = sb.response.map { ContentDecoding.decoded($0) }
+        {
             // Each side names its own origin (M12's baseUrl, New-Base-URL, Location): B's is read as A's.
             var b = bToA.apply(y)
             if let from = sb.request.map({ URLParts($0.url).origin }),

@@ -55,28 +55,71 @@ enum HARCommands {
         guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
             throw UsageError(message: "export takes one recording", subcommand: "export")
         }
+        // Entry by entry as the recording is read: exporting holds one exchange at a time (a 697 MB recording took
+        // 2.7 GB when the document was built whole). A file is written beside its name and renamed when complete.
+        var file: (path: String, temporary: String, handle: FileHandle)?
         do {
-            // A HAR is one JSON text: the exchanges it is written from are held.
             let trace = try TrafficSupport.trace(recording, io: io)
+            let credentials = try trace.redactedCredentials()
+            if let out = parsed.value("--out") {
+                let path = io.resolve(out)
+                let temporary = path + ".\(getpid()).tmp"
+                guard FileManager.default.createFile(atPath: temporary, contents: nil),
+                    let handle = FileHandle(forWritingAtPath: temporary)
+                else {
+                    throw RecordingError(
+                        file: path, message: "cannot create the HAR file", help: "check the path and permissions")
+                }
+                file = (path, temporary, handle)
+            }
+            var pending = ""
+            var writeError: (any Error)?
+            let flush = {
+                guard !pending.isEmpty else { return }
+                if let handle = file?.handle {
+                    do {
+                        try handle.write(contentsOf: Data(pending.utf8))
+                    } catch {
+                        writeError =
+                            writeError
+                            ?? RecordingError(
+                                file: file?.path ?? "", message: "cannot write the HAR file (\(error))",
+                                help: "check free disk space and permissions")
+                    }
+                } else {
+                    io.out.write(pending)
+                }
+                pending = ""
+            }
+            var exporter = HAR.Exporter(credentials: credentials, version: ConformCommand.version) { text in
+                pending += text
+                if pending.utf8.count >= 1 << 20 { flush() }
+            }
             var records = trace.records(onWarning: TrafficSupport.warnings(io)).makeAsyncIterator()
-            var exchanges: [RecordedExchange] = []
-            var events: [AppEvent] = []
             while let record = try records.nextRecord() {
                 switch record {
-                case .exchange(let e): exchanges.append(e)
-                case .event(let e): events.append(e)
+                case .exchange(let e): exporter.add(e)
+                case .event(let e): exporter.add(e)
                 }
+                if let writeError { throw writeError }
             }
-            let data = HAR.export(
-                exchanges, events: events, credentials: try trace.redactedCredentials(), version: ConformCommand.version
-            )
-            if let out = parsed.value("--out") {
-                try data.write(to: URL(fileURLWithPath: io.resolve(out)), options: .atomic)
-            } else {
-                io.out.write(String(decoding: data, as: UTF8.self))
+            exporter.finish()
+            flush()
+            if let writeError { throw writeError }
+            if let file {
+                try file.handle.close()
+                guard rename(file.temporary, file.path) == 0 else {
+                    throw RecordingError(
+                        file: file.path, message: "cannot write (\(String(cString: strerror(errno))))",
+                        help: "check the path and permissions")
+                }
             }
             return 0
         } catch {
+            if let file {
+                try? file.handle.close()
+                unlink(file.temporary)
+            }
             io.report(failure: error)
             return ConformCommand.ExitCode.cannotRun
         }

@@ -44,6 +44,10 @@ public final class CaptureReader {
     private var streams: [StreamKey: TCPStream] = [:]
     /// Streams seen without their SYN, so each is counted once.
     private var headless: Set<StreamKey> = []
+    /// Streams in the order they began, from ``halfOpenHead`` on, to give up the oldest that carried no data yet
+    /// when the table is full; an entry whose stream ended or saw data is skipped when reached.
+    private var halfOpen: [(key: StreamKey, number: Int)] = []
+    private var halfOpenHead = 0
     private var buffered = 0
     private var lastSweep: Double = 0
     private var now: Double = 0
@@ -101,7 +105,7 @@ public final class CaptureReader {
                 }
                 end(key, existing, reason: "a new connection reused the ports")
             }
-            guard streams.count < options.limits.maxStreams else {
+            guard makeRoom() else {
                 summary.streamsRefused += 1
                 return
             }
@@ -112,6 +116,7 @@ public final class CaptureReader {
                 time: time)
             created.toServer.initialSequence = segment.sequence
             streams[key] = created
+            rememberHalfOpen(key, created.number)
             return
         }
         guard let existing = streams[key] else {
@@ -121,7 +126,7 @@ public final class CaptureReader {
             }
             if segment.has(TCPSegment.syn), segment.has(TCPSegment.ack) {
                 // The SYN itself was not captured, but the SYN-ACK names the client's first sequence number.
-                guard selected(server: segment.source), streams.count < options.limits.maxStreams else {
+                guard selected(server: segment.source), makeRoom() else {
                     summary.filteredSegments += 1
                     return
                 }
@@ -133,6 +138,7 @@ public final class CaptureReader {
                 created.toServer.initialSequence = segment.acknowledgment &- 1
                 created.toClient.initialSequence = segment.sequence
                 streams[key] = created
+                rememberHalfOpen(key, created.number)
                 return
             }
             if !segment.payload.isEmpty, !headless.contains(key), headless.count < options.limits.maxStreams {
@@ -153,6 +159,7 @@ public final class CaptureReader {
         }
         stream = existing
         stream.lastSeen = time
+        if !segment.payload.isEmpty { stream.sawData = true }
         let fromClient = segment.source == stream.client
         let emit = { (pair: TCPStream.Pair) in self.emit(pair, stream) }
         if segment.has(TCPSegment.syn) {
@@ -206,6 +213,36 @@ public final class CaptureReader {
         return summary
     }
 
+    /// Whether one more stream may be followed: when ``CaptureLimits/maxStreams`` are open, the oldest stream that
+    /// carried no data yet (a SYN nothing followed, as a SYN flood leaves thousands of) is given up for it.
+    private func makeRoom() -> Bool {
+        guard streams.count >= options.limits.maxStreams else { return true }
+        while halfOpenHead < halfOpen.count {
+            let (key, number) = halfOpen[halfOpenHead]
+            halfOpenHead += 1
+            if halfOpenHead > 1024, halfOpenHead * 2 > halfOpen.count {
+                halfOpen.removeFirst(halfOpenHead)
+                halfOpenHead = 0
+            }
+            guard let stream = streams[key], stream.number == number, !stream.sawData else { continue }
+            summary.halfOpenExpired += 1
+            end(key, stream, reason: nil)
+            return true
+        }
+        return false
+    }
+
+    /// Adds a new stream to ``halfOpen``; entries of streams that ended or saw data are pruned when they outnumber
+    /// the table, so the list stays within twice ``CaptureLimits/maxStreams`` whatever the capture holds.
+    private func rememberHalfOpen(_ key: StreamKey, _ number: Int) {
+        halfOpen.append((key, number))
+        guard halfOpen.count - halfOpenHead > 2 * max(options.limits.maxStreams, 16) else { return }
+        halfOpen = halfOpen[halfOpenHead...].filter { entry in
+            streams[entry.key].map { $0.number == entry.number && !$0.sawData } ?? false
+        }
+        halfOpenHead = 0
+    }
+
     private func selected(server: Endpoint) -> Bool {
         options.ports.isEmpty || options.ports.contains(server.port)
     }
@@ -241,6 +278,8 @@ public final class CaptureReader {
         summary.duplicateSegments += stream.toServer.duplicateSegments + stream.toClient.duplicateSegments
         summary.reorderedSegments += stream.toServer.reorderedSegments + stream.toClient.reorderedSegments
         summary.lostBytes += stream.toServer.lostBytes + stream.toClient.lostBytes
+        summary.conflictingSegments += stream.toServer.conflictingSegments + stream.toClient.conflictingSegments
+        summary.reassemblySteps += stream.toServer.steps + stream.toClient.steps
         if !stream.problems.isEmpty {
             report(
                 CaptureSummary.Stream(

@@ -29,6 +29,8 @@ public struct CaptureSummary: Sendable, Hashable {
             public static let overLimit = Kind("over-limit")
             /// `101 Switching Protocols` or `CONNECT`: what follows is another protocol.
             public static let upgraded = Kind("upgraded")
+            /// Segments that overlapped bytes seen before with other bytes; the first copy was read.
+            public static let overlapConflict = Kind("overlap-conflict")
         }
     }
 
@@ -73,6 +75,14 @@ public struct CaptureSummary: Sendable, Hashable {
     public var duplicateSegments = 0
     /// Segments that arrived ahead of bytes before them and were put back in order.
     public var reorderedSegments = 0
+    /// Segments that overlapped bytes seen before with different bytes; the first copy was read (as tshark does).
+    public var conflictingSegments = 0
+    /// Half-open streams (a SYN, no data yet) given up, oldest first, to follow a new one when
+    /// ``CaptureLimits/maxStreams`` were open.
+    public var halfOpenExpired = 0
+    /// The work reassembly did in all: held out-of-order pieces visited, found and moved. It grows as n log n in the
+    /// segments held, whatever order they came in; a test reads it to prove that without timing.
+    public var reassemblySteps = 0
     /// Bytes that never came, in all streams.
     public var lostBytes: UInt64 = 0
     /// Payload bytes the capture's snapshot length cut off.
@@ -101,6 +111,14 @@ public struct CaptureSummary: Sendable, Hashable {
         var facts: [String] = []
         if duplicateSegments > 0 { facts.append("\(duplicateSegments) duplicate or retransmitted segments dropped") }
         if reorderedSegments > 0 { facts.append("\(reorderedSegments) out-of-order segments put back in order") }
+        if conflictingSegments > 0 {
+            facts.append(
+                "\(conflictingSegments) overlapping segments carried bytes that differ from the first copy "
+                    + "(the first copy was read, as tshark does)")
+        }
+        if halfOpenExpired > 0 {
+            facts.append("\(halfOpenExpired) half-open streams (SYN, no data) given up to follow newer ones")
+        }
         if lostBytes > 0 { facts.append("\(lostBytes) bytes lost (never captured)") }
         if truncatedBytes > 0 { facts.append("\(truncatedBytes) bytes cut off by the snapshot length") }
         if fragments > 0 { facts.append("\(fragments) IP fragments not reassembled") }

@@ -48,6 +48,12 @@ struct HTTPStreamParser {
     private var marks: [(end: Int, time: Double)] = []
     private var state = State.head
     private var current: Message?
+    /// How far the search for the end of the head that starts at stream offset `start` got, so bytes that arrive a
+    /// few at a time are each looked at once: `scanned` is the offset searched up to, `lineStart` where the line
+    /// being searched began, `lines` how many non-empty lines came before it.
+    private var headScan = (start: -1, scanned: 0, lineStart: 0, lines: 0)
+    /// Likewise for the line feed ending a chunk-size or trailer line that starts at stream offset `start`.
+    private var lineScan = (start: -1, scanned: 0)
 
     init(role: Role, limits: CaptureLimits) {
         self.role = role
@@ -98,7 +104,7 @@ struct HTTPStreamParser {
             case .failed(let reason): return .failed(reason, overLimit: failedOverLimit)
             case .head:
                 guard read < buffer.count else { return .needMore }
-                guard let (lines, end) = headLines() else {
+                guard headIsComplete(), let (lines, end) = headLines() else {
                     if buffer.count - read > limits.maxHeadBytes {
                         return fail("a message head longer than \(limits.maxHeadBytes) bytes")
                     }
@@ -133,7 +139,7 @@ struct HTTPStreamParser {
                 read += take
                 state = .fixed(remaining: remaining - take)
             case .chunkSize, .trailers:
-                guard let lineEnd = lineEnd(from: read) else {
+                guard let lineEnd = lineEndFromRead() else {
                     if buffer.count - read > limits.maxHeadBytes { return fail("a chunk line too long") }
                     return .needMore
                 }
@@ -236,6 +242,39 @@ struct HTTPStreamParser {
         state = .head
         forgetMarks()
         return .message(message)
+    }
+
+    /// Whether the bytes from `read` hold a whole head (or more lines than a head may have), looking at each byte
+    /// once however the bytes arrive.
+    private mutating func headIsComplete() -> Bool {
+        if headScan.start != base + read { headScan = (base + read, base + read, base + read, 0) }
+        var position = headScan.scanned - base
+        while position < buffer.count, let lf = buffer[position...].firstIndex(of: 0x0A) {
+            let lineStart = headScan.lineStart - base
+            let content = lf > lineStart && buffer[lf - 1] == 0x0D ? lf - 1 : lf
+            headScan.lineStart = base + lf + 1
+            position = lf + 1
+            if content > lineStart {
+                headScan.lines += 1
+                if headScan.lines > limits.maxHeaderFields + 1 { return true }
+            } else if headScan.lines > 0 {
+                return true
+            }
+        }
+        headScan.scanned = base + buffer.count
+        return false
+    }
+
+    /// ``lineEnd(from:)`` at `read`, looking at each byte once however the bytes arrive.
+    private mutating func lineEndFromRead() -> (content: Int, next: Int)? {
+        if lineScan.start != base + read { lineScan = (base + read, base + read) }
+        guard let found = lineEnd(from: max(read, lineScan.scanned - base)) else {
+            lineScan.scanned = base + buffer.count
+            return nil
+        }
+        // The line ends at the first line feed; only a CR just before it is part of the ending.
+        let content = found.next - 1 > read && buffer[found.next - 2] == 0x0D ? found.next - 2 : found.next - 1
+        return (content, found.next)
     }
 
     /// The lines of a complete head starting at `read` (without the empty line) and where the head ends.

@@ -14,9 +14,14 @@ struct TCPDirection {
     var initialSequence: UInt32?
     /// The stream offset of the next byte to deliver (0 is the first byte after the SYN).
     private(set) var next: UInt64 = 0
-    /// Segments ahead of ``next``, by stream offset.
-    private var pending: [UInt64: (bytes: [UInt8], time: Double)] = [:]
+    /// Bytes ahead of ``next`` by stream offset, in pieces that never overlap: a segment that arrives over bytes
+    /// already held keeps only what is new, so the first copy of every byte is the one read (as tshark does).
+    private var pending = OffsetMap<(bytes: [UInt8], time: Double)>()
     private(set) var pendingBytes = 0
+    /// The last bytes delivered, each at its stream offset modulo the size (allocated with the first delivery), to
+    /// compare a later copy against; offsets below ``recentFrom`` are not there (a gap).
+    private var recent: [UInt8] = []
+    private var recentFrom: UInt64 = 0
     /// Where the FIN sits, once seen.
     private(set) var finOffset: UInt64?
     /// The highest offset the peer acknowledged (everything before it reached the peer).
@@ -24,11 +29,21 @@ struct TCPDirection {
     private(set) var duplicateSegments = 0
     private(set) var duplicateBytes = 0
     private(set) var reorderedSegments = 0
+    /// Segments that overlapped bytes seen before with different bytes (the first copy is kept).
+    private(set) var conflictingSegments = 0
+    /// Where the first such overlap was, to report.
+    private(set) var firstConflictAt: UInt64?
     private(set) var lostBytes: UInt64 = 0
     /// Where the first loss was, to report.
     private(set) var firstLossAt: UInt64?
     /// Whether bytes were delivered after a gap; a parser must not read across one.
     private(set) var hasGap = false
+
+    /// How many bytes of what was delivered last are kept to compare a retransmission against.
+    static let recentBytes = 2048
+
+    /// The work reassembly did so far: held pieces visited, found and moved. n segments cost O(n log n).
+    var steps: Int { pending.steps }
 
     /// Whether every byte up to the FIN was delivered.
     var isFinished: Bool { finOffset.map { next >= $0 } ?? false }
@@ -52,6 +67,9 @@ struct TCPDirection {
 
     /// Takes one segment; `deliver` gets the bytes that are now in order, with the capture time of the segment that
     /// brought them. Returns `false` when the segment cannot be placed (no SYN seen).
+    ///
+    /// Bytes seen before win: the part of a segment over bytes already delivered or held is compared with them (a
+    /// difference is counted in ``conflictingSegments``) and dropped; only the rest is kept.
     mutating func accept(
         sequence: UInt32, payload: [UInt8], fin: Bool, time: Double, limit: Int,
         deliver: inout [Delivery]
@@ -60,60 +78,129 @@ struct TCPDirection {
         if fin { finOffset = start + UInt64(payload.count) }
         guard !payload.isEmpty else { return true }
         let end = start + UInt64(payload.count)
-        if end <= next {
+        var conflict = false
+        var from = start
+        if start < next {
+            // Already delivered: compared with the bytes still kept, then dropped.
+            conflict = differsFromDelivered(payload, at: start, upTo: min(end, next))
+            duplicateBytes += Int(min(end, next) - start)
+            from = next
+        }
+        if from >= end {
             duplicateSegments += 1
-            duplicateBytes += payload.count
+            noteConflict(conflict, at: start)
             return true
         }
-        if start > next {
-            if let held = pending[start], held.bytes.count >= payload.count {
-                duplicateSegments += 1
-                duplicateBytes += payload.count
-                return true
+        // The common case: the next bytes, nothing held in their way.
+        if from == next, pending.min().map({ $0.key >= end }) ?? true {
+            noteConflict(conflict, at: start)
+            deliverNew(payload[Int(from - start)...], at: from, time: time, afterGap: false, into: &deliver)
+            drain(deliver: &deliver)
+            return true
+        }
+        // Keep the parts no held piece covers; compare the parts one does.
+        var stored = false
+        var cursor = from
+        if let before = pending.floor(cursor), before.key + UInt64(before.value.bytes.count) > cursor {
+            let overlapEnd = min(end, before.key + UInt64(before.value.bytes.count))
+            conflict = differs(payload, start, before.value.bytes, before.key, from: cursor, to: overlapEnd) || conflict
+            duplicateBytes += Int(overlapEnd - cursor)
+            cursor = overlapEnd
+        }
+        while cursor < end {
+            guard let held = pending.ceiling(cursor), held.key < end else {
+                hold(Array(payload[Int(cursor - start)..<Int(end - start)]), at: cursor, time: time)
+                stored = true
+                break
             }
-            reorderedSegments += 1
-            pendingBytes += payload.count - (pending[start]?.bytes.count ?? 0)
-            pending[start] = (payload, time)
-            if pendingBytes > limit { skipGap(deliver: &deliver) }
+            if held.key > cursor {
+                hold(Array(payload[Int(cursor - start)..<Int(held.key - start)]), at: cursor, time: time)
+                stored = true
+            }
+            let overlapEnd = min(end, held.key + UInt64(held.value.bytes.count))
+            conflict = differs(payload, start, held.value.bytes, held.key, from: held.key, to: overlapEnd) || conflict
+            duplicateBytes += Int(overlapEnd - held.key)
+            cursor = overlapEnd
+        }
+        noteConflict(conflict, at: start)
+        if !stored {
+            duplicateSegments += 1
             return true
         }
-        if start < next { duplicateBytes += Int(next - start) }
-        let fresh = payload[Int(next - start)...]
-        next = end
-        deliver.append(Delivery(bytes: fresh, time: time, afterGap: false))
+        if from > next { reorderedSegments += 1 }
         drain(deliver: &deliver)
+        if pendingBytes > limit { skipGap(deliver: &deliver) }
         return true
     }
 
-    /// Delivers held segments that are now in order.
+    private mutating func hold(_ bytes: [UInt8], at offset: UInt64, time: Double) {
+        pending.insert(offset, (bytes, time))
+        pendingBytes += bytes.count
+    }
+
+    private mutating func noteConflict(_ conflict: Bool, at offset: UInt64) {
+        guard conflict else { return }
+        conflictingSegments += 1
+        if firstConflictAt == nil { firstConflictAt = offset }
+    }
+
+    /// Whether `payload` (at `start`) differs from `held` (at `heldStart`) in the offsets `from..<to`.
+    private func differs(
+        _ payload: [UInt8], _ start: UInt64, _ held: [UInt8], _ heldStart: UInt64, from: UInt64, to: UInt64
+    ) -> Bool {
+        let a = payload[Int(from - start)..<Int(to - start)]
+        let b = held[Int(from - heldStart)..<Int(to - heldStart)]
+        return !a.elementsEqual(b)
+    }
+
+    /// Whether `payload` (at `start`) differs from the delivered bytes still kept, in the offsets below `to`.
+    private func differsFromDelivered(_ payload: [UInt8], at start: UInt64, upTo to: UInt64) -> Bool {
+        guard !recent.isEmpty else { return false }
+        let kept = max(recentFrom, next > UInt64(recent.count) ? next - UInt64(recent.count) : 0)
+        let from = max(start, kept)
+        guard from < to else { return false }
+        for offset in from..<to where payload[Int(offset - start)] != recent[Int(offset % UInt64(recent.count))] {
+            return true
+        }
+        return false
+    }
+
+    /// Hands `bytes` (at stream offset ``next``) on and keeps their tail to compare later copies against.
+    private mutating func deliverNew(
+        _ bytes: ArraySlice<UInt8>, at offset: UInt64, time: Double, afterGap: Bool, into deliver: inout [Delivery]
+    ) {
+        if recent.isEmpty { recent = [UInt8](repeating: 0, count: Self.recentBytes) }
+        if afterGap { recentFrom = offset }
+        let size = UInt64(recent.count)
+        let tail = bytes.suffix(recent.count)
+        var position = offset + UInt64(bytes.count - tail.count)
+        for byte in tail {
+            recent[Int(position % size)] = byte
+            position += 1
+        }
+        next = offset + UInt64(bytes.count)
+        deliver.append(Delivery(bytes: bytes, time: time, afterGap: afterGap))
+    }
+
+    /// Delivers held pieces that are now in order: they never overlap and all lie at or past ``next``.
     private mutating func drain(deliver: inout [Delivery]) {
-        while !pending.isEmpty {
-            guard let start = pending.keys.filter({ $0 <= next }).min() else { return }
-            let held = pending.removeValue(forKey: start)!
-            pendingBytes -= held.bytes.count
-            let end = start + UInt64(held.bytes.count)
-            if end <= next {
-                duplicateSegments += 1
-                duplicateBytes += held.bytes.count
-                continue
-            }
-            let fresh = held.bytes[Int(next - start)...]
-            next = end
-            deliver.append(Delivery(bytes: fresh, time: held.time, afterGap: false))
+        while let first = pending.min(), first.key == next {
+            pending.remove(first.key)
+            pendingBytes -= first.value.bytes.count
+            deliverNew(first.value.bytes[...], at: first.key, time: first.value.time, afterGap: false, into: &deliver)
         }
     }
 
     /// Gives up on the bytes before the first held segment: counts them lost and delivers what follows, flagged.
     mutating func skipGap(deliver: inout [Delivery]) {
-        guard let first = pending.keys.min() else { return }
-        guard first > next else { return drain(deliver: &deliver) }
-        lostBytes += first - next
+        guard let first = pending.min() else { return }
+        guard first.key > next else { return drain(deliver: &deliver) }
+        lostBytes += first.key - next
         if firstLossAt == nil { firstLossAt = next }
         hasGap = true
-        let held = pending.removeValue(forKey: first)!
-        pendingBytes -= held.bytes.count
-        next = first + UInt64(held.bytes.count)
-        deliver.append(Delivery(bytes: held.bytes[...], time: held.time, afterGap: true))
+        pending.remove(first.key)
+        pendingBytes -= first.value.bytes.count
+        deliverNew(first.value.bytes[...], at: first.key, time: first.value.time, afterGap: true, into: &deliver)
         drain(deliver: &deliver)
     }
 

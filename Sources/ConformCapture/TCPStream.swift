@@ -12,14 +12,19 @@ final class TCPStream {
     var toClient = TCPDirection()
     private var requests: HTTPStreamParser
     private var responses: HTTPStreamParser
-    /// Requests read, waiting for their response.
+    /// Requests read, waiting for their response: those from ``waitingHead`` on (taking the first is O(1)).
     private var waiting: [HTTPStreamParser.Message] = []
+    private var waitingHead = 0
+    /// The body bytes of the requests waiting, kept as they come and go.
+    private var waitingBodyBytes = 0
     private var sawClientBytes = false
     /// Once set, nothing more of the stream is read.
     private(set) var stopped = false
     private(set) var problems: [CaptureSummary.Problem] = []
     private(set) var exchanges = 0
     var lastSeen: Double
+    /// Whether any segment of the stream carried bytes (a stream without is half-open, and given up first).
+    var sawData = false
     /// Bytes held, as last accounted in the importer's total.
     var accountedBytes = 0
     private(set) var serverFinished = false
@@ -43,7 +48,7 @@ final class TCPStream {
     /// Bytes the stream holds in memory now.
     var bufferedBytes: Int {
         toServer.pendingBytes + toClient.pendingBytes + requests.bufferedBytes + responses.bufferedBytes
-            + waiting.reduce(0) { $0 + $1.body.count }
+            + waitingBodyBytes
     }
 
     var isClosed: Bool { toServer.isFinished && toClient.isFinished }
@@ -98,8 +103,8 @@ final class TCPStream {
         pump(emit: emit)
         guard !stopped else { return }
         let (message, _) = responses.finish()
-        if let message, !waiting.isEmpty {
-            emit(Pair(request: waiting.removeFirst(), response: message))
+        if let message, let request = takeWaiting() {
+            emit(Pair(request: request, response: message))
             exchanges += 1
         }
     }
@@ -110,6 +115,7 @@ final class TCPStream {
             switch requests.next() {
             case .message(let m):
                 waiting.append(m)
+                waitingBodyBytes += m.body.count
                 continue
             case .needMore: break
             case .failed(let reason, let overLimit):
@@ -118,17 +124,18 @@ final class TCPStream {
             }
             break
         }
-        while !stopped, let request = waiting.first {
+        while !stopped, waitingHead < waiting.count {
+            let request = waiting[waitingHead]
             let method = request.startLine.first.map(String.init) ?? ""
             switch responses.next(answersHead: method == "HEAD", answersConnect: method == "CONNECT") {
             case .message(let m):
                 if m.isInterim { continue }
-                waiting.removeFirst()
+                _ = takeWaiting()
                 exchanges += 1
                 emit(Pair(request: request, response: m))
                 continue
             case .upgraded(let m):
-                waiting.removeFirst()
+                _ = takeWaiting()
                 exchanges += 1
                 emit(Pair(request: request, response: m))
                 stop(.upgraded, "switched to another protocol after exchange \(exchanges); not read further")
@@ -159,15 +166,40 @@ final class TCPStream {
             stop(.lost, "\(serverLost) bytes from the server never captured (at byte \(toClient.firstLossAt ?? 0))")
         }
         if !stopped, toClient.isFinished || reason != nil { serverClosed(emit: emit) }
+        for (direction, who) in [(toServer, "client"), (toClient, "server")] where direction.conflictingSegments > 0 {
+            let count = direction.conflictingSegments
+            note(
+                .overlapConflict,
+                "\(count) segment\(count == 1 ? "" : "s") from the \(who) overlapped bytes seen before with different "
+                    + "bytes (first at byte \(direction.firstConflictAt ?? 0)); the first copy was read, as tshark does"
+            )
+        }
         if !stopped {
-            if requests.hasPartialMessage || responses.hasPartialMessage || !waiting.isEmpty {
+            if requests.hasPartialMessage || responses.hasPartialMessage || unanswered > 0 {
                 note(.cutOff, "\(reason ?? "the stream closed") inside a message")
             }
         }
     }
 
     /// Requests read that got no response.
-    var unanswered: Int { waiting.count }
+    var unanswered: Int { waiting.count - waitingHead }
+
+    /// Takes the oldest request waiting for its response.
+    private func takeWaiting() -> HTTPStreamParser.Message? {
+        guard waitingHead < waiting.count else { return nil }
+        let request = waiting[waitingHead]
+        waiting[waitingHead].body = []  // its memory goes now, not at the next compaction
+        waitingHead += 1
+        waitingBodyBytes -= request.body.count
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 1024, waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+        return request
+    }
 
     /// TLS or HTTP/2 from their first bytes.
     static func foreignProtocol(_ bytes: ArraySlice<UInt8>) -> CaptureSummary.Problem.Kind? {

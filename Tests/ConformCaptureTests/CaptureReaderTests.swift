@@ -10,6 +10,8 @@ struct PcapBuilder {
     var ipv6 = false
     var bytes: [UInt8] = []
     var time: UInt32 = 1_800_000_000
+    /// Seconds of capture time between packets.
+    var tick: UInt32 = 1
 
     init(linkType: Int32, ipv6: Bool = false) {
         self.linkType = UInt32(linkType)
@@ -22,8 +24,10 @@ struct PcapBuilder {
     func be32(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.bigEndian, Array.init) }
     func be16(_ v: UInt16) -> [UInt8] { withUnsafeBytes(of: v.bigEndian, Array.init) }
 
-    mutating func segment(fromClient: Bool, seq: UInt32, ack: UInt32, flags: UInt8, _ payload: [UInt8] = []) {
-        let ports = fromClient ? (UInt16(40_000), UInt16(8080)) : (UInt16(8080), UInt16(40_000))
+    mutating func segment(
+        fromClient: Bool, seq: UInt32, ack: UInt32, flags: UInt8, _ payload: [UInt8] = [], clientPort: UInt16 = 40_000
+    ) {
+        let ports = fromClient ? (clientPort, UInt16(8080)) : (UInt16(8080), clientPort)
         let tcp =
             be16(ports.0) + be16(ports.1) + be32(seq) + be32(ack) + [0x50, flags] + be16(65535) + [0, 0, 0, 0]
             + payload
@@ -51,7 +55,7 @@ struct PcapBuilder {
         case PacketDecoder.LinkType.loop: frame = be32(ipv6 ? 30 : 2) + ip
         default: frame = ip
         }
-        time += 1
+        time += tick
         bytes += le32(time) + le32(0) + le32(UInt32(frame.count)) + le32(UInt32(frame.count)) + frame
     }
 

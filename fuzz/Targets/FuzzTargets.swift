@@ -81,6 +81,14 @@ public enum FuzzTargets {
         _ = try? Decompression.inflate(data, limit: limit)
         _ = try? Decompression.inflate(data, raw: true, limit: limit)
         _ = try? Decompression.brotli(data, limit: limit)
+        _ = try? Decompression.zstd(data, limit: limit)
+        // Content-Encoding as every command decodes it: never past the cap, and a body that did not decode is left
+        // out, not kept as it came.
+        for coding in ["gzip", "deflate", "br", "zstd", "gzip, br"] {
+            let decoded = ContentDecoding.decode(["Content-Encoding": coding], data, limit: limit)
+            precondition(decoded.body.count <= limit, "a decoded body passed its cap")
+            precondition(decoded.problem == nil || decoded.body.isEmpty, "a body that did not decode was kept")
+        }
     }
 
     /// One recording line; what reads must write a line that reads back the same.
@@ -112,8 +120,8 @@ public enum FuzzTargets {
         precondition(summary.peakBufferedBytes <= limits.maxBufferedBytes + 65_536, "buffered past the limit")
     }
 
-    /// TCP reassembly and HTTP/1.1 of one stream from segments the bytes describe, after a SYN and SYN-ACK: each
-    /// record is a flags byte (bit 0 from the server, bit 1 FIN, bit 2 RST), a 16-bit offset from the direction's
+    /// TCP reassembly and HTTP/1.1 of one stream from segments the bytes describe, after a SYN and SYN-ACK (overlaps,
+    /// conflicting copies and gaps included; the work stays n log n): each record is a flags byte (bit 0 from the server, bit 1 FIN, bit 2 RST), a 16-bit offset from the direction's
     /// start, a length byte and that many payload bytes.
     public static func reassembly(_ data: Data) {
         let bytes = [UInt8](data)
@@ -123,6 +131,7 @@ public enum FuzzTargets {
         limits.maxBufferedBytes = 16_384
         let client = Endpoint(address: IPAddress(high: 0, low: 0x7F00_0001, isIPv6: false), port: 40_000)
         let server = Endpoint(address: IPAddress(high: 0, low: 0x7F00_0001, isIPv6: false), port: 8080)
+        var segments = 0
         let summary = captured(limits: limits) { reader in
             let isn: (client: UInt32, server: UInt32) = (0xFFFF_FF00, 7)
             reader.consume(
@@ -136,6 +145,7 @@ public enum FuzzTargets {
             var i = 0
             var time = 0.0
             while i + 4 <= bytes.count {
+                segments += 1
                 let flags = bytes[i]
                 let offset = UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
                 let length = min(Int(bytes[i + 3]), bytes.count - i - 4)
@@ -155,6 +165,10 @@ public enum FuzzTargets {
             }
         }
         precondition(summary.peakBufferedBytes <= limits.maxBufferedBytes + 512, "buffered past the limit")
+        // Held out-of-order pieces cost O(n log n) steps whatever the order (a treap's depth stays near 2 ln n).
+        let log2n = Int.bitWidth - segments.leadingZeroBitCount
+        precondition(
+            summary.reassemblySteps <= 64 * (segments + 1) * (log2n + 1), "reassembly work grew faster than n log n")
     }
 
     /// Runs `feed` against a capture reader and checks that every exchange it reported was counted.

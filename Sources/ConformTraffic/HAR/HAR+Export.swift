@@ -9,23 +9,59 @@ extension HAR {
         _ exchanges: [RecordedExchange], events: [AppEvent] = [], credentials: [RedactedCredential] = [],
         creator: String = "conform", version: String = "1"
     ) -> Data {
-        var text = "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": "
-        text += (["name": .string(creator), "version": .string(version)] as JSONValue).serialized()
-        if !credentials.isEmpty {
-            text += ",\n    \"\(credentialsKey)\": " + JSONValue.array(credentials.map(\.json)).serialized()
-        }
-        if !events.isEmpty {
-            text += ",\n    \"\(eventsKey)\": ["
-            text += events.map { "\n      " + $0.json.serialized() }.joined(separator: ",")
-            text += "\n    ]"
-        }
-        text += ",\n    \"entries\": ["
-        for (i, exchange) in exchanges.enumerated() {
-            text += i == 0 ? "\n      " : ",\n      "
-            text += entry(exchange).serialized()
-        }
-        text += exchanges.isEmpty ? "]\n  }\n}\n" : "\n    ]\n  }\n}\n"
+        var text = ""
+        var exporter = Exporter(credentials: credentials, creator: creator, version: version) { text += $0 }
+        for event in events { exporter.add(event) }
+        for exchange in exchanges { exporter.add(exchange) }
+        exporter.finish()
         return Data(text.utf8)
+    }
+
+    /// A HAR written as the recording is read, entry by entry: `write` gets the document in pieces, so exporting
+    /// holds one exchange at a time (and the app events' text, written after the entries) whatever the recording's
+    /// size. ``HAR/export(_:events:credentials:creator:version:)`` is this into one string.
+    public struct Exporter {
+        private let write: (String) -> Void
+        private var entries = 0
+        private var events: [String] = []
+
+        /// Writes the document's head.
+        public init(
+            credentials: [RedactedCredential] = [], creator: String = "conform", version: String = "1",
+            write: @escaping (String) -> Void
+        ) {
+            self.write = write
+            var text = "{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": "
+            text += (["name": .string(creator), "version": .string(version)] as JSONValue).serialized()
+            if !credentials.isEmpty {
+                text += ",\n    \"\(credentialsKey)\": " + JSONValue.array(credentials.map(\.json)).serialized()
+            }
+            text += ",\n    \"entries\": ["
+            write(text)
+        }
+
+        /// Writes one entry.
+        public mutating func add(_ exchange: RecordedExchange) {
+            write((entries == 0 ? "\n      " : ",\n      ") + entry(exchange).serialized())
+            entries += 1
+        }
+
+        /// Keeps an app event for `log._conformEvents`, written after the entries.
+        public mutating func add(_ event: AppEvent) {
+            events.append(event.json.serialized())
+        }
+
+        /// Writes the events and the document's end.
+        public mutating func finish() {
+            var text = entries == 0 ? "]" : "\n    ]"
+            if !events.isEmpty {
+                text += ",\n    \"\(eventsKey)\": ["
+                text += events.map { "\n      " + $0 }.joined(separator: ",")
+                text += "\n    ]"
+            }
+            write(text + "\n  }\n}\n")
+            events = []
+        }
     }
 
     /// The exchange's URL as HAR 1.2 wants it, absolute: as recorded when it has an origin, else the recorded

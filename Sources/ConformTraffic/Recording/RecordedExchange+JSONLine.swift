@@ -62,13 +62,24 @@ extension RecordedExchange {
             bounded.response.headerFields = HTTPFields()
             bounded.omitted.append(Self.tooManyFields("response", response.headerFields.count))
         }
-        let line = bounded.jsonLine()
-        guard line.utf8.count > limit else { return line }
         let bodies: [(name: String, size: Int, drop: (inout RecordedExchange) -> Void)] = [
             ("request.body", request.body.count, { $0.request.body = Data() }),
             ("response.body", response.body.count, { $0.response.body = Data() }),
         ]
-        for body in bodies.sorted(by: { $0.size > $1.size }) where body.size > 0 {
+        let largestFirst = bodies.sorted(by: { $0.size > $1.size }).filter { $0.size > 0 }
+        // Bodies whose text alone passes the limit are left out before any line is built (the order and the notes
+        // are those of building and measuring): a 60 MiB body of control bytes escapes to 360 MiB of line.
+        var encoded = Self.encodedBytes(request.body) + Self.encodedBytes(response.body)
+        var dropped = 0
+        for body in largestFirst where encoded > limit {
+            encoded -= Self.encodedBytes(body.name == "request.body" ? request.body : response.body)
+            body.drop(&bounded)
+            bounded.omitted.append("\(body.name): \(body.size) bytes, over the recording line limit of \(limit)")
+            dropped += 1
+        }
+        let line = bounded.jsonLine()
+        guard line.utf8.count > limit else { return line }
+        for body in largestFirst.dropFirst(dropped) {
             body.drop(&bounded)
             bounded.omitted.append("\(body.name): \(body.size) bytes, over the recording line limit of \(limit)")
             let shorter = bounded.jsonLine()
@@ -84,6 +95,22 @@ extension RecordedExchange {
         bounded.flow = String(flow.prefix(256))
         bounded.omitted.append("request.url: \(request.url.utf8.count) bytes, cut to 1024 characters")
         return bounded.jsonLine()
+    }
+
+    /// The bytes `body` takes in a line as ``writeBody(_:into:)`` writes it (a JSON string, or base64), counted
+    /// without writing it.
+    static func encodedBytes(_ body: Data) -> Int {
+        guard !body.isEmpty else { return 0 }
+        guard let text = String(validating: body, as: UTF8.self) else { return (body.count + 2) / 3 * 4 + 16 }
+        var bytes = 11
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x0A, 0x0D, 0x09, 0x08, 0x0C: bytes += 2
+            case ..<0x20: bytes += 6
+            default: bytes += 1
+            }
+        }
+        return bytes
     }
 
     /// The note for a header list over ``HTTPFields/maxCount``, the same from the writer and the readers.

@@ -30,10 +30,21 @@ public final class RecordingWriter: Sendable {
     private struct State {
         var fd: Int32
         var nextSeq: Int
+        /// The scan that finds where an appended recording's numbering goes on, until its number is taken.
+        var numbering: NumberingScan?
         /// Where the file last ended on a whole line, when a failed write could not be cut back to it at once.
         var repairTo: off_t?
         /// Lines that could not be written.
         var lost = 0
+
+        /// ``nextSeq`` once the numbering of what the file held is known (waiting for its scan the first time).
+        mutating func numbered() -> Int {
+            if let scan = numbering {
+                nextSeq = max(nextSeq, scan.next())
+                numbering = nil
+            }
+            return nextSeq
+        }
     }
 
     /// How bytes reach the file: `write(2)`, or a stand-in that fails as a full disk would (tests).
@@ -75,7 +86,7 @@ public final class RecordingWriter: Sendable {
                 file: path, message: "is a symbolic link; a recording's files are never written through links",
                 help: "remove the link, or record into a new directory")
         }
-        var nextSeq = 1
+        var numbering: NumberingScan?
         if let attributes = try? FileManager.default.attributesOfItem(atPath: file),
             (attributes[.size] as? NSNumber)?.intValue ?? 0 > 0
         {
@@ -84,9 +95,10 @@ public final class RecordingWriter: Sendable {
                     file: file, message: "the recording already has exchanges",
                     help: "choose a new output directory, delete this one, or append to it explicitly")
             }
-            let reader = try RecordingReader(path: file, maxLineBytes: maxLineBytes)
-            while let record = try reader.nextRecord() { nextSeq = max(nextSeq, record.seq + 1) }
-            droppedTail = try Self.endCleanly(file, torn: reader.truncatedTail)
+            // Only the end of the file is read now; the numbering's scan runs beside the listener, and the first line
+            // written waits for it.
+            droppedTail = try Self.endCleanly(file, maxLineBytes: maxLineBytes)
+            numbering = NumberingScan(file: file, maxLineBytes: maxLineBytes)
         }
         self.droppedTail = droppedTail
         var meta = RecordingMeta(
@@ -120,7 +132,7 @@ public final class RecordingWriter: Sendable {
             throw RecordingError(
                 file: file, message: "cannot open for appending (\(reason))", help: "check the path and permissions")
         }
-        state = Mutex(State(fd: fd, nextSeq: nextSeq))
+        state = Mutex(State(fd: fd, nextSeq: 1, numbering: numbering))
     }
 
     deinit {
@@ -139,16 +151,16 @@ public final class RecordingWriter: Sendable {
         var exchange = ContentDecoding.decoded(
             RecordedExchange(
                 seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
-                response: response))
+                response: response), limit: maxLineBytes)
         if let redactor { exchange = redactor.redact(exchange) }
         try nameNewCredentials()
         // The line is made outside the lock under the number the exchange will most likely get, so exchanges
         // written from many tasks are serialised only for the write itself.
-        let expected = state.withLock { $0.nextSeq }
+        let expected = state.withLock { $0.numbered() }
         exchange.seq = expected
         var line = exchange.boundedJSONLine(limit: maxLineBytes)
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
-            if state.nextSeq != expected {
+            if state.numbered() != expected {
                 exchange.seq = state.nextSeq
                 line =
                     Self.renumbered(line, from: expected, to: exchange.seq)
@@ -172,10 +184,11 @@ public final class RecordingWriter: Sendable {
     /// Redacts and appends an exchange that already has a number (an import); later appends continue after it.
     @discardableResult
     public func write(_ exchange: RecordedExchange) throws(RecordingError) -> RecordedExchange {
-        let decoded = ContentDecoding.decoded(exchange)
+        let decoded = ContentDecoding.decoded(exchange, limit: maxLineBytes)
         let written = redactor.map { $0.redact(decoded) } ?? decoded
         try nameNewCredentials()
         try state.withLock { (state) throws(RecordingError) in
+            _ = state.numbered()
             try write(written.boundedJSONLine(limit: maxLineBytes), into: &state)
             state.nextSeq = max(state.nextSeq, written.seq + 1)
         }
@@ -193,7 +206,7 @@ public final class RecordingWriter: Sendable {
             event.pushRegId = event.pushRegId.map { redactor.redact(text: $0) }
         }
         return try state.withLock { (state) throws(RecordingError) -> AppEvent in
-            if event.seq <= 0 { event.seq = state.nextSeq }
+            if event.seq <= 0 { event.seq = state.numbered() } else { _ = state.numbered() }
             try write(event.jsonLine(), into: &state)
             state.nextSeq = max(state.nextSeq, event.seq + 1)
             return event
@@ -269,9 +282,9 @@ public final class RecordingWriter: Sendable {
         }
     }
 
-    /// Makes the file end with a newline before appending: a torn last line is cut off (and returned, to report),
-    /// a complete one missing only its newline gets it.
-    private static func endCleanly(_ file: String, torn: RecordingError?) throws(RecordingError) -> RecordingError? {
+    /// Makes the file end with a newline before appending, reading only its last line: a torn last line is cut
+    /// off (and returned, to report), a complete one missing only its newline gets it.
+    private static func endCleanly(_ file: String, maxLineBytes: Int) throws(RecordingError) -> RecordingError? {
         guard let handle = FileHandle(forUpdatingAtPath: file) else {
             throw RecordingError(file: file, message: "cannot open for appending", help: "check permissions")
         }
@@ -294,12 +307,22 @@ public final class RecordingWriter: Sendable {
                 }
                 end = from
             }
-            if let torn {
+            let length = size - lineStart
+            var whole = false
+            if length <= UInt64(maxLineBytes) {
+                try handle.seek(toOffset: lineStart)
+                let line = handle.readData(ofLength: Int(length))
+                whole =
+                    line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+                    || (try? TraceRecord(jsonLine: line)) != nil
+            }
+            if !whole {
                 try handle.truncate(atOffset: lineStart)
-                var dropped = torn
-                dropped.message =
-                    "the last line was incomplete (\(size - lineStart) bytes without a newline); removed before appending"
-                return dropped
+                return RecordingError(
+                    file: file,
+                    message: "the last line was incomplete (\(length) bytes without a newline at byte \(lineStart)); "
+                        + "removed before appending",
+                    help: "the recorder was probably killed while writing; the exchanges before it are intact")
             }
             try handle.seekToEnd()
             try handle.write(contentsOf: Data([0x0A]))

@@ -19,8 +19,14 @@ public enum ContentDecoding {
         public var problem: String?
     }
 
-    /// Decodes `body` as its `Content-Encoding` header says (codings applied in order are undone in reverse).
-    public static func decode(_ fields: HTTPFields, _ body: Data, limit: Int = Decompression.defaultLimit) -> Decoded {
+    /// The largest body decoding may produce: a recording line holds no more (``RecordingLayout/maxLineBytes``), so a
+    /// body decoding past it could never be kept. Decoding stops there and the body is left out, holding at most
+    /// this much however small the compressed bytes were (a 2 MB gzip body inflates to gigabytes).
+    public static let defaultLimit = RecordingLayout.maxLineBytes
+
+    /// Decodes `body` as its `Content-Encoding` header says (codings applied in order are undone in reverse), each
+    /// coding stopping at `limit` bytes of output: past it the body is left out and `problem` says so.
+    public static func decode(_ fields: HTTPFields, _ body: Data, limit: Int = defaultLimit) -> Decoded {
         let codings = fields.values(for: "Content-Encoding")
             .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -33,9 +39,9 @@ public enum ContentDecoding {
                 case "gzip", "x-gzip": out = try Decompression.inflate(out, limit: limit)
                 // "deflate" is zlib-wrapped by the standard, raw deflate by some servers: try both.
                 case "deflate":
-                    if let wrapped = try? Decompression.inflate(out, limit: limit) {
-                        out = wrapped
-                    } else {
+                    do {
+                        out = try Decompression.inflate(out, limit: limit)
+                    } catch  where !error.overLimit {
                         out = try Decompression.inflate(out, raw: true, limit: limit)
                     }
                 case "br": out = try Decompression.brotli(out, limit: limit)
@@ -45,6 +51,12 @@ public enum ContentDecoding {
                         headerFields: fields, body: Data(),
                         problem: "\(body.count) bytes in '\(coding)' encoding, which Conform cannot decode")
                 }
+            } catch  where error.overLimit {
+                return Decoded(
+                    headerFields: fields, body: Data(),
+                    problem:
+                        "\(body.count) bytes in '\(coding)' encoding that decode to more than \(limit) bytes, "
+                        + "more than a recording keeps; decoding stopped there")
             } catch {
                 return Decoded(
                     headerFields: fields, body: Data(),
@@ -70,8 +82,8 @@ public enum ContentDecoding {
     }
 
     /// The response with its body decoded; an undecodable body stays as it came (for comparison, not storage).
-    public static func decoded(_ response: HTTPResponse) -> HTTPResponse {
-        let result = decode(response.headerFields, response.body)
+    public static func decoded(_ response: HTTPResponse, limit: Int = defaultLimit) -> HTTPResponse {
+        let result = decode(response.headerFields, response.body, limit: limit)
         guard result.problem == nil else { return response }
         var out = response
         out.headerFields = result.headerFields
@@ -80,13 +92,13 @@ public enum ContentDecoding {
     }
 
     /// The exchange with both bodies decoded; what cannot be decoded is left out and named in `omitted`.
-    public static func decoded(_ exchange: RecordedExchange) -> RecordedExchange {
+    public static func decoded(_ exchange: RecordedExchange, limit: Int = defaultLimit) -> RecordedExchange {
         var out = exchange
-        let request = decode(exchange.request.headerFields, exchange.request.body)
+        let request = decode(exchange.request.headerFields, exchange.request.body, limit: limit)
         out.request.headerFields = request.headerFields
         out.request.body = request.body
         if let problem = request.problem { out.omitted.append("request.body: \(problem)") }
-        let response = decode(exchange.response.headerFields, exchange.response.body)
+        let response = decode(exchange.response.headerFields, exchange.response.body, limit: limit)
         out.response.headerFields = response.headerFields
         out.response.body = response.body
         if let problem = response.problem { out.omitted.append("response.body: \(problem)") }

@@ -8,7 +8,18 @@ public enum Decompression {
     /// Why bytes could not be decompressed.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         public var message: String
+        /// Decoding stopped at the output limit (no more than the limit was ever held): the data may be valid.
+        public var overLimit = false
         public var description: String { message }
+
+        public init(message: String, overLimit: Bool = false) {
+            self.message = message
+            self.overLimit = overLimit
+        }
+    }
+
+    static func overLimit(_ limit: Int) -> Failure {
+        Failure(message: "decompresses to more than \(limit) bytes", overLimit: true)
     }
 
     /// The most any one decompression may produce unless a caller says otherwise: 1 GiB.
@@ -24,6 +35,7 @@ public enum Decompression {
         guard data.count <= Int(UInt32.max) else { throw Failure(message: "compressed input over 4 GiB") }
         guard !data.isEmpty else { throw Failure(message: "the compressed data ends early") }
         var output = Data()
+        var reserved = 0
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let result: Int32 = data.withUnsafeBytes { input in
             stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: UInt8.self).baseAddress)
@@ -36,7 +48,7 @@ public enum Decompression {
                 }
                 let produced = chunk.count - Int(stream.avail_out)
                 if output.count + produced > limit { return Z_BUF_ERROR - 100 }
-                output.append(contentsOf: chunk[0..<produced])
+                Self.append(chunk[0..<produced], to: &output, reserved: &reserved, limit: limit)
                 if status == Z_STREAM_END { return Z_STREAM_END }
                 if status != Z_OK { return status }
                 if stream.avail_in == 0 && produced == 0 { return Z_DATA_ERROR - 100 }
@@ -44,7 +56,7 @@ public enum Decompression {
         }
         switch result {
         case Z_STREAM_END: return output
-        case Z_BUF_ERROR - 100: throw Failure(message: "decompresses to more than \(limit) bytes")
+        case Z_BUF_ERROR - 100: throw overLimit(limit)
         case Z_DATA_ERROR - 100: throw Failure(message: "the compressed data ends early")
         default:
             let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(result)"
@@ -59,6 +71,7 @@ public enum Decompression {
         }
         defer { BrotliDecoderDestroyInstance(state) }
         var output = Data()
+        var reserved = 0
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let outcome: String? = data.withUnsafeBytes { input in
             var nextIn = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -70,8 +83,8 @@ public enum Decompression {
                     return BrotliDecoderDecompressStream(state, &availableIn, &nextIn, &availableOut, &nextOut, nil)
                 }
                 let produced = chunk.count - availableOut
-                if output.count + produced > limit { return "decompresses to more than \(limit) bytes" }
-                output.append(contentsOf: chunk[0..<produced])
+                if output.count + produced > limit { return Self.overLimitMark }
+                Self.append(chunk[0..<produced], to: &output, reserved: &reserved, limit: limit)
                 switch result {
                 case BROTLI_DECODER_RESULT_SUCCESS: return nil
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: continue
@@ -80,7 +93,7 @@ public enum Decompression {
                 }
             }
         }
-        if let outcome { throw Failure(message: outcome) }
+        if let outcome { throw outcome == Self.overLimitMark ? overLimit(limit) : Failure(message: outcome) }
         return output
     }
 
@@ -92,6 +105,7 @@ public enum Decompression {
         // the standard for the HTTP coding (RFC 8878 section 3) lets a receiver do.
         ZSTD_DCtx_setParameter(stream, ZSTD_d_windowLogMax, 27)
         var output = Data()
+        var reserved = 0
         var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
         let outcome: String? = data.withUnsafeBytes { input in
             var source = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
@@ -105,17 +119,33 @@ public enum Decompression {
                 if ZSTD_isError(pending) != 0 {
                     return "not valid zstd data (\(String(cString: ZSTD_getErrorName(pending))))"
                 }
-                if output.count + produced > limit { return "decompresses to more than \(limit) bytes" }
-                output.append(contentsOf: chunk[0..<produced])
+                if output.count + produced > limit { return Self.overLimitMark }
+                Self.append(chunk[0..<produced], to: &output, reserved: &reserved, limit: limit)
                 // Done when the input is used up and a frame has just ended (0), or the decoder has nothing
                 // more to give (a partial chunk) while it still expects input.
                 if source.pos == source.size && pending == 0 { return nil }
                 if source.pos == source.size && produced < chunk.count { return "the compressed data ends early" }
             }
         }
-        if let outcome { throw Failure(message: outcome) }
+        if let outcome { throw outcome == Self.overLimitMark ? overLimit(limit) : Failure(message: outcome) }
         return output
     }
+
+    /// Appends decoded bytes, growing the output by doubling but never past `limit`, so what decoding holds stays
+    /// within the limit (and one copy while growing) rather than the next power of two above it.
+    private static func append(
+        _ bytes: ArraySlice<UInt8>, to output: inout Data, reserved: inout Int, limit: Int
+    ) {
+        let needed = output.count + bytes.count
+        if needed > reserved {
+            reserved = min(limit, max(needed, output.count * 2))
+            output.reserveCapacity(reserved)
+        }
+        output.append(contentsOf: bytes)
+    }
+
+    /// What the brotli and zstd loops return when the output passed its limit.
+    private static let overLimitMark = "\u{0}over the limit"
 
     /// Whether `data` starts like gzip (`1f 8b`) or zlib (a deflate header whose check bits hold).
     public static func looksCompressed(_ data: Data) -> Bool {

@@ -81,7 +81,7 @@ enum ForwardOptions {
         raiseDescriptorLimit()
         // Each refusal and failed handshake is told once as it comes (on stderr, beside live violations) and counted.
         let err = io.err
-        let notices = ForwardNotices { err.write($0 + "\n") }
+        let notices = ForwardNotices { err.write(TerminalText.escaped($0) + "\n") }
         return await ProxySessions.run(
             upstreams: [:], transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"), reports: reports,

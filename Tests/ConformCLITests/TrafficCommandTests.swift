@@ -53,14 +53,20 @@ import Testing
         #expect(scan.code == 0, "scan printed:\n\(scan.out)")
     }
 
-    @Test func serveCheckReportsViolationsLiveAndAtTheEnd() async throws {
-        let scratch = try Scratch()
+    /// `conform serve --check` started on port 0 into `checked` under `scratch`, and that recording's path.
+    func serveCheck(_ scratch: Scratch) async throws -> (ConformProcess, String) {
         let out = scratch.path("checked")
         let child = try await offThePool {
             try ConformProcess(
                 ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
                 banner: "Checking an app against the reference implementation on ")
         }
+        return (child, out)
+    }
+
+    @Test func serveCheckReportsViolationsLiveAndAtTheEnd() async throws {
+        let scratch = try Scratch()
+        let (child, out) = try await serveCheck(scratch)
         let client = DeviceClient(base: child.baseURL)
         // Personalizing a device that was never registered, then switching users without forceDepersonalize.
         _ = try await client.personalize("0f8fad5b-d9cb-469f-a165-70867728950e", user: "cust-ana", email: nil)
@@ -96,12 +102,7 @@ import Testing
     /// hands the reference; an app that follows it, as the SDKs do, goes on through it and its traffic is judged.
     @Test func serveCheckAnnouncesTheOriginTheAppReached() async throws {
         let scratch = try Scratch()
-        let out = scratch.path("checked")
-        let child = try await offThePool {
-            try ConformProcess(
-                ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
-                banner: "Checking an app against the reference implementation on ")
-        }
+        let (child, out) = try await serveCheck(scratch)
         let announced = try await DeviceClient(base: child.baseURL).send(.get, "/mobile/1/baseurl", id: nil, body: nil)
         let base = try #require(try JSONValue.parse(announced.body)["baseUrl"]?.stringValue)
         #expect(base == child.baseURL)
@@ -118,12 +119,7 @@ import Testing
     /// changed nothing: `check` of the recording names it in a note and judges the rest, instead of CANNOT JUDGE.
     @Test func aRefusedUndecodableRequestIsNotedNotUnjudgeable() async throws {
         let scratch = try Scratch()
-        let out = scratch.path("checked")
-        let child = try await offThePool {
-            try ConformProcess(
-                ["serve", "--check", "--port", "0", "--out", out], scratch: scratch,
-                banner: "Checking an app against the reference implementation on ")
-        }
+        let (child, out) = try await serveCheck(scratch)
         let client = DeviceClient(base: child.baseURL)
         let id = try await client.register(token: "fcm-refused-token")
         for coding in ["gzip", "bogus"] {

@@ -42,6 +42,12 @@ extension CommandSpec {
         options: [
             .report(
                 "Also write a report of the verdict judged again: junit:FILE, json:FILE or html:FILE (repeatable)."),
+            OptionSpec(
+                "--allow-partial",
+                help: """
+                    Accept a bundle whose run is partial (a shard, a selection, suites of one's own, steps
+                    skipped) with exit 0 when it conforms; without it such a bundle is no certificate, exit 1.
+                    """),
             .verbose, .noColor, .help,
         ],
         discussion: """
@@ -54,8 +60,10 @@ extension CommandSpec {
             and whether the run is certifiable (docs/certification.md).
             """,
         exitCodes: """
-            0 the bundle is intact and its run conforms, 1 intact and it does not conform, 2 the bundle is
-            incomplete, changed or its report does not follow from its log (or its run could not run), 64
-            usage error.
+            0 the bundle is intact and its run is certifiable and conforms (or partial and conforms, with
+            --allow-partial), 1 intact but no certificate of conformance (it does not conform, or its run is
+            partial), 2 the bundle is incomplete, changed or its report does not follow from its log (or its run
+            could not run), 64 usage error. The last line says which: Verification: VERIFIED certifiable,
+            VERIFIED partial or TAMPERED.
             """)
 }

@@ -23,6 +23,7 @@ enum VerifyCommand {
             bundle = try VerifiedBundle(directory: directory, shown: path)
         } catch {
             io.report(error.diagnostic)
+            io.out.write("Verification: TAMPERED (the bundle is incomplete, changed or holds what a bundle does not)\n")
             return ConformCommand.ExitCode.cannotRun
         }
         io.err.write("Bundle: \(path): \(bundle.manifest.entries.count + 1) files, each as its manifest says\n")
@@ -94,12 +95,39 @@ enum VerifyCommand {
                             "the report or the log was changed, or the run cannot be judged again; make the bundle again"
                     ))
             }
+            io.out.write("Verification: TAMPERED (a report does not follow from the bundle's log)\n")
             return ConformCommand.ExitCode.cannotRun
         }
         io.err.write(
             "Verdict: judged again from the log, the same as each of the bundle's reports (JSON, JUnit, HTML) for all \(judged.stepCount) steps\n"
         )
-        return io.status(of: outcome)
+        let status = io.status(of: outcome)
+        return verification(of: judged, status: status, allowPartial: parsed.has("--allow-partial"), io: io)
+    }
+
+    /// The last line of a verification, and its exit status: a bundle whose run is partial (a shard, a selection,
+    /// suites of one's own) is intact but no certificate, so not a pass unless `--allow-partial` accepts it.
+    static func verification(of judged: RunResult, status: Int32, allowPartial: Bool, io: CommandIO) -> Int32 {
+        guard status != ConformCommand.ExitCode.cannotRun else {
+            io.out.write("Verification: NOT VERIFIED (the run judged again could not run)\n")
+            return status
+        }
+        let verdict = judged.outcome
+        switch judged.certifiability ?? .partial(["the report does not say what the run covered"]) {
+        case .certifiable:
+            io.out.write("Verification: VERIFIED certifiable, \(verdict)\n")
+            return status
+        case .partial(let reasons):
+            let why = reasons.joined(separator: "; ")
+            if allowPartial {
+                io.out.write("Verification: VERIFIED partial (\(why)), \(verdict); accepted with --allow-partial\n")
+                return status
+            }
+            io.out.write(
+                "Verification: VERIFIED partial (\(why)), \(verdict); no certificate: that is a whole run of the "
+                    + "bundled plan with every step run (pass --allow-partial to accept a partial one)\n")
+            return status == 0 ? 1 : status
+        }
     }
 }
 

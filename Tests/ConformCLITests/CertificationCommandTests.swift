@@ -159,7 +159,37 @@ import Testing
         #expect(run.code == 1)
         let verified = await conformInProcess(["verify", dir, "--no-color"])
         #expect(verified.code == 1, "\(verified.out)\(verified.err)")
-        #expect(verified.out.hasSuffix("Result: DOES NOT CONFORM\n"))
+        #expect(verified.out.contains("Result: DOES NOT CONFORM\n"))
+        #expect(
+            verified.out.hasSuffix(
+                "Verification: VERIFIED partial (7 steps skipped), DOES NOT CONFORM; no certificate: that is a whole "
+                    + "run of the bundled plan with every step run (pass --allow-partial to accept a partial one)\n"))
+    }
+
+    /// A bundle of part of the plan (one suite, a shard) is intact but no certificate: exit 1 with the reasons, even
+    /// when its run conforms, unless `--allow-partial` accepts it.
+    @Test func verifyOfAPartialBundleIsNoCertificateUnlessAllowed() async throws {
+        let (scratch, dir, run) = try await bundle(["suites/01-registration.yaml"])
+        defer { withExtendedLifetime(scratch) {} }
+        #expect(run.code == 0, "\(run.out)\(run.err)")
+        let verified = await conformInProcess(["verify", dir, "--no-color"])
+        #expect(verified.code == 1, "\(verified.out)\(verified.err)")
+        #expect(verified.out.contains("Result: CONFORMS\n"))
+        #expect(
+            verified.out.hasSuffix(
+                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS; no certificate: that is a whole "
+                    + "run of the bundled plan with every step run (pass --allow-partial to accept a partial one)\n"),
+            "\(verified.out)")
+        let allowed = await conformInProcess(["verify", dir, "--allow-partial", "--no-color"])
+        #expect(allowed.code == 0, "\(allowed.out)\(allowed.err)")
+        #expect(
+            allowed.out.hasSuffix(
+                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS; accepted with --allow-partial\n"))
+        let whole = try await bundle()
+        defer { withExtendedLifetime(whole.scratch) {} }
+        let certified = await conformInProcess(["verify", whole.dir, "--no-color"])
+        #expect(certified.code == 0, "\(certified.out)\(certified.err)")
+        #expect(certified.out.hasSuffix("Verification: VERIFIED certifiable, CONFORMS\n"))
     }
 
     @Test func verifyRefusesABundleWithOneByteChangedInAnyFile() async throws {
@@ -181,7 +211,10 @@ import Testing
             try Data(bytes).write(to: url)
             let verified = await conformInProcess(["verify", copy, "--no-color"])
             #expect(verified.code == 2, "\(file): \(verified.err)")
-            #expect(verified.out.isEmpty, "\(file): nothing is judged")
+            #expect(
+                verified.out
+                    == "Verification: TAMPERED (the bundle is incomplete, changed or holds what a bundle does not)\n",
+                "\(file): nothing is judged")
             let named = file == BundleManifest.fileName ? "manifest" : "error: \(file): "
             #expect(verified.err.contains(named), "\(file): \(verified.err)")
         }

@@ -64,7 +64,7 @@ let package = Package(
         // The reference is Mobile Messaging's: it refuses in the profile's envelope.
         .target(
             name: "ConformReference",
-            dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging"]),
+            dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging", "ConformYAML"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
         .target(
             name: "ConformTraffic",
@@ -81,7 +81,7 @@ let package = Package(
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "CMalloc",
+                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "ConformCrypto", "CMalloc",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.

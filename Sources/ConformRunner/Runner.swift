@@ -312,6 +312,13 @@ public struct Runner: Sendable {
             }
             await progress(false)
             switch sent {
+            case .success(let response) where Self.gatewayUnavailable(response) != nil:
+                // A gateway in front of the implementation answered: nothing was learnt about the implementation.
+                let cause = Self.gatewayUnavailable(response) ?? ""
+                result.response = response
+                result.failures = []
+                result.errors = [StepError(.noResponse, "gateway unavailable: \(cause)", fields: ["cause": cause])]
+                result.verdict = .error
             case .success(let response):
                 result.response = response
                 result.errors = []
@@ -380,5 +387,19 @@ public struct Runner: Sendable {
             }
             try? await Task.sleep(for: min(eventually.interval, max(.zero, deadline - clock.now)))
         }
+    }
+}
+
+extension Runner {
+    /// Why `response` is a gateway's, not the implementation's: a 502, 503 or 504 whose body is not JSON (an HTML
+    /// page, plain text, nothing) comes from a proxy, load balancer or gateway in front of it, which the protocol's
+    /// JSON API never sends. `nil` for any other response, a JSON 5xx among them (the implementation's own, judged).
+    static func gatewayUnavailable(_ response: HTTPResponse) -> String? {
+        guard [502, 503, 504].contains(response.status.code) else { return nil }
+        if !response.body.isEmpty, (try? JSONValue.parse(response.body)) != nil { return nil }
+        let type = response.headerFields["Content-Type"].map { " \(HTTPSyntax.quoted($0))" } ?? ""
+        let body = response.body.isEmpty ? "no body" : "a\(type) body that is not JSON"
+        return "\(response.status.code) \(response.status.reasonPhrase) with \(body): a proxy or gateway in front of "
+            + "the implementation answered, not the implementation; run again when it is up"
     }
 }

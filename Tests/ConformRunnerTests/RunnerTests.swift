@@ -36,6 +36,47 @@ import Testing
         #expect(result.exitCode == 0)
     }
 
+    /// A gateway's 502/503/504 page (HTML, text, no body) in front of the implementation says nothing about it: the
+    /// step could not run (the run is COULD NOT RUN, not DOES NOT CONFORM). A JSON 503 is the implementation's own.
+    @Test(
+        arguments: [
+            (503, "text/html", "<html><body>Service Unavailable</body></html>"), (502, "text/plain", "Bad Gateway"),
+            (504, nil, ""),
+        ] as [(Int, String?, String)])
+    func aGatewaysPageIsNoVerdictOnTheImplementation(_ status: Int, _ type: String?, _ body: String) async throws {
+        struct Gateway: Transport {
+            let response: HTTPResponse
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse { response }
+        }
+        var fields = HTTPFields()
+        if let type { fields["Content-Type"] = type }
+        let gateway = Gateway(
+            response: HTTPResponse(status: HTTPStatus(status), headerFields: fields, body: Data(body.utf8)))
+        let s = try suite(
+            """
+            suite: gateway
+            title: behind a gateway
+            steps:
+              - name: register
+                request: {method: POST, url: "/reg"}
+                expect: {status: 200}
+              - name: read back
+                request: {url: "/reg/1"}
+                expect: {status: 200}
+            """)
+        let result = await run([s], transport: gateway)
+        #expect(result.steps.map(\.verdict) == [.error, .skipped])
+        #expect(result.status == .cannotRun)
+        let shown = type.map { "a '\($0)' body that is not JSON" } ?? "no body"
+        #expect(
+            result.steps[0].error
+                == "gateway unavailable: \(status) \(HTTPStatus(status).reasonPhrase) with \(shown): a proxy or gateway "
+                + "in front of the implementation answered, not the implementation; run again when it is up")
+        // The implementation's own JSON 503 is judged.
+        let own = Gateway(response: .json(503, ["requestError": ["serviceException": ["messageId": "BUSY"]]]))
+        #expect((await run([s], transport: own)).steps.map(\.verdict) == [.fail, .skipped])
+    }
+
     @Test func severitiesGiveVerdictsAndStopTheFlow() async throws {
         let s = try suite(
             """

@@ -75,9 +75,11 @@ enum DiffCommand {
                 ReplayResults.step(diffed, trace: input),
                 ReplayResults.group(flow: diffed.flow, trace: input, title: "Diff of \(input)"))
         }
-        io.out.write(
-            "\(input): \(Noun("exchange").counted(report.total)), \(report.same) the same, \(report.differing) different\n"
-        )
+        var line =
+            "\(input): \(Noun("exchange").counted(report.total)), \(report.same) the same, "
+            + "\(report.differing) different"
+        if report.unjudged > 0 { line += ", \(report.unjudged) could not be judged" }
+        io.out.write(line + "\n")
         let skipped = trace.tally.unreadable
         if skipped > 0 {
             // What the skipped lines held was sent to neither side: the two cannot be called the same.
@@ -136,6 +138,14 @@ enum DiffCommand {
             step.verdict = mismatches.isEmpty ? .pass : .fail
             step.failures = mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)]
             step.error = nil
+            if mismatches.isEmpty, sa.response == nil, sb.response == nil, !sa.verdict.judged || sa.verdict == .error {
+                // Neither side answered (both could not run, or both were skipped): alike, but nothing was compared.
+                let why = sa.error ?? "step \(sa.verdict.rawValue) on both sides"
+                step.verdict = .skipped
+                step.errors = [
+                    StepError(.cannotJudge, "cannot judge: neither side answered (\(why))", fields: ["cause": why])
+                ]
+            }
             if mismatches.isEmpty { (step.request, step.response) = (nil, nil) }
             out.append((step, group))
         }

@@ -31,6 +31,17 @@ import Testing
         #expect(result.out.hasSuffix("Result: CANNOT JUDGE\n"))
     }
 
+    /// `diff` judges the same exchanges as `replay`: one neither side could be sent whole is not "the same".
+    @Test func diffOfAHARWithoutBodiesCannotJudge() async {
+        let result = await conform([
+            "diff", "--target", "builtin", "--target", "builtin", Self.fixtures + "playwright-omit.har",
+        ])
+        #expect(result.code == 2, "\(result.out)\(result.err)")
+        #expect(result.out.contains("0 exchanges, 0 the same, 0 different, 4 could not be judged\n"))
+        #expect(result.out.contains("0 passed, 0 failed, 4 could not be judged"))
+        #expect(result.out.hasSuffix("Result: CANNOT JUDGE\n"))
+    }
+
     @Test func aCompleteTraceIsJudged() async {
         let result = await conform(["check", Self.fixtures + "mitmproxy.zhar"])
         #expect(result.code == 1, "\(result.out)\(result.err)")

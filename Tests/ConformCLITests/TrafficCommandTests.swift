@@ -288,6 +288,16 @@ import Testing
         #expect(faulty.out.contains("differs status\n        expected: 200\n        actual:   400\n"))
     }
 
+    /// Two targets that both cannot be reached behave alike, but nothing was compared: CANNOT JUDGE, never a pass.
+    @Test func diffOnSuitesWhereNeitherSideAnswersCannotJudge() async {
+        let down = "http://127.0.0.1:1"
+        let result = await conform(["diff", "--target", down, "--target", down, "suites/01-registration.yaml"])
+        #expect(result.code == 2, "diff printed:\n\(result.out)\(result.err)")
+        #expect(result.out.contains("cannot judge: neither side answered"), "\(result.out)")
+        #expect(result.out.contains("0 passed, 0 failed, 8 could not be judged"), "\(result.out)")
+        #expect(result.out.hasSuffix("Result: CANNOT JUDGE\n"), "\(result.out)")
+    }
+
     @Test func diffWithoutInputsComparesTheSuitesOfTheCurrentDirectoryOnly() async throws {
         let scratch = try Scratch()
         let noise = TestPaths.root.appendingPathComponent(Self.sampleNoise).path

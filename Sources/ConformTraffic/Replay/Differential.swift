@@ -12,9 +12,13 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
     public var differences: [Mismatch]
     public var errorA: String?
     public var errorB: String?
+    /// What the trace lacks to compare this exchange (a body a tool left out, a URL that would leave the target):
+    /// neither the same nor different, never a pass.
+    public var cannotJudge: String? = nil
 
     public var description: String {
         var lines = ["step \(seq) (flow \(flow)): \(method) \(target)"]
+        if let cannotJudge { lines.append("  cannot judge: \(cannotJudge)") }
         if let errorA { lines.append("  A failed: \(errorA)") }
         if let errorB { lines.append("  B failed: \(errorB)") }
         lines += differences.map {
@@ -31,8 +35,11 @@ public struct DifferentialReport: Sendable, Hashable {
     /// Steps that differed, in recorded order (at most `maxKeptSteps`).
     public var steps: [DifferentialStep] = []
     public var differing = 0
+    /// Exchanges the trace cannot compare (see ``DifferentialStep/cannotJudge``): not counted in `total`.
+    public var unjudged = 0
 
-    public var identical: Bool { differing == 0 }
+    /// Every exchange compared and none differed: an exchange that could not be compared is not the same.
+    public var identical: Bool { differing == 0 && unjudged == 0 }
 }
 
 /// Sends the same exchanges to two implementations, each with its own id remapping, and reports where they differ.
@@ -82,6 +89,7 @@ public struct Differential: Sendable {
         report.total = summary.total - summary.unjudged
         report.differing = summary.mismatched + summary.failed
         report.same = report.total - report.differing
+        report.unjudged = summary.unjudged
         report.steps = Array(
             summary.mismatches.filter { $0.cannotJudge == nil }.map(Self.step).sorted { $0.seq < $1.seq }
                 .prefix(maxKeptSteps))
@@ -91,9 +99,11 @@ public struct Differential: Sendable {
     /// A compared exchange as a step, named by its recorded request.
     static func step(_ outcome: ReplayOutcome) -> DifferentialStep {
         let request = outcome.recorded ?? outcome.request
-        return DifferentialStep(
+        var step = DifferentialStep(
             seq: outcome.seq, flow: outcome.flow, method: request.method, target: request.target,
             differences: outcome.differences, errorA: nil, errorB: outcome.transportError)
+        step.cannotJudge = outcome.cannotJudge
+        return step
     }
 }
 

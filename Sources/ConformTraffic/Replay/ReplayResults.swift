@@ -62,6 +62,16 @@ public enum ReplayResults {
     /// An exchange sent to two implementations: passed when both answered alike, failed with A's answer as what
     /// was expected and B's as what came.
     public static func step(_ diff: DifferentialStep, trace: String) -> StepResult {
+        if let cannotJudge = diff.cannotJudge {
+            // Not compared: a skipped step that says why, exactly as a replay of the same trace reports it.
+            var step = StepResult(
+                suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0,
+                name: "exchange \(diff.seq): \(diff.method) \(diff.target)", file: trace,
+                mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(), verdict: .skipped, attempts: 0,
+                check: .replayDifference)
+            step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
+            return step
+        }
         var mismatches = diff.differences
         if diff.errorA != nil || diff.errorB != nil {
             mismatches.insert(

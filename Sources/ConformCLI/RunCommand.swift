@@ -45,11 +45,13 @@ enum RunCommand {
 
     /// The credentials `suites` send that the run was given no value for, when the target is not the embedded
     /// reference: the suites' defaults (the reference's public test codes) would go to a live implementation, which
-    /// answers 401 and reads as a failure of its own. A warning naming each, at start.
+    /// answers 401 and reads as a failure of its own. A warning naming each, at start; their names go to the plan
+    /// (``RunPlan/defaultCredentials``), which judges a run they got refused as one that could not run.
+    @discardableResult
     static func warnDefaultCredentials(
         _ suites: [Suite], given: [String: String], target: Target, io: CommandIO
-    ) {
-        if case .builtin = target { return }
+    ) -> [String] {
+        if case .builtin = target { return [] }
         let credentials = Suite.credentialVariables(of: suites, profile: ConformCommand.profile)
         let publicValues = Set(ConformCommand.profile.redaction.publicValues)
         // Only defaults that are the reference's own credentials: a deliberately wrong one (a refusal test's) is
@@ -62,12 +64,14 @@ enum RunCommand {
                 }
             }
         }
-        for name in credentials.sorted() where given[name] == nil && publicDefaults.contains(name) {
+        let defaulted = credentials.sorted().filter { given[$0] == nil && publicDefaults.contains($0) }
+        for name in defaulted {
             io.err.write(
                 "warning: no value given for '\(name)', a credential the suites send: their default (the reference's "
                     + "public one) goes to \(target.description); give it with CONFORM_VAR_\(name) or --var \(name)=…\n"
             )
         }
+        return defaulted
     }
 
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
@@ -135,7 +139,7 @@ enum RunCommand {
         // Learned from where the plan sends them: masked in every report, left out of a bundle, and known to its
         // log's redactor before the first exchange is written.
         let credentials = RunCredentials(plan: planSuites, variables: given, profile: ConformCommand.profile)
-        warnDefaultCredentials(suites, given: given, target: target, io: io)
+        plan.defaultCredentials = warnDefaultCredentials(suites, given: given, target: target, io: io)
         if let bundle {
             guard let bundle else { return ConformCommand.ExitCode.cannotRun }
             bundle.log.learn(credentials: credentials.values)

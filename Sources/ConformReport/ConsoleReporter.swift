@@ -132,6 +132,7 @@ public struct ConsoleReporter: RunReporter {
         if !result.contactedOrigins.isEmpty {
             out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
+        out += runWideCauses(result)
         out += certification(result)
         let traffic: String = result.checkedTraffic.map { $0.summary + "; " } ?? ""
         out.append(
@@ -140,6 +141,26 @@ public struct ConsoleReporter: RunReporter {
                 + parts.joined(separator: ", ") + " in \(time) s\n")
         let style: Style = result.status == .conforms ? .green : .red
         out += paint("Result: \(result.outcome)", style, .bold) + "\n"
+        return out
+    }
+
+    /// The causes that concern the run rather than a step (the implementation refused the run's default
+    /// credentials), each once with how many steps it made unable to run: the steps above were shown as they came,
+    /// before the run could tell.
+    func runWideCauses(_ result: RunResult) -> TerminalText {
+        var seen: [String: Int] = [:]
+        var order: [String] = []
+        for step in result.steps {
+            for error in step.errors where error.kind == .credentialsRefused {
+                if seen[error.message] == nil { order.append(error.message) }
+                seen[error.message, default: 0] += 1
+            }
+        }
+        var out: TerminalText = ""
+        for message in order {
+            let steps = Noun("step").counted(seen[message] ?? 0)
+            out += "\n" + paint("Could not run:", .red, .bold) + TerminalText(" \(message) (\(steps))\n")
+        }
         return out
     }
 

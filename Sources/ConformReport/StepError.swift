@@ -27,6 +27,10 @@ public struct StepError: Sendable, Hashable, CustomStringConvertible, Diagnostic
         /// The request was not sent: its URL is outside the target's origins and the allowed hosts
         /// (`fields["url"]`, `fields["origin"]`, `fields["allowed"]`).
         case outsideTarget
+        /// The implementation refused most of the run's calls (401/403) while the suites sent the profile's public
+        /// default credentials to it: the run is about the credentials, not the implementation
+        /// (`fields["status"]`, `fields["variables"]`).
+        case credentialsRefused
         /// An `eventually` step ran out of attempts (`fields["attempts"]`, `fields["window"]`).
         case stillFailing
         /// An `until` control never arrived (`fields["attempts"]`, `fields["window"]`).

@@ -25,6 +25,10 @@ public struct RunPlan: Sendable {
     /// When set, `uuid`, `digits` and `random` draw from this seed (per suite and flow) instead of at random, so
     /// the same plan renders the same requests again: a bundle's run and its verification (``SeededGenerators``).
     public var generatorSeed: String?
+    /// The credential variables the suites send with the profile's public defaults (the embedded reference's test
+    /// codes) to a live implementation, because the run was given no value: when the implementation refuses most
+    /// of the run with 401/403, the run could not run (``Runner/refusingDefaultCredentials(_:names:)``).
+    public var defaultCredentials: [String] = []
     /// Set by the runner for a fail-fast run: shared by every flow, tripped by the first failure.
     var halt: Halt?
     /// Set by the runner: the origins its requests went to, and ``originPolicy`` worked out once (`nil` when the

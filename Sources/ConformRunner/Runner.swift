@@ -76,6 +76,9 @@ public struct Runner: Sendable {
         }
         var result = RunResult(suites: results, duration: (clock.now - start).inSeconds, target: plan.targetDescription)
         result.contactedOrigins = contacted.sorted
+        if !plan.defaultCredentials.isEmpty {
+            result = Self.refusingDefaultCredentials(result, names: plan.defaultCredentials)
+        }
         events(.runFinished(result))
         return result
     }

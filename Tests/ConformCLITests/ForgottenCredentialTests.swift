@@ -40,6 +40,41 @@ import Testing
         #expect(!builtin.err.contains("warning: no value given"), "\(builtin.err)")
     }
 
+    /// A live backend configured with its own codes refuses the reference's public ones: the run is about the
+    /// forgotten credential (COULD NOT RUN, naming it), not a verdict on the backend; given, the same run conforms.
+    @Test func aRunRefusedForItsDefaultCredentialsCouldNotRun() async throws {
+        let scratch = try Scratch()
+        let config = scratch.path("vendor.yaml")
+        try """
+        applications:
+          - id: default
+            applicationCode: vendor-app-code-5e1f
+            apiKey: vendor-api-key-77c2
+            userDataMode: all
+
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let served = try await offThePool {
+            try ConformProcess(
+                ["serve", "--port", "0", "--config", config], scratch: scratch,
+                banner: "Serving the reference implementation on ")
+        }
+        defer { _ = try? served.interrupt() }
+        let forgotten = try await conform(["run", "suites/02-login.yaml", "--target", served.baseURL])
+        #expect(forgotten.code == 2, "\(forgotten.out)\(forgotten.err)")
+        #expect(forgotten.out.hasSuffix("Result: COULD NOT RUN\n"), "\(forgotten.out)")
+        #expect(
+            forgotten.out.contains(
+                "Could not run: credentials refused: 401 for 2 of 2 judged steps while the suites sent their public "
+                    + "default for 'appCode' (the embedded reference's); give it with CONFORM_VAR_appCode or "
+                    + "--var appCode=… (2 steps)\n"),
+            "\(forgotten.out)")
+        let given = try await conform(
+            ["run", "suites/02-login.yaml", "--target", served.baseURL],
+            environment: ["CONFORM_VAR_appCode": "vendor-app-code-5e1f", "CONFORM_VAR_apiKey": "vendor-api-key-77c2"])
+        #expect(given.code == 0, "\(given.out)\(given.err)")
+        #expect(given.out.hasSuffix("Result: CONFORMS\n"), "\(given.out)")
+    }
+
     @Test func theWholePlansEnvironmentRunsOneSuiteWithANote() async throws {
         let run = try await conform(
             ["run", "suites/01-registration.yaml"],

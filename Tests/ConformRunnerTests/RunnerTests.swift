@@ -77,6 +77,49 @@ import Testing
         #expect((await run([s], transport: own)).steps.map(\.verdict) == [.fail, .skipped])
     }
 
+    /// Default credentials refused by most of a run make it COULD NOT RUN naming them; one refusal among passes is a
+    /// verdict on the implementation, whatever credentials were sent.
+    @Test func refusedDefaultCredentialsAreACauseOnlyWhenTheyAreMostOfTheRun() async throws {
+        struct Refusing: Transport {
+            /// The paths answered 401; the rest 200.
+            let refused: Set<String>
+            func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+                refused.contains(URLParts(request.url).path) ? .json(401, ["error": "unauthorized"]) : .json(200, [:])
+            }
+        }
+        let s = try suite(
+            """
+            suite: creds
+            title: three calls
+            flows:
+              a:
+                - name: one
+                  request: {url: "/a"}
+                  expect: {status: 200}
+              b:
+                - name: two
+                  request: {url: "/b"}
+                  expect: {status: 200}
+              c:
+                - name: three
+                  request: {url: "/c"}
+                  expect: {status: 200}
+            """)
+        func run(refusing paths: Set<String>) async -> RunResult {
+            var plan = RunPlan(suites: [s], exchangeTimeout: .seconds(5), targetDescription: "fake")
+            plan.defaultCredentials = ["appCode"]
+            return await Runner(transport: Refusing(refused: paths)).run(plan)
+        }
+        let most = await run(refusing: ["/a", "/b"])
+        #expect(most.steps.map(\.verdict) == [.error, .error, .pass])
+        #expect(most.status == .cannotRun)
+        #expect(most.steps[0].errors.last?.kind == .credentialsRefused)
+        #expect(most.steps[0].errors.last?.fields == ["status": "401", "variables": "appCode"])
+        let one = await run(refusing: ["/a"])
+        #expect(one.steps.map(\.verdict) == [.fail, .pass, .pass])
+        #expect(one.status == .mismatch)
+    }
+
     @Test func severitiesGiveVerdictsAndStopTheFlow() async throws {
         let s = try suite(
             """

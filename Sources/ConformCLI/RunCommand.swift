@@ -187,8 +187,7 @@ enum RunCommand {
     ) throws(UsageError) -> (suites: [Suite], placement: ShardPlacement, plan: [Suite])? {
         let files: [String]
         do {
-            files = try SuiteFiles.expand(
-                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
+            files = try SuiteFiles.given(parsed.positionals, io: io)
         } catch {
             io.report(error.diagnostic)
             return nil

@@ -33,14 +33,37 @@ enum SuiteFiles {
     /// out); `suites` when neither exists, so the error names what was looked for.
     static func defaultDirectory(io: CommandIO) -> String {
         if FileManager.default.fileExists(atPath: io.resolve("suites")) { return "suites" }
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let installed = executable.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/conform/suites").path
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: installed, isDirectory: &isDirectory), isDirectory.boolValue {
-            return installed
+        if FileManager.default.fileExists(atPath: installedDirectory, isDirectory: &isDirectory),
+            isDirectory.boolValue
+        {
+            return installedDirectory
         }
         return "suites"
+    }
+
+    /// Where the package installs the bundled suites, beside the running executable.
+    static var installedDirectory: String {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/conform/suites").path
+    }
+
+    /// The suite files `positionals` name, or, when they name none, those of ``defaultDirectory(io:)``; when neither
+    /// place exists, an error that says where it looked and how to name suites.
+    static func given(_ positionals: [String], io: CommandIO) throws(CLIFailure) -> [String] {
+        if !positionals.isEmpty { return try expand(positionals, io: io) }
+        let directory = defaultDirectory(io: io)
+        guard directory == "suites", !FileManager.default.fileExists(atPath: io.resolve("suites")) else {
+            return try expand([directory], io: io)
+        }
+        throw CLIFailure(
+            Diagnostic(
+                .suiteNotFound,
+                message: "no suites named, and none found where they are looked for: \(io.resolve("suites")) "
+                    + "(a 'suites' directory here) and \(installedDirectory) (the installed bundled suites)",
+                help: "name suite files or directories on the command line (e.g. path/to/suites), or run where a "
+                    + "'suites' directory is (a checkout of the kit has one)"))
     }
 
     /// Loads every file of the profile's suites (the problems of those that failed are in the result, as data).

@@ -7,8 +7,7 @@ enum ValidateCommand {
         let color = io.color && !parsed.has("--no-color")
         let allowed = try SuiteFiles.allowedHosts(parsed, subcommand: "validate")
         do {
-            let files = try SuiteFiles.expand(
-                parsed.positionals.isEmpty ? [SuiteFiles.defaultDirectory(io: io)] : parsed.positionals, io: io)
+            let files = try SuiteFiles.given(parsed.positionals, io: io)
             let loaded = SuiteFiles.load(files, io: io)
             let outside = SuiteFiles.outsideTarget(loaded.suites, allowed: allowed)
             for problem in outside {

@@ -298,6 +298,22 @@ import Testing
         #expect(result.out.hasSuffix("Result: CANNOT JUDGE\n"), "\(result.out)")
     }
 
+    /// `run` and `validate` outside a checkout, with no suites installed: where they looked and how to name suites.
+    @Test(arguments: ["run", "validate"])
+    func withoutSuitesSaysWhereItLooked(_ command: String) async throws {
+        let scratch = try Scratch()
+        let result = await conformInProcess([command], in: scratch.url.path)
+        #expect(result.code == 2, "\(result.out)\(result.err)")
+        #expect(
+            result.err.contains(
+                "error: no suites named, and none found where they are looked for: \(scratch.path("suites")) (a "
+                    + "'suites' directory here) and "), "\(result.err)")
+        #expect(
+            result.err.contains(
+                "help: name suite files or directories on the command line (e.g. path/to/suites), or run where a "
+                    + "'suites' directory is (a checkout of the kit has one)\n"), "\(result.err)")
+    }
+
     @Test func diffWithoutInputsComparesTheSuitesOfTheCurrentDirectoryOnly() async throws {
         let scratch = try Scratch()
         let noise = TestPaths.root.appendingPathComponent(Self.sampleNoise).path

@@ -96,10 +96,15 @@ enum HARCommands {
                 if pending.utf8.count >= 1 << 20 { flush() }
             }
             var records = trace.records(onWarning: TrafficSupport.warnings(io)).makeAsyncIterator()
+            var (exchanges, events) = (0, 0)
             while let record = try records.nextRecord() {
                 switch record {
-                case .exchange(let e): exporter.add(e)
-                case .event(let e): exporter.add(e)
+                case .exchange(let e):
+                    exporter.add(e)
+                    exchanges += 1
+                case .event(let e):
+                    exporter.add(e)
+                    events += 1
                 }
                 if let writeError { throw writeError }
             }
@@ -113,6 +118,10 @@ enum HARCommands {
                         file: file.path, message: "cannot write (\(String(cString: strerror(errno))))",
                         help: "check the path and permissions")
                 }
+                // Standard output holds the HAR itself when there is no --out: only a file is announced.
+                io.out.write(
+                    "Wrote \(file.path): HAR 1.2, \(Noun("entry", many: "entries").counted(exchanges)), "
+                        + "\(Noun("app event").counted(events))\n")
             }
             return 0
         } catch {

@@ -33,6 +33,7 @@ import Testing
         let har = scratch.path("sample.har")
         let run = await conformInProcess(["export", Self.sample, "--out", har])
         #expect(run.code == 0, "\(run.err)")
+        #expect(run.out.hasPrefix("Wrote \(har): HAR 1.2, 16 entries, "), "\(run.out)")
         let lines = try String(contentsOfFile: TestPaths.root.path + "/\(Self.sample)/exchanges.jsonl", encoding: .utf8)
         let entries = try lines.split(separator: "\n").map { line in
             let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -136,7 +136,7 @@ enum CaptureCommands {
         let outcome = checker.outcome(violations)
         let trace = FlowCheckReport.Trace(
             path: out, violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
-            exchanges: summary.exchanges, showedFlow: outcome.showedFlow)
+            exchanges: summary.exchanges, showedFlow: outcome.showedFlow, judged: outcome.judged)
         let result = FlowCheckReport.result(
             [trace], rules: FlowRule.all, duration: ReportRequest.seconds(since: started))
         return io.status(of: await Session(console: HARCommands.console(io: io), reports: reports).run(result))

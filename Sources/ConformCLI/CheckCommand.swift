@@ -19,7 +19,8 @@ enum CheckCommand {
                 subcommand: "check")
         }
         let session = Session(
-            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "check", io: io))
+            console: HARCommands.console(io: io, verbose: parsed.has("--verbose")),
+            reports: try ReportRequest.all(parsed, subcommand: "check", io: io))
         let started = ContinuousClock.now
         var traces: [FlowCheckReport.Trace] = []
         // What the traces held, for the summary: a check of nothing is no pass.
@@ -70,7 +71,8 @@ enum CheckCommand {
         let checked = FlowCheckReport.Trace(
             path: path, violations: result.violations, notes: result.notes, exercised: result.exercised,
             incomplete: tally.incompleteExchanges, incompleteCount: tally.incomplete, unreadable: tally.unreadable,
-            exchanges: tally.exchanges, events: tally.events + events.count, showedFlow: result.showedFlow)
+            exchanges: tally.exchanges, events: tally.events + events.count, showedFlow: result.showedFlow,
+            judged: result.judged)
         return (checked, tally.exchanges, tally.events)
     }
 }

@@ -230,6 +230,9 @@ extension CommandSpec {
             OptionSpec(
                 "--disable", "RULE", .text(.words(FlowRule.all.map(\.id))), repeatable: true,
                 help: "Skip a rule by id (repeatable)."),
+            OptionSpec(
+                "--verbose",
+                help: "List every rule with the records it was judged at, not only those that did not pass."),
             .report(
                 """
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one

@@ -71,7 +71,10 @@ public struct ConsoleReporter: RunReporter {
         }
         out += "\n"
         let noted = step.errors.contains { $0.kind == .note }
-        if step.verdict == .pass && !noted || step.verdict == .skipped && !verbose && step.check == .suiteExpectation {
+        let whereJudged = verbose && step.errors.contains { $0.kind == .judgedAt }
+        if step.verdict == .pass && !noted && !whereJudged
+            || step.verdict == .skipped && !verbose && step.check == .suiteExpectation
+        {
             return out
         }
         out += paint("\(indent)    --> \(step.location)", .dim)

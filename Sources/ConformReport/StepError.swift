@@ -43,6 +43,9 @@ public struct StepError: Sendable, Hashable, CustomStringConvertible, Diagnostic
         case notExercised
         /// A note attached to a judged step (client checks).
         case note
+        /// Where a client-check rule that held was judged (`fields["rule"]`, `fields["first"]`, `fields["count"]`):
+        /// shown with `--verbose` and in report files, never a reason the step did not pass.
+        case judgedAt
         /// Text read back from a JSON report, or given by a caller without a kind.
         case text
     }

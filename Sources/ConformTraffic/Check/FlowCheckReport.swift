@@ -28,6 +28,9 @@ public enum FlowCheckReport {
         /// Whether the trace held a registration, a user call or a backend call (``FlowChecker/showedFlow``); a
         /// trace that held none cannot be judged.
         public var showedFlow: Bool
+        /// Where each exercised rule was judged (``FlowChecker/judged``): a rule that held is located at its first
+        /// record, with how many records it was judged at.
+        public var judged: [String: FlowChecker.RuleJudgement]
 
         /// Whether the trace shows the flow, or is empty (an empty trace is CANNOT JUDGE on its own).
         var showsFlow: Bool { showedFlow || (exchanges == 0 && events == 0) }
@@ -35,9 +38,10 @@ public enum FlowCheckReport {
         public init(
             path: String, violations: [FlowViolation], notes: [String], exercised: Set<String>,
             incomplete: [TraceTally.Incomplete] = [], incompleteCount: Int? = nil, unreadable: Int = 0,
-            exchanges: Int, events: Int = 0, showedFlow: Bool
+            exchanges: Int, events: Int = 0, showedFlow: Bool, judged: [String: FlowChecker.RuleJudgement] = [:]
         ) {
             self.showedFlow = showedFlow
+            self.judged = judged
             self.path = path
             self.violations = violations
             self.notes = notes
@@ -75,6 +79,18 @@ public enum FlowCheckReport {
                         spec: SpecReference(section: rule.seed),
                         verdict: !broken.isEmpty ? .fail : trace.exercised.contains(rule.id) ? .pass : .notExercised,
                         check: .flowRule)
+                    if result.verdict == .pass, let judged = trace.judged[rule.id] {
+                        // Where it held, for `check --verbose` and the reports: a pass says what it rests on.
+                        result.mark = SourceMark(line: judged.first, column: 1)
+                        let records = Noun("record").counted(judged.count)
+                        result.errors = [
+                            StepError(
+                                .judgedAt,
+                                "held at \(records), "
+                                    + (judged.count == 1 ? "#\(judged.first)" : "#\(judged.first) to #\(judged.last)"),
+                                fields: ["rule": rule.id, "first": String(judged.first), "count": String(judged.count)])
+                        ]
+                    }
                     if result.verdict == .notExercised {
                         result.errors = [
                             StepError(

@@ -8,6 +8,7 @@ extension FlowChecker {
         eventCount += 1
         var event = event
         if event.seq <= 0 { event.seq = eventCount }
+        currentSeq = event.seq
         if event.kind == .appUpdated, event.pushRegId == nil {
             // The update's new registration is the next one; without a user there is no live session to keep.
             pendingUpdate = event.externalUserId == nil ? nil : event

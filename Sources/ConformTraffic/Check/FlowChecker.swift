@@ -25,6 +25,27 @@ public struct FlowChecker: Sendable {
     /// The ids of the rules the records so far gave something to judge, broken or kept; a rule not among them (nor
     /// broken) was not exercised, which is never a pass.
     public internal(set) var exercised: Set<String> = []
+    /// Where each exercised rule was judged: the first record (its `seq`) and how many records gave it something
+    /// to judge, for `check --verbose` and the reports.
+    public internal(set) var judged: [String: RuleJudgement] = [:]
+    /// The `seq` of the record being checked.
+    var currentSeq = 0
+
+    /// Where a rule was judged in a trace.
+    public struct RuleJudgement: Sendable, Hashable {
+        /// The `seq` of the first record that gave the rule something to judge.
+        public var first: Int
+        /// The `seq` of the last one.
+        public var last: Int
+        /// How many records did.
+        public var count: Int
+
+        public init(first: Int, last: Int? = nil, count: Int) {
+            self.first = first
+            self.last = last ?? first
+            self.count = count
+        }
+    }
     /// Whether the records so far held a registration, a user call or a backend call: traffic of the flow. A trace
     /// without any (a base-URL call and an event) cannot be judged, whatever its rules say.
     public internal(set) var showedFlow = false
@@ -49,6 +70,8 @@ public struct FlowChecker: Sendable {
         public var exercised: Set<String>
         /// Whether the trace held traffic of the flow (``FlowChecker/showedFlow``).
         public var showedFlow: Bool
+        /// Where each exercised rule was judged (``FlowChecker/judged``).
+        public var judged: [String: RuleJudgement] = [:]
     }
 
     /// The outcome of the trace as it ended: `violations` followed by the obligations the trace ended without
@@ -58,12 +81,23 @@ public struct FlowChecker: Sendable {
         let all = violations + ended
         return Outcome(
             violations: all, notes: notes + openObligations(), exercised: exercised.union(all.map(\.rule.id)),
-            showedFlow: showedFlow)
+            showedFlow: showedFlow, judged: judged)
     }
 
     /// Marks `rule` as exercised: the record at hand gave it something to judge.
     mutating func exercise(_ rule: FlowRule) {
-        if !configuration.disabledRules.contains(rule.id) { exercised.insert(rule.id) }
+        guard !configuration.disabledRules.contains(rule.id) else { return }
+        exercised.insert(rule.id)
+        if var seen = judged[rule.id] {
+            // One record may exercise a rule more than once; it is counted once.
+            if seen.last != currentSeq {
+                seen.last = currentSeq
+                seen.count &+= 1
+                judged[rule.id] = seen
+            }
+        } else {
+            judged[rule.id] = RuleJudgement(first: currentSeq, count: 1)
+        }
     }
 
     /// Checks every exchange of a sequence (e.g. a HAR import) and returns the violations in order.
@@ -146,6 +180,7 @@ public struct FlowChecker: Sendable {
 
     /// Checks one exchange against the state built from the earlier records, then updates that state.
     public mutating func check(_ exchange: RecordedExchange) -> [FlowViolation] {
+        currentSeq = exchange.seq
         if exchange.isRefusedUndecodableRequest {
             if notes.count < 100 { notes.append(exchange.refusedUndecodableNote) }
             return []

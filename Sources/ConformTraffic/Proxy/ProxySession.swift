@@ -194,7 +194,7 @@ public struct ProxySession: Sendable {
         let outcome = checker.withLock { $0.outcome(violations.withLock { $0 }) }
         let trace = FlowCheckReport.Trace(
             path: shownDirectory, violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
-            exchanges: total.exchanges, events: total.events, showedFlow: outcome.showedFlow)
+            exchanges: total.exchanges, events: total.events, showedFlow: outcome.showedFlow, judged: outcome.judged)
         let elapsed = ContinuousClock.now - started
         let result = FlowCheckReport.result(
             [trace], rules: FlowRule.all,

@@ -29,6 +29,11 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
     private var queued: [CurlTransfer] = []
     private var queuedHead = 0
     private var jobs: [UnownedJob] = []
+    /// How many transfers wait for a slot (written by the loop thread, readable from any).
+    private let waitingCount = Atomic(0)
+
+    /// How many exchanges the loop holds that wait for their turn (``CurlTransport/waitingExchanges``).
+    var waiting: Int { waitingCount.load(ordering: .acquiring) }
 
     init(maxTransfers: Int) {
         CurlGlobal.initialize()
@@ -133,6 +138,7 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
             queued.append(contentsOf: transfers)
             if cancellations { endCancelled() }
             admit()
+            waitingCount.store(queued.count - queuedHead, ordering: .releasing)
             _ = curl_multi_perform(multi, &running)
             collectFinished()
             if stopping && active.isEmpty && queuedHead == queued.count {

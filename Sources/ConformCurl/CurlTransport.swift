@@ -19,6 +19,10 @@ public final class CurlTransport: Transport {
     public let tls: ClientTLS
     private let loop: CurlLoop
 
+    /// How many exchanges wait for their turn behind `maxConcurrentExchanges` in flight (for diagnostics, and for
+    /// tests to wait on an exchange being queued rather than on time).
+    public var waitingExchanges: Int { loop.waiting }
+
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
     public let maxBodyBytes: Int
     /// An HTTP proxy (`http://host:port`) every exchange goes through (`CONNECT` for HTTPS), or `nil` for none; the

@@ -1,30 +1,45 @@
-import ConformCLI
-import ConformReport
-import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 
-/// Runs `conform` in process over each case directory: `args`, then expected `stdout`, `stderr` and `exit`.
+/// Runs the built `conform` binary over each case directory, as a user would: `args`, then the expected `stdout`,
+/// `stderr` and `exit`. The case list is read strictly: a directory that cannot be listed, a case without `args`
+/// or a missing expected file fails, so no case passes by not running.
 @Suite struct CLICaseTests {
     static let casesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Cases")
 
+    /// The case names; an unreadable directory gives none, which ``theCasesAreThere()`` fails on.
     static var caseNames: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: casesDirectory.path)) ?? []).filter {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: casesDirectory.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// The cases are listed and each has its arguments: zero cases is a failure, not a pass.
+    @Test func theCasesAreThere() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.casesDirectory.path).filter {
             !$0.hasPrefix(".")
-        }.sorted()
+        }
+        #expect(names.count >= 29, "\(names)")
+        for name in names {
+            #expect(
+                FileManager.default.fileExists(atPath: Self.casesDirectory.appendingPathComponent("\(name)/args").path),
+                "case \(name) has no args file")
+        }
     }
 
     @Test(arguments: caseNames)
     func cliCase(_ name: String) async throws {
         let dir = Self.casesDirectory.appendingPathComponent(name)
         let argsText = try String(contentsOf: dir.appendingPathComponent("args"), encoding: .utf8)
-        let args = ["conform"] + argsText.split(whereSeparator: \.isWhitespace).map(String.init)
-        let out = MemorySink()
-        let err = MemorySink()
-        let io = CommandIO(out: out, err: err, color: false, environment: [:], currentDirectory: dir.path)
-        let code = await ConformCommand.main(args, io: io)
-        let actual = ["stdout": normalize(out.text), "stderr": normalize(err.text), "exit": "\(code)\n"]
+        let args = argsText.split(whereSeparator: \.isWhitespace).map(String.init)
+        let home = try Scratch("home")
+        let run = try await ChildProcess.output(
+            TestPaths.conformBinary.path, args, environment: ["PATH": "/usr/bin:/bin", "HOME": home.url.path],
+            directory: dir, separateStandardError: true)
+        let actual = [
+            "stdout": normalize(run.output), "stderr": normalize(run.errorOutput), "exit": "\(run.status)\n",
+        ]
         for (file, text) in actual.sorted(by: { $0.key < $1.key }) {
             let url = dir.appendingPathComponent(file)
             if ProcessInfo.processInfo.environment["CONFORM_RECORD_GOLDENS"] == "1" {

@@ -91,7 +91,9 @@ struct CurlLoopTests {
         // Progress-based: wait until the server has the first request, so the second one queues behind it.
         while arrived.load(ordering: .sequentiallyConsistent) == 0 { try await Task.sleep(for: .milliseconds(10)) }
         let queued = Task { try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/queued")) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Until the second exchange waits for its turn (bounded), so the cancellation reaches a queued one.
+        for _ in 0..<6000 where transport.waitingExchanges == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(transport.waitingExchanges == 1, "the second exchange never queued")
         queued.cancel()
         await #expect(throws: CancellationError.self) { try await queued.value }
         release.store(true, ordering: .sequentiallyConsistent)

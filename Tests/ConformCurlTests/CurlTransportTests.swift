@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCurl
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("CurlTransport")
@@ -169,14 +170,19 @@ struct CurlTransportTests {
     }
 
     @Test func cancellationStopsAWaitingExchange() async throws {
+        let arrived = Atomic(false)
         let server = try RawServer { connection in
             connection.readRequest()
+            arrived.store(true, ordering: .releasing)
             connection.waitForClose()
         }
         defer { server.stop() }
         let transport = self.transport
         let task = Task { try await transport.send(HTTPRequest(method: .get, url: server.baseURL + "/hang")) }
-        try await Task.sleep(for: .milliseconds(100))
+        // Until the server holds the request (bounded), so the cancellation ends an exchange that waits for its answer.
+        for _ in 0..<6000 where !arrived.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(10)) }
+        let reached = arrived.load(ordering: .acquiring)
+        try #require(reached, "the request never reached the server")
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
     }

@@ -101,9 +101,11 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let limits = ProxyLimits(maxInFlight: 1, maxQueued: 0, queueTimeout: .seconds(1), requestDeadline: .seconds(2))
-        let proxy = try proxy(Hanging(), limits, dir: dir)
+        let upstream = Hanging()
+        let proxy = try proxy(upstream, limits, dir: dir)
         async let hung = proxy.forward(HTTPRequest(method: .get, url: "/hang"))
-        try await Task.sleep(for: .milliseconds(100))
+        // Until the upstream holds the request: the one slot is taken when the event comes.
+        try await eventually { upstream.started.count == 1 }
         let event = await proxy.forward(
             HTTPRequest(
                 method: .post, url: RecordingProxy.eventsPath, headerFields: ["Content-Type": "application/json"],

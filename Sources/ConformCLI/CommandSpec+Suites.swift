@@ -210,9 +210,9 @@ extension CommandSpec {
         ] + OptionSpec.listenerTLS + [.maxHead, .help],
         discussion: """
             Runs until interrupted (Ctrl-C or SIGTERM). Point 'conform run --target URL' at the printed address.
-            With --check, the app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
-            POST /_conform/events on the same address; they are recorded among the exchanges, never answered by
-            the reference (docs/recordings.md, App events).
+            With --check, the app's test harness posts app events (login, logout, sessionExpired, appUpdated,
+            personalizeFailed) to POST /_conform/events on the same address; they are recorded among the
+            exchanges, never answered by the reference (docs/recordings.md, App events).
             """)
 
     static let mock = CommandSpec(

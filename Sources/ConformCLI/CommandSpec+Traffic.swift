@@ -82,9 +82,9 @@ extension CommandSpec {
             .clientCert, .clientKey, .http11,
         ] + OptionSpec.listenerTLS + [.maxHead, .help],
         discussion: """
-            The app's test harness posts app events (login, logout, sessionExpired, appUpdated) to
-            POST /_conform/events on the proxy: they are recorded among the exchanges and never forwarded
-            (docs/recordings.md, App events).
+            The app's test harness posts app events (login, logout, sessionExpired, appUpdated,
+            personalizeFailed) to POST /_conform/events on the proxy: they are recorded among the exchanges
+            and never forwarded (docs/recordings.md, App events).
             """)
 
     static let replay = CommandSpec(

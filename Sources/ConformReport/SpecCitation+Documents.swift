@@ -157,5 +157,8 @@ extension SpecCitation {
         D19 | optional members with no value
         Where a member is optional, absent, `null` and empty (`[]`, `{}`, `""`) are the same, and "no externalUserId" matches all three; this is a MUST for the suites.
 
+        D20 | a client's recovery when the server could not take a call
+        A call that got no answer, or 408, 429 or a 5xx, was not taken: the app owes it again. A failed depersonalize is sent again and answered 2xx before the device is personalized or its user read or updated, and before the app stops; a failed personalize is sent again or reported to the user; a pushRegId the server answered `NO_REGISTRATION` for is replaced by a new registration before user calls go on; an app update keeps the registration; message sync keeps listing the messages the device holds across a depersonalize. These are MUSTs for `conform check`.
+
         """#
 }

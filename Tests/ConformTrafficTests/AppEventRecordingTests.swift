@@ -174,7 +174,7 @@ import Testing
         #expect(refused.status.code == 400)
         #expect(
             MobileMessaging.errorEnvelope.read(try JSONValue.parse(refused.body))?.text
-                == "conform: $[1].event: unknown event 'dance'; expected one of login, logout, sessionExpired, appUpdated"
+                == "conform: $[1].event: unknown event 'dance'; expected one of login, logout, sessionExpired, appUpdated, personalizeFailed"
         )
         #expect(await post(RecordingProxy.eventsPath, "", method: .get).status.code == 405)
         #expect(await post(RecordingProxy.eventsPath, "not json").status.code == 400)

@@ -291,3 +291,76 @@ struct TraceBuilder {
         #expect(live == ["user-switch"])
     }
 }
+
+/// The recovery rules (D20): only failures the app could not act on are owed again, and each is settled by the call
+/// or the event that settles it.
+@Suite struct FlowRecoveryRuleTests {
+    func ids(_ b: TraceBuilder) -> [String] { b.violations().map(\.rule.id) }
+
+    func outcome(_ b: TraceBuilder, events: [AppEvent] = []) -> FlowChecker.Outcome {
+        FlowChecker.check(b.exchanges.map(TraceRecord.exchange), events: events, configuration: .reference)
+    }
+
+    @Test func aRefusedPersonalizeIsAnAnswerNotARetryOwed() {
+        var b = TraceBuilder(.android)
+        b.register("d")
+        b.personalize("d", user: "u", status: 409)
+        b.patchUser("d")
+        #expect(outcome(b).violations.map(\.rule.id) == [])
+        #expect(!outcome(b).exercised.contains(FlowRule.personalizeRetry.id))
+    }
+
+    @Test(arguments: [0, 408, 429, 500, 503])
+    func aPersonalizeNotTakenIsOwedUntilSentAgain(_ status: Int) {
+        var b = TraceBuilder(.ios)
+        b.register("d")
+        b.personalize("d", user: "u", status: status)
+        #expect(outcome(b).violations.map(\.rule.id) == ["personalize-retry"])
+        b.personalize("d", user: "u", status: 409)
+        b.patchUser("d")
+        #expect(outcome(b).violations.map(\.rule.id) == [])
+        #expect(outcome(b).exercised.contains(FlowRule.personalizeRetry.id))
+    }
+
+    @Test func aPersonalizeFailedEventSettlesIt() {
+        var b = TraceBuilder(.android)
+        b.register("d")
+        b.personalize("d", user: "u", status: 503)
+        let reported = AppEvent(seq: 0, kind: .personalizeFailed, at: Date(timeIntervalSince1970: 10), pushRegId: "d")
+        #expect(outcome(b, events: [reported]).violations.map(\.rule.id) == [])
+    }
+
+    @Test func aDepersonalizeNotTakenIsSaidOnceBeforeTheNextPersonalize() {
+        var b = TraceBuilder(.android)
+        b.register("d")
+        b.personalize("d", user: "u1")
+        b.add(.post, "/mobile/1/appinstance/d/depersonalize", auth: "App conform-app-code", reg: "d", status: 502)
+        b.personalize("d", user: "u2", force: true)
+        b.getUser("d")
+        let found = outcome(b).violations
+        #expect(found.map(\.rule.id) == ["depersonalize-retry"])
+        #expect(found.first?.seq == 4)
+        var retried = TraceBuilder(.android)
+        retried.register("d")
+        retried.personalize("d", user: "u1")
+        retried.add(.post, "/mobile/1/appinstance/d/depersonalize", auth: "App conform-app-code", reg: "d", status: 502)
+        retried.depersonalize("d")
+        retried.personalize("d", user: "u2")
+        #expect(outcome(retried).violations.map(\.rule.id) == [])
+    }
+
+    @Test func aNewRegistrationAfterNoRegistrationGoesOn() {
+        var b = TraceBuilder(.ios)
+        b.register("old")
+        b.add(
+            .get, "/mobile/1/appinstance/old/user?ri=1&rt=0", auth: "App conform-app-code", reg: "old", status: 400,
+            response: #"{"requestError":{"serviceException":{"messageId":"NO_REGISTRATION","text":"gone"}}}"#)
+        b.register("new")
+        b.personalize("new", user: "u")
+        #expect(outcome(b).violations.map(\.rule.id) == [])
+        #expect(outcome(b).exercised.contains(FlowRule.registrationRecovery.id))
+        b.getUser("old")
+        b.getUser("old")
+        #expect(outcome(b).violations.map(\.rule.id) == ["registration-recovery"])
+    }
+}

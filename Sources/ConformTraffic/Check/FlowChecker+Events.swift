@@ -9,6 +9,11 @@ extension FlowChecker {
         var event = event
         if event.seq <= 0 { event.seq = eventCount }
         currentSeq = event.seq
+        if event.kind == .personalizeFailed {
+            personalizeReported(event)
+            return []
+        }
+        if event.kind == .appUpdated { updated(event) }
         if event.kind == .appUpdated, event.pushRegId == nil {
             // The update's new registration is the next one; without a user there is no live session to keep.
             pendingUpdate = event.externalUserId == nil ? nil : event
@@ -103,7 +108,8 @@ extension FlowChecker {
             let since = "\(open.event.kind) (event \(open.event.seq))"
             switch open.action {
             case .depersonalize:
-                if !open.reportedDataCall {
+                // A depersonalize sent and not taken is `depersonalize-retry`'s to say, not a missing one.
+                if !open.reportedDataCall, recovery[p.device]?.owedDepersonalize == nil {
                     findings.report(
                         open.rule, "\(p.endpoint) personalizes the device after \(since) before any depersonalize")
                     open.reportedDataCall = true
@@ -136,7 +142,7 @@ extension FlowChecker {
             }
         }
         guard id == "M7" || id == "M8", let own = call.own, let device = devices[own], var open = device.obligation,
-            !open.reportedDataCall
+            !open.reportedDataCall, open.action != .depersonalize || recovery[own]?.owedDepersonalize == nil
         else { return false }
         let since = "\(open.event.kind) (event \(open.event.seq))"
         let verb = id == "M7" ? "reads" : "updates"
@@ -169,6 +175,8 @@ extension FlowChecker {
             guard let open = device.obligation, open.action == .depersonalize, !open.reportedDataCall,
                 !configuration.disabledRules.contains(open.rule.id)
             else { continue }
+            // The app did send the depersonalize and the server could not take it: `depersonalize-retry` says so.
+            if recovery[id]?.owedDepersonalize != nil { continue }
             let user = open.user.map { " '\($0)'" } ?? ""
             found.append(
                 FlowViolation(
@@ -179,6 +187,7 @@ extension FlowChecker {
                         + "the device still belongs to the user\(user), whose pushes keep reaching it",
                     help: open.rule.help))
         }
+        found += endOfTraceRecoveryViolations()
         return found.sorted { ($0.seq, $0.flow) < ($1.seq, $1.flow) }
     }
 

@@ -18,6 +18,12 @@ public struct FlowChecker: Sendable {
     var persons: [String: Person] = [:]
     /// An `appUpdated` that waits for the next registration.
     var pendingUpdate: AppEvent?
+    /// What the recovery rules keep, by pushRegId (``Recovery``).
+    var recovery: [String: Recovery] = [:]
+    /// Each push token the trace registered, with the pushRegId it got and the exchange.
+    var registrationsByToken: [String: (id: String, seq: Int)] = [:]
+    /// The last `appUpdated` with no registration after it yet.
+    var lastUpdate: AppEvent?
     /// Events seen so far (numbers events of an events file that carry no `seq`).
     var eventCount = 0
     /// Things the checker could not judge (an event naming no device in a trace of several).
@@ -194,6 +200,7 @@ public struct FlowChecker: Sendable {
         } else if endpoint.isBackend {
             checkBackend(call, &findings)
         }
+        checkRecovery(call, &findings)
         let obligation = checkObligations(call, &findings)
         if !obligation { checkUserSwitch(call, &findings) }
         checkPrimaryPush(call, &findings)

@@ -36,7 +36,8 @@ public struct FlowRule: Sendable, Hashable, CustomStringConvertible {
     public static let all: [FlowRule] = [
         .registrationFirst, .userSwitch, .restrictedPersonalData, .jwtSubject, .backendCredentials, .registrationHeader,
         .personalizeIdentity, .loginPersonalize, .logoutDepersonalize, .sessionExpiryDepersonalize,
-        .appUpdatePersonalize, .primaryPush,
+        .appUpdatePersonalize, .primaryPush, .depersonalizeRetry, .personalizeRetry, .registrationRecovery,
+        .updateKeepsRegistration, .syncKeepsDelivered,
     ]
 }
 

@@ -17,8 +17,11 @@ public struct AppEvent: Sendable, Hashable {
         public static let sessionExpired = Kind(name: "sessionExpired")
         /// The app was updated to a version with the SDK (carries the externalUserId of a live session, if any).
         public static let appUpdated = Kind(name: "appUpdated")
+        /// The app told its user that a personalize failed (the answer to a personalize the server could not take,
+        /// when the app does not retry it).
+        public static let personalizeFailed = Kind(name: "personalizeFailed")
 
-        public static let all: [Kind] = [.login, .logout, .sessionExpired, .appUpdated]
+        public static let all: [Kind] = [.login, .logout, .sessionExpired, .appUpdated, .personalizeFailed]
     }
 
     /// Position among the exchanges of a recording (shares their numbering); 0 until written.

@@ -1,5 +1,6 @@
 import ConformCrypto
 import ConformDiagnostics
+import ConformReport
 import ConformTraffic
 import Foundation
 
@@ -69,20 +70,7 @@ enum BundleSignature {
     }
 
     /// What a bundle's signature says: none, there but not checked, or checked and good (by which key).
-    enum Status: Sendable, Hashable {
-        case unsigned
-        case notChecked
-        case signed(by: String)
-
-        /// The words the verification's last line ends with.
-        var words: String {
-            switch self {
-            case .unsigned: "unsigned"
-            case .notChecked: "signed, not checked (pass --key)"
-            case .signed(let fingerprint): "signed by key \(fingerprint)"
-            }
-        }
-    }
+    typealias Status = BundleVerification.Signature
 
     /// The largest signature file read; a signature is ``Ed25519/signatureByteCount`` bytes.
     static let maxFileBytes = 4096
@@ -154,7 +142,7 @@ extension BundleSignature {
             return .failure(ExitStatus(code: ConformCommand.ExitCode.cannotRun))
         }
         io.err.write("Signature: \(file) verifies with \(key.file): signed by key \(fingerprint)\n")
-        return .success(.signed(by: fingerprint))
+        return .success(.signed(fingerprint: fingerprint))
     }
 
     /// An exit status already explained to the user.

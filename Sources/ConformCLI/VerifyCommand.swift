@@ -69,7 +69,7 @@ enum VerifyCommand {
         do {
             outcome = try await bundle.judge(
                 console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")),
-                reports: requests)
+                reports: [])
         } catch let error as UsageError {
             throw error
         } catch {
@@ -105,56 +105,22 @@ enum VerifyCommand {
                             "the report or the log was changed, or the run cannot be judged again; make the bundle again"
                     ))
             }
-            io.out.write("Verification: TAMPERED (a report does not follow from the bundle's log)\n")
-            return ConformCommand.ExitCode.cannotRun
+            let line = "Verification: TAMPERED (a report does not follow from the bundle's log)"
+            io.out.write(line + "\n")
+            let verification = BundleVerification(
+                verdict: .tampered,
+                reasons: disagreements.map { "\($0.file) does not follow from the bundle's log" },
+                modifiedSuites: modified.map(\.reported), signature: signed, line: line)
+            return await report(
+                judged, verification, requests: requests, status: ConformCommand.ExitCode.cannotRun, io: io)
         }
         io.err.write(
             "Verdict: judged again from the log, the same as each of the bundle's reports (JSON, JUnit, HTML) for all \(judged.stepCount) steps\n"
         )
-        let status = io.status(of: outcome)
-        return verification(
-            of: judged, status: status, modified: modified, signed: signed, allowPartial: parsed.has("--allow-partial"),
-            io: io)
-    }
-
-    /// The last line of a verification, and its exit status: a bundle whose run is partial (a shard, a selection,
-    /// suites of one's own) is intact but no certificate, so not a pass unless `--allow-partial` accepts it.
-    /// A suite of the bundle that is a bundled suite modified (`modified`) makes the run partial whatever its
-    /// certification says, and is named first.
-    static func verification(
-        of judged: RunResult, status: Int32, modified: [ModifiedSuite] = [], signed: BundleSignature.Status,
-        allowPartial: Bool, io: CommandIO
-    ) -> Int32 {
-        guard status != ConformCommand.ExitCode.cannotRun else {
-            io.out.write("Verification: NOT VERIFIED (the run judged again could not run)\n")
-            return status
-        }
-        let verdict = judged.outcome
-        var certifiability = judged.certifiability ?? .partial(["the report does not say what the run covered"])
-        if !modified.isEmpty {
-            let names = modified.prefix(5).map { "\($0.kitFile) (\($0.file))" }.joined(separator: ", ")
-            let reason =
-                Noun("suite").counted(modified.count) + " modified from this kit's bundled suites: " + names
-                + (modified.count > 5 ? ", …" : "")
-            certifiability = .partial([reason] + certifiability.reasons)
-        }
-        switch certifiability {
-        case .certifiable:
-            io.out.write("Verification: VERIFIED certifiable, \(verdict), \(signed.words)\n")
-            return status
-        case .partial(let reasons):
-            let why = reasons.joined(separator: "; ")
-            if allowPartial {
-                io.out.write(
-                    "Verification: VERIFIED partial (\(why)), \(verdict), \(signed.words); accepted with --allow-partial\n"
-                )
-                return status
-            }
-            io.out.write(
-                "Verification: VERIFIED partial (\(why)), \(verdict), \(signed.words); no certificate: that is a whole run of the "
-                    + "bundled plan with every step run (pass --allow-partial to accept a partial one)\n")
-            return status == 0 ? 1 : status
-        }
+        let (status, verification) = verification(
+            of: judged, status: io.status(of: outcome), modified: modified, signed: signed,
+            allowPartial: parsed.has("--allow-partial"), io: io)
+        return await report(judged, verification, requests: requests, status: status, io: io)
     }
 }
 

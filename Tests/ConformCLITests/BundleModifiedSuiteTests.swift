@@ -1,3 +1,4 @@
+import ConformCore
 import ConformTestSupport
 import ConformTraffic
 import Foundation
@@ -49,9 +50,22 @@ import Testing
                     + "(suites/001-02-login.yaml); 0 of 22 bundled suites; 1 suite not bundled: \(suite)), CONFORMS, "
                     + "unsigned; no certificate: that is a whole run of the bundled plan with every step run (pass "
                     + "--allow-partial to accept a partial one)\n"), "\(verified.out)")
-        let allowed = await conformInProcess(["verify", dir, "--allow-partial", "--no-color"])
+        // The report of the verification carries its verdict, the suite modified and its diff.
+        let json = scratch.path("verified.json")
+        let allowed = await conformInProcess([
+            "verify", dir, "--allow-partial", "--no-color", "--report", "json:\(json)",
+        ])
         #expect(allowed.code == 0, "\(allowed.out)")
         #expect(allowed.out.contains("1 suite modified from this kit's bundled suites"), "\(allowed.out)")
+        let report = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: json)))
+        let verification = try #require(report["verification"])
+        #expect(verification["verdict"] == "VERIFIED partial")
+        #expect(verification["acceptedPartial"] == true)
+        #expect(verification["signature"] == ["state": "unsigned"])
+        #expect(verification["modifiedSuites"]?[0]?["kitFile"] == "02-login.yaml")
+        #expect(verification["modifiedSuites"]?[0]?["changedLines"] == 2)
+        #expect(verification["modifiedSuites"]?[0]?["diff"]?[4] == "+        status: {$lt: 500}")
+        #expect(verification["line"]?.stringValue == allowed.out.split(separator: "\n").last.map(String.init))
     }
 
     /// A forger who weakens the bundle's copy of a suite after the run and writes the manifest again: the diff is

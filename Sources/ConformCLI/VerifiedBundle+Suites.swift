@@ -13,16 +13,21 @@ struct ModifiedSuite: Sendable, Hashable {
     var id: String
     /// The kit's bundled suite it was made from, by its file name.
     var kitFile: String
-    /// From the kit's text to the bundle's.
-    var diff: LineDiff
+    /// From the kit's text to the bundle's; `nil` past the first ``maxDiffed`` modified suites.
+    var diff: LineDiff?
 
     /// The most lines of a suite's diff `verify` shows.
     static let maxShownLines = 40
+    /// The most modified suites of one bundle that are diffed (and shown with their diffs).
+    static let maxDiffed = 50
 
     /// `modified: FILE (suite ID) differs from this kit's bundled suite KIT (N lines differ):` and the diff.
     var rendered: String {
-        "Suites: modified: \(file) (suite \(id)) differs from this kit's bundled suite \(kitFile) "
-            + "(\(Noun("line").counted(diff.changed)) differ):\n"
+        let head = "Suites: modified: \(file) (suite \(id)) differs from this kit's bundled suite \(kitFile)"
+        guard let diff else {
+            return head + " (not diffed: only the first \(Self.maxDiffed) modified suites are)\n"
+        }
+        return head + " (\(Noun("line").counted(diff.changed)) differ):\n"
             + diff.rendered(maxLines: Self.maxShownLines, indent: "  ")
     }
 }
@@ -53,12 +58,16 @@ extension VerifiedBundle {
                 kitNames.first { ($0 as NSString).lastPathComponent == base }
                 ?? id.flatMap { id in kitSuites.first { $0.id == id }?.file }
             guard let kitFile, let kitText = kitTexts[kitFile] else { continue }
+            // A hostile bundle may hold thousands of copies of a bundled suite: only the first ones are diffed.
+            let diff =
+                out.count < ModifiedSuite.maxDiffed
+                ? LineDiff(
+                    old: String(decoding: kitText, as: UTF8.self), new: String(decoding: other.contents, as: UTF8.self))
+                : nil
             out.append(
                 ModifiedSuite(
                     file: other.name, id: id ?? kitSuites.first { $0.file == kitFile }?.id ?? "?", kitFile: kitFile,
-                    diff: LineDiff(
-                        old: String(decoding: kitText, as: UTF8.self),
-                        new: String(decoding: other.contents, as: UTF8.self))))
+                    diff: diff))
         }
         return out
     }

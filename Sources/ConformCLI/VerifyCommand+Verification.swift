@@ -73,8 +73,8 @@ extension ModifiedSuite {
     /// The suite as reports show it: its diff cut where the console cuts it.
     var reported: BundleVerification.ModifiedSuite {
         BundleVerification.ModifiedSuite(
-            file: file, id: id, kitFile: kitFile, changedLines: diff.changed,
-            diff: Array(diff.lines.prefix(Self.maxShownLines)),
-            hiddenLines: max(0, diff.lines.count - Self.maxShownLines))
+            file: file, id: id, kitFile: kitFile, changedLines: diff?.changed ?? 0,
+            diff: Array((diff?.lines ?? []).prefix(Self.maxShownLines)),
+            hiddenLines: max(0, (diff?.lines.count ?? 0) - Self.maxShownLines))
     }
 }

@@ -138,6 +138,23 @@ struct BundleSignatureTests {
         #expect(verified.out.contains(", CONFORMS, signed by key \(fingerprint); accepted"), "\(verified.out)")
     }
 
+    /// `merge --bundle OUT --sign KEY` signs the merged bundle, which `verify --key` checks: a certificate of the
+    /// whole plan, signed.
+    @Test func aMergedBundleIsSignedByMerge() async throws {
+        let (scratch, fingerprint) = try await keys()
+        let shards = try await BundleMergeTests.shardBundles(scratch)
+        let out = scratch.path("merged")
+        let merged = await conformInProcess(
+            ["merge", "--bundle", out, "--sign", scratch.path("key.pem"), "--no-color"] + shards)
+        #expect(merged.code == 0, "\(merged.err)")
+        #expect(merged.err.contains("Bundle: signed by key \(fingerprint) (MANIFEST.sha256.sig)\n"), "\(merged.err)")
+        let verified = await conformInProcess(["verify", out, "--key", scratch.path("pub.pem"), "--no-color"])
+        #expect(verified.code == 0, "\(verified.out)\(verified.err)")
+        #expect(
+            verified.out.hasSuffix("Verification: VERIFIED certifiable, CONFORMS, signed by key \(fingerprint)\n"),
+            "\(verified.out)")
+    }
+
     /// Key files are hostile input: the wrong type, the wrong half, an encrypted key, a file too large or not a
     /// key are refused before anything runs, each naming the file.
     @Test func unusableKeyFilesAreRefusedByName() async throws {

@@ -24,7 +24,19 @@ extension OptionSpec {
                 log (redacted), the suites, the product file, the kit's version and a SHA-256
                 manifest; 'conform verify DIR' checks it (docs/certification.md).
                 """),
+        .sign,
     ]
+}
+
+extension OptionSpec {
+    /// `--sign KEY`: the detached signature of a bundle's manifest (run, merge).
+    static let sign = OptionSpec(
+        "--sign", "KEY.pem", .text(.file),
+        help: """
+            Sign the bundle's manifest with this Ed25519 private key (PEM, as 'openssl genpkey
+            -algorithm ed25519' writes it), into MANIFEST.sha256.sig; 'conform verify DIR --key
+            PUB.pem' checks it and names the key. Needs --bundle.
+            """)
 }
 
 extension CommandSpec {
@@ -43,6 +55,13 @@ extension CommandSpec {
             .report(
                 "Also write a report of the verdict judged again: junit:FILE, json:FILE or html:FILE (repeatable)."),
             OptionSpec(
+                "--key", "PUB.pem", .text(.file),
+                help: """
+                    Require the bundle's signature (MANIFEST.sha256.sig) to verify with this Ed25519
+                    public key (PEM, as 'openssl pkey -pubout' writes it); the output names the key by
+                    its SHA-256 fingerprint. An unsigned bundle is then not verified (exit 1).
+                    """),
+            OptionSpec(
                 "--allow-partial",
                 help: """
                     Accept a bundle whose run is partial (a shard, a selection, suites of one's own, steps
@@ -57,13 +76,19 @@ extension CommandSpec {
             bundle's suites, each request answered by the exchange the log holds for its step, and requires each
             of the bundle's reports (JSON, JUnit, HTML) to say what the run judged again says: every step's
             verdict, the counts and the headline. Says whether the bundle's suites are this kit's bundled suites
-            and whether the run is certifiable (docs/certification.md).
+            (a suite with the file name or id of a bundled suite but another text is named modified, with a
+            diff from the kit's, and makes the run partial) and whether the run is certifiable. A bundle proves
+            what was run and its verdict, not who ran it: with --key, its signature names the key that signed it
+            (docs/certification.md). A bundle merged from shards ('conform merge --bundle') is judged again
+            shard by shard, each from its own log.
             """,
         exitCodes: """
             0 the bundle is intact and its run is certifiable and conforms (or partial and conforms, with
-            --allow-partial), 1 intact but no certificate of conformance (it does not conform, or its run is
-            partial), 2 the bundle is incomplete, changed or its report does not follow from its log (or its run
-            could not run), 64 usage error. The last line says which: Verification: VERIFIED certifiable,
-            VERIFIED partial or TAMPERED.
+            --allow-partial), 1 intact but no certificate of conformance (it does not conform, its run is
+            partial or a suite is modified, or --key was given and the bundle is unsigned), 2 the bundle is
+            incomplete, changed, its signature does not verify with --key or its report does not follow from
+            its log (or its run could not run), 64 usage error. The last line says which: Verification:
+            VERIFIED certifiable, VERIFIED partial, NOT VERIFIED or TAMPERED, then signed by key SHA256:…,
+            signed, not checked, or unsigned.
             """)
 }

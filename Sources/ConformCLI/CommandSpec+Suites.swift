@@ -124,24 +124,40 @@ extension CommandSpec {
         exitCodes: suiteExitCodes)
 
     static let merge = CommandSpec(
-        name: "merge", abstract: "Merge the JSON reports of a sharded run into the reports of one run.",
+        name: "merge", abstract: "Merge the JSON reports (or bundles) of a sharded run into those of one run.",
         overview: """
             Merge the JSON reports of the shards of one run ('conform run --shard K/N') into the reports
-            of that run: the same verdict, counts, exit code and pages as one unsharded run.
+            of that run: the same verdict, counts, exit code and pages as one unsharded run. With --bundle,
+            merge the shards' certification bundles into one bundle instead.
             """,
-        arguments: [ArgumentSpec(name: "REPORT.json", help: "The JSON report of every shard, in any order.")],
+        arguments: [
+            ArgumentSpec(
+                name: "REPORT.json|BUNDLE",
+                help: "The JSON report (with --bundle: the bundle) of every shard, in any order.")
+        ],
         options: [
             .report("Write a report of the whole run: junit:FILE, json:FILE or html:FILE (repeatable)."),
+            OptionSpec(
+                "--bundle", "OUT", .text(.file),
+                help: """
+                    Take the shards' bundles ('conform run --shard K/N --bundle DIR') and join them into
+                    one bundle in OUT (new or empty): each shard's log and files checked against its
+                    manifest and its verdict judged again first; 'conform verify OUT' finds it
+                    certifiable when the shards cover the whole bundled plan.
+                    """),
+            .sign,
             .verbose, .noColor, .help,
         ],
         discussion: """
             Refuses reports that do not make one whole run: a shard missing or given twice, different numbers of
             shards, suites or targets. Durations are the longest shard's; the flaky steps of a repeated run
-            ('--repeat N') come back in the order of the whole plan (docs/sharding.md).
+            ('--repeat N') come back in the order of the whole plan (docs/sharding.md). With --bundle, also
+            refuses a shard's bundle that does not verify (a file changed, a report that does not follow from
+            its log), naming it, and bundles of other plans, kits, targets, variables or products.
             """,
         exitCodes: """
-            0 conforms, 1 at least one must/should mismatch, 2 a shard could not run or a report cannot be read
-            or merged, 64 usage error.
+            0 conforms, 1 at least one must/should mismatch, 2 a shard could not run, a report cannot be read
+            or merged, or a shard's bundle does not verify or cannot be joined, 64 usage error.
             """)
 
     static let validate = CommandSpec(

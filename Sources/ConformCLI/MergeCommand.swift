@@ -11,6 +11,10 @@ enum MergeCommand {
     static let spoolFrom = 16 << 20
 
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
+        if let out = parsed.value("--bundle") { return try await MergeBundle.main(parsed, out: out, io: io) }
+        if parsed.value("--sign") != nil {
+            throw UsageError(message: "--sign signs a merged bundle; give --bundle OUT too", subcommand: "merge")
+        }
         guard !parsed.positionals.isEmpty else {
             throw UsageError(
                 message:

@@ -13,9 +13,11 @@ struct RunBundle {
     var shown: String
     var log: BundleLog
     var seed: String
+    /// The key that signs the manifest (`--sign KEY`), if any.
+    var signingKey: Ed25519.PrivateKey?
 
     /// Makes the bundle's directory and opens its exchange log; `nil` once the reason it cannot is reported.
-    static func open(_ path: String, io: CommandIO) -> RunBundle? {
+    static func open(_ path: String, signingKey: Ed25519.PrivateKey? = nil, io: CommandIO) -> RunBundle? {
         let directory = io.resolve(path)
         do {
             try CertificationBundle.create(directory)
@@ -23,7 +25,7 @@ struct RunBundle {
             let log = try BundleLog(
                 directory: (directory as NSString).appendingPathComponent(CertificationBundle.logDirectory),
                 redaction: RedactionPolicy(profile: ConformCommand.profile), seed: seed)
-            return RunBundle(directory: directory, shown: path, log: log, seed: seed)
+            return RunBundle(directory: directory, shown: path, log: log, seed: seed, signingKey: signingKey)
         } catch let problem as BundleProblem {
             io.report(problem.diagnostic)
         } catch {
@@ -90,6 +92,11 @@ struct RunBundle {
             let manifest = try CertificationBundle.seal(directory)
             io.err.write(
                 "Bundle: \(shown) (\(manifest.entries.count + 1) files, manifest \(BundleManifest.fileName))\n")
+            if let signingKey {
+                try BundleSignature.sign(manifest.text, with: signingKey, in: directory)
+                io.err.write(
+                    "Bundle: signed by key \(signingKey.publicKey.fingerprint) (\(BundleManifest.signatureFile))\n")
+            }
             return true
         } catch let problem as BundleProblem {
             io.report(problem.diagnostic)

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import ConformDiagnostics
 import ConformReport
 import ConformRunner
@@ -98,6 +99,13 @@ enum RunCommand {
             io.report(failure.diagnostic)
             return ConformCommand.ExitCode.cannotRun
         }
+        let signingKey: Ed25519.PrivateKey?
+        switch try BundleSignature.signOption(parsed, io: io) {
+        case .success(let key): signingKey = key
+        case .failure(let failure):
+            io.report(failure.diagnostic)
+            return ConformCommand.ExitCode.cannotRun
+        }
         guard
             let (suites, placement, planSuites) = try chosenSuites(
                 parsed, selection: selection, shard: shard, overrides: overrides, color: color, io: io)
@@ -133,7 +141,7 @@ enum RunCommand {
             guard repeats == 1 else {
                 throw UsageError(message: "--bundle records one run; leave out --repeat", subcommand: "run")
             }
-            return RunBundle.open(path, io: io)
+            return RunBundle.open(path, signingKey: signingKey, io: io)
         }
         let given = plan.targetDefaults.merging(plan.environment.merging(overrides) { _, new in new }) { _, new in new }
         // Learned from where the plan sends them: masked in every report, left out of a bundle, and known to its

@@ -29,13 +29,16 @@ extension VerifiedBundle {
     ) throws(BundleProblem) {
         let listed = Set(manifest.entries.map(\.path))
         try checkProduct(product, listed: listed, in: directory)
-        let log = CertificationBundle.logDirectory + "/"
+        let logs = (info.shards.isEmpty ? [""] : info.shards.map { $0 + "/" }).flatMap { shard in
+            let log = shard + CertificationBundle.logDirectory + "/"
+            return (shard.isEmpty ? [] : [shard + CertificationBundle.infoFile])
+                + [log + RecordingLayout.exchangesFile, log + RecordingLayout.metaFile]
+        }
         var expected =
             [
                 CertificationBundle.infoFile, CertificationBundle.versionFile, CertificationBundle.jsonReport,
-                CertificationBundle.junitReport, CertificationBundle.htmlReport, log + RecordingLayout.exchangesFile,
-                log + RecordingLayout.metaFile,
-            ] + info.suites
+                CertificationBundle.junitReport, CertificationBundle.htmlReport,
+            ] + logs + info.suites
         if product != nil { expected.append(CertificationBundle.productFile) }
         for name in expected where !listed.contains(name) {
             throw BundleProblem(
@@ -47,7 +50,7 @@ extension VerifiedBundle {
         if let extra = listed.subtracting(expected).sorted().first {
             throw BundleProblem(
                 file: extra,
-                "is not a file a bundle holds (its reports, bundle.json, VERSION, PRODUCT.yaml, the log and the suites bundle.json names)",
+                "is not a file a bundle holds (its reports, bundle.json, VERSION, PRODUCT.yaml, \(info.shards.isEmpty ? "the log" : "each shard's bundle.json and log") and the suites bundle.json names)",
                 help:
                     "the file was added, or another renamed to it, and the manifest written again; ask for the bundle as it was written"
             )

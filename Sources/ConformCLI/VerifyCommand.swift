@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import ConformDiagnostics
 import ConformReport
 import ConformRunner
@@ -18,6 +19,15 @@ enum VerifyCommand {
         let requests = try ReportRequest.all(parsed, subcommand: "verify", io: io)
         let color = io.color && !parsed.has("--no-color")
         let directory = io.resolve(path)
+        var key: (file: String, key: Ed25519.PublicKey)?
+        if let file = parsed.value("--key") {
+            switch BundleSignature.verifyingKey(file, io: io) {
+            case .success(let found): key = (file, found)
+            case .failure(let failure):
+                io.report(failure.diagnostic)
+                return ConformCommand.ExitCode.cannotRun
+            }
+        }
         let bundle: VerifiedBundle
         do {
             bundle = try VerifiedBundle(directory: directory, shown: path)
@@ -27,6 +37,11 @@ enum VerifyCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         io.err.write("Bundle: \(path): \(bundle.manifest.entries.count + 1) files, each as its manifest says\n")
+        let signed: BundleSignature.Status
+        switch BundleSignature.check(bundle, key: key, shown: path, io: io) {
+        case .success(let status): signed = status
+        case .failure(let exit): return exit.code
+        }
         if let problems = bundle.suiteProblems {
             io.err.write(problems)
             io.report(
@@ -41,32 +56,27 @@ enum VerifyCommand {
                 ? "Suites: the bundle's \(bundle.suites.count) suites are this kit's bundled suites\n"
                 : "Suites: \(bundle.suites.count - kitSuites) of the bundle's \(bundle.suites.count) suites are not this kit's bundled suites\n"
         )
-        let info = bundle.info
-        var suites = RunSelection(tags: info.tags, filters: info.filters, steps: info.steps).apply(bundle.suites)
-        var shard = Shard.whole
-        if let text = info.shard {
-            shard = try ShardOption.parse(text, subcommand: "verify")
-            suites = ShardPlacement.select(suites, shard: shard).suites
+        let modified = bundle.modifiedSuites(kitDirectory: SuiteFiles.bundledDirectory())
+        for suite in modified { io.err.write(suite.rendered) }
+        do {
+            try bundle.checkSuitesAgainstProvenance()
+        } catch {
+            io.report(error.diagnostic)
+            io.out.write("Verification: TAMPERED (a suite is not the one the run judged with)\n")
+            return ConformCommand.ExitCode.cannotRun
         }
-        var plan = RunPlan(
-            suites: suites, overrides: info.variables, targetDefaults: info.bases,
-            targetDescription: info.target, functions: ConformCommand.profile.functions)
-        plan.failFast = info.failFast
-        plan.allowedHosts = info.allowedHosts
-        plan.generatorSeed = info.seed
-        var scope = RunCommand.scope(
-            selection: RunCommand.selectionWords(tags: info.tags, filters: info.filters, steps: info.steps),
-            suites: suites, shard: shard, failFast: info.failFast)
-        // A suite that is not bundled is named by the path it was run from, not by its copy in the bundle (its
-        // content is the manifest's to vouch for): the run's names, when the run had as many such suites.
-        if let written = bundle.report.result.scope?.otherSuites, written.count == scope.otherSuites.count {
-            scope.otherSuites = written
+        let outcome: Session.Outcome
+        do {
+            outcome = try await bundle.judge(
+                console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")),
+                reports: [])
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            io.report(failure: error)
+            io.out.write("Verification: TAMPERED (the shards of the merged bundle do not make one run)\n")
+            return ConformCommand.ExitCode.cannotRun
         }
-        let session = Session(
-            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: requests,
-            scope: scope, provenance: bundle.report.result.provenance)
-        let runner = Runner(transport: bundle.transport)
-        let outcome = await session.run { events in await runner.run(plan, events: events) }
         guard let judged = outcome.result else { return io.status(of: outcome) }
         let sameKit = bundle.info.kitVersion == ConformCommand.version && bundle.info.kitCommit == ConformCommand.commit
         if !sameKit {
@@ -95,39 +105,22 @@ enum VerifyCommand {
                             "the report or the log was changed, or the run cannot be judged again; make the bundle again"
                     ))
             }
-            io.out.write("Verification: TAMPERED (a report does not follow from the bundle's log)\n")
-            return ConformCommand.ExitCode.cannotRun
+            let line = "Verification: TAMPERED (a report does not follow from the bundle's log)"
+            io.out.write(line + "\n")
+            let verification = BundleVerification(
+                verdict: .tampered,
+                reasons: disagreements.map { "\($0.file) does not follow from the bundle's log" },
+                modifiedSuites: modified.map(\.reported), signature: signed, line: line)
+            return await report(
+                judged, verification, requests: requests, status: ConformCommand.ExitCode.cannotRun, io: io)
         }
         io.err.write(
             "Verdict: judged again from the log, the same as each of the bundle's reports (JSON, JUnit, HTML) for all \(judged.stepCount) steps\n"
         )
-        let status = io.status(of: outcome)
-        return verification(of: judged, status: status, allowPartial: parsed.has("--allow-partial"), io: io)
-    }
-
-    /// The last line of a verification, and its exit status: a bundle whose run is partial (a shard, a selection,
-    /// suites of one's own) is intact but no certificate, so not a pass unless `--allow-partial` accepts it.
-    static func verification(of judged: RunResult, status: Int32, allowPartial: Bool, io: CommandIO) -> Int32 {
-        guard status != ConformCommand.ExitCode.cannotRun else {
-            io.out.write("Verification: NOT VERIFIED (the run judged again could not run)\n")
-            return status
-        }
-        let verdict = judged.outcome
-        switch judged.certifiability ?? .partial(["the report does not say what the run covered"]) {
-        case .certifiable:
-            io.out.write("Verification: VERIFIED certifiable, \(verdict)\n")
-            return status
-        case .partial(let reasons):
-            let why = reasons.joined(separator: "; ")
-            if allowPartial {
-                io.out.write("Verification: VERIFIED partial (\(why)), \(verdict); accepted with --allow-partial\n")
-                return status
-            }
-            io.out.write(
-                "Verification: VERIFIED partial (\(why)), \(verdict); no certificate: that is a whole run of the "
-                    + "bundled plan with every step run (pass --allow-partial to accept a partial one)\n")
-            return status == 0 ? 1 : status
-        }
+        let (status, verification) = verification(
+            of: judged, status: io.status(of: outcome), modified: modified, signed: signed,
+            allowPartial: parsed.has("--allow-partial"), io: io)
+        return await report(judged, verification, requests: requests, status: status, io: io)
     }
 }
 
@@ -140,12 +133,21 @@ struct VerifiedBundle {
     /// The JSON report as written, for what reading it back derives rather than reads (a suite's verdict, counts).
     var reportJSON: JSONValue
     var suites: [Suite]
+    /// The suite files as the bundle holds them: the name inside the bundle, as shown (for messages), the bytes.
+    var suiteFiles: [(name: String, shown: String, contents: Data)]
     /// The suites' problems, rendered, when they do not load.
     var suiteProblems: TerminalText?
-    var transport: ExchangeLogTransport
+    /// What is judged again, each from its own log: the run, or each shard of a bundle merged from shards.
+    var parts: [Part]
+
+    /// The manifest's bytes as read, which a signature signs.
+    var manifestBytes: Data
+    /// The detached signature of the manifest, when the bundle holds one.
+    var signature: [UInt8]?
 
     init(directory: String, shown: String) throws(BundleProblem) {
-        manifest = try BundleManifest.check(directory: directory)
+        (manifest, manifestBytes) = try BundleManifest.checked(directory: directory)
+        signature = try BundleSignature.read(in: directory)
         info = try BundleInfo(
             json: try Self.bytes(CertificationBundle.infoFile, in: directory, limit: BundleInfo.maxFileBytes))
         let reportBytes = try Self.bytes(CertificationBundle.jsonReport, in: directory, limit: Self.maxReportBytes)
@@ -155,8 +157,9 @@ struct VerifiedBundle {
         } catch {
             throw BundleProblem(file: CertificationBundle.jsonReport, error.message, help: error.help)
         }
+        try Self.checkShardNames(info)
         try Self.checkFiles(manifest, info: info, product: report.result.provenance?.product, in: directory)
-        var files: [(name: String, contents: Data?)] = []
+        var files: [(name: String, shown: String, contents: Data)] = []
         for name in info.suites {
             guard BundleManifest.isPlainRelative(name), manifest.entries.contains(where: { $0.path == name }) else {
                 throw BundleProblem(
@@ -164,13 +167,15 @@ struct VerifiedBundle {
                     help: "the file is written by 'conform run --bundle DIR'; do not edit it")
             }
             // Refused above the size every suite file is loaded to, before it is read.
-            files.append((shown + "/" + name, Data(try Self.bytes(name, in: directory, limit: YAMLLimits().maxBytes))))
+            files.append(
+                (name, shown + "/" + name, Data(try Self.bytes(name, in: directory, limit: YAMLLimits().maxBytes))))
         }
-        let loaded = LoadedSuites(files: files, profile: ConformCommand.profile)
+        suiteFiles = files
+        let loaded = LoadedSuites(
+            files: files.map { (name: $0.shown, contents: Optional($0.contents)) }, profile: ConformCommand.profile)
         suites = loaded.suites
         suiteProblems = loaded.notRun == nil ? nil : loaded.renderedProblems()
-        transport = try ExchangeLogTransport(
-            directory: (directory as NSString).appendingPathComponent(CertificationBundle.logDirectory), info: info)
+        parts = try Self.parts(of: info, in: directory)
     }
 
     /// The members of the written JSON report that reading it back derives instead of reading (the verdict and

@@ -136,6 +136,7 @@ public struct JSONReporter: DocumentReporter {
         }
         if let scope = result.scope { o["scope"] = scope.json }
         if let provenance = result.provenance { o["provenance"] = provenance.json(deterministic: deterministic) }
+        if let verification = result.verification { o["verification"] = verification.json }
         return o
     }
 

@@ -65,7 +65,7 @@ import Testing
         #expect(verified.out.contains("Result: DOES NOT CONFORM\n"))
         #expect(
             verified.out.hasSuffix(
-                ", DOES NOT CONFORM; no certificate: that is a whole run of the bundled plan with every step run (pass --allow-partial to accept a partial one)\n"
+                ", DOES NOT CONFORM, unsigned; no certificate: that is a whole run of the bundled plan with every step run (pass --allow-partial to accept a partial one)\n"
             ))
     }
 

@@ -162,7 +162,7 @@ import Testing
         #expect(verified.out.contains("Result: DOES NOT CONFORM\n"))
         #expect(
             verified.out.hasSuffix(
-                "Verification: VERIFIED partial (7 steps skipped), DOES NOT CONFORM; no certificate: that is a whole "
+                "Verification: VERIFIED partial (7 steps skipped), DOES NOT CONFORM, unsigned; no certificate: that is a whole "
                     + "run of the bundled plan with every step run (pass --allow-partial to accept a partial one)\n"))
     }
 
@@ -177,19 +177,20 @@ import Testing
         #expect(verified.out.contains("Result: CONFORMS\n"))
         #expect(
             verified.out.hasSuffix(
-                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS; no certificate: that is a whole "
+                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS, unsigned; no certificate: that is a whole "
                     + "run of the bundled plan with every step run (pass --allow-partial to accept a partial one)\n"),
             "\(verified.out)")
         let allowed = await conformInProcess(["verify", dir, "--allow-partial", "--no-color"])
         #expect(allowed.code == 0, "\(allowed.out)\(allowed.err)")
         #expect(
             allowed.out.hasSuffix(
-                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS; accepted with --allow-partial\n"))
+                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS, unsigned; accepted with --allow-partial\n"
+            ))
         let whole = try await bundle()
         defer { withExtendedLifetime(whole.scratch) {} }
         let certified = await conformInProcess(["verify", whole.dir, "--no-color"])
         #expect(certified.code == 0, "\(certified.out)\(certified.err)")
-        #expect(certified.out.hasSuffix("Verification: VERIFIED certifiable, CONFORMS\n"))
+        #expect(certified.out.hasSuffix("Verification: VERIFIED certifiable, CONFORMS, unsigned\n"))
     }
 
     @Test func verifyRefusesABundleWithOneByteChangedInAnyFile() async throws {

@@ -9,6 +9,9 @@ public struct BundleManifest: Sendable, Hashable {
 
     /// The manifest's own name inside the bundle.
     public static let fileName = "MANIFEST.sha256"
+    /// The detached Ed25519 signature of the manifest's bytes (`run --bundle DIR --sign KEY`), 64 raw bytes as
+    /// `openssl pkeyutl -sign -rawin` writes them; like the manifest, it is not listed in the manifest.
+    public static let signatureFile = "MANIFEST.sha256.sig"
     /// Bounds on what a bundle may hold, so that a hostile one cannot make verification read without end.
     public static let maxFiles = 10_000
     public static let maxFileBytes = 1 << 30
@@ -35,7 +38,7 @@ public struct BundleManifest: Sendable, Hashable {
     /// The manifest of every file under `directory` (the manifest itself left out).
     public static func make(directory: String) throws(BundleProblem) -> BundleManifest {
         var entries: [(path: String, sha256: String)] = []
-        for path in try files(in: directory) where path != fileName {
+        for path in try files(in: directory) where path != fileName && path != signatureFile {
             entries.append((path, try digest(path, in: directory)))
         }
         return BundleManifest(entries: entries)
@@ -101,6 +104,11 @@ public struct BundleManifest: Sendable, Hashable {
     /// differs, and anything that is not a plain file or directory (a symbolic link, a FIFO), each with the file
     /// named. Returns the manifest.
     public static func check(directory: String) throws(BundleProblem) -> BundleManifest {
+        try checked(directory: directory).manifest
+    }
+
+    /// ``check(directory:)``, and the manifest's bytes as read (what a signature is checked against).
+    public static func checked(directory: String) throws(BundleProblem) -> (manifest: BundleManifest, bytes: Data) {
         let manifestBytes: Data
         do {
             manifestBytes = try ConfinedFile.read(fileName, in: directory, limit: maxManifestBytes)
@@ -113,7 +121,7 @@ public struct BundleManifest: Sendable, Hashable {
             throw BundleProblem(file: fileName, "the manifest is not UTF-8 text", help: "do not edit the manifest")
         }
         let manifest = try parse(text)
-        let present = Set(try files(in: directory)).subtracting([fileName])
+        let present = Set(try files(in: directory)).subtracting([fileName, signatureFile])
         let listed = Set(manifest.entries.map(\.path))
         if let extra = present.subtracting(listed).sorted().first {
             throw BundleProblem(
@@ -134,7 +142,7 @@ public struct BundleManifest: Sendable, Hashable {
                     help: "the bundle is not as it was written; ask for the bundle again")
             }
         }
-        return manifest
+        return (manifest, manifestBytes)
     }
 
     /// Every regular file under `directory`, as relative paths, sorted; refuses links and special files.

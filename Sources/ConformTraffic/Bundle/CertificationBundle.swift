@@ -1,4 +1,5 @@
 import ConformCore
+import ConformCrypto
 import ConformReport
 import Foundation
 
@@ -58,6 +59,46 @@ public enum CertificationBundle {
         }
     }
 
+    /// Copies the file `name` of the bundle in `source` into the bundle in `directory` as `newName` (its
+    /// directories made), through a small buffer, and refuses it (the copy left incomplete) unless its SHA-256 is
+    /// `sha256`, the one the source's manifest gives: a file changed after the source was checked is not copied.
+    public static func copy(
+        _ name: String, from source: String, sha256: String, as newName: String, in directory: String
+    ) throws(BundleProblem) {
+        guard BundleManifest.isPlainRelative(newName) else {
+            throw BundleProblem(file: newName, "is not a plain relative path", help: "name files inside the bundle")
+        }
+        let path = (directory as NSString).appendingPathComponent(newName)
+        let parent = (path as NSString).deletingLastPathComponent
+        guard (try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)) != nil,
+            FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw BundleProblem(file: newName, "cannot be written", help: "check the bundle directory's permissions")
+        }
+        defer { try? handle.close() }
+        let digester = SHA256.Digester()
+        var failure: (any Error)?
+        do {
+            try ConfinedFile.forEachChunk(name, in: source, limit: BundleManifest.maxFileBytes) { chunk in
+                guard failure == nil else { return }
+                digester.update(chunk)
+                do { try handle.write(contentsOf: Data(chunk)) } catch { failure = error }
+            }
+        } catch {
+            throw BundleProblem(file: name, "cannot be read: \(error)", help: BundleManifest.refusalHelp(error))
+        }
+        if let failure {
+            throw BundleProblem(file: newName, "cannot be written: \(failure)", help: "check the free space")
+        }
+        let digest = Hex.encode(digester.finish())
+        guard digest == sha256 else {
+            throw BundleProblem(
+                file: name, "changed while it was copied: its SHA-256 is \(digest), its manifest says \(sha256)",
+                help: "leave the bundle alone while it is merged, then merge again")
+        }
+    }
+
     /// Writes the manifest of every file in the bundle; the last file written.
     public static func seal(_ directory: String) throws(BundleProblem) -> BundleManifest {
         let manifest = try BundleManifest.make(directory: directory)
@@ -93,6 +134,11 @@ public struct BundleInfo: Sendable, Hashable {
     public var failures: [Failure]
     /// For each value the run sent that came back redacted: its digest under the seed, and its pseudonym.
     public var pseudonyms: [String: String]
+    /// In a bundle merged from shards (`conform merge --bundle`): the directory of each shard inside it (each with
+    /// the shard's own `bundle.json` and `log/`); empty in the bundle of one run. A merged bundle is format 2.
+    public var shards: [String] = []
+    /// The format of a merged bundle's `bundle.json`.
+    public static let mergedFormat = 2
 
     public struct Failure: Sendable, Hashable {
         public var tag: String
@@ -135,22 +181,24 @@ public struct BundleInfo: Sendable, Hashable {
         func map(_ items: [String: String]) -> JSONValue {
             .object(JSONObject(items.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }
-        return .object(
-            JSONObject([
-                ("format", .int(Self.format)), ("kit", ["version": .string(kitVersion), "commit": .string(kitCommit)]),
-                ("seed", .string(seed)), ("target", .string(target)), ("bases", map(bases)),
-                ("variables", map(variables)), ("tags", strings(tags)), ("filters", strings(filters)),
-                ("steps", strings(steps)), ("shard", shard.map { .string($0) } ?? .null), ("failFast", .bool(failFast)),
-                ("allowedHosts", strings(allowedHosts)), ("suites", strings(suites)),
-                (
-                    "failures",
-                    .array(
-                        failures.map {
-                            ["tag": .string($0.tag), "kind": .string($0.kind), "message": .string($0.message)]
-                        })
-                ),
-                ("pseudonyms", map(pseudonyms)),
-            ]))
+        var object = JSONObject([
+            ("format", .int(shards.isEmpty ? Self.format : Self.mergedFormat)),
+            ("kit", ["version": .string(kitVersion), "commit": .string(kitCommit)]),
+            ("seed", .string(seed)), ("target", .string(target)), ("bases", map(bases)),
+            ("variables", map(variables)), ("tags", strings(tags)), ("filters", strings(filters)),
+            ("steps", strings(steps)), ("shard", shard.map { .string($0) } ?? .null), ("failFast", .bool(failFast)),
+            ("allowedHosts", strings(allowedHosts)), ("suites", strings(suites)),
+            (
+                "failures",
+                .array(
+                    failures.map {
+                        ["tag": .string($0.tag), "kind": .string($0.kind), "message": .string($0.message)]
+                    })
+            ),
+            ("pseudonyms", map(pseudonyms)),
+        ])
+        if !shards.isEmpty { object["shards"] = strings(shards) }
+        return .object(object)
     }
 
     /// The largest `bundle.json` read (256 MiB), refused before it is read: a million pseudonyms
@@ -195,7 +243,10 @@ public struct BundleInfo: Sendable, Hashable {
             }
             for (i, item) in list.enumerated() { failures.append(try failure(item, i)) }
         }
-        guard root["format"] == .int(Self.format) else { throw fail("$.format: expected \(Self.format)") }
+        let merged = root["format"] == .int(Self.mergedFormat)
+        guard root["format"] == .int(Self.format) || merged else {
+            throw fail("$.format: expected \(Self.format) (or \(Self.mergedFormat), a bundle merged from shards)")
+        }
         func strings(_ v: JSONValue?, _ path: String) throws(BundleProblem) -> [String] {
             guard let items = v?.arrayValue, items.count <= BundleManifest.maxFiles else {
                 throw fail("\(path): expected a list of strings")
@@ -216,6 +267,14 @@ public struct BundleInfo: Sendable, Hashable {
             shard: root["shard"] == .null ? nil : try string(root["shard"], "$.shard"), failFast: failFast,
             allowedHosts: try strings(root["allowedHosts"], "$.allowedHosts"),
             suites: try strings(root["suites"], "$.suites"), failures: failures, pseudonyms: pseudonyms)
+        if merged {
+            shards = try strings(root["shards"], "$.shards")
+            guard !shards.isEmpty, shards.count <= Shard.maxCount else {
+                throw fail("$.shards: expected the directories of 1 to \(Shard.maxCount) shards")
+            }
+        } else if root["shards"] != nil {
+            throw fail("$.shards: only a bundle merged from shards (format \(Self.mergedFormat)) names shards")
+        }
     }
 
     /// The top-level members of `bundle.json` parsed, but `pseudonyms` and `failures`, whose places are given;

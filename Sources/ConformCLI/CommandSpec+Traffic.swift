@@ -291,12 +291,20 @@ extension CommandSpec {
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), required: true, help: "The recording to write."),
             capturePort, captureFilter, captureUpstream,
+            OptionSpec(
+                "--resync", usage: true,
+                help: """
+                    Read a stream the capture began inside (no SYN: tcpdump started after the client
+                    connected), or that lost segments, from its first whole request line and the
+                    response after it; those exchanges are marked resynchronised.
+                    """),
             noRedact, redact, .help,
         ],
         discussion: """
             From a capture, TCP streams are put back in order in both directions and read as HTTP/1.1;
             streams that cannot be read (TLS, HTTP/2, no SYN captured, lost segments) are reported one
-            by one, never guessed (docs/recordings.md, From a capture).
+            by one, never guessed (docs/recordings.md, From a capture), unless --resync is given. An
+            import that reads no exchange exits 2 and says what the capture held.
             """)
 
     static let capturePort = OptionSpec(

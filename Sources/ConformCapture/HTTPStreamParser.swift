@@ -83,6 +83,15 @@ struct HTTPStreamParser {
         return out
     }
 
+    /// Whether what was not read yet is nothing, or begins as a request line would, as far as it goes (a message
+    /// already begun has a head that parsed).
+    var unreadCouldBeginARequest: Bool {
+        guard case .head = state else { return true }
+        var rest = buffer[read...]
+        while let first = rest.first, first == 0x0D || first == 0x0A { rest = rest.dropFirst() }
+        return ResyncScanner.couldBeginRequestLine(rest.prefix(limits.maxHeadBytes))
+    }
+
     /// Appends bytes that arrived in order at capture time `time`.
     mutating func feed(_ bytes: ArraySlice<UInt8>, at time: Double) {
         guard !bytes.isEmpty else { return }

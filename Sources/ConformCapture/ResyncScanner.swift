@@ -12,6 +12,10 @@ struct ResyncScanner {
         case gaveUp
     }
 
+    /// Lines taken for start lines that proved not to be, after which a stream is given up: each costs a second
+    /// look at up to ``CaptureLimits/maxResyncBytes``.
+    static let maxCandidates = 16
+
     let role: HTTPStreamParser.Role
     let limit: Int
     /// The longest line kept whole to be looked at: a start line longer than a message head is not read anyway.
@@ -110,6 +114,17 @@ struct ResyncScanner {
         let text = String(decoding: target, as: UTF8.self).lowercased()
         if text.hasPrefix("http://") || text.hasPrefix("https://") { return true }
         return Array(method) == Array("CONNECT".utf8) && text.contains(":")
+    }
+
+    /// Whether `bytes` are a request line and more, or the start of one as far as they go (empty included).
+    static func couldBeginRequestLine(_ bytes: ArraySlice<UInt8>) -> Bool {
+        if let lf = bytes.firstIndex(of: 0x0A) { return isRequestLine(Array(bytes[...lf])) }
+        guard let space = bytes.firstIndex(of: 0x20) else {
+            return bytes.count <= 20 && bytes.allSatisfy { (0x41...0x5A).contains($0) }
+        }
+        let method = bytes[..<space]
+        guard (1...20).contains(method.count), method.allSatisfy({ (0x41...0x5A).contains($0) }) else { return false }
+        return bytes[space...].allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0D }
     }
 
     /// `HTTP/1.x SP 3DIGIT SP reason CRLF` (the reason may be empty).

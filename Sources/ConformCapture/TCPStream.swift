@@ -44,6 +44,13 @@ final class TCPStream {
     /// Bytes the scans skipped before the start lines they found, in each direction.
     private(set) var skippedClientBytes = 0
     private(set) var skippedServerBytes = 0
+    /// From the request line the client's direction resynchronised at until the first exchange after it: the bytes
+    /// read since (up to ``CaptureLimits/maxResyncBytes``), the length of that line, and how many lines were taken
+    /// for request lines and proved not to be since resynchronising. A head that does not parse, or what follows it
+    /// not parsing, shows the line was not a request's (a body's text): the bytes are looked through again from
+    /// the line after it, at most ``ResyncScanner/maxCandidates`` times.
+    private var clientTrial: (chunks: [(bytes: [UInt8], time: Double)], lineLength: Int, size: Int)?
+    private var rejectedCandidates = 0
 
     /// A request and its response, as read; `resynchronised` when read after resynchronising.
     struct Pair {
@@ -106,6 +113,11 @@ final class TCPStream {
             resynchronise(after: "segments from the client lost at byte \(at)", gapFromClient: true, emit: emit)
         }
         if clientScan != nil { return scanClient(bytes, at: time, emit: emit) }
+        if var trial = clientTrial {
+            trial.chunks.append((Array(bytes), time))
+            trial.size += bytes.count
+            clientTrial = trial.size > limits.maxResyncBytes ? nil : trial
+        }
         if !sawClientBytes {
             sawClientBytes = true
             if let kind = Self.foreignProtocol(bytes) {
@@ -149,6 +161,7 @@ final class TCPStream {
         _ request: HTTPStreamParser.Message, with response: HTTPStreamParser.Message, emit: (Pair) -> Void
     ) {
         exchanges += 1
+        clientTrial = nil
         if resyncReason != nil { resynchronisedExchanges += 1 }
         emit(Pair(request: request, response: response, resynchronised: resyncReason != nil))
     }
@@ -164,6 +177,8 @@ final class TCPStream {
             reason + "; resynchronised after them"
                 + (dropped > 0 ? " (\(dropped) request\(dropped == 1 ? "" : "s") before them given up)" : ""))
         if resyncReason == nil { resyncReason = reason }
+        clientTrial = nil
+        rejectedCandidates = 0
         // What the other direction read but did not use yet, when it begins at a message start, is looked at again.
         let clientUnread = gapFromClient || clientScan != nil ? nil : requests.unreadAtMessageStart()
         let serverUnread = !gapFromClient || serverScan != nil ? nil : responses.unreadAtMessageStart()
@@ -202,8 +217,39 @@ final class TCPStream {
             skippedClientBytes += scan.skipped
             clientScan = nil
             serverScan?.notBefore = at
+            let lineLength = (found.firstIndex(of: 0x0A) ?? found.count - 1) + 1
+            clientTrial = ([(found, at)], lineLength, found.count)
             requests.feed(found[...], at: at)
             pump(emit: emit)
+        }
+    }
+
+    /// The line the client's direction resynchronised at proved not to be a request line: what was read from it
+    /// on is given up, and looked through again from the line after it; the server's direction, which cannot
+    /// have answered it yet (no exchange came), looks again for the response to whatever is found.
+    private func lookAgain(
+        after trial: (chunks: [(bytes: [UInt8], time: Double)], lineLength: Int, size: Int), emit: (Pair) -> Void
+    ) {
+        rejectedCandidates += 1
+        clientTrial = nil
+        skippedClientBytes += trial.lineLength
+        let serverUnread = serverScan == nil ? responses.unreadAtMessageStart() : nil
+        requests = HTTPStreamParser(role: .request, limits: limits)
+        waiting.removeAll()
+        waitingHead = 0
+        waitingBodyBytes = 0
+        if serverScan == nil {
+            responses = HTTPStreamParser(role: .response, limits: limits)
+            serverScan = ResyncScanner(role: .response, limits: limits, atLineStart: serverUnread != nil)
+            for piece in serverUnread ?? [] { scanServer(piece.bytes, at: piece.time, emit: emit) }
+        } else {
+            serverScan?.notBefore = nil
+        }
+        clientScan = ResyncScanner(role: .request, limits: limits, atLineStart: true)
+        for (i, chunk) in trial.chunks.enumerated() where !stopped {
+            clientBytes(
+                i == 0 ? chunk.bytes[trial.lineLength...] : chunk.bytes[...], at: chunk.time, afterGap: false,
+                emit: emit)
         }
     }
 
@@ -238,6 +284,9 @@ final class TCPStream {
                 continue
             case .needMore: break
             case .failed(let reason, let overLimit):
+                if !overLimit, let trial = clientTrial, rejectedCandidates < ResyncScanner.maxCandidates {
+                    return lookAgain(after: trial, emit: emit)
+                }
                 stop(overLimit ? .overLimit : .notHTTP, "the client sent \(reason)")
             case .upgraded: break
             }
@@ -249,6 +298,12 @@ final class TCPStream {
             switch responses.next(answersHead: method == "HEAD", answersConnect: method == "CONNECT") {
             case .message(let m):
                 if m.isInterim { continue }
+                // The first exchange after resynchronising: the bytes after its request must go on as requests do.
+                if let trial = clientTrial, !requests.unreadCouldBeginARequest,
+                    rejectedCandidates < ResyncScanner.maxCandidates
+                {
+                    return lookAgain(after: trial, emit: emit)
+                }
                 _ = takeWaiting()
                 answer(request, with: m, emit: emit)
                 continue

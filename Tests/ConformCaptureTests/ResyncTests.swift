@@ -1,5 +1,6 @@
 import ConformCapture
 import ConformCore
+import ConformFuzzTargets
 import ConformTestSupport
 import Foundation
 import Testing
@@ -263,5 +264,76 @@ import Testing
         let (other, _, _) = try await Self.importing(capture, ["--port", "9090"], in: scratch)
         #expect(other.status == 2)
         #expect(other.output.contains("error: no exchange read: 6 packets, 0 TCP streams to or from port 9090"))
+    }
+}
+
+extension ResyncTests {
+    /// The capture began inside a body whose text holds whole request lines: each is taken first and given up
+    /// when what follows it is no HTTP (a header line without a colon; after a whole head, bytes that are no
+    /// request), so the response to the upload is not paired with one, and the requests after are read.
+    @Test func requestLinesInsideABodyAtTheStartAreGivenUp() throws {
+        let tail = "GET /bogus HTTP/1.1\r\nnot a header\r\n\r\nGET /bogus2 HTTP/1.1\r\nX: 1\r\n\r\n-- end --\r\n"
+        var b = PcapBuilder(linkType: PacketDecoder.LinkType.ethernet)
+        Self.midConnection(
+            clientTail: tail, serverTail: "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}",
+            exchanges: Self.exchanges, into: &b)
+        let (exchanges, summary) = try read(b.bytes, options: CaptureOptions(resync: true))
+        #expect(exchanges.map(\.request.url) == ["/mobile/1/a", "/mobile/1/b", "/mobile/1/c"])
+        #expect(exchanges.map(\.response.status.code) == [200, 200, 200])
+        #expect(summary.problemStreams.isEmpty, "\(summary.lines)")
+        #expect(summary.resynchronisedStreams.first?.skippedClientBytes == tail.utf8.count)
+    }
+}
+
+extension ResyncTests {
+    /// The fuzz target's seed of a stream the capture began inside runs through its checks (exchanges counted,
+    /// memory and work bounded); its segments, read here, give the one whole exchange after the body's tail, not
+    /// the 204 sent before the request.
+    @Test func theReassemblyFuzzTargetReadsAStreamWithoutItsStart() throws {
+        let seed = TestPaths.root.appendingPathComponent("fuzz/Corpus/reassembly/resync-began-inside")
+        let data = [UInt8](try Data(contentsOf: seed))
+        let run = try #require(FuzzTargets.all["reassembly"])
+        run(Data(data))
+        #expect(data.first == 0xC0, "resync, and no SYN")
+        let client = Endpoint(address: IPAddress("127.0.0.1")!, port: 40_000)
+        let server = Endpoint(address: IPAddress("127.0.0.1")!, port: 8080)
+        var read: [CapturedExchange] = []
+        let reader = CaptureReader(options: CaptureOptions(resync: true)) { read.append($0) }
+        var i = 0
+        var time = 0.0
+        while i + 4 <= data.count {
+            let fromServer = data[i] & 1 != 0
+            let offset = UInt32(data[i + 1]) << 8 | UInt32(data[i + 2])
+            let payload = Array(data[(i + 4)..<(i + 4 + Int(data[i + 3]))])
+            i += 4 + payload.count
+            time += 0.001
+            reader.consume(
+                TCPSegment(
+                    source: fromServer ? server : client, destination: fromServer ? client : server,
+                    sequence: (fromServer ? 7 : 0xFFFF_FF00) &+ 1 &+ offset,
+                    acknowledgment: (fromServer ? 0xFFFF_FF00 : 7) &+ 1, flags: TCPSegment.ack, payload: payload),
+                at: time)
+        }
+        let summary = reader.finish()
+        #expect(read.map(\.request.url) == ["/mobile/1/a"])
+        #expect(read.map(\.response.status.code) == [200])
+        #expect(summary.resynchronisedExchanges == 1)
+    }
+
+    /// Lines taken for request lines that prove not to be are bounded: past ``ResyncScanner`` 16 of them the stream
+    /// is given up, named.
+    @Test func rejectedRequestLinesAreBounded() throws {
+        let tail = String(repeating: "GET /x HTTP/1.1\r\nno colon\r\n", count: 17)
+        var b = PcapBuilder(linkType: PacketDecoder.LinkType.ethernet)
+        Self.midConnection(clientTail: tail, serverTail: "", exchanges: Self.exchanges, into: &b)
+        let (exchanges, summary) = try read(b.bytes, options: CaptureOptions(resync: true))
+        #expect(exchanges.isEmpty)
+        #expect(
+            summary.problemStreams.first?.problems.map(\.detail) == ["the client sent a header line without a colon"])
+        var shorter = PcapBuilder(linkType: PacketDecoder.LinkType.ethernet)
+        Self.midConnection(
+            clientTail: String(repeating: "GET /x HTTP/1.1\r\nno colon\r\n", count: 16), serverTail: "",
+            exchanges: Self.exchanges, into: &shorter)
+        #expect(try read(shorter.bytes, options: CaptureOptions(resync: true)).0.count == 3)
     }
 }

@@ -86,12 +86,14 @@ enum CaptureCommands {
                     : "check --port: it names the port the server listens on, the one the clients connect to")
         }
         if summary.streamsMissingStart > 0, !options.resync {
-            let all = summary.streamsMissingStart == summary.streams
+            let which =
+                summary.streamsMissingStart < summary.streams
+                ? "\(summary.streamsMissingStart) of them without their beginning"
+                : summary.streams == 1 ? "without its beginning" : "all without their beginning"
             return CaptureError(
                 file: file,
-                message: "no exchange read: \(seen), \(all ? "" : "\(summary.streamsMissingStart) of them ")without "
-                    + "their beginning (the capture started after the clients connected, as with a pool of "
-                    + "kept-alive connections)",
+                message: "no exchange read: \(seen), \(which) (the capture started after the clients connected, as "
+                    + "with a pool of kept-alive connections)",
                 help: "pass --resync to read each from its first whole request, or start tcpdump before the clients "
                     + "connect (\(tcpdump), stopped with Ctrl-C "
                     + "once they are done)")

@@ -309,7 +309,10 @@ extension CommandSpec {
 
     static let capturePort = OptionSpec(
         "--port", "N", .integer(1...65_535), repeatable: true, usage: true,
-        help: "Read only streams to this server port (the port the SYN went to). Repeatable.")
+        help: """
+            Read only streams to this server port (the port the SYN went to; without a SYN, the
+            end of the stream on it is the server). Repeatable.
+            """)
     static let captureFilter = OptionSpec(
         "--filter", "BPF", .text(), help: "A BPF filter applied to the packets first, as tcpdump takes it.")
     static let captureUpstream = OptionSpec(

@@ -70,7 +70,7 @@ extension LoopbackCaptureTests {
         #expect(streamLines.first?.hasPrefix("  stream 1 127.0.0.1:") == true, "\(plain.output)")
         #expect(streamLines.last?.hasPrefix("  stream 2 127.0.0.1:") == true, "\(plain.output)")
         #expect(streamLines.allSatisfy { $0.contains(" → 127.0.0.1:\(port): 0 exchanges read;") }, "\(plain.output)")
-        #expect(plain.output.contains("2 TCP streams, without their beginning"), "\(plain.output)")
+        #expect(plain.output.contains("2 TCP streams, all without their beginning"), "\(plain.output)")
         #expect(plain.output.contains("help: pass --resync"), "\(plain.output)")
         let resynced = scratch.path("resynced")
         let outcome = try await ChildProcess.output(

@@ -224,7 +224,7 @@ import Testing
         #expect(outcome.output.contains("  stream 1 10.0.0.1:40000 → 10.0.0.2:8080: 0 exchanges read; the capture"))
         #expect(
             outcome.output.contains(
-                "\(file): error: no exchange read: 8 packets, 1 TCP stream, without their beginning (the capture "
+                "\(file): error: no exchange read: 8 packets, 1 TCP stream, without its beginning (the capture "
                     + "started after the clients connected, as with a pool of kept-alive connections)"),
             "\(outcome.output)")
         #expect(

@@ -87,6 +87,7 @@ final class TCPStream {
     var bufferedBytes: Int {
         toServer.pendingBytes + toClient.pendingBytes + requests.bufferedBytes + responses.bufferedBytes
             + waitingBodyBytes + (clientScan?.bufferedBytes ?? 0) + (serverScan?.bufferedBytes ?? 0)
+            + (clientTrial?.size ?? 0)
     }
 
     var isClosed: Bool { toServer.isFinished && toClient.isFinished }

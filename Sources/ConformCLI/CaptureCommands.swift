@@ -120,7 +120,8 @@ enum CaptureCommands {
     static func live(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
         let interface = parsed.required("--interface")
         let out = parsed.required("--out")
-        let options = try options(parsed, subcommand: "capture")
+        var options = try options(parsed, subcommand: "capture")
+        options.resync = parsed.has("--resync")
         let duration = try parsed.duration("--duration")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         // The kernel filters what it can: TCP to or from the chosen ports, and the user's filter.

@@ -291,14 +291,7 @@ extension CommandSpec {
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), required: true, help: "The recording to write."),
             capturePort, captureFilter, captureUpstream,
-            OptionSpec(
-                "--resync", usage: true,
-                help: """
-                    Read a stream the capture began inside (no SYN: tcpdump started after the client
-                    connected), or that lost segments, from its first whole request line and the
-                    response after it; those exchanges are marked resynchronised.
-                    """),
-            noRedact, redact, .help,
+            captureResync, noRedact, redact, .help,
         ],
         discussion: """
             From a capture, TCP streams are put back in order in both directions and read as HTTP/1.1;
@@ -312,6 +305,13 @@ extension CommandSpec {
         help: """
             Read only streams to this server port (the port the SYN went to; without a SYN, the
             end of the stream on it is the server). Repeatable.
+            """)
+    static let captureResync = OptionSpec(
+        "--resync", usage: true,
+        help: """
+            Read a stream the capture began inside (no SYN: the client connected before the capture
+            started), or that lost segments, from its first whole request line and the response
+            after it; those exchanges are marked resynchronised.
             """)
     static let captureFilter = OptionSpec(
         "--filter", "BPF", .text(), help: "A BPF filter applied to the packets first, as tcpdump takes it.")
@@ -338,7 +338,7 @@ extension CommandSpec {
             OptionSpec(
                 "--duration", "SECONDS", .duration(.milliseconds(100)...Duration.seconds(7 * 86_400)), usage: true,
                 help: "Stop after this long (default: until interrupted)."),
-            captureFilter, captureUpstream, redact, noRedact,
+            captureFilter, captureUpstream, captureResync, redact, noRedact,
             OptionSpec("--append", help: "Add to an existing recording."),
             OptionSpec(
                 "--check", usage: true,

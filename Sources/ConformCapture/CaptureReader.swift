@@ -336,6 +336,9 @@ public final class CaptureReader {
     private func end(_ key: StreamKey, _ stream: TCPStream, reason: String?) {
         stream.close(reason: reason) { pair in self.emit(pair, stream) }
         streams.removeValue(forKey: key)
+        // With resync, a stray segment after the end (a retransmission, the rest of a stream dropped at a limit)
+        // does not start the stream again as one the capture began inside; a new connection's SYN does.
+        if options.resync, headless.count < options.limits.maxStreams { headless.insert(key) }
         buffered -= stream.accountedBytes
         stream.accountedBytes = 0
         summary.duplicateSegments += stream.toServer.duplicateSegments + stream.toClient.duplicateSegments

@@ -337,3 +337,22 @@ extension ResyncTests {
         #expect(try read(shorter.bytes, options: CaptureOptions(resync: true)).0.count == 3)
     }
 }
+
+extension ResyncTests {
+    /// A stream that ended (here reset) is not started again by a segment after its end; a new connection on the
+    /// same ports, with its SYN, is followed.
+    @Test func aSegmentAfterTheEndDoesNotStartTheStreamAgain() throws {
+        var b = PcapBuilder(linkType: PacketDecoder.LinkType.ethernet)
+        Self.midConnection(clientTail: "", serverTail: "", exchanges: [Self.exchanges[0]], into: &b)
+        b.segment(fromClient: true, seq: 1, ack: 1, flags: TCPSegment.rst | TCPSegment.ack)
+        b.segment(fromClient: false, seq: 99_999, ack: 1, flags: TCPSegment.ack, Array(Self.ok("{}").utf8))
+        let again = PcapBuilder.connection(
+            linkType: PacketDecoder.LinkType.ethernet, requests: [Self.exchanges[2].0], responses: [Self.ok("{}")])
+        b.bytes += again.dropFirst(24)  // its packets, without the file header
+        let (exchanges, summary) = try read(b.bytes, options: CaptureOptions(resync: true))
+        #expect(exchanges.map(\.request.url) == ["/mobile/1/a", "/mobile/1/c"])
+        #expect(exchanges.map(\.resynchronised) == [true, false])
+        #expect(summary.streams == 2)
+        #expect(summary.problemStreams.isEmpty, "\(summary.lines)")
+    }
+}

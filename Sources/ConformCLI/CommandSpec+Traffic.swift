@@ -294,17 +294,28 @@ extension CommandSpec {
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), required: true, help: "The recording to write."),
             capturePort, captureFilter, captureUpstream,
-            noRedact, redact, .help,
+            captureResync, noRedact, redact, .help,
         ],
         discussion: """
             From a capture, TCP streams are put back in order in both directions and read as HTTP/1.1;
             streams that cannot be read (TLS, HTTP/2, no SYN captured, lost segments) are reported one
-            by one, never guessed (docs/recordings.md, From a capture).
+            by one, never guessed (docs/recordings.md, From a capture), unless --resync is given. An
+            import that reads no exchange exits 2 and says what the capture held.
             """)
 
     static let capturePort = OptionSpec(
         "--port", "N", .integer(1...65_535), repeatable: true, usage: true,
-        help: "Read only streams to this server port (the port the SYN went to). Repeatable.")
+        help: """
+            Read only streams to this server port (the port the SYN went to; without a SYN, the
+            end of the stream on it is the server). Repeatable.
+            """)
+    static let captureResync = OptionSpec(
+        "--resync", usage: true,
+        help: """
+            Read a stream the capture began inside (no SYN: the client connected before the capture
+            started), or that lost segments, from its first whole request line and the response
+            after it; those exchanges are marked resynchronised.
+            """)
     static let captureFilter = OptionSpec(
         "--filter", "BPF", .text(), help: "A BPF filter applied to the packets first, as tcpdump takes it.")
     static let captureUpstream = OptionSpec(
@@ -330,7 +341,7 @@ extension CommandSpec {
             OptionSpec(
                 "--duration", "SECONDS", .duration(.milliseconds(100)...Duration.seconds(7 * 86_400)), usage: true,
                 help: "Stop after this long (default: until interrupted)."),
-            captureFilter, captureUpstream, redact, noRedact,
+            captureFilter, captureUpstream, captureResync, redact, noRedact,
             OptionSpec("--append", help: "Add to an existing recording."),
             OptionSpec(
                 "--check", usage: true,

@@ -15,6 +15,9 @@ enum HARCommands {
         for option in ["--port", "--filter", "--upstream"] where !parsed.values(option).isEmpty {
             throw UsageError(message: "\(option) is for packet captures; \(file) is not one", subcommand: "import")
         }
+        if parsed.has("--resync") {
+            throw UsageError(message: "--resync is for packet captures; \(file) is not one", subcommand: "import")
+        }
         let out = parsed.required("--out")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {

@@ -29,7 +29,8 @@ public enum CaptureImport {
                 onExchange(
                     try writer.append(
                         upstream: exchange.upstream, request: exchange.request, response: exchange.response,
-                        startedAt: exchange.startedAt, durationMs: exchange.durationMs))
+                        startedAt: exchange.startedAt, durationMs: exchange.durationMs,
+                        resynchronised: exchange.resynchronised))
             } catch {
                 writeError = error
             }

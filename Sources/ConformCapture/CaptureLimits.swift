@@ -16,6 +16,10 @@ public struct CaptureLimits: Sendable, Hashable {
     public var maxBufferedBytes = 256 << 20
     /// Seconds of capture time without a packet after which a stream is closed as cut off.
     public var idleSeconds: Double = 300
+    /// Bytes of one direction looked through for where its messages begin, in a stream read with
+    /// ``CaptureOptions/resync`` that the capture began inside (or after a gap); past it the stream is reported and
+    /// not read.
+    public var maxResyncBytes = 1 << 20
     /// Streams whose problems are listed one by one in the summary; the rest are counted.
     public var maxReportedStreams = 1000
 

@@ -15,8 +15,11 @@ public struct CapturedExchange: Sendable, Hashable {
     public var durationMs: Double
     public var client: Endpoint
     public var server: Endpoint
-    /// The stream's number in the capture (1-based, in the order streams began).
+    /// The stream's number in the capture (1-based, in the order streams were first seen).
     public var stream: Int
+    /// Whether the exchange was read after resynchronising on its stream (``CaptureOptions/resync``): the capture
+    /// began inside the stream, or lost bytes of it, and where messages begin was found by their start lines.
+    public var resynchronised = false
 }
 
 /// Which streams to read and how to name them.
@@ -26,11 +29,19 @@ public struct CaptureOptions: Sendable, Hashable {
     /// Upstream names by server endpoint (`mobile` → `10.0.0.5:8080`); a stream to another server is named by path.
     public var upstreams: [Endpoint: String] = [:]
     public var limits: CaptureLimits = .default
+    /// Whether a stream the capture began inside (no SYN), or that lost segments, is read from the first whole
+    /// request line in the client's direction and the first status line after it in the server's; the exchanges
+    /// read that way are marked ``CapturedExchange/resynchronised``. Off, such a stream is reported and not read.
+    public var resync = false
 
-    public init(ports: Set<UInt16> = [], upstreams: [Endpoint: String] = [:], limits: CaptureLimits = .default) {
+    public init(
+        ports: Set<UInt16> = [], upstreams: [Endpoint: String] = [:], limits: CaptureLimits = .default,
+        resync: Bool = false
+    ) {
         self.ports = ports
         self.upstreams = upstreams
         self.limits = limits
+        self.resync = resync
     }
 }
 
@@ -92,7 +103,6 @@ public final class CaptureReader {
     public func consume(_ segment: TCPSegment, at time: Double) {
         summary.truncatedBytes += segment.missingBytes
         let key = StreamKey(segment.source, segment.destination)
-        let stream: TCPStream
         if segment.has(TCPSegment.syn), !segment.has(TCPSegment.ack) {
             guard selected(server: segment.destination) else {
                 summary.filteredSegments += 1
@@ -113,7 +123,7 @@ public final class CaptureReader {
             headless.remove(key)
             let created = TCPStream(
                 number: summary.streams, client: segment.source, server: segment.destination, limits: options.limits,
-                time: time)
+                time: time, resync: options.resync)
             created.toServer.initialSequence = segment.sequence
             streams[key] = created
             rememberHalfOpen(key, created.number)
@@ -134,30 +144,49 @@ public final class CaptureReader {
                 headless.remove(key)
                 let created = TCPStream(
                     number: summary.streams, client: segment.destination, server: segment.source,
-                    limits: options.limits, time: time)
+                    limits: options.limits, time: time, resync: options.resync)
                 created.toServer.initialSequence = segment.acknowledgment &- 1
                 created.toClient.initialSequence = segment.sequence
                 streams[key] = created
                 rememberHalfOpen(key, created.number)
                 return
             }
-            if !segment.payload.isEmpty, !headless.contains(key), headless.count < options.limits.maxStreams {
-                headless.insert(key)
+            guard !segment.payload.isEmpty, !headless.contains(key) else { return }
+            let (client, server) = sides(segment)
+            if options.resync {
+                guard makeRoom() else {
+                    summary.streamsRefused += 1
+                    return
+                }
+                summary.streams += 1
                 summary.streamsMissingStart += 1
-                let server = selected(server: segment.destination) ? segment.destination : segment.source
-                let client = server == segment.destination ? segment.source : segment.destination
-                report(
-                    CaptureSummary.Stream(
-                        number: 0, client: client, server: server, exchanges: 0,
-                        problems: [
-                            CaptureSummary.Problem(
-                                kind: .missingStart,
-                                detail: "the capture began inside this stream (no SYN): not read, nothing guessed")
-                        ], unanswered: 0))
+                let created = TCPStream(
+                    number: summary.streams, client: client, server: server, limits: options.limits, time: time,
+                    resync: true, beganInside: true)
+                streams[key] = created
+                follow(segment, in: created, key: key, at: time)
+                return
             }
+            guard headless.count < options.limits.maxStreams else { return }
+            headless.insert(key)
+            summary.streams += 1
+            summary.streamsMissingStart += 1
+            report(
+                CaptureSummary.Stream(
+                    number: summary.streams, client: client, server: server, exchanges: 0,
+                    problems: [
+                        CaptureSummary.Problem(
+                            kind: .missingStart,
+                            detail: "the capture began inside this stream (no SYN): not read, nothing guessed "
+                                + "(--resync reads it from its first whole request)")
+                    ], unanswered: 0))
             return
         }
-        stream = existing
+        follow(segment, in: existing, key: key, at: time)
+    }
+
+    /// Reads one segment of a stream followed.
+    private func follow(_ segment: TCPSegment, in stream: TCPStream, key: StreamKey, at time: Double) {
         stream.lastSeen = time
         if !segment.payload.isEmpty { stream.sawData = true }
         let fromClient = segment.source == stream.client
@@ -177,10 +206,20 @@ public final class CaptureReader {
         }
         let limit = options.limits.maxOutOfOrderBytes
         let fin = segment.has(TCPSegment.fin)
+        // Data on a SYN starts after it: the SYN takes one sequence number.
+        let sequence = segment.has(TCPSegment.syn) ? segment.sequence &+ 1 : segment.sequence
+        if stream.beganInside, !segment.has(TCPSegment.syn) {
+            // A stream the capture began inside: each direction counts from the first segment seen of it.
+            if fromClient, stream.toServer.initialSequence == nil {
+                stream.toServer.initialSequence = segment.sequence &- 1
+            } else if !fromClient, stream.toClient.initialSequence == nil {
+                stream.toClient.initialSequence = segment.sequence &- 1
+            }
+        }
         var delivered: [TCPDirection.Delivery] = []
         if fromClient {
             _ = stream.toServer.accept(
-                sequence: segment.sequence, payload: segment.payload, fin: fin, time: time, limit: limit,
+                sequence: sequence, payload: segment.payload, fin: fin, time: time, limit: limit,
                 deliver: &delivered)
             for d in delivered { stream.clientBytes(d.bytes, at: d.time, afterGap: d.afterGap, emit: emit) }
         } else if stream.toClient.initialSequence == nil {
@@ -189,7 +228,7 @@ public final class CaptureReader {
             }
         } else {
             _ = stream.toClient.accept(
-                sequence: segment.sequence, payload: segment.payload, fin: fin, time: time, limit: limit,
+                sequence: sequence, payload: segment.payload, fin: fin, time: time, limit: limit,
                 deliver: &delivered)
             for d in delivered { stream.serverBytes(d.bytes, at: d.time, afterGap: d.afterGap, emit: emit) }
             if stream.toClient.isFinished { stream.serverClosed(emit: emit) }
@@ -247,6 +286,30 @@ public final class CaptureReader {
         options.ports.isEmpty || options.ports.contains(server.port)
     }
 
+    /// The client and the server of a stream seen without its SYN: the end on a selected port (``CaptureOptions/
+    /// ports``) is the server; else the sender of a segment that begins with a status line is the server and that
+    /// of one that begins with a request line the client; else the end outside Linux's ephemeral ports (32768 to
+    /// 60999, where clients connect from), else the end with the lower port, the destination on a tie.
+    private func sides(_ segment: TCPSegment) -> (client: Endpoint, server: Endpoint) {
+        let source = segment.source
+        let destination = segment.destination
+        let fromServer = (destination, source)
+        let fromClient = (source, destination)
+        let sourceServes = !options.ports.isEmpty && options.ports.contains(source.port)
+        let destinationServes = !options.ports.isEmpty && options.ports.contains(destination.port)
+        if sourceServes != destinationServes { return sourceServes ? fromServer : fromClient }
+        if let lf = segment.payload.firstIndex(of: 0x0A) {
+            let line = Array(segment.payload[...lf])
+            if ResyncScanner.isStatusLine(line) { return fromServer }
+            if ResyncScanner.isRequestLine(line) { return fromClient }
+        }
+        let ephemeral: ClosedRange<UInt16> = 32768...60999
+        if ephemeral.contains(source.port) != ephemeral.contains(destination.port) {
+            return ephemeral.contains(source.port) ? fromClient : fromServer
+        }
+        return source.port < destination.port ? fromServer : fromClient
+    }
+
     private func account(_ stream: TCPStream) {
         let now = stream.bufferedBytes
         buffered += now - stream.accountedBytes
@@ -273,6 +336,9 @@ public final class CaptureReader {
     private func end(_ key: StreamKey, _ stream: TCPStream, reason: String?) {
         stream.close(reason: reason) { pair in self.emit(pair, stream) }
         streams.removeValue(forKey: key)
+        // With resync, a stray segment after the end (a retransmission, the rest of a stream dropped at a limit)
+        // does not start the stream again as one the capture began inside; a new connection's SYN does.
+        if options.resync, headless.count < options.limits.maxStreams { headless.insert(key) }
         buffered -= stream.accountedBytes
         stream.accountedBytes = 0
         summary.duplicateSegments += stream.toServer.duplicateSegments + stream.toClient.duplicateSegments
@@ -280,6 +346,17 @@ public final class CaptureReader {
         summary.lostBytes += stream.toServer.lostBytes + stream.toClient.lostBytes
         summary.conflictingSegments += stream.toServer.conflictingSegments + stream.toClient.conflictingSegments
         summary.reassemblySteps += stream.toServer.steps + stream.toClient.steps
+        if stream.resynchronisedExchanges > 0 {
+            summary.resynchronisedExchanges += stream.resynchronisedExchanges
+            summary.resynchronisedStreamCount += 1
+            if summary.resynchronisedStreams.count < options.limits.maxReportedStreams {
+                summary.resynchronisedStreams.append(
+                    CaptureSummary.Resynchronised(
+                        number: stream.number, client: stream.client, server: stream.server,
+                        exchanges: stream.resynchronisedExchanges, reason: stream.resyncReason ?? "",
+                        skippedClientBytes: stream.skippedClientBytes, skippedServerBytes: stream.skippedServerBytes))
+            }
+        }
         if !stream.problems.isEmpty {
             report(
                 CaptureSummary.Stream(
@@ -315,6 +392,6 @@ public final class CaptureReader {
                 upstream: upstream, request: httpRequest, response: httpResponse,
                 startedAt: Date(timeIntervalSince1970: request.firstByteAt),
                 durationMs: max(0, response.lastByteAt - request.firstByteAt) * 1000, client: stream.client,
-                server: stream.server, stream: stream.number))
+                server: stream.server, stream: stream.number, resynchronised: pair.resynchronised))
     }
 }

@@ -53,6 +53,27 @@ public struct CaptureSummary: Sendable, Hashable {
         }
     }
 
+    /// A stream read after resynchronising (``CaptureOptions/resync``).
+    public struct Resynchronised: Sendable, Hashable, CustomStringConvertible {
+        /// The stream's number, as in ``Stream/number``.
+        public var number: Int
+        public var client: Endpoint
+        public var server: Endpoint
+        /// Exchanges read after resynchronising, each marked in the recording.
+        public var exchanges: Int
+        /// Why (`the capture began inside it (no SYN)`, `segments from the client lost at byte N`).
+        public var reason: String
+        /// Bytes skipped in each direction before the start lines found.
+        public var skippedClientBytes: Int
+        public var skippedServerBytes: Int
+
+        public var description: String {
+            "\(exchanges) exchange\(exchanges == 1 ? "" : "s") resynchronised in stream \(number) \(client) → "
+                + "\(server): \(reason); \(skippedClientBytes) byte\(skippedClientBytes == 1 ? "" : "s") from the "
+                + "client and \(skippedServerBytes) from the server skipped to the first whole request and its response"
+        }
+    }
+
     /// Packets read from the capture.
     public var packets = 0
     /// Packets that were not TCP over IPv4 or IPv6.
@@ -63,7 +84,8 @@ public struct CaptureSummary: Sendable, Hashable {
     public var malformedPackets = 0
     /// TCP segments outside the selected server ports.
     public var filteredSegments = 0
-    /// TCP streams followed from their SYN.
+    /// TCP streams seen, each numbered in the order it was first seen: those followed from their SYN, and those
+    /// the capture began inside (``streamsMissingStart``).
     public var streams = 0
     /// Exchanges read and written.
     public var exchanges = 0
@@ -89,6 +111,12 @@ public struct CaptureSummary: Sendable, Hashable {
     public var truncatedBytes = 0
     /// The most bytes held in memory at once by all streams.
     public var peakBufferedBytes = 0
+    /// Exchanges read after resynchronising, in all streams.
+    public var resynchronisedExchanges = 0
+    /// Streams with resynchronised exchanges, all of them.
+    public var resynchronisedStreamCount = 0
+    /// Those streams, in the order they ended (at most ``CaptureLimits/maxReportedStreams``).
+    public var resynchronisedStreams: [Resynchronised] = []
     /// Streams with problems, in the order they ended (at most ``CaptureLimits/maxReportedStreams``).
     public var problemStreams: [Stream] = []
     /// Streams with problems by kind, all of them.
@@ -129,6 +157,10 @@ public struct CaptureSummary: Sendable, Hashable {
         if streamsRefused > 0 { facts.append("\(streamsRefused) streams not followed (too many open)") }
         if kernelDropped > 0 { facts.append("\(kernelDropped) packets dropped by the kernel") }
         out += facts
+        out += resynchronisedStreams.map(\.description)
+        if resynchronisedStreamCount > resynchronisedStreams.count {
+            out.append("… and \(resynchronisedStreamCount - resynchronisedStreams.count) more streams resynchronised")
+        }
         let counts = problemCounts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !counts.isEmpty { out.append("unreadable or partly read streams: " + counts.joined(separator: ", ")) }
         out += problemStreams.map(\.description)

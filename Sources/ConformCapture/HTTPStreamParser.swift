@@ -69,6 +69,29 @@ struct HTTPStreamParser {
         return false
     }
 
+    /// The bytes not read yet, with the capture time of each piece, when they begin where a message begins (no
+    /// message is half-read); `nil` when one is.
+    func unreadAtMessageStart() -> [(bytes: ArraySlice<UInt8>, time: Double)]? {
+        guard case .head = state else { return nil }
+        var out: [(bytes: ArraySlice<UInt8>, time: Double)] = []
+        var from = read
+        for mark in marks where mark.end - base > from {
+            let end = min(mark.end - base, buffer.count)
+            out.append((buffer[from..<end], mark.time))
+            from = end
+        }
+        return out
+    }
+
+    /// Whether what was not read yet is nothing, or begins as a request line would, as far as it goes (a message
+    /// already begun has a head that parsed).
+    var unreadCouldBeginARequest: Bool {
+        guard case .head = state else { return true }
+        var rest = buffer[read...]
+        while let first = rest.first, first == 0x0D || first == 0x0A { rest = rest.dropFirst() }
+        return ResyncScanner.couldBeginRequestLine(rest.prefix(limits.maxHeadBytes))
+    }
+
     /// Appends bytes that arrived in order at capture time `time`.
     mutating func feed(_ bytes: ArraySlice<UInt8>, at time: Double) {
         guard !bytes.isEmpty else { return }

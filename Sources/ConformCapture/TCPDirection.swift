@@ -10,7 +10,8 @@ struct TCPDirection {
         var afterGap: Bool
     }
 
-    /// The SYN's sequence number; `nil` until it is seen.
+    /// The SYN's sequence number (for a stream the capture began inside, one before the first segment seen);
+    /// `nil` until it is known.
     var initialSequence: UInt32?
     /// The stream offset of the next byte to deliver (0 is the first byte after the SYN).
     private(set) var next: UInt64 = 0
@@ -50,11 +51,14 @@ struct TCPDirection {
 
     /// The stream offset of sequence number `sequence`, taken as the one nearest ``next`` (wrap-around safe).
     func offset(of sequence: UInt32) -> UInt64? {
+        signedOffset(of: sequence).map { $0 < 0 ? 0 : UInt64($0) }
+    }
+
+    /// Likewise, negative for bytes before the first.
+    private func signedOffset(of sequence: UInt32) -> Int64? {
         guard let initialSequence else { return nil }
         let expected = initialSequence &+ 1 &+ UInt32(truncatingIfNeeded: next)
-        let delta = Int64(Int32(bitPattern: sequence &- expected))
-        let value = Int64(next) + delta
-        return value < 0 ? 0 : UInt64(value)
+        return Int64(next) + Int64(Int32(bitPattern: sequence &- expected))
     }
 
     /// Takes the peer's acknowledgment number for this direction.
@@ -74,7 +78,21 @@ struct TCPDirection {
         sequence: UInt32, payload: [UInt8], fin: Bool, time: Double, limit: Int,
         deliver: inout [Delivery]
     ) -> Bool {
-        guard let start = offset(of: sequence) else { return false }
+        guard let signed = signedOffset(of: sequence) else { return false }
+        // Bytes before the first (a segment retransmitted from before the SYN, or from before the first segment
+        // of a stream the capture began inside) have no place: only what follows them is kept.
+        if signed < 0 {
+            let cut = Int(min(-signed, Int64(payload.count)))
+            duplicateBytes += cut
+            guard cut < payload.count else {
+                if !payload.isEmpty { duplicateSegments += 1 }
+                return true
+            }
+            return accept(
+                sequence: sequence &+ UInt32(cut), payload: Array(payload[cut...]), fin: fin, time: time, limit: limit,
+                deliver: &deliver)
+        }
+        let start = UInt64(signed)
         if fin { finOffset = start + UInt64(payload.count) }
         guard !payload.isEmpty else { return true }
         let end = start + UInt64(payload.count)

@@ -2,7 +2,9 @@ import ConformCore
 import Foundation
 
 /// One TCP connection followed from its SYN: both directions put back in order and read as HTTP/1.1, requests
-/// paired with responses in order (keep-alive and pipelining are the same thing here).
+/// paired with responses in order (keep-alive and pipelining are the same thing here). With ``resync``, a stream
+/// the capture began inside, or one that lost bytes, is read again from the first whole request line in the
+/// client's direction and the first status line after it in the server's (``ResyncScanner``).
 final class TCPStream {
     let number: Int
     let client: Endpoint
@@ -28,27 +30,64 @@ final class TCPStream {
     /// Bytes held, as last accounted in the importer's total.
     var accountedBytes = 0
     private(set) var serverFinished = false
+    /// Whether a stream without its start, or with lost bytes, is resynchronised rather than given up.
+    let resync: Bool
+    /// Whether the capture holds no SYN of the stream: each direction counts from its first segment seen.
+    let beganInside: Bool
+    /// While a direction looks for where its messages begin, what looks.
+    private var clientScan: ResyncScanner?
+    private var serverScan: ResyncScanner?
+    /// Why the stream was first resynchronised; exchanges read from then on are marked.
+    private(set) var resyncReason: String?
+    /// Exchanges read after resynchronising.
+    private(set) var resynchronisedExchanges = 0
+    /// Bytes the scans skipped before the start lines they found, in each direction.
+    private(set) var skippedClientBytes = 0
+    private(set) var skippedServerBytes = 0
+    /// From the request line the client's direction resynchronised at until the first exchange after it: the bytes
+    /// read since (up to ``CaptureLimits/maxResyncBytes``), the length of that line, and how many lines were taken
+    /// for request lines and proved not to be since resynchronising. A head that does not parse, or what follows it
+    /// not parsing, shows the line was not a request's (a body's text): the bytes are looked through again from
+    /// the line after it, at most ``ResyncScanner/maxCandidates`` times.
+    private var clientTrial: (chunks: [(bytes: [UInt8], time: Double)], lineLength: Int, size: Int)?
+    private var rejectedCandidates = 0
 
-    /// A request and its response, as read.
+    /// A request and its response, as read; `resynchronised` when read after resynchronising.
     struct Pair {
         var request: HTTPStreamParser.Message
         var response: HTTPStreamParser.Message
+        var resynchronised = false
     }
 
-    init(number: Int, client: Endpoint, server: Endpoint, limits: CaptureLimits, time: Double) {
+    /// `beganInside`: the capture holds no SYN of the stream, which is read from where its messages are found
+    /// to begin (only with `resync`).
+    init(
+        number: Int, client: Endpoint, server: Endpoint, limits: CaptureLimits, time: Double, resync: Bool = false,
+        beganInside: Bool = false
+    ) {
         self.number = number
         self.client = client
         self.server = server
         self.limits = limits
         self.lastSeen = time
+        self.resync = resync
+        self.beganInside = beganInside
         requests = HTTPStreamParser(role: .request, limits: limits)
         responses = HTTPStreamParser(role: .response, limits: limits)
+        if beganInside {
+            // The first bytes are the middle of whatever was on the wire: not a protocol's first bytes.
+            sawClientBytes = true
+            resyncReason = "the capture began inside it (no SYN)"
+            clientScan = ResyncScanner(role: .request, limits: limits, atLineStart: true)
+            serverScan = ResyncScanner(role: .response, limits: limits, atLineStart: true)
+        }
     }
 
     /// Bytes the stream holds in memory now.
     var bufferedBytes: Int {
         toServer.pendingBytes + toClient.pendingBytes + requests.bufferedBytes + responses.bufferedBytes
-            + waitingBodyBytes
+            + waitingBodyBytes + (clientScan?.bufferedBytes ?? 0) + (serverScan?.bufferedBytes ?? 0)
+            + (clientTrial?.size ?? 0)
     }
 
     var isClosed: Bool { toServer.isFinished && toClient.isFinished }
@@ -70,7 +109,15 @@ final class TCPStream {
     func clientBytes(_ bytes: ArraySlice<UInt8>, at time: Double, afterGap: Bool, emit: (Pair) -> Void) {
         guard !stopped else { return }
         if afterGap {
-            return stop(.lost, "segments from the client lost at byte \(toServer.firstLossAt ?? 0); read up to there")
+            let at = toServer.firstLossAt ?? 0
+            guard resync else { return stop(.lost, "segments from the client lost at byte \(at); read up to there") }
+            resynchronise(after: "segments from the client lost at byte \(at)", gapFromClient: true, emit: emit)
+        }
+        if clientScan != nil { return scanClient(bytes, at: time, emit: emit) }
+        if var trial = clientTrial {
+            trial.chunks.append((Array(bytes), time))
+            trial.size += bytes.count
+            clientTrial = trial.size > limits.maxResyncBytes ? nil : trial
         }
         if !sawClientBytes {
             sawClientBytes = true
@@ -90,8 +137,11 @@ final class TCPStream {
     func serverBytes(_ bytes: ArraySlice<UInt8>, at time: Double, afterGap: Bool, emit: (Pair) -> Void) {
         guard !stopped else { return }
         if afterGap {
-            return stop(.lost, "segments from the server lost at byte \(toClient.firstLossAt ?? 0); read up to there")
+            let at = toClient.firstLossAt ?? 0
+            guard resync else { return stop(.lost, "segments from the server lost at byte \(at); read up to there") }
+            resynchronise(after: "segments from the server lost at byte \(at)", gapFromClient: false, emit: emit)
         }
+        if serverScan != nil { return scanServer(bytes, at: time, emit: emit) }
         responses.feed(bytes, at: time)
         pump(emit: emit)
     }
@@ -102,10 +152,126 @@ final class TCPStream {
         serverFinished = true
         pump(emit: emit)
         guard !stopped else { return }
+        guard serverScan == nil else { return }
         let (message, _) = responses.finish()
-        if let message, let request = takeWaiting() {
-            emit(Pair(request: request, response: message))
-            exchanges += 1
+        if let message, let request = takeWaiting() { answer(request, with: message, emit: emit) }
+    }
+
+    /// Hands a request and its response on, marked when read after resynchronising.
+    private func answer(
+        _ request: HTTPStreamParser.Message, with response: HTTPStreamParser.Message, emit: (Pair) -> Void
+    ) {
+        exchanges += 1
+        clientTrial = nil
+        if resyncReason != nil { resynchronisedExchanges += 1 }
+        emit(Pair(request: request, response: response, resynchronised: resyncReason != nil))
+    }
+
+    /// Lost bytes with ``resync``: what was half-read is dropped, requests waiting are given up (their responses
+    /// may be among the lost bytes, and one taken for another's would pair them wrongly), and both directions look
+    /// for where their messages begin again: the direction with the gap from its next byte on, the other from its
+    /// next byte when it is at a message boundary, else from its next line.
+    private func resynchronise(after reason: String, gapFromClient: Bool, emit: (Pair) -> Void) {
+        let dropped = unanswered
+        note(
+            .lost,
+            reason + "; resynchronised after them"
+                + (dropped > 0 ? " (\(dropped) request\(dropped == 1 ? "" : "s") before them given up)" : ""))
+        if resyncReason == nil { resyncReason = reason }
+        clientTrial = nil
+        rejectedCandidates = 0
+        // What the other direction read but did not use yet, when it begins at a message start, is looked at again.
+        let clientUnread = gapFromClient || clientScan != nil ? nil : requests.unreadAtMessageStart()
+        let serverUnread = !gapFromClient || serverScan != nil ? nil : responses.unreadAtMessageStart()
+        requests = HTTPStreamParser(role: .request, limits: limits)
+        responses = HTTPStreamParser(role: .response, limits: limits)
+        waiting.removeAll()
+        waitingHead = 0
+        waitingBodyBytes = 0
+        if gapFromClient || clientScan == nil {
+            clientScan = ResyncScanner(
+                role: .request, limits: limits, atLineStart: gapFromClient || clientUnread != nil)
+        }
+        if !gapFromClient || serverScan == nil {
+            serverScan = ResyncScanner(
+                role: .response, limits: limits, atLineStart: !gapFromClient || serverUnread != nil)
+        } else {
+            serverScan?.notBefore = nil
+        }
+        for piece in serverUnread ?? [] where serverScan != nil { scanServer(piece.bytes, at: piece.time, emit: emit) }
+        for piece in clientUnread ?? [] where clientScan != nil { scanClient(piece.bytes, at: piece.time, emit: emit) }
+    }
+
+    /// Client bytes while looking for the first whole request line.
+    private func scanClient(_ bytes: ArraySlice<UInt8>, at time: Double, emit: (Pair) -> Void) {
+        guard !stopped, var scan = clientScan else { return }
+        switch scan.feed(bytes, at: time) {
+        case .needMore:
+            clientScan = scan
+        case .gaveUp:
+            clientScan = nil
+            stop(
+                .missingStart,
+                "\(resyncReason ?? "resynchronising"): no whole HTTP/1.x request line in the first "
+                    + "\(limits.maxResyncBytes) bytes from the client; not read")
+        case .found(let found, let at):
+            skippedClientBytes += scan.skipped
+            clientScan = nil
+            serverScan?.notBefore = at
+            let lineLength = (found.firstIndex(of: 0x0A) ?? found.count - 1) + 1
+            clientTrial = ([(found, at)], lineLength, found.count)
+            requests.feed(found[...], at: at)
+            pump(emit: emit)
+        }
+    }
+
+    /// The line the client's direction resynchronised at proved not to be a request line: what was read from it
+    /// on is given up, and looked through again from the line after it; the server's direction, which cannot
+    /// have answered it yet (no exchange came), looks again for the response to whatever is found.
+    private func lookAgain(
+        after trial: (chunks: [(bytes: [UInt8], time: Double)], lineLength: Int, size: Int), emit: (Pair) -> Void
+    ) {
+        rejectedCandidates += 1
+        clientTrial = nil
+        skippedClientBytes += trial.lineLength
+        let serverUnread = serverScan == nil ? responses.unreadAtMessageStart() : nil
+        requests = HTTPStreamParser(role: .request, limits: limits)
+        waiting.removeAll()
+        waitingHead = 0
+        waitingBodyBytes = 0
+        if serverScan == nil {
+            responses = HTTPStreamParser(role: .response, limits: limits)
+            serverScan = ResyncScanner(role: .response, limits: limits, atLineStart: serverUnread != nil)
+            for piece in serverUnread ?? [] { scanServer(piece.bytes, at: piece.time, emit: emit) }
+        } else {
+            serverScan?.notBefore = nil
+        }
+        clientScan = ResyncScanner(role: .request, limits: limits, atLineStart: true)
+        for (i, chunk) in trial.chunks.enumerated() where !stopped {
+            clientBytes(
+                i == 0 ? chunk.bytes[trial.lineLength...] : chunk.bytes[...], at: chunk.time, afterGap: false,
+                emit: emit)
+        }
+    }
+
+    /// Server bytes while looking for the status line of the response to the request the client's direction
+    /// resynchronised at: the first one that came after that request's first byte.
+    private func scanServer(_ bytes: ArraySlice<UInt8>, at time: Double, emit: (Pair) -> Void) {
+        guard !stopped, var scan = serverScan else { return }
+        switch scan.feed(bytes, at: time) {
+        case .needMore:
+            serverScan = scan
+        case .gaveUp:
+            serverScan = nil
+            stop(
+                .missingStart,
+                "\(resyncReason ?? "resynchronising"): no HTTP/1.x status line in the first "
+                    + "\(limits.maxResyncBytes) bytes from the server after the first whole request; not read")
+        case .found(let found, let at):
+            skippedServerBytes += scan.skipped
+            serverScan = nil
+            responses.feed(found[...], at: at)
+            pump(emit: emit)
         }
     }
 
@@ -119,6 +285,9 @@ final class TCPStream {
                 continue
             case .needMore: break
             case .failed(let reason, let overLimit):
+                if !overLimit, let trial = clientTrial, rejectedCandidates < ResyncScanner.maxCandidates {
+                    return lookAgain(after: trial, emit: emit)
+                }
                 stop(overLimit ? .overLimit : .notHTTP, "the client sent \(reason)")
             case .upgraded: break
             }
@@ -130,14 +299,18 @@ final class TCPStream {
             switch responses.next(answersHead: method == "HEAD", answersConnect: method == "CONNECT") {
             case .message(let m):
                 if m.isInterim { continue }
+                // The first exchange after resynchronising: the bytes after its request must go on as requests do.
+                if let trial = clientTrial, !requests.unreadCouldBeginARequest,
+                    rejectedCandidates < ResyncScanner.maxCandidates
+                {
+                    return lookAgain(after: trial, emit: emit)
+                }
                 _ = takeWaiting()
-                exchanges += 1
-                emit(Pair(request: request, response: m))
+                answer(request, with: m, emit: emit)
                 continue
             case .upgraded(let m):
                 _ = takeWaiting()
-                exchanges += 1
-                emit(Pair(request: request, response: m))
+                answer(request, with: m, emit: emit)
                 stop(.upgraded, "switched to another protocol after exchange \(exchanges); not read further")
             case .needMore: break
             case .failed(let reason, let overLimit):
@@ -174,7 +347,12 @@ final class TCPStream {
                     + "bytes (first at byte \(direction.firstConflictAt ?? 0)); the first copy was read, as tshark does"
             )
         }
-        if !stopped {
+        if !stopped, let scan = clientScan {
+            note(
+                .missingStart,
+                "\(resyncReason ?? "resynchronising"): no whole HTTP/1.x request line from the client followed "
+                    + "(\(scan.skipped + scan.bufferedBytes) bytes looked through); not read")
+        } else if !stopped {
             if requests.hasPartialMessage || responses.hasPartialMessage || unanswered > 0 {
                 note(.cutOff, "\(reason ?? "the stream closed") inside a message")
             }

@@ -122,26 +122,32 @@ public enum FuzzTargets {
 
     /// TCP reassembly and HTTP/1.1 of one stream from segments the bytes describe, after a SYN and SYN-ACK (overlaps,
     /// conflicting copies and gaps included; the work stays n log n): each record is a flags byte (bit 0 from the server, bit 1 FIN, bit 2 RST), a 16-bit offset from the direction's
-    /// start, a length byte and that many payload bytes.
+    /// start, a length byte and that many payload bytes. Bit 7 of the first flags byte reads with `resync`, and bit 6
+    /// then leaves the SYN and SYN-ACK out (a stream the capture began inside).
     public static func reassembly(_ data: Data) {
         let bytes = [UInt8](data)
         var limits = CaptureLimits()
         limits.maxOutOfOrderBytes = 512
         limits.maxMessageBytes = 4096
         limits.maxBufferedBytes = 16_384
+        limits.maxResyncBytes = 2048
+        let resync = (bytes.first ?? 0) & 0x80 != 0
+        let beganInside = resync && (bytes.first ?? 0) & 0x40 != 0
         let client = Endpoint(address: IPAddress(high: 0, low: 0x7F00_0001, isIPv6: false), port: 40_000)
         let server = Endpoint(address: IPAddress(high: 0, low: 0x7F00_0001, isIPv6: false), port: 8080)
         var segments = 0
-        let summary = captured(limits: limits) { reader in
+        let summary = captured(limits: limits, resync: resync) { reader in
             let isn: (client: UInt32, server: UInt32) = (0xFFFF_FF00, 7)
-            reader.consume(
-                TCPSegment(
-                    source: client, destination: server, sequence: isn.client, acknowledgment: 0,
-                    flags: TCPSegment.syn, payload: []), at: 0)
-            reader.consume(
-                TCPSegment(
-                    source: server, destination: client, sequence: isn.server, acknowledgment: isn.client &+ 1,
-                    flags: TCPSegment.syn | TCPSegment.ack, payload: []), at: 0)
+            if !beganInside {
+                reader.consume(
+                    TCPSegment(
+                        source: client, destination: server, sequence: isn.client, acknowledgment: 0,
+                        flags: TCPSegment.syn, payload: []), at: 0)
+                reader.consume(
+                    TCPSegment(
+                        source: server, destination: client, sequence: isn.server, acknowledgment: isn.client &+ 1,
+                        flags: TCPSegment.syn | TCPSegment.ack, payload: []), at: 0)
+            }
             var i = 0
             var time = 0.0
             while i + 4 <= bytes.count {
@@ -172,9 +178,11 @@ public enum FuzzTargets {
     }
 
     /// Runs `feed` against a capture reader and checks that every exchange it reported was counted.
-    private static func captured(limits: CaptureLimits, _ feed: (CaptureReader) -> Void) -> CaptureSummary {
+    private static func captured(
+        limits: CaptureLimits, resync: Bool = false, _ feed: (CaptureReader) -> Void
+    ) -> CaptureSummary {
         var seen = 0
-        let reader = CaptureReader(options: CaptureOptions(limits: limits)) { _ in seen += 1 }
+        let reader = CaptureReader(options: CaptureOptions(limits: limits, resync: resync)) { _ in seen += 1 }
         feed(reader)
         let summary = reader.finish()
         precondition(seen == summary.exchanges, "exchanges reported and counted differ")

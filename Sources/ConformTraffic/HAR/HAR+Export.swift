@@ -131,6 +131,10 @@ extension HAR {
             object["omitted"] = .array(e.omitted.map { .string($0) })
             conform = .object(object)
         }
+        if e.resynchronised, case .object(var object) = conform {
+            object["resynchronised"] = .bool(true)
+            conform = .object(object)
+        }
         entry[extensionKey] = conform
         return .object(entry)
     }

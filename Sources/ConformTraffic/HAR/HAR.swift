@@ -150,9 +150,11 @@ public enum HAR {
             ?? (URLParts(url).path.hasPrefix("/mobile/")
                 ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream)
         let flow = conform?["flow"]?.stringValue ?? FlowKey.derive(request: request, response: response)
-        return RecordedExchange(
+        var exchange = RecordedExchange(
             seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
             response: response, omitted: omitted)
+        if case .bool(true)? = conform?["resynchronised"] { exchange.resynchronised = true }
+        return exchange
     }
 
     /// The fields of `message`; a list over ``HTTPFields/maxCount`` is left out and noted in `omitted`.

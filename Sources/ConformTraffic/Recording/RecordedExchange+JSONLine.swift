@@ -35,6 +35,7 @@ extension RecordedExchange {
             }
             out += "]"
         }
+        if resynchronised { out += ",\"resynchronised\":true" }
         out += "}\n"
         return out
     }
@@ -196,6 +197,12 @@ extension RecordedExchange {
         self.init(
             seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
             response: response, omitted: omitted)
+        if let raw = value["resynchronised"] {
+            guard case .bool(let flag) = raw else {
+                throw RecordingLineError(path: "$.resynchronised", message: "expected true or false")
+            }
+            resynchronised = flag
+        }
     }
 
     private static func string(_ v: JSONValue, _ key: String, at base: String = "$") throws(RecordingLineError)

@@ -18,6 +18,10 @@ public struct RecordedExchange: Sendable, Hashable {
     /// What the recording could not keep (`response.body: 104857600 bytes, over the line limit`): an exchange with
     /// omissions cannot be judged on what is missing.
     public var omitted: [String] = []
+    /// Whether the exchange was read from a packet capture after resynchronising on its TCP stream (`conform import
+    /// --resync`): the capture began inside the connection, or lost bytes of it, and where the messages begin was
+    /// found by their start lines rather than followed from the connection's first byte.
+    public var resynchronised = false
 
     public init(
         seq: Int, flow: String, upstream: String, startedAt: Date, durationMs: Double, request: HTTPRequest,

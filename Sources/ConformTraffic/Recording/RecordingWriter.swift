@@ -145,13 +145,14 @@ public final class RecordingWriter: Sendable {
     @discardableResult
     public func append(
         upstream: String, request: HTTPRequest, response: HTTPResponse, startedAt: Date, durationMs: Double,
-        flow: String? = nil
+        flow: String? = nil, resynchronised: Bool = false
     ) throws(RecordingError) -> RecordedExchange {
         let flow = flow ?? FlowKey.derive(request: request, response: response)
-        var exchange = ContentDecoding.decoded(
-            RecordedExchange(
-                seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
-                response: response), limit: maxLineBytes)
+        var read = RecordedExchange(
+            seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
+            response: response)
+        read.resynchronised = resynchronised
+        var exchange = ContentDecoding.decoded(read, limit: maxLineBytes)
         if let redactor { exchange = redactor.redact(exchange) }
         try nameNewCredentials()
         // The line is made outside the lock under the number the exchange will most likely get, so exchanges

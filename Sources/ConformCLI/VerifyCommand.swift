@@ -24,6 +24,10 @@ enum VerifyCommand {
         } catch {
             io.report(error.diagnostic)
             io.out.write("Verification: TAMPERED (the bundle is incomplete, changed or holds what a bundle does not)\n")
+            let found = RunResult.Verification(
+                .tampered("the bundle is incomplete, changed or holds what a bundle does not"), bundle: path,
+                details: [error.description])
+            _ = await writeReports(requests, of: nil, verification: found, io: io)
             return ConformCommand.ExitCode.cannotRun
         }
         io.err.write("Bundle: \(path): \(bundle.manifest.entries.count + 1) files, each as its manifest says\n")
@@ -33,6 +37,9 @@ enum VerifyCommand {
                 Diagnostic(
                     .bundleInvalid, message: "the bundle's suites have problems; nothing was judged",
                     help: "the bundle's suites are those the run loaded; make the bundle again"))
+            let found = RunResult.Verification(
+                .notVerified("the bundle's suites have problems; nothing was judged"), bundle: path)
+            _ = await writeReports(requests, of: nil, verification: found, io: io)
             return ConformCommand.ExitCode.cannotRun
         }
         let kitSuites = bundle.suites.filter { SuiteFiles.bundledSuiteHashes().contains($0.contentHash) }.count
@@ -63,7 +70,8 @@ enum VerifyCommand {
             scope.otherSuites = written
         }
         let session = Session(
-            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: requests,
+            // The reports are written once the verification is known, titled by it (``writeReports``).
+            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: [],
             scope: scope, provenance: bundle.report.result.provenance)
         let runner = Runner(transport: bundle.transport)
         let outcome = await session.run { events in await runner.run(plan, events: events) }
@@ -79,6 +87,9 @@ enum VerifyCommand {
             disagreements = try bundle.disagreements(judged: judged, directory: directory, sameKit: sameKit)
         } catch {
             io.report(error.diagnostic)
+            let found = RunResult.Verification(
+                .tampered("a report cannot be read"), bundle: path, details: [error.description])
+            _ = await writeReports(requests, of: judged, verification: found, io: io)
             return ConformCommand.ExitCode.cannotRun
         }
         if !disagreements.isEmpty {
@@ -96,13 +107,24 @@ enum VerifyCommand {
                     ))
             }
             io.out.write("Verification: TAMPERED (a report does not follow from the bundle's log)\n")
+            let found = RunResult.Verification(
+                .tampered("a report does not follow from the bundle's log"), bundle: path,
+                details: disagreements.flatMap { file, differences in differences.map { "\(file): \($0)" } })
+            _ = await writeReports(requests, of: judged, verification: found, io: io)
             return ConformCommand.ExitCode.cannotRun
         }
         io.err.write(
             "Verdict: judged again from the log, the same as each of the bundle's reports (JSON, JUnit, HTML) for all \(judged.stepCount) steps\n"
         )
         let status = io.status(of: outcome)
-        return verification(of: judged, status: status, allowPartial: parsed.has("--allow-partial"), io: io)
+        let allowPartial = parsed.has("--allow-partial")
+        let exit = verification(of: judged, status: status, allowPartial: allowPartial, io: io)
+        let finding: RunResult.Verification.Finding =
+            status == ConformCommand.ExitCode.cannotRun
+            ? .notVerified("the run judged again could not run")
+            : judged.certifiability == .certifiable ? .certifiable : .partial
+        let found = RunResult.Verification(finding, bundle: path, partialAccepted: allowPartial)
+        return await writeReports(requests, of: judged, verification: found, io: io) ?? exit
     }
 
     /// The last line of a verification, and its exit status: a bundle whose run is partial (a shard, a selection,

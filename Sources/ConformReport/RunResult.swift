@@ -40,6 +40,8 @@ public struct RunResult: Sendable, Hashable {
     public var provenance: RunProvenance?
     /// What a client check read (exchanges, app events, rules exercised); `nil` for other commands.
     public var checkedTraffic: CheckedTraffic?
+    /// What `conform verify` found of the bundle the run was judged again from; `nil` for every other result.
+    public var verification: Verification?
     /// The credentials the run was given (the values of the variables its suites send as credentials), never
     /// written anywhere: every reporter hides them wherever they appear (``SecretMasker/init(learningFrom:)``).
     public var secrets: [String] = []

@@ -402,10 +402,14 @@ public struct HTMLReporter: DocumentReporter {
         return "<code class=\"hash\" title=\"SHA-256 \(Escaping.html(hash))\">\(Escaping.html(shown))</code>"
     }
 
+    /// The verdict of the table's total row: the run's own, in the command's words ("DOES NOT CONFORM",
+    /// "8 violations"), short enough for its column (the headline above says what the command was).
     func overallBadge(_ result: RunResult) -> String {
-        let (verdict, words) = Self.overall(result)
+        var run = result
+        run.verification = nil
+        let (verdict, _) = Self.overall(run)
         return
-            "<span class=\"badge \(Self.cssClass(verdict))\"><span class=\"symbol\" aria-hidden=\"true\">\(Self.symbol(verdict))</span> \(words)</span>"
+            "<span class=\"badge \(Self.cssClass(verdict))\"><span class=\"symbol\" aria-hidden=\"true\">\(Self.symbol(verdict))</span>&nbsp;\(Escaping.html(result.outcome))</span>"
     }
 
     /// The run's verdict in the words of a certificate; a verification's in its own.

@@ -47,7 +47,9 @@ import Testing
                             h1: text("h1"), overall: text("#overall"), violated: text("#violated"),
                             same: text("section.matrix details.same-groups > summary"),
                             columns: Array.from(document.querySelectorAll("#verdict-matrix thead th")).map(th => th.innerText.trim()),
-                            details: text("ul.verification-details")
+                            details: text("ul.verification-details"),
+                            tables: Array.from(document.querySelectorAll(".table-scroll"))
+                                .map(b => b.scrollWidth - b.clientWidth)
                         };
                     }""")
                     m.update(name=name, width=width)
@@ -195,6 +197,14 @@ import Testing
                 number("scrollWidth") <= width,
                 "\(name) at \(width) px is \(number("scrollWidth")) px wide: \(m["wide"]?.serialized() ?? "")")
             #expect(FileManager.default.fileExists(atPath: shots.appendingPathComponent("\(name)-\(width).png").path))
+            // At 1280 px every table fits whole; on a phone a wide one may scroll inside its own box.
+            if width == 1280 {
+                let hidden = m["tables"]?.arrayValue ?? []
+                #expect(!hidden.isEmpty || name == "verify-tampered", "\(name): no table")
+                #expect(
+                    hidden.allSatisfy { if case .int(let n) = $0 { n <= 0 } else { false } },
+                    "\(name): a table scrolls inside its box at 1280 px by \(m["tables"]?.serialized() ?? "")")
+            }
         }
         func first(_ name: String) -> JSONValue? { byPage[name]?.first }
         func columns(_ name: String) -> [String] {

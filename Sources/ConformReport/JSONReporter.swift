@@ -108,6 +108,15 @@ public struct JSONReporter: DocumentReporter {
         // Which command the result is of, and its verdict in that command's words.
         o["command"] = .string(result.command.rawValue)
         o["headline"] = .string(result.headline)
+        // A run judged again by `conform verify`: what the verification found of the bundle.
+        if let verification = result.verification {
+            let masker = SecretMasker(learningFrom: result)
+            o["verification"] = [
+                "finding": .string(verification.finding.word), "bundle": .string(verification.bundle),
+                "partialAccepted": .bool(verification.partialAccepted),
+                "details": .array(verification.details.map { .string(masker.text($0)) }),
+            ]
+        }
         // What a client check read, and how many of its rules the traffic exercised.
         if let traffic = result.checkedTraffic {
             o["traffic"] = [

@@ -12,6 +12,16 @@ extension RunResult {
             case tampered(String)
             /// The bundle is intact but its run could not be judged again: why.
             case notVerified(String)
+
+            /// How the JSON report names it: `certifiable`, `partial`, `tampered`, `not verified`.
+            public var word: String {
+                switch self {
+                case .certifiable: "certifiable"
+                case .partial: "partial"
+                case .tampered: "tampered"
+                case .notVerified: "not verified"
+                }
+            }
         }
 
         public var finding: Finding

@@ -153,7 +153,15 @@ import Testing
         let xml = bundle + "/report.xml"
         try (try String(contentsOfFile: xml, encoding: .utf8) + "\n").write(
             toFile: xml, atomically: false, encoding: .utf8)
-        try await write("verify-tampered", ["verify", bundle], code: 2)
+        let json = scratch.path("verify.json")
+        try await write("verify-tampered", ["verify", bundle, "--report", "json:\(json)"], code: 2)
+        // The JSON report of the verification says the same, with what was found.
+        let verification = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: json)))["verification"]
+        #expect(verification?["finding"] == "tampered")
+        #expect(verification?["bundle"]?.stringValue == bundle)
+        #expect(
+            verification?["details"]?.arrayValue?.first?.stringValue?.hasPrefix(
+                "report.xml: the file (or the manifest) was changed") == true, "\(verification?.serialized() ?? "")")
         return pages
     }
 

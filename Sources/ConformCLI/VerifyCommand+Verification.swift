@@ -54,12 +54,13 @@ extension VerifyCommand {
     /// Writes the report files asked for (`--report`): the run judged again, with the verification; `status`, or
     /// 2 when a report cannot be written.
     static func report(
-        _ judged: RunResult, _ verification: BundleVerification, requests: [ReportTarget], status: Int32,
-        io: CommandIO
+        _ judged: RunResult, _ verification: BundleVerification, bundle: String, requests: [ReportTarget],
+        status: Int32, io: CommandIO
     ) async -> Int32 {
         guard !requests.isEmpty else { return status }
         var result = judged
         result.verification = verification
+        result.verification?.bundle = bundle
         let outcome = await Session(console: nil, reports: requests).run(result)
         guard outcome.problems.isEmpty else {
             for problem in outcome.problems { io.report(problem) }

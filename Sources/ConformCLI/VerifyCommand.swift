@@ -112,7 +112,8 @@ enum VerifyCommand {
                 reasons: disagreements.map { "\($0.file) does not follow from the bundle's log" },
                 modifiedSuites: modified.map(\.reported), signature: signed, line: line)
             return await report(
-                judged, verification, requests: requests, status: ConformCommand.ExitCode.cannotRun, io: io)
+                judged, verification, bundle: path, requests: requests, status: ConformCommand.ExitCode.cannotRun,
+                io: io)
         }
         io.err.write(
             "Verdict: judged again from the log, the same as each of the bundle's reports (JSON, JUnit, HTML) for all \(judged.stepCount) steps\n"
@@ -120,7 +121,7 @@ enum VerifyCommand {
         let (status, verification) = verification(
             of: judged, status: io.status(of: outcome), modified: modified, signed: signed,
             allowPartial: parsed.has("--allow-partial"), io: io)
-        return await report(judged, verification, requests: requests, status: status, io: io)
+        return await report(judged, verification, bundle: path, requests: requests, status: status, io: io)
     }
 }
 

@@ -71,6 +71,8 @@ public struct BundleVerification: Sendable, Hashable {
     public var signature: Signature
     /// The console's last line, `Verification: …`, without its line feed.
     public var line: String
+    /// The bundle's directory as it was given.
+    public var bundle = ""
 
     public init(
         verdict: Verdict, reasons: [String], acceptedPartial: Bool = false, modifiedSuites: [ModifiedSuite] = [],
@@ -99,7 +101,7 @@ public struct BundleVerification: Sendable, Hashable {
                         "hiddenLines": .int($0.hiddenLines),
                     ]
                 }),
-            "line": .string(line),
+            "line": .string(line), "bundle": .string(bundle),
         ]
     }
 

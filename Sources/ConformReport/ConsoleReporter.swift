@@ -137,6 +137,11 @@ public struct ConsoleReporter: RunReporter {
         }
         out += runWideCauses(result)
         out += certification(result)
+        let broken = result.violatedRules
+        if !broken.isEmpty {
+            out.append(
+                "\nRules broken: " + broken.map { "\($0.rule) × \($0.violations)" }.joined(separator: ", ") + "\n")
+        }
         let traffic: String = result.checkedTraffic.map { $0.summary + "; " } ?? ""
         out.append(
             "\nSummary: \(traffic)\(result.groupNoun.counted(result.suites.count)), "

@@ -14,10 +14,13 @@ extension HTMLReporter {
             "<h2 id=\"\(entry.anchor)-title\">\(badge(result.verdict)) <span class=\"suite-id\">\(Escaping.html(suite.id))</span> <span class=\"suite-title\">\(Escaping.html(suite.title))</span></h2>\n"
         out += "<dl class=\"facts suite-facts\">\n"
         out += fact("File", "<code>\(Escaping.html(suite.file))</code>")
-        out += fact(
-            "Flow step",
-            suite.step.isEmpty
-                ? "<span class=\"muted\">(none)</span>" : "<code>\(Self.linkedFlowStep(suite.step))</code>")
+        // A suite belongs to a flow step or says it has none; a device flow or a file has none to name.
+        if suite.kind == .suite || !suite.step.isEmpty {
+            out += fact(
+                "Flow step",
+                suite.step.isEmpty
+                    ? "<span class=\"muted\">(none)</span>" : "<code>\(Self.linkedFlowStep(suite.step))</code>")
+        }
         if suite.kind == .suite {
             out += fact("Profile", "<code>\(Escaping.html(suite.profile))</code>")
             out += fact("Version (SHA-256)", version(suite.contentHash, short: false))

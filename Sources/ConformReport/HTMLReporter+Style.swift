@@ -21,7 +21,15 @@ extension HTMLReporter {
           });
           var matrix = document.querySelector("section.matrix");
           if (matrix) { matrix.appendChild(controls); }
-          window.addEventListener("beforeprint", function () { steps().forEach(function (d) { d.open = true; }); });
+          var reveal = function () {
+            var el = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+            for (; el; el = el.parentElement) { if (el.tagName === "DETAILS") { el.open = true; } }
+          };
+          window.addEventListener("hashchange", reveal);
+          reveal();
+          window.addEventListener("beforeprint", function () {
+            document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+          });
         })();
 
         """

@@ -59,7 +59,7 @@ extension RunResult {
         return n
     }
 
-    /// The verdict in the command's words: `CONFORMS`, `SAME BEHAVIOUR`, `3 steps differ`, `2 violations`, …
+    /// The verdict in the command's words: `CONFORMS`, `SAME BEHAVIOUR`, `3 of 16 exchanges differ`, `2 violations`, …
     public var outcome: String {
         let status = self.status
         if status == .cannotRun { return command == .run ? "COULD NOT RUN" : "CANNOT JUDGE" }
@@ -70,7 +70,7 @@ extension RunResult {
         case .diff:
             let n = findingCount
             return mismatch
-                ? "\(Noun("step").counted(n)) \(n == 1 ? "differs" : "differ")"
+                ? "\(n) of \(command.stepNoun.counted(stepCount)) \(n == 1 ? "differs" : "differ")"
                 : "the two implementations behave the same"
         case .check: return Noun("violation").counted(mismatch ? findingCount : 0)
         case .mock: return mismatch ? "the client did not follow the suite" : "the client followed the suite"
@@ -78,8 +78,35 @@ extension RunResult {
         }
     }
 
-    /// The title every report gives the result: "Replay — SAME BEHAVIOUR".
-    public var headline: String { "\(command.subject) — \(outcome)" }
+    /// The title every report gives the result: "Replay — SAME BEHAVIOUR"; a run judged again by `conform verify`
+    /// is titled by the verification ("Verification — VERIFIED certifiable, CONFORMS").
+    public var headline: String {
+        if let verification { return "Verification — " + verification.outcome(of: self) }
+        return commandHeadline
+    }
+
+    /// The rules a client check found broken, in the order of the flow, each with how many violations it had.
+    public var violatedRules: [(rule: String, violations: Int)] {
+        guard command == .check else { return [] }
+        var out: [(rule: String, violations: Int)] = []
+        for step in steps where step.verdict == .fail && step.check == .flowRule {
+            let rule = String(step.name.prefix { $0 != ":" })
+            let n = max(1, step.failures.reduce(0) { $0 + $1.mismatches.count })
+            if let i = out.firstIndex(where: { $0.rule == rule }) {
+                out[i].violations += n
+            } else {
+                out.append((rule, n))
+            }
+        }
+        return out
+    }
+
+    /// The verdicts the result's reports count, in report order: those the command can give, and any other the
+    /// result holds (a count is never left out).
+    public var reportedVerdicts: [Verdict] {
+        let counts = self.counts
+        return Verdict.reportOrder.filter { command.verdicts.contains($0) || counts[$0, default: 0] > 0 }
+    }
 }
 
 extension RunResult.Command {
@@ -92,6 +119,17 @@ extension RunResult.Command {
         case .check: "Conform client check of"
         case .mock: "Conform mock session on"
         case .scan: "Conform secret scan of"
+        }
+    }
+
+    /// The verdicts the command's steps can have: only a suite run has assumptions, only a check of traffic has
+    /// rules the traffic never exercised, only runs and comparisons skip steps.
+    public var verdicts: [Verdict] {
+        switch self {
+        case .run: [.pass, .fail, .assumptionNotMet, .skipped, .error]
+        case .replay, .diff: [.pass, .fail, .skipped, .error]
+        case .check: [.pass, .fail, .notExercised, .error]
+        case .mock, .scan: [.pass, .fail, .error]
         }
     }
 

@@ -81,6 +81,12 @@ import Testing
             sourceLocation: sourceLocation)
     }
 
+    /// What only a suite run's page shows: its columns and legend.
+    static let suiteRunColumns = [
+        "<th scope=\"col\">Profile</th>", "<th scope=\"col\">Version</th>", "Assumption not met", "(not from a file)",
+        "</span> Skipped</th>", "SKIPPED</span> an earlier step",
+    ]
+
     /// The steps of a JSON report.
     func steps(_ r: Reports) -> [JSONValue] {
         (r.json["suites"]?.arrayValue ?? []).flatMap { $0["steps"]?.arrayValue ?? [] }
@@ -125,8 +131,20 @@ import Testing
             pass, command: "diff", subject: "Differential", outcome: "the two implementations behave the same",
             code: 0)
         let fail = try await conform(args + ["--fault-b", "ignoreForceDepersonalize", Self.sample])
-        try await expectReports(fail, command: "diff", subject: "Differential", outcome: "3 steps differ", code: 1)
+        try await expectReports(
+            fail, command: "diff", subject: "Differential", outcome: "3 of 16 exchanges differ", code: 1)
         #expect(steps(fail).filter { $0["verdict"]?.stringValue == "fail" }.count == 3)
+        // The page shows the flows that differ; the flow that is the same is folded and counted, and no column of a
+        // suite run is there.
+        #expect(
+            fail.html.contains(
+                "<details class=\"same-groups\">\n<summary>1 device flow the same (7 exchanges)</summary>"))
+        #expect(fail.html.contains("<tr data-suite=\"flow backend\" data-verdict=\"fail\">"))
+        let diffOnly = ["<th scope=\"col\">Flow step</th>", "<dt>Flow step</dt>"]
+        for suiteRunOnly in Self.suiteRunColumns + diffOnly {
+            #expect(!fail.html.contains(suiteRunOnly), "\(suiteRunOnly)")
+        }
+        #expect(fail.html.contains("</span> Differ</th>"))
     }
 
     @Test func check() async throws {
@@ -142,6 +160,19 @@ import Testing
         #expect(fail.html.contains("forceDepersonalize=0&amp;keepAsLead=0"))
         let broken = steps(fail).filter { $0["verdict"]?.stringValue == "fail" }
         #expect(broken.count == 3)
+        // The headline is followed by the rules broken, each with its count; the table is of rules, with none of
+        // a suite run's columns.
+        #expect(
+            fail.html.contains(
+                "<li><a href=\"#suite-check-1-registration-step1\"><code>registration-first</code></a> <span class=\"times\">× 6</span></li>"
+            ))
+        #expect(
+            fail.html.contains(
+                "<thead><tr><th scope=\"col\">Flow step</th><th scope=\"col\">Rule</th><th scope=\"col\" class=\"n\">Violations</th><th scope=\"col\">Verdict</th></tr></thead>"
+            ))
+        for suiteRunOnly in Self.suiteRunColumns {
+            #expect(!fail.html.contains(suiteRunOnly), "\(suiteRunOnly)")
+        }
         #expect(broken.allSatisfy { $0["request"] != nil && $0["check"]?.stringValue == "flow rule" })
     }
 

@@ -35,8 +35,8 @@ import Testing
         #expect(Self.result(.replay, [.pass, .fail]).headline == "Replay — DIFFERENT BEHAVIOUR")
         #expect(Self.result(.replay, [.pass, .skipped]).headline == "Replay — CANNOT JUDGE")
         #expect(Self.result(.diff, [.pass]).headline == "Differential — the two implementations behave the same")
-        #expect(Self.result(.diff, [.pass, .fail]).headline == "Differential — 1 step differs")
-        #expect(Self.result(.diff, [.fail, .fail, .fail]).headline == "Differential — 3 steps differ")
+        #expect(Self.result(.diff, [.pass, .fail]).headline == "Differential — 1 of 2 exchanges differs")
+        #expect(Self.result(.diff, [.fail, .fail, .fail]).headline == "Differential — 3 of 3 exchanges differ")
         #expect(Self.result(.check, [.pass]).headline == "Client check — 0 violations")
         #expect(Self.result(.check, [.fail, .pass, .fail]).headline == "Client check — 2 violations")
         #expect(Self.result(.check, [.fail]).headline == "Client check — 1 violation")
@@ -44,6 +44,74 @@ import Testing
         #expect(Self.result(.mock, [.fail]).headline == "Mock session — the client did not follow the suite")
         #expect(Self.result(.scan, [.pass]).headline == "Secret scan — 0 findings")
         #expect(Self.result(.scan, [.fail, .fail]).headline == "Secret scan — 2 findings")
+    }
+
+    /// A run judged again by `verify` is titled by the verification, with the run's own verdict beside it, and shown
+    /// as an error when tampered with or not verified, amber when partial, by its run's verdict when certifiable.
+    @Test func aVerificationSaysWhatItFoundAndTheRunsVerdict() {
+        var run = Self.result(.run, [.pass])
+        run.scope = RunScope(bundledSuites: 22, bundledSuitesRun: 22)
+        func verified(_ result: RunResult, _ found: BundleVerification) -> (String, Verdict) {
+            var result = result
+            result.verification = found
+            return (result.headline, found.verdict(of: result))
+        }
+        func found(
+            _ verdict: BundleVerification.Verdict, _ reasons: [String] = [], accepted: Bool = false
+        ) -> BundleVerification {
+            BundleVerification(
+                verdict: verdict, reasons: reasons, acceptedPartial: accepted, signature: .unsigned, line: "")
+        }
+        #expect(verified(run, found(.certifiable)) == ("Verification — VERIFIED certifiable, CONFORMS", .pass))
+        #expect(run.commandHeadline == "Conformance run — CONFORMS")
+        var failing = Self.result(.run, [.pass, .fail])
+        failing.scope = run.scope
+        #expect(
+            verified(failing, found(.certifiable)) == ("Verification — VERIFIED certifiable, DOES NOT CONFORM", .fail))
+        var shard = run
+        shard.scope = RunScope(bundledSuites: 22, bundledSuitesRun: 1)
+        #expect(
+            verified(shard, found(.partial, ["1 of 22 bundled suites"]))
+                == (
+                    "Verification — VERIFIED partial (1 of 22 bundled suites), CONFORMS; no certificate",
+                    .assumptionNotMet
+                ))
+        #expect(
+            verified(shard, found(.partial, ["1 of 22 bundled suites"], accepted: true)).0
+                == "Verification — VERIFIED partial (1 of 22 bundled suites), CONFORMS; accepted with --allow-partial")
+        #expect(
+            verified(run, found(.tampered, ["a report does not follow from the bundle's log"]))
+                == ("Verification — TAMPERED (a report does not follow from the bundle's log)", .error))
+        #expect(
+            verified(run, found(.notVerified, ["the run judged again could not run"]))
+                == ("Verification — NOT VERIFIED (the run judged again could not run)", .error))
+    }
+
+    /// A client check names the rules it found broken, in flow order, with their violations counted.
+    @Test func aClientCheckNamesTheRulesItFoundBroken() {
+        let group = ResultGroup(kind: .flowStep, id: "check-1", title: "t", step: "1-registration", file: "t.jsonl")
+        let mismatch = Mismatch(path: "exchange 3", expected: "x", actual: "y")
+        let steps = [("registration-first", 3), ("user-switch", 0), ("backend-credentials", 1)].enumerated().map {
+            i, rule in
+            var step = StepResult(
+                suiteID: group.id, flow: "t.jsonl", index: i, name: "\(rule.0): what it requires", file: "t.jsonl",
+                mark: SourceMark(line: 1, column: 1), spec: SpecReference(), verdict: rule.1 > 0 ? .fail : .pass,
+                check: .flowRule)
+            if rule.1 > 0 {
+                step.failures = [CheckFailure(severity: .must, mismatches: Array(repeating: mismatch, count: rule.1))]
+            }
+            return step
+        }
+        let check = RunResult(
+            command: .check, suites: [SuiteResult(group: group, steps: steps, duration: 0)], duration: 0, target: "t")
+        #expect(check.violatedRules.map(\.rule) == ["registration-first", "backend-credentials"])
+        #expect(check.violatedRules.map(\.violations) == [3, 1])
+        #expect(check.headline == "Client check — 4 violations")
+        #expect(check.reportedVerdicts == [.pass, .fail, .notExercised, .error])
+        #expect(Self.result(.run, [.pass]).reportedVerdicts == [.pass, .fail, .assumptionNotMet, .skipped, .error])
+        #expect(Self.result(.diff, [.pass]).reportedVerdicts == [.pass, .fail, .skipped, .error])
+        #expect(
+            Self.result(.run, [.notExercised]).reportedVerdicts.contains(.notExercised), "a count is never left out")
     }
 
     @Test func nothingJudgedIsNeverAPass() {

@@ -33,6 +33,8 @@ enum ReplayCommand {
         guard let credentials = try credentials(recording, parsed: parsed, io: io) else {
             return ConformCommand.ExitCode.cannotRun
         }
+        options.upstreamOrigins = credentials.origins
+        options.signsRedactedTokens = credentials.signer != nil
         let hints = CredentialHints(
             recorded: credentials.recorded, redacted: credentials.redacted, live: credentials.live,
             profile: ConformCommand.profile)
@@ -53,7 +55,11 @@ enum ReplayCommand {
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
             // Live credentials go in below everything that reports: outcomes hold the recording's pseudonyms.
-            let transport = CredentialTransport(inner: wire, credentials: credentials.live)
+            let signed: any Transport =
+                credentials.signer.map {
+                    RedactedTokenSigner(inner: wire, secret: $0.secret, keyID: $0.keyID, credentials: credentials.live)
+                } ?? wire
+            let transport = CredentialTransport(inner: signed, credentials: credentials.live)
             // Any trace is read record by record.
             let trace = credentials.trace
             if let shard {
@@ -164,6 +170,16 @@ extension ReplayCommand {
                 + "sharing a person\n"
         }
         if let fresh = options.freshIdentities { out += "Fresh identities: prefix \(fresh.prefix)\n" }
+        if summary.redactedTokens > 0 {
+            out +=
+                "\(Noun("exchange").counted(summary.redactedTokens)) could not be judged: "
+                + "\(RedactedToken.cannotReplay)\n"
+        }
+        if summary.refusedTokens > 0 {
+            out +=
+                "\(Noun("exchange").counted(summary.refusedTokens)) could not be judged: the recording shows the "
+                + "target refused their redacted token, and whether its signature was valid was redacted with it\n"
+        }
         if summary.leftoverState > 0 {
             out +=
                 "\(Noun("exchange").counted(summary.leftoverState)) differed as if an earlier replay had left its "

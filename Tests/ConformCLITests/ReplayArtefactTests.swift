@@ -109,6 +109,23 @@ import Testing
         #expect(old.out.contains("differs $.baseUrl"), "\(old.out)")
     }
 
+    @Test func aSigningKeyThatIsNotHexIsAUsageErrorThatDoesNotShowIt() async {
+        let sample = TrafficCommandTests.sample
+        let run = await conformInProcess(["replay", sample, "--credential", "jwtSecret=not-hex-secret"])
+        #expect(run.code == 64)
+        #expect(
+            run.err.hasPrefix(
+                "Error: --credential jwtSecret=… takes the application's JWT secret key in hex (as the reference's "
+                    + "jwtKeys and the suites' jwtSecret write it)"), "\(run.err)")
+        #expect(!run.err.contains("not-hex-secret"))
+        let keyOnly = await conformInProcess(["replay", sample, "--credential", "jwtKeyId=k1"])
+        #expect(keyOnly.code == 64)
+        #expect(
+            keyOnly.err.hasPrefix(
+                "Error: --credential jwtKeyId=… names the key of --credential jwtSecret=…, which is missing"),
+            "\(keyOnly.err)")
+    }
+
     @Test func diffTakesFreshIdentitiesWithTheSameMeaning() async throws {
         let scratch = try Scratch()
         let a = try await served(scratch)

@@ -42,7 +42,7 @@ enum ReplayCommand {
             if let output = parsed.value("--learn-noise") {
                 return try await learnNoise(
                     recording, into: output, target: target, timeout: timeout, tls: tls, noise: noise,
-                    options: options, credentials: credentials.live, io: io)
+                    options: options, credentials: credentials.live, signer: credentials.signer, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let wire: any Transport =
@@ -136,17 +136,24 @@ extension ReplayCommand {
     /// `--learn-noise FILE`: two replays of the recording, and the rules that tell their differences apart.
     static func learnNoise(
         _ recording: String, into output: String, target: Target, timeout: Duration, tls: ClientTLS,
-        noise: NoiseRules, options: ReplayOptions, credentials: LiveCredentials, io: CommandIO
+        noise: NoiseRules, options: ReplayOptions, credentials: LiveCredentials,
+        signer: (secret: [UInt8], keyID: String?)? = nil, io: CommandIO
     ) async throws -> Int32 {
+        // Each replay's transport, as the replay's own: redacted tokens re-signed, live credentials swapped in.
+        func transport() throws -> any Transport {
+            let wire = try target.makeTransport(timeout: timeout, tls: tls)
+            let signed: any Transport =
+                signer.map {
+                    RedactedTokenSigner(inner: wire, secret: $0.secret, keyID: $0.keyID, credentials: credentials)
+                } ?? wire
+            return CredentialTransport(inner: signed, credentials: credentials)
+        }
         // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
         let exchanges = try await TrafficSupport.trace(recording, io: io)
             .exchanges(onWarning: TrafficSupport.warnings(io)).all()
         let learned = try await NoiseLearner.learn(
             exchanges,
-            first: CredentialTransport(
-                inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
-            second: CredentialTransport(
-                inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
+            first: try transport(), second: try transport(),
             noise: noise, options: options)
         try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
         let count = learned.evidence.count

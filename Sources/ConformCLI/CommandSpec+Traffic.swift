@@ -134,6 +134,7 @@ extension CommandSpec {
                     Send VALUE wherever the recording holds the pseudonym of the credential
                     role ROLE (appCode, apiKey: as meta.json names them); also from
                     CONFORM_CREDENTIAL_<ROLE>. Never written to a report. Repeatable.
+                    jwtSecret=HEX (and jwtKeyId=KID) re-signs redacted Bearer tokens.
                     """),
             OptionSpec("--sequential", help: "Replay in recorded order instead of device flows concurrently."),
             .insecure, .cacert, .clientCert, .clientKey, .http11,
@@ -198,6 +199,12 @@ extension CommandSpec {
             OptionSpec(
                 "--noise", "FILE", .text(.file), usage: true, help: "Noise rules (YAML) for recordings and responses."),
             noDefaultNoise,
+            OptionSpec(
+                "--fresh-identities", "PREFIX", .flagOrInlineValue,
+                help: """
+                    For recordings: give this run persons of its own on both sides, rewritten as
+                    replay --fresh-identities rewrites them (PREFIX: 1 to 32 letters, digits or -).
+                    """),
             .variables("Suite variables (repeatable); also CONFORM_VAR_NAME, which --var overrides."),
             OptionSpec(
                 "--map", "OLD=NEW", .text(), repeatable: true,

@@ -27,6 +27,8 @@ enum DiffCommand {
         let started = ContinuousClock.now
         let substitutions = try parsed.substitutions()
         let overrides = try parsed.variables()
+        // Persons of this run's own on both sides, as `replay --fresh-identities` gives them.
+        let fresh = try ReplayCommand.freshIdentities(parsed, subcommand: "diff")
         do {
             let outcome = try await session.run { events in
                 let collector = ResultCollector(events: events)
@@ -34,7 +36,8 @@ enum DiffCommand {
                     // A trace of any format (an empty `.jsonl` is a recording with nothing in it), else suites.
                     if input.hasSuffix(".jsonl") || TraceFile.holdsTrace(io.resolve(input)) {
                         try await diffRecording(
-                            input, a: a, b: b, noise: noise, substitutions: substitutions, tls: tls, io: io
+                            input, a: a, b: b, noise: noise, substitutions: substitutions, fresh: fresh, tls: tls,
+                            io: io
                         ) { step, group in collector.add(step, to: group) }
                     } else {
                         let steps = try await diffSuites(
@@ -58,11 +61,13 @@ enum DiffCommand {
     /// Sends the exchanges of the recording `input` to both targets, handing each compared exchange to `step`; the
     /// records that could not be read come last, as one step that cannot be judged.
     static func diffRecording(
-        _ input: String, a: Target, b: Target, noise: NoiseRules, substitutions: [String: String], tls: ClientTLS,
-        io: CommandIO, step: @escaping @Sendable (StepResult, ResultGroup) -> Void
+        _ input: String, a: Target, b: Target, noise: NoiseRules, substitutions: [String: String],
+        fresh: FreshIdentities? = nil, tls: ClientTLS, io: CommandIO,
+        step: @escaping @Sendable (StepResult, ResultGroup) -> Void
     ) async throws {
         var options = TrafficSupport.replayOptions(
             a, substitutions: substitutions, sequential: true, timeout: .seconds(10))
+        options.freshIdentities = fresh
         // Differential shares one set of options; each side gets its own origin through its transport.
         options.origins = [:]
         let differential = Differential(
@@ -80,6 +85,7 @@ enum DiffCommand {
             + "\(report.differing) different"
         if report.unjudged > 0 { line += ", \(report.unjudged) could not be judged" }
         io.out.write(line + "\n")
+        if let fresh { io.out.write("Fresh identities: prefix \(fresh.prefix)\n") }
         let skipped = trace.tally.unreadable
         if skipped > 0 {
             // What the skipped lines held was sent to neither side: the two cannot be called the same.

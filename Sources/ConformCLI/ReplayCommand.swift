@@ -33,6 +33,8 @@ enum ReplayCommand {
         guard let credentials = try credentials(recording, parsed: parsed, io: io) else {
             return ConformCommand.ExitCode.cannotRun
         }
+        options.upstreamOrigins = credentials.origins
+        options.signsRedactedTokens = credentials.signer != nil
         let hints = CredentialHints(
             recorded: credentials.recorded, redacted: credentials.redacted, live: credentials.live,
             profile: ConformCommand.profile)
@@ -40,7 +42,7 @@ enum ReplayCommand {
             if let output = parsed.value("--learn-noise") {
                 return try await learnNoise(
                     recording, into: output, target: target, timeout: timeout, tls: tls, noise: noise,
-                    options: options, credentials: credentials.live, io: io)
+                    options: options, credentials: credentials.live, signer: credentials.signer, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let wire: any Transport =
@@ -53,7 +55,11 @@ enum ReplayCommand {
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
             // Live credentials go in below everything that reports: outcomes hold the recording's pseudonyms.
-            let transport = CredentialTransport(inner: wire, credentials: credentials.live)
+            let signed: any Transport =
+                credentials.signer.map {
+                    RedactedTokenSigner(inner: wire, secret: $0.secret, keyID: $0.keyID, credentials: credentials.live)
+                } ?? wire
+            let transport = CredentialTransport(inner: signed, credentials: credentials.live)
             // Any trace is read record by record.
             let trace = credentials.trace
             if let shard {
@@ -130,17 +136,24 @@ extension ReplayCommand {
     /// `--learn-noise FILE`: two replays of the recording, and the rules that tell their differences apart.
     static func learnNoise(
         _ recording: String, into output: String, target: Target, timeout: Duration, tls: ClientTLS,
-        noise: NoiseRules, options: ReplayOptions, credentials: LiveCredentials, io: CommandIO
+        noise: NoiseRules, options: ReplayOptions, credentials: LiveCredentials,
+        signer: (secret: [UInt8], keyID: String?)? = nil, io: CommandIO
     ) async throws -> Int32 {
+        // Each replay's transport, as the replay's own: redacted tokens re-signed, live credentials swapped in.
+        func transport() throws -> any Transport {
+            let wire = try target.makeTransport(timeout: timeout, tls: tls)
+            let signed: any Transport =
+                signer.map {
+                    RedactedTokenSigner(inner: wire, secret: $0.secret, keyID: $0.keyID, credentials: credentials)
+                } ?? wire
+            return CredentialTransport(inner: signed, credentials: credentials)
+        }
         // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
         let exchanges = try await TrafficSupport.trace(recording, io: io)
             .exchanges(onWarning: TrafficSupport.warnings(io)).all()
         let learned = try await NoiseLearner.learn(
             exchanges,
-            first: CredentialTransport(
-                inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
-            second: CredentialTransport(
-                inner: try target.makeTransport(timeout: timeout, tls: tls), credentials: credentials),
+            first: try transport(), second: try transport(),
             noise: noise, options: options)
         try Data(learned.yamlText().utf8).write(to: URL(fileURLWithPath: io.resolve(output)), options: .atomic)
         let count = learned.evidence.count
@@ -164,6 +177,16 @@ extension ReplayCommand {
                 + "sharing a person\n"
         }
         if let fresh = options.freshIdentities { out += "Fresh identities: prefix \(fresh.prefix)\n" }
+        if summary.redactedTokens > 0 {
+            out +=
+                "\(Noun("exchange").counted(summary.redactedTokens)) could not be judged: "
+                + "\(RedactedToken.cannotReplay)\n"
+        }
+        if summary.refusedTokens > 0 {
+            out +=
+                "\(Noun("exchange").counted(summary.refusedTokens)) could not be judged: the recording shows the "
+                + "target refused their redacted token, and whether its signature was valid was redacted with it\n"
+        }
         if summary.leftoverState > 0 {
             out +=
                 "\(Noun("exchange").counted(summary.leftoverState)) differed as if an earlier replay had left its "

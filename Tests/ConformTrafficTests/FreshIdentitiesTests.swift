@@ -25,8 +25,45 @@ import Testing
         #expect(fresh.fresh("ivo@x.example", kind: .byShape) == "run7-ivo@x.example")
         #expect(fresh.fresh("000404199017", kind: .byShape).count == 12)
         #expect(fresh.fresh("cust-ivo", kind: .byShape) == "run7-cust-ivo")
-        // Not a phone: still made fresh, as an opaque value.
-        #expect(fresh.fresh("12", kind: .phone) == "run7-12")
+        // Not a phone where a phone goes, not an address where an email goes: no one's identity, kept as recorded.
+        #expect(fresh.fresh("12", kind: .phone) == "12")
+        #expect(fresh.fresh("call-me-maybe", kind: .phone) == "call-me-maybe")
+        #expect(fresh.fresh("not an email", kind: .email) == "not an email")
+        #expect(fresh.fresh("a@b", kind: .email) == "a@b")
+        #expect(fresh.fresh("not an email", kind: .byShape) == "run7-not an email", "a lookup's id is any text")
+    }
+
+    @Test func aDeliberatelyInvalidValueIsSentAsRecordedAndItsRefusalMatches() throws {
+        let body = #"{"userIdentity":{"emails":[{"address":"not an email"}],"phones":[{"number":"call-me-maybe"}]}}"#
+        let request = HTTPRequest(
+            method: .post, url: "/mobile/1/appinstance/reg-1/personalize", body: Data(body.utf8))
+        #expect(fresh.apply(request).body == Data(body.utf8))
+        let refusal = HTTPResponse.json(
+            400, ["requestError": ["serviceException": ["text": "'not an email' is not a valid address."]]])
+        #expect(fresh.apply(refusal).body == refusal.body)
+    }
+
+    @Test func anErrorTextNamingAPersonIsReadThroughTheMapping() throws {
+        let lookup = fresh.apply(
+            HTTPRequest(method: .get, url: "/people/2/persons?identifier=conform-user-1b3a&type=EXTERNAL_ID"))
+        #expect(lookup.url == "/people/2/persons?identifier=run7-conform-user-1b3a&type=EXTERNAL_ID")
+        let refusal = HTTPResponse.json(
+            404,
+            [
+                "requestError": [
+                    "serviceException": [
+                        "text": "No person with EXTERNAL_ID 'conform-user-1b3a'. conform-user-1b3a. conform-user-1b3ab"
+                    ]
+                ]
+            ])
+        let expected = try json(fresh.apply(refusal).body)
+        #expect(
+            expected["requestError"]?["serviceException"]?["text"]
+                == "No person with EXTERNAL_ID 'run7-conform-user-1b3a'. run7-conform-user-1b3a. conform-user-1b3ab",
+            "a whole word only, a sentence's full stop not part of it")
+        // Requests are never rewritten inside their texts: only answers are read through the mapping.
+        let note = #"{"note":"conform-user-1b3a is here"}"#
+        #expect(fresh.apply(HTTPRequest(method: .post, url: "/x", body: Data(note.utf8))).body == Data(note.utf8))
     }
 
     @Test func prefixesAreLettersDigitsAndHyphens() {

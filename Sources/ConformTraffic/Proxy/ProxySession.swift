@@ -91,7 +91,13 @@ public struct ProxySession: Sendable {
         let started = ContinuousClock.now
         let writer: RecordingWriter
         do {
-            writer = try RecordingWriter(directory: directory, redaction: redaction, append: append)
+            // The origin each upstream is reached at, which an implementation naming itself answers with; none for
+            // an in-process upstream (it is rebased onto the origin the client reached) or a forward proxy (its
+            // exchanges keep their absolute URLs).
+            let origins =
+                reachedOrigin == nil && forward == nil ? upstreams.mapValues { URLParts($0).origin } : [:]
+            writer = try RecordingWriter(
+                directory: directory, redaction: redaction, append: append, upstreams: origins)
             if let dropped = writer.droppedTail { err.write(dropped.warning + "\n") }
         } catch {
             problem(error.diagnostic)

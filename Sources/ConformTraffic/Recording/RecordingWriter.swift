@@ -50,19 +50,20 @@ public final class RecordingWriter: Sendable {
     /// How bytes reach the file: `write(2)`, or a stand-in that fails as a full disk would (tests).
     let output: @Sendable (Int32, UnsafeRawPointer, Int) -> Int
 
-    /// Creates `directory` (and `meta.json`) and opens `exchanges.jsonl`; refuses a non-empty recording unless `append`.
+    /// Creates `directory` (and `meta.json`, naming the origin of each of `upstreams`, ``RecordingMeta/upstreams``)
+    /// and opens `exchanges.jsonl`; refuses a non-empty recording unless `append`.
     public convenience init(
         directory: String, redaction: RedactionPolicy = .default, append: Bool = false, now: Date = Date(),
-        maxLineBytes: Int = RecordingLayout.maxLineBytes
+        maxLineBytes: Int = RecordingLayout.maxLineBytes, upstreams: [String: String] = [:]
     ) throws(RecordingError) {
         try self.init(
             directory: directory, redaction: redaction, append: append, now: now, maxLineBytes: maxLineBytes,
-            output: POSIX.writeBytes)
+            upstreams: upstreams, output: POSIX.writeBytes)
     }
 
     init(
         directory: String, redaction: RedactionPolicy, append: Bool, now: Date, maxLineBytes: Int,
-        output: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int
+        upstreams: [String: String] = [:], output: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int
     ) throws(RecordingError) {
         self.output = output
         self.directory = directory
@@ -104,13 +105,23 @@ public final class RecordingWriter: Sendable {
         var meta = RecordingMeta(
             createdAt: now, redacted: redactor != nil,
             pseudonymScheme: redactor != nil ? Redactor.scheme : "none",
-            redactionRules: redaction.enabled ? redaction.summary : [])
+            redactionRules: redaction.enabled ? redaction.summary : [],
+            upstreams: upstreams.filter { RecordingMeta.isOrigin($0.value) })
         let metaFD = open(metaFile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         var known: RecordingMeta? = meta
+        var addedUpstreams = false
         if metaFD < 0, errno == EEXIST {
-            // Appending: the credentials this session redacts are added to those the file names.
+            // Appending: the credentials this session redacts are added to those the file names, and so are the
+            // origins of upstreams it does not name yet (an upstream it names keeps the origin its exchanges had).
             known = try? RecordingMeta.load(directory: directory)
-            if let found = known { meta = found }
+            if var found = known {
+                for (name, origin) in meta.upstreams where found.upstreams[name] == nil {
+                    found.upstreams[name] = origin
+                    addedUpstreams = true
+                }
+                meta = found
+                known = found
+            }
         }
         self.meta = Mutex(known.map { ($0, 0) })
         if metaFD >= 0 {
@@ -133,6 +144,7 @@ public final class RecordingWriter: Sendable {
                 file: file, message: "cannot open for appending (\(reason))", help: "check the path and permissions")
         }
         state = Mutex(State(fd: fd, nextSeq: 1, numbering: numbering))
+        if addedUpstreams { try replaceMeta(with: meta.jsonText()) }
     }
 
     deinit {

@@ -108,7 +108,16 @@ struct Pseudonymizer: Sendable {
         {
             claims = redactClaims(value)
         }
-        let header: JSONValue = ["alg": "HS256", "typ": "JWT", "kid": .string(Self.jwtKeyID)]
+        var header: JSONValue = ["alg": "HS256", "typ": "JWT", "kid": .string(Self.jwtKeyID)]
+        // The original `kid` names a key, it is not one: kept, so a replay given the key re-signs under the same name.
+        if parts.count == 3, let data = Base64URL.decode(String(parts[0])).map({ Data($0) }),
+            let original = try? JSONValue.parse(data), let kid = original["kid"]?.stringValue,
+            (1...256).contains(kid.utf8.count), kid.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }),
+            case .object(var members) = header
+        {
+            members["recordedKid"] = .string(kid)
+            header = .object(members)
+        }
         let signature = bytes("jwt-signature", token)
         return Base64URL.encode(Array(header.serialized().utf8)) + "."
             + Base64URL.encode(Array(claims.serialized().utf8)) + "." + Base64URL.encode(signature)

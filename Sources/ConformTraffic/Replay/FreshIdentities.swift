@@ -46,19 +46,31 @@ public final class FreshIdentities: Sendable {
     }
 
     /// The fresh value of the identity `value` of kind `kind`; the protocol still accepts it (an email stays an
-    /// address, a phone the same count of digits) and two values never share one.
+    /// address, a phone the same count of digits) and two values never share one. A value that does not have the
+    /// shape of its kind (`not an email` where an email goes, `call-me-maybe` where a phone goes) is no one's
+    /// identity: a deliberately invalid value, kept as recorded so the target refuses it as it was refused.
     public func fresh(_ value: String, kind: ProtocolProfile.IdentityKind) -> String {
         switch kind {
         case .opaque: return "\(prefix)-\(value)"
         case .email:
-            guard let at = value.lastIndex(of: "@") else { return "\(prefix)-\(value)" }
+            guard Self.isEmailShaped(value), let at = value.lastIndex(of: "@") else { return value }
             return "\(prefix)-\(value[..<at])\(value[at...])"
         case .phone:
-            return freshPhone(value) ?? "\(prefix)-\(value)"
+            return freshPhone(value) ?? value
         case .byShape:
             if value.contains("@") { return fresh(value, kind: .email) }
             return freshPhone(value) ?? fresh(value, kind: .opaque)
         }
+    }
+
+    /// Whether `value` has the shape of an email address: one `@` between a non-empty local part and a domain with
+    /// a dot, no spaces or control characters.
+    static func isEmailShaped(_ value: String) -> Bool {
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
+            !parts[1].hasSuffix(".")
+        else { return false }
+        return value.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
     }
 
     /// `+` and 5 to 15 digits with the last ones moved by the run's shift (modulo their count, so distinct numbers
@@ -93,10 +105,11 @@ public final class FreshIdentities: Sendable {
         return out
     }
 
-    /// The answer, decoded, with identities rewritten in its JSON body.
+    /// The answer, decoded, with identities rewritten in its JSON body, and inside its texts (an error message that
+    /// names a person: `No person with EXTERNAL_ID 'cust-ana'.`), which a correct target writes with the fresh value.
     public func apply(_ response: HTTPResponse) -> HTTPResponse {
         var out = ContentDecoding.decoded(response)
-        out.body = apply(body: out.body)
+        out.body = apply(body: out.body, inTexts: true)
         return out
     }
 
@@ -112,13 +125,15 @@ public final class FreshIdentities: Sendable {
     }
 
     /// A JSON body with identities rewritten (and JSON carried in its strings); any other body as it came.
-    func apply(body: Data) -> Data {
+    func apply(body: Data, inTexts: Bool = false) -> Data {
         guard !body.isEmpty, let value = JSONValue.parsedBody(body) else { return body }
-        let rewritten = apply(json: value)
+        let rewritten = apply(json: value, inTexts: inTexts)
         return rewritten == value ? body : Data(rewritten.serialized().utf8)
     }
 
-    func apply(json value: JSONValue) -> JSONValue {
+    /// `value` with identities rewritten at declared places and where a remembered one stands whole; with `inTexts`
+    /// also where one stands as a word inside a longer text (an answer's message).
+    func apply(json value: JSONValue, inTexts: Bool = false) -> JSONValue {
         // First what the declared places hold, so a value met later in the same body is known where it occurs.
         value.walk { path, node in
             guard case .string(let text) = node, !text.isEmpty, let kind = keys.identityKind(at: path) else { return }
@@ -129,11 +144,48 @@ public final class FreshIdentities: Sendable {
             if let kind = keys.identityKind(at: path) { return .string(fresh(text, kind: kind)) }
             if let known = known(text) { return .string(known) }
             if let first = text.first, first == "{" || first == "[", let embedded = try? JSONValue.parse(text) {
-                let rewritten = apply(json: embedded)
+                let rewritten = apply(json: embedded, inTexts: inTexts)
                 return rewritten == embedded ? nil : .string(rewritten.serialized())
             }
+            if inTexts, let mapped = mapped(inText: text) { return .string(mapped) }
             return nil
         }
+    }
+
+    /// `text` with each remembered identity that stands in it as a word (a run of letters, digits and `-_.@+`,
+    /// a trailing `.` ending the sentence, not the value) replaced by its fresh value; `nil` when none does.
+    /// Linear in the text: each word is looked up once.
+    func mapped(inText text: String) -> String? {
+        guard text.utf8.count <= Self.longestText, remembered.withLock({ !$0.isEmpty }) else { return nil }
+        let bytes = Array(text.utf8)
+        var splice = ByteSplice()
+        var i = 0
+        while i < bytes.count {
+            guard Self.isWordByte(bytes[i]) else {
+                i += 1
+                continue
+            }
+            var j = i
+            while j < bytes.count, Self.isWordByte(bytes[j]) { j += 1 }
+            var end = j
+            while end > i, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+            if end - i >= Self.shortestElsewhere,
+                let fresh = known(String(decoding: bytes[i..<end], as: UTF8.self))
+            {
+                bytes.withUnsafeBufferPointer { splice.replace(i..<end, of: $0, with: fresh.utf8) }
+            }
+            i = j
+        }
+        return bytes.withUnsafeBufferPointer { splice.result($0) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Texts longer than this (64 KiB) are not searched for identities inside them.
+    static let longestText = 65_536
+
+    /// The bytes an identity is made of where it stands inside a text.
+    static func isWordByte(_ byte: UInt8) -> Bool {
+        IdentifierMap.isTokenByte(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "+")
     }
 
     /// `url` with declared query parameters made fresh, and remembered identities replaced where a whole query
@@ -170,6 +222,7 @@ public final class FreshIdentities: Sendable {
     }
 
     private func remember(_ recorded: String, _ fresh: String) {
+        guard recorded != fresh else { return }
         remembered.withLock { map in
             guard map[recorded] == nil else { return }
             if map.count >= Self.rememberedLimit { map.removeAll(keepingCapacity: true) }

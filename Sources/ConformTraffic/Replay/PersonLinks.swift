@@ -5,14 +5,24 @@ import Foundation
 ///
 /// Two devices logged in as the same user are not independent: one device's update shows in the other's reads
 /// (`instances`, attributes). An exchange that names a person (an `externalUserId` or `externalId` in its request or
-/// recorded response) last touched by another flow must therefore wait for everything before it.
+/// recorded response) last touched by another flow must therefore wait for everything before it. An exchange that
+/// names no person still touches the person its device was last seen with: a read of the device's registration
+/// (`isPrimary`) changes when another device of that person becomes primary.
 struct PersonLinks {
     private var lastFlow: [String: String] = [:]
+    /// The person each device flow last named, bounded like ``lastFlow`` by the persons and devices a trace holds.
+    private var personOfFlow: [String: String] = [:]
 
     /// Records that `exchange` touched its persons; returns whether another flow touched one of them before.
     mutating func crossesFlows(_ exchange: RecordedExchange) -> Bool {
         var crosses = false
-        for person in Self.persons(in: exchange.request.body) + Self.persons(in: exchange.response.body) {
+        var persons = Self.persons(in: exchange.request.body) + Self.persons(in: exchange.response.body)
+        if let last = persons.last {
+            personOfFlow[exchange.flow] = last
+        } else if let person = personOfFlow[exchange.flow] {
+            persons = [person]
+        }
+        for person in persons {
             if let last = lastFlow[person], last != exchange.flow { crosses = true }
             lastFlow[person] = exchange.flow
         }

@@ -30,6 +30,13 @@ public struct ReplayOptions: Sendable {
     /// With `--fresh-identities`: the persons of this run, rewritten through every request and expected answer;
     /// `nil` replays the recorded persons (and a difference that looks like their leftover state says so).
     public var freshIdentities: FreshIdentities?
+    /// The origin each upstream was reached at when the recording was made, by upstream name or `*`
+    /// (``RecordingMeta/upstreams``): where the implementation names its own origin, the expected answer names the
+    /// target's instead, as it does for the origin the recorded request went to.
+    public var upstreamOrigins: [String: String] = [:]
+    /// Whether a transport below the replay re-signs redacted Bearer tokens (``RedactedTokenSigner``): then each is
+    /// re-dated and sent; otherwise the exchanges that carry one are not sent and cannot be judged.
+    public var signsRedactedTokens = false
 
     public init(
         origins: [String: String] = [:], substitutions: [String: String] = [:],
@@ -94,6 +101,11 @@ public struct ReplaySummary: Sendable, Hashable {
     public var unreadable = 0
     /// Exchanges whose differences look like state an earlier replay left on the target (see ``LeftoverState``).
     public var leftoverState = 0
+    /// Exchanges not judged because their request carries a redacted token and no key re-signs it.
+    public var redactedTokens = 0
+    /// Exchanges not judged because the recording shows their redacted token refused for a reason the redaction
+    /// took with it (its signature): re-signing it would send a token the recording never sent.
+    public var refusedTokens = 0
 
     public var allPassed: Bool { mismatched == 0 && failed == 0 && unjudged == 0 && unreadable == 0 }
 }
@@ -187,7 +199,20 @@ public struct Replayer: Sendable {
     private func run(_ item: Scheduled, state: ReplayState) async -> ReplayOutcome {
         let exchange = options.freshIdentities?.apply(item.exchange) ?? item.exchange
         let transport = client(for: exchange.upstream)
-        let request = state.summary.withLock { $0.identifiers.apply(exchange.request) }
+        var request = state.summary.withLock { $0.identifiers.apply(exchange.request) }
+        if expectedSide == nil, let token = RedactedToken(request) {
+            switch redactedToken(token, exchange) {
+            case .send(let redated): request = RedactedToken.replacing(redated, in: request)
+            case .cannotJudge(let why, let counted):
+                var unsent = ReplayOutcome(
+                    seq: exchange.seq, flow: exchange.flow, request: request, expected: exchange.response,
+                    actual: nil, differences: [], transportError: nil)
+                unsent.recorded = item.exchange.request
+                unsent.cannotJudge = why
+                state.summary.withLock { $0[keyPath: counted] += 1 }
+                return unjudged(unsent, state: state)
+            }
+        }
         let sent: HTTPRequest
         do {
             // The request as the target gets it, for the outcome; a URL that would leave the target is refused here
@@ -244,13 +269,13 @@ public struct Replayer: Sendable {
                     }
                     return summary.identifiers.apply(recorded)
                 }
-                // The origin the recording was made against becomes the target's, where the implementation names
-                // itself (M12's baseUrl, New-Base-URL, Location): each names its own origin, which is no difference.
-                if let from = Self.recordedOrigin(exchange.request), case let to = URLParts(sent.url).origin,
-                    !to.isEmpty,
-                    from != to
-                {
-                    outcome.expected = Self.mapOrigin(outcome.expected, from: from, to: to)
+                // The origins the recording was made against (the one its request went to, and the upstream's the
+                // recorder forwarded it to) become the target's, where the implementation names itself (M12's
+                // baseUrl, New-Base-URL, Location): each names its own origin, which is no difference.
+                if let to = Self.targetOrigin(sent) {
+                    for from in recordedOrigins(exchange) where from != to {
+                        outcome.expected = Self.mapOrigin(outcome.expected, from: from, to: to)
+                    }
                 }
                 // The recorded body parsed above stands for the expected one when remapping changed nothing in it.
                 let expectedJSON = outcome.expected.body == recorded.body ? recordedJSON : nil
@@ -281,6 +306,54 @@ public struct Replayer: Sendable {
             if !kept.passed, summary.mismatches.count < options.maxKeptMismatches { summary.mismatches.append(kept) }
         }
         return outcome
+    }
+
+    /// What becomes of a redacted token: re-dated (and re-signed below) when a key is given and the recording does
+    /// not show it refused for a reason redaction removed, else the exchange cannot be judged (and which count says
+    /// why).
+    enum TokenFate {
+        case send(String)
+        case cannotJudge(String, WritableKeyPath<ReplaySummary, Int>)
+    }
+
+    func redactedToken(_ token: RedactedToken, _ exchange: RecordedExchange) -> TokenFate {
+        guard options.signsRedactedTokens else {
+            return .cannotJudge("its request carries a redacted token", \.redactedTokens)
+        }
+        // A refusal an expiry explains is replayed (re-dated, the token is as long expired); any other refusal may
+        // have been for the signature, which redaction replaced: a token signed now would be one never sent.
+        let status = exchange.response.status.code
+        if status == 401 || status == 403, !token.expired(at: exchange.startedAt) {
+            return .cannotJudge(
+                "the recording shows its redacted token refused (\(status)) and redaction kept no trace of whether "
+                    + "its signature was valid", \.refusedTokens)
+        }
+        var redated = token.redated(by: Int(Date().timeIntervalSince(exchange.startedAt).rounded()))
+        if let fresh = options.freshIdentities, case .object(let claims) = fresh.apply(json: .object(redated.claims)) {
+            // The subject is the person the body names, made fresh alike.
+            redated.claims = claims
+        }
+        return .send(redated.text())
+    }
+
+    /// The origins a recorded exchange may name as its implementation's own: the one its request went to, and the
+    /// origin of the upstream the recorder forwarded it to, when the recording's metadata names it.
+    func recordedOrigins(_ exchange: RecordedExchange) -> [String] {
+        var out: [String] = []
+        if let origin = Self.recordedOrigin(exchange.request) { out.append(origin) }
+        if let origin = options.upstreamOrigins[exchange.upstream] ?? options.upstreamOrigins["*"],
+            !out.contains(origin)
+        {
+            out.append(origin)
+        }
+        return out
+    }
+
+    /// The origin a request as sent reaches: its URL's, or for an in-process target (an origin-form URL) `http://`
+    /// and its `Host`, which is what an implementation reached that way names.
+    static func targetOrigin(_ sent: HTTPRequest) -> String? {
+        let origin = URLParts(sent.url).origin
+        return origin.isEmpty ? recordedOrigin(sent) : origin
     }
 
     /// The origin a recorded request went to: its URL's, or `http://` and its recorded `Host`.

@@ -48,17 +48,24 @@ public struct JUnitReporter: DocumentReporter {
             for step in s {
                 out +=
                     "    <testcase classname=\"\(Escaping.xml(suite.group.id)).\(Escaping.xml(step.flow))\" name=\"\(step.index + 1). \(Escaping.xml(step.name))\" time=\"\(time(step.duration))\""
+                // What `--retry` did for the step: a property of the test case and a line of its output.
+                let retried =
+                    step.retries > 0
+                    ? "      <properties><property name=\"retries\" value=\"\(step.retries)\"/></properties>\n"
+                        + "      <system-out>\(ConsoleReporter.retried(step.retries))</system-out>\n" : ""
                 switch step.verdict {
+                case .pass where !retried.isEmpty:
+                    out += ">\n\(retried)    </testcase>\n"
                 case .pass:
                     out += "/>\n"
                 case .assumptionNotMet:
                     out +=
-                        ">\n      <system-out>\(Escaping.xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
+                        ">\n      <system-out>\(Escaping.xml("assumption not met\n" + details(step, masker)))</system-out>\n\(retried)    </testcase>\n"
                 case .skipped, .notExercised:
                     // A rule the traffic never exercised is skipped with its reason: JUnit has no verdict between.
                     let message = step.error ?? step.verdict.rawValue
                     out +=
-                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(message)))\">\(Escaping.xml(step.location))</skipped>\n    </testcase>\n"
+                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(message)))\">\(Escaping.xml(step.location))</skipped>\n\(retried)    </testcase>\n"
                 case .fail:
                     let first = masker.text(
                         step.failures.first?.mismatches.first.map {
@@ -68,10 +75,10 @@ public struct JUnitReporter: DocumentReporter {
                         step.check.hasSeverities
                         ? step.failures.map(\.severity).max()?.rawValue ?? "exchange" : step.check.rawValue
                     out +=
-                        ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(Escaping.xml(type))\">\(Escaping.xml(details(step, masker)))</failure>\n    </testcase>\n"
+                        ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(Escaping.xml(type))\">\(Escaping.xml(details(step, masker)))</failure>\n\(retried)    </testcase>\n"
                 case .error:
                     out +=
-                        ">\n      <error message=\"\(Escaping.xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(Escaping.xml(details(step, masker)))</error>\n    </testcase>\n"
+                        ">\n      <error message=\"\(Escaping.xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(Escaping.xml(details(step, masker)))</error>\n\(retried)    </testcase>\n"
                 }
             }
             out += "  </testsuite>\n"

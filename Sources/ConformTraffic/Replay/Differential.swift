@@ -12,6 +12,11 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
     public var differences: [Mismatch]
     public var errorA: String?
     public var errorB: String?
+    /// Why the two answers cannot be compared (a gateway answered for one side, the recording lacks what is
+    /// needed); `nil` when they were.
+    public var cannotJudge: String? = nil
+    /// How many times `--retry` sent the exchange again, to either side.
+    public var retries = 0
 
     public var description: String {
         var lines = ["step \(seq) (flow \(flow)): \(method) \(target)"]
@@ -91,9 +96,12 @@ public struct Differential: Sendable {
     /// A compared exchange as a step, named by its recorded request.
     static func step(_ outcome: ReplayOutcome) -> DifferentialStep {
         let request = outcome.recorded ?? outcome.request
-        return DifferentialStep(
+        var step = DifferentialStep(
             seq: outcome.seq, flow: outcome.flow, method: request.method, target: request.target,
             differences: outcome.differences, errorA: nil, errorB: outcome.transportError)
+        step.cannotJudge = outcome.cannotJudge
+        step.retries = outcome.retries
+        return step
     }
 }
 

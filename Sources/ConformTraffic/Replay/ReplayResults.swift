@@ -56,6 +56,7 @@ public enum ReplayResults {
             step.request = outcome.request
             step.response = outcome.actual
         }
+        step.retries = outcome.retries
         return step
     }
 
@@ -69,12 +70,19 @@ public enum ReplayResults {
                     path: "response", expected: diff.errorA.map { "A failed: \($0)" } ?? "A answered",
                     actual: diff.errorB.map { "B failed: \($0)" } ?? "B answered"), at: 0)
         }
-        return StepResult(
+        var step = StepResult(
             suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0,
             name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
             file: trace, mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(),
             verdict: mismatches.isEmpty ? .pass : .fail,
             failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,
             check: .replayDifference)
+        step.retries = diff.retries
+        if let cannotJudge = diff.cannotJudge {
+            // Nothing was compared: neither the same nor a difference.
+            (step.verdict, step.failures) = (.skipped, [])
+            step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
+        }
+        return step
     }
 }

@@ -25,6 +25,14 @@ extension Replayer {
         async let liveB = Self.answer(actualSide, request)
         let (a, b) = await (liveA, liveB)
         let recordedJSON = JSONValue.parsedBody(ContentDecoding.decoded(recordedAnswer).body)
+        for (side, answer) in [("A", a), ("B", b)] {
+            if case .success(let response) = answer, let gateway = response.gatewayUnavailable {
+                // A gateway answered for one side: nothing was learnt about it, so nothing can be compared.
+                outcome.actual = try? b.get()
+                outcome.cannotJudge = "gateway unavailable on \(side): \(gateway)"
+                return outcome
+            }
+        }
         switch (a, b) {
         case (.success(let x), .success(let y)):
             outcome.actual = y

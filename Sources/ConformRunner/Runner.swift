@@ -373,7 +373,10 @@ public struct Runner: Sendable {
                 result.response = nil
                 result.failures = []
                 let cause = Self.retried("\(error)", tally.count)
-                result.errors = [StepError(.noResponse, "no response: \(cause)", fields: ["cause": cause])]
+                var fields = ["cause": cause]
+                // What the whole run needs told once (a TLS failure's cause and fix) is counted, not repeated.
+                if let notice = error.notice { fields["notice"] = notice }
+                result.errors = [StepError(.noResponse, "no response: \(cause)", fields: fields)]
                 result.verdict = error.meansCannotRun ? .error : .fail
             case .failure(let error):
                 result.response = nil

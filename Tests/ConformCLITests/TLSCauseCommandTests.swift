@@ -1,0 +1,159 @@
+import ConformCLI
+import ConformCore
+import ConformReport
+import ConformServer
+import ConformTestSupport
+import Foundation
+import Testing
+
+/// A certificate refused for each of its three causes is told once per run, with the fix for that cause and the
+/// number of steps it stopped; each step refers to it in a few words. Certificates are made by `openssl` here.
+@Suite(.enabled(if: Tool.has("openssl"), "needs openssl"))
+struct TLSCauseCommandTests {
+    struct OK: HTTPHandler {
+        func handle(_ request: HTTPRequest) -> HTTPResponse { .json(200, ["ok": true]) }
+    }
+
+    /// Three flows, one step each: three steps the same TLS failure stops.
+    static let suite = """
+        suite: tls
+        title: three flows over TLS
+        flows:
+          one:
+            - name: ask
+              request: {url: "{{ mobile }}/ok"}
+          two:
+            - name: ask
+              request: {url: "{{ mobile }}/ok"}
+          three:
+            - name: ask
+              request: {url: "{{ mobile }}/ok"}
+        """
+
+    /// `openssl ARGS` in `scratch`, which must succeed.
+    static func openssl(_ arguments: [String], in scratch: Scratch) async throws {
+        let outcome = try await ChildProcess.output(Tool.path("openssl")!, arguments, directory: scratch.url)
+        #expect(outcome.status == 0, "openssl \(arguments.joined(separator: " ")): \(outcome.output)")
+    }
+
+    /// A CA (`ca.pem`), another CA (`other-ca.pem`) and, signed by the first, an expired certificate for
+    /// 127.0.0.1, one for other names, and a valid one for 127.0.0.1, all with the key `leaf.key`.
+    static func certificates(_ scratch: Scratch) async throws {
+        for ca in ["ca", "other-ca"] {
+            try await openssl(
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(ca).key", "-out", "\(ca).pem",
+                    "-subj", "/CN=\(ca)", "-days", "2",
+                ], in: scratch)
+        }
+        try await openssl(
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=leaf"],
+            in: scratch)
+        try "subjectAltName=IP:127.0.0.1\n".write(toFile: scratch.path("ip.ext"), atomically: true, encoding: .utf8)
+        try "subjectAltName=DNS:other.example,DNS:www.other.example\n".write(
+            toFile: scratch.path("names.ext"), atomically: true, encoding: .utf8)
+        for (name, days, ext) in [
+            ("expired", "-1", "ip.ext"), ("wrong-name", "2", "names.ext"), ("good", "2", "ip.ext"),
+        ] {
+            try await openssl(
+                [
+                    "x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                    "\(name).pem", "-days", days, "-extfile", ext,
+                ], in: scratch)
+        }
+    }
+
+    func conform(_ args: [String], environment: [String: String] = [:]) async -> (code: Int32, out: String, err: String)
+    {
+        let out = MemorySink()
+        let err = MemorySink()
+        let io = CommandIO(
+            out: out, err: err, color: false, environment: environment, currentDirectory: TestPaths.root.path)
+        let code = await ConformCommand.main(["conform"] + args, io: io)
+        return (code, out.text, err.text)
+    }
+
+    /// Serves `certificate` (a file in `scratch`) over HTTPS until `body` returns.
+    func serving<T>(_ certificate: String, in scratch: Scratch, _ body: (String) async throws -> T) async throws -> T {
+        let identity = TLSIdentity(
+            keyPEM: try String(contentsOfFile: scratch.path("leaf.key"), encoding: .utf8),
+            certificatePEM: try String(contentsOfFile: scratch.path(certificate), encoding: .utf8))
+        let server = try HTTPServer(handler: OK(), tls: identity)
+        try server.start()
+        defer { server.stop() }
+        return try await body(server.baseURL)
+    }
+
+    /// The lines of `text` that start with `prefix`.
+    func lines(_ text: String, starting prefix: String) -> [Substring] {
+        text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
+    }
+
+    @Test func eachCauseIsToldOnceWithItsFixAndTheStepsItStopped() async throws {
+        let scratch = try Scratch("tlscauses")
+        try await Self.certificates(scratch)
+        let suite = scratch.path("tls.yaml")
+        try Self.suite.write(toFile: suite, atomically: true, encoding: .utf8)
+        let ca = scratch.path("ca.pem")
+        let other = scratch.path("other-ca.pem")
+
+        let expired = try await serving("expired.pem", in: scratch) { base in
+            await conform(["run", suite, "--target", base, "--cacert", ca])
+        }
+        #expect(expired.code == 2, "\(expired.out)")
+        let expiredNotice = lines(expired.out, starting: "warning: TLS:")
+        #expect(expiredNotice.count == 1, "\(expired.out)")
+        #expect(expiredNotice.first?.contains(" expired on ") == true, "\(expired.out)")
+        #expect(expiredNotice.first?.contains(": renew it (trusting another CA will not help") == true)
+        #expect(expiredNotice.first?.hasSuffix(" (3 steps)") == true)
+        #expect(
+            expired.out.components(separatedBy: "the server's certificate has expired (see the TLS warning").count == 4)
+        #expect(!expired.out.contains("trust its CA"))
+
+        let untrusted = try await serving("good.pem", in: scratch) { base in
+            await conform(["run", suite, "--target", base], environment: ["SSL_CERT_FILE": other])
+        }
+        #expect(untrusted.code == 2, "\(untrusted.out)")
+        let untrustedNotice = lines(untrusted.out, starting: "warning: TLS:")
+        #expect(untrustedNotice.count == 1, "\(untrusted.out)")
+        #expect(
+            untrustedNotice.first?.contains(
+                "is not signed by a CA in use: the CA in use is '\(other)' (from SSL_CERT_FILE)")
+                == true, "\(untrusted.out)")
+        #expect(untrustedNotice.first?.hasSuffix(" (3 steps)") == true)
+
+        let misnamed = try await serving("wrong-name.pem", in: scratch) { base in
+            await conform(["run", suite, "--target", base, "--cacert", ca])
+        }
+        #expect(misnamed.code == 2, "\(misnamed.out)")
+        let misnamedNotice = lines(misnamed.out, starting: "warning: TLS:")
+        #expect(misnamedNotice.count == 1, "\(misnamed.out)")
+        #expect(
+            misnamedNotice.first?.contains("is for other.example, www.other.example, not 127.0.0.1: reach it by one")
+                == true, "\(misnamed.out)")
+
+        // The valid certificate through the right CA conforms: the causes above are the certificates'.
+        let good = try await serving("good.pem", in: scratch) { base in
+            await conform(["run", suite, "--target", base, "--cacert", ca])
+        }
+        #expect(good.code == 0, "\(good.out)")
+    }
+
+    @Test func twoCAVariablesThatDifferAreAWarningNamingTheOneUsed() async throws {
+        let scratch = try Scratch("tlsboth")
+        try await Self.certificates(scratch)
+        let suite = scratch.path("tls.yaml")
+        try Self.suite.write(toFile: suite, atomically: true, encoding: .utf8)
+        let (ca, other) = (scratch.path("ca.pem"), scratch.path("other-ca.pem"))
+        let run = try await serving("good.pem", in: scratch) { base in
+            await conform(
+                ["run", suite, "--target", base], environment: ["CURL_CA_BUNDLE": other, "SSL_CERT_FILE": ca])
+        }
+        #expect(
+            run.err.contains(
+                "warning: CURL_CA_BUNDLE (\(other)) and SSL_CERT_FILE (\(ca)) name different CA files: CURL_CA_BUNDLE "
+                    + "is used and SSL_CERT_FILE ignored, as curl does; unset one, or give --cacert"), "\(run.err)")
+        #expect(run.code == 2)
+        #expect(run.out.contains("the CA in use is '\(other)' (from CURL_CA_BUNDLE)"), "\(run.out)")
+    }
+}

@@ -114,6 +114,9 @@ public struct JUnitReporter: DocumentReporter {
                 if let end = p.finishedAt { pairs.append(("finishedAt", RunProvenance.timestamp(end))) }
             }
         }
+        let retries = result.retries
+        if retries.count > 0 { pairs += [("retries", "\(retries.count)"), ("retriedSteps", "\(retries.steps)")] }
+        for (i, notice) in result.notices.enumerated() { pairs.append(("notice.\(i + 1)", notice.line)) }
         let masker = SecretMasker()
         return pairs.map {
             "      <property name=\"\(Escaping.xml($0.0))\" value=\"\(Escaping.xml(masker.text($0.1)))\"/>\n"

@@ -21,6 +21,8 @@ public final class ResultCollector: Sendable {
         var othersNotKept: [Verdict: Int] = [:]
         /// The retries of the steps not kept, and how many of them were retried.
         var retriesNotKept = (count: 0, steps: 0)
+        /// What the result tells once, in the order first seen, with the steps (kept or not) each concerns.
+        var notices: [RunNotice] = []
     }
 
     private let state = Mutex(State())
@@ -48,7 +50,15 @@ public final class ResultCollector: Sendable {
         var step = step
         step.suiteID = id
         events(.stepFinished(step))
+        let notice = step.errors.lazy.compactMap { $0.fields["notice"] }.first
         state.withLock { s in
+            if let notice {
+                if let i = s.notices.firstIndex(where: { $0.text == notice }) {
+                    s.notices[i].steps += 1
+                } else {
+                    s.notices.append(RunNotice(notice, steps: 1))
+                }
+            }
             if s.groups[id] == nil {
                 s.order.append(id)
                 s.groups[id] = Group(group: made, steps: [])
@@ -78,8 +88,8 @@ public final class ResultCollector: Sendable {
     public func result(
         _ command: RunResult.Command, target: String, duration: Double, sortedByLine: Bool = false
     ) -> RunResult {
-        let (groups, passesNotKept, othersNotKept, retriesNotKept) = state.withLock { s in
-            (s.order.compactMap { s.groups[$0] }, s.passesNotKept, s.othersNotKept, s.retriesNotKept)
+        let (groups, passesNotKept, othersNotKept, retriesNotKept, notices) = state.withLock { s in
+            (s.order.compactMap { s.groups[$0] }, s.passesNotKept, s.othersNotKept, s.retriesNotKept, s.notices)
         }
         let suites = groups.map { group in
             var steps = group.steps
@@ -93,6 +103,7 @@ public final class ResultCollector: Sendable {
         result.passesNotKept = passesNotKept
         result.othersNotKept = othersNotKept
         (result.retriesNotKept, result.retriedStepsNotKept) = retriesNotKept
+        result.notices = notices
         return result
     }
 }

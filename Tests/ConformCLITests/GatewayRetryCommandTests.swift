@@ -84,6 +84,14 @@ import Testing
         #expect(html.contains(#"data-retries="1""#))
     }
 
+    @Test func moreThanTenRetriesIsAUsageError() async throws {
+        for command in [["run"], ["replay", "x.jsonl"], ["diff", "--target", "builtin", "--target", "builtin"]] {
+            let refused = await conformInProcess(command + ["--retry", "11"])
+            #expect(refused.code == 64, "\(command): \(refused.err)")
+            #expect(refused.err.contains("--retry takes 0 to 10, got '11'"), "\(refused.err)")
+        }
+    }
+
     @Test func aJSON503IsTheImplementationsAnswerAndNeverRetried() async throws {
         let scratch = try Scratch("gwjson")
         let suite = scratch.path("gw.yaml")

@@ -132,6 +132,29 @@ struct TLSCauseCommandTests {
             misnamedNotice.first?.contains("is for other.example, www.other.example, not 127.0.0.1: reach it by one")
                 == true, "\(misnamed.out)")
 
+        // replay says it once too, over every exchange it stopped; the JSON, JUnit and HTML reports carry it.
+        let trace = scratch.path("trace.jsonl")
+        try String(repeating: GatewayRetryCommandTests.recording, count: 1).write(
+            toFile: trace, atomically: true, encoding: .utf8)
+        let reports = ["json", "junit", "html"].flatMap { ["--report", "\($0):" + scratch.path("replay.\($0)")] }
+        let replayed = try await serving("expired.pem", in: scratch) { base in
+            await conform(["replay", trace, "--target", base, "--cacert", ca] + reports)
+        }
+        #expect(replayed.code == 2, "\(replayed.out)")
+        let replayNotice = lines(replayed.out, starting: "warning: TLS:")
+        #expect(replayNotice.count == 1, "\(replayed.out)")
+        #expect(
+            replayNotice.first?.hasSuffix(
+                ": renew it (trusting another CA will not help; --insecure skips the "
+                    + "check, for test servers only) (1 step)") == true, "\(replayed.out)")
+        let json = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: scratch.path("replay.json"))))
+        #expect(json["notices"]?[0]?["steps"]?.numberValue == 1)
+        #expect(json["notices"]?[0]?["text"]?.stringValue?.contains(" expired on ") == true)
+        let junit = try String(contentsOfFile: scratch.path("replay.junit"), encoding: .utf8)
+        #expect(junit.contains(#"<property name="notice.1" value="warning: TLS: the certificate of "#))
+        let html = try String(contentsOfFile: scratch.path("replay.html"), encoding: .utf8)
+        #expect(html.contains("<dt>Warning</dt>"), "\(html.prefix(3000))")
+
         // The valid certificate through the right CA conforms: the causes above are the certificates'.
         let good = try await serving("good.pem", in: scratch) { base in
             await conform(["run", suite, "--target", base, "--cacert", ca])

@@ -17,6 +17,8 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
     public var cannotJudge: String? = nil
     /// How many times `--retry` sent the exchange again, to either side.
     public var retries = 0
+    /// What the run tells once about why a side did not answer (a TLS failure's cause and fix).
+    public var notice: String?
 
     public var description: String {
         var lines = ["step \(seq) (flow \(flow)): \(method) \(target)"]
@@ -101,11 +103,14 @@ public struct Differential: Sendable {
             differences: outcome.differences, errorA: nil, errorB: outcome.transportError)
         step.cannotJudge = outcome.cannotJudge
         step.retries = outcome.retries
+        step.notice = outcome.notice
         return step
     }
 }
 
 struct DiffFailure: Error, Hashable {
     let message: String
+    /// What the run tells once about this failure (``TransportError/notice``).
+    var notice: String?
     init(_ message: String) { self.message = message }
 }

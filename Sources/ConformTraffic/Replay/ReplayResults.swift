@@ -47,7 +47,9 @@ public enum ReplayResults {
             step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
         } else if let error = outcome.transportError {
             step.verdict = .error
-            step.errors = [StepError(.replay, error, fields: ["cause": error])]
+            var fields = ["cause": error]
+            if let notice = outcome.notice { fields["notice"] = notice }
+            step.errors = [StepError(.replay, error, fields: fields)]
         } else if !outcome.differences.isEmpty {
             step.verdict = .fail
             step.failures = [CheckFailure(severity: .must, mismatches: outcome.differences)]
@@ -78,6 +80,12 @@ public enum ReplayResults {
             failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,
             check: .replayDifference)
         step.retries = diff.retries
+        if let notice = diff.notice, !step.failures.isEmpty {
+            // The difference is that a side got no answer, for a cause the run tells once.
+            step.errors = [
+                StepError(.replay, "no answer (see the warning below the steps)", fields: ["notice": notice])
+            ]
+        }
         if let cannotJudge = diff.cannotJudge {
             // Nothing was compared: neither the same nor a difference.
             (step.verdict, step.failures) = (.skipped, [])

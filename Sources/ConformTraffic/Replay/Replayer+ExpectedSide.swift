@@ -33,6 +33,8 @@ extension Replayer {
                 return outcome
             }
         }
+        // A failure the run tells once (a TLS cause) is counted on the exchange, whichever side it was.
+        for case .failure(let failure) in [a, b] where outcome.notice == nil { outcome.notice = failure.notice }
         switch (a, b) {
         case (.success(let x), .success(let y)):
             outcome.actual = y
@@ -89,7 +91,9 @@ extension Replayer {
         do {
             return .success(ContentDecoding.decoded(try await transport.send(request)))
         } catch {
-            return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
+            var failure = DiffFailure((error as? TransportError)?.description ?? "\(error)")
+            failure.notice = (error as? TransportError)?.notice
+            return .failure(failure)
         }
     }
 }

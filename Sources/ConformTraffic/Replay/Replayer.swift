@@ -66,6 +66,9 @@ public struct ReplayOutcome: Sendable, Hashable, CustomStringConvertible {
     public var cannotJudge: String?
     /// How many times `--retry` sent the exchange again (``RetryTransport``).
     public var retries = 0
+    /// What the whole replay needs told once about why no answer came (``TransportError/notice``: a TLS failure's
+    /// cause and fix), counted over the exchanges it concerns.
+    public var notice: String?
 
     public var passed: Bool { transportError == nil && differences.isEmpty && cannotJudge == nil }
 
@@ -279,6 +282,7 @@ public struct Replayer: Sendable {
             } catch {
                 latency = clock.now - sentAt
                 outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
+                outcome.notice = (error as? TransportError)?.notice
             }
         }
         let kept = outcome

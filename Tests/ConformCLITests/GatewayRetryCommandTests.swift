@@ -79,6 +79,7 @@ import Testing
         #expect(json["suites"]?[0]?["steps"]?[0]?["retries"]?.numberValue == 1)
         let junit = try String(contentsOfFile: scratch.path("report.junit"), encoding: .utf8)
         #expect(junit.contains(#"<property name="retries" value="1"/>"#))
+        #expect(junit.contains(#"<property name="retriedSteps" value="1"/>"#))
         #expect(junit.contains("<system-out>retried 1 time</system-out>"))
         let html = try String(contentsOfFile: scratch.path("report.html"), encoding: .utf8)
         #expect(html.contains(#"data-retries="1""#))

@@ -85,6 +85,26 @@ import Testing
         #expect(html.contains(#"data-retries="1""#))
     }
 
+    @Test func diffOfSuitesCannotJudgeAGatewayPageAndRetriesIt() async throws {
+        let scratch = try Scratch("gwdiff")
+        let suite = scratch.path("gw.yaml")
+        try Self.suite.write(toFile: suite, atomically: true, encoding: .utf8)
+        let (a, b) = (Gateway(failures: 1), Gateway(failures: 0))
+        let (sa, sb) = (try serve(a), try serve(b))
+        defer { [sa, sb].forEach { $0.stop() } }
+        let unjudged = await conformInProcess(["diff", "--target", sa.baseURL, "--target", sb.baseURL, suite])
+        #expect(unjudged.code == 2, "\(unjudged.out)")
+        #expect(
+            unjudged.out.contains("cannot judge: A: gateway unavailable: 503 Service Unavailable"), "\(unjudged.out)")
+        let a2 = Gateway(failures: 1)
+        let sa2 = try serve(a2)
+        defer { sa2.stop() }
+        let same = await conformInProcess(
+            ["diff", "--target", sa2.baseURL, "--target", sb.baseURL, suite, "--retry", "1"])
+        #expect(same.code == 0, "\(same.out)")
+        #expect(same.out.contains("1 retry (1 step)"), "\(same.out)")
+    }
+
     @Test func moreThanTenRetriesIsAUsageError() async throws {
         for command in [["run"], ["replay", "x.jsonl"], ["diff", "--target", "builtin", "--target", "builtin"]] {
             let refused = await conformInProcess(command + ["--retry", "11"])

@@ -162,6 +162,54 @@ struct TLSCauseCommandTests {
         #expect(good.code == 0, "\(good.out)")
     }
 
+    /// Names a cleartext base URL in M12, answers `{"ok":true}` to anything else.
+    struct Downgrading: HTTPHandler {
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            request.path.hasSuffix("/baseurl")
+                ? .json(200, ["baseUrl": "http://127.0.0.1:9"]) : .json(200, ["ok": true])
+        }
+    }
+
+    @Test func aCleartextBaseURLFromAnHTTPSTargetIsOneWarningAndIsNotFollowed() async throws {
+        let scratch = try Scratch("tlsdowngrade")
+        try await Self.certificates(scratch)
+        let suite = scratch.path("down.yaml")
+        try """
+        suite: down
+        title: a cleartext base URL
+        flows:
+          one:
+            - name: base URL
+              request: {url: "{{ mobile }}/mobile/1/baseurl"}
+              capture: {baseUrl: $.baseUrl}
+            - name: under it
+              request: {url: "{{ baseUrl }}/ok"}
+          two:
+            - name: base URL
+              request: {url: "{{ mobile }}/mobile/1/baseurl"}
+              capture: {baseUrl: $.baseUrl}
+            - name: under it
+              request: {url: "{{ baseUrl }}/ok"}
+        """.write(toFile: suite, atomically: true, encoding: .utf8)
+        let identity = TLSIdentity(
+            keyPEM: try String(contentsOfFile: scratch.path("leaf.key"), encoding: .utf8),
+            certificatePEM: try String(contentsOfFile: scratch.path("good.pem"), encoding: .utf8))
+        let server = try HTTPServer(handler: Downgrading(), tls: identity)
+        try server.start()
+        defer { server.stop() }
+        let run = await conform(["run", suite, "--target", server.baseURL, "--cacert", scratch.path("ca.pem")])
+        #expect(run.code == 2, "\(run.out)")
+        let warnings = lines(run.out, starting: "warning: ")
+        #expect(warnings.count == 1, "\(run.out)")
+        #expect(
+            warnings.first?.hasPrefix(
+                "warning: the HTTPS target announced the cleartext base URL 'http://127.0.0.1:9' (answering "
+                    + "\(server.baseURL)/mobile/1/baseurl): the run does not follow it to cleartext") == true,
+            "\(run.out)")
+        #expect(warnings.first?.hasSuffix("--allow-host 127.0.0.1:9 to follow it anyway (2 steps)") == true)
+        #expect(run.out.contains("not sent: http://127.0.0.1:9 is a cleartext base URL the HTTPS target announced"))
+    }
+
     @Test func twoCAVariablesThatDifferAreAWarningNamingTheOneUsed() async throws {
         let scratch = try Scratch("tlsboth")
         try await Self.certificates(scratch)

@@ -9,10 +9,20 @@ enum ClientTLSOptions {
             throw UsageError(
                 message: "--key is the key of a --cert client certificate; add --cert FILE", subcommand: subcommand)
         }
-        return ClientTLS(
+        let environment = ClientTLS.caFileAndSource(fromEnvironment: io.environment)
+        let (bundle, certFile) = (io.environment["CURL_CA_BUNDLE"] ?? "", io.environment["SSL_CERT_FILE"] ?? "")
+        if parsed.value("--cacert") == nil, !bundle.isEmpty, !certFile.isEmpty, bundle != certFile {
+            // curl's order: the second file is silently ignored, which is never what the user meant.
+            io.err.write(
+                "warning: CURL_CA_BUNDLE (\(bundle)) and SSL_CERT_FILE (\(certFile)) name different CA files: "
+                    + "CURL_CA_BUNDLE is used and SSL_CERT_FILE ignored, as curl does; unset one, or give --cacert\n")
+        }
+        var tls = ClientTLS(
             insecure: parsed.has("--insecure"),
-            caFile: (parsed.value("--cacert") ?? ClientTLS.caFile(fromEnvironment: io.environment)).map(io.resolve),
+            caFile: (parsed.value("--cacert") ?? environment?.file).map(io.resolve),
             certificateFile: parsed.value("--cert").map(io.resolve), keyFile: parsed.value("--key").map(io.resolve),
             http2: !parsed.has("--http1.1"))
+        tls.caSource = parsed.value("--cacert") != nil ? "--cacert" : environment?.source
+        return tls
     }
 }

@@ -99,6 +99,7 @@ extension CommandSpec {
                 spends queued for an exec adapter does not count.
                 """),
             .maxBody("The largest response body read (default: 64MB); a larger one fails the step."),
+            .retry,
             OptionSpec(
                 "--jobs", "N", .integer(1...1000),
                 help: """

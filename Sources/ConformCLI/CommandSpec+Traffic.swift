@@ -140,6 +140,7 @@ extension CommandSpec {
             .insecure, .cacert, .clientCert, .clientKey, .http11,
             .timeout("How long one exchange may take (default: 10; at most 24h)."),
             .maxBody("The largest response body read (default: 64MB); a larger one fails the exchange."),
+            .retry,
             OptionSpec(
                 "--connections", "N", .integer(1...256),
                 help: "HTTP connections to an http(s) target, 1 to 256 (default: 8)."),
@@ -217,6 +218,7 @@ extension CommandSpec {
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
                 test case per step or exchange, B's answer against A's.
                 """, usage: false),
+            .retry,
         ] + [OptionSpec.insecure] + OptionSpec.clientTLS + [.help])
 
     static let check = CommandSpec(

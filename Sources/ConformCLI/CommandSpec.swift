@@ -88,6 +88,15 @@ struct OptionSpec: Sendable {
     static func timeout(_ help: String) -> OptionSpec {
         OptionSpec("--timeout", "SECONDS", .duration(Arguments.timeoutRange), help: help)
     }
+    static let retry = OptionSpec(
+        "--retry", "N", .integer(0...RetryPolicy.maxRetries),
+        help: """
+            Send an exchange again, up to N times (0 to 10, default: 0), when a gateway
+            answers for the implementation (a 502, 503 or 504 that is not JSON) or the
+            connection is refused or reset before any answer; waits 0.25 s, doubling up
+            to 2 s, between tries. Every retry is counted in the reports; a 4xx, a JSON
+            5xx or a timeout is never retried.
+            """)
     static func maxBody(_ help: String) -> OptionSpec {
         OptionSpec("--max-body", "SIZE", .size(ResponseLimits.maxBodyRange), help: help)
     }

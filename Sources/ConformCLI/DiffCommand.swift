@@ -29,6 +29,7 @@ enum DiffCommand {
         let overrides = try parsed.variables()
         // Persons of this run's own on both sides, as `replay --fresh-identities` gives them.
         let fresh = try ReplayCommand.freshIdentities(parsed, subcommand: "diff")
+        let retry = try parsed.retryPolicy()
         do {
             let outcome = try await session.run { events in
                 let collector = ResultCollector(events: events)
@@ -37,11 +38,12 @@ enum DiffCommand {
                     if input.hasSuffix(".jsonl") || TraceFile.holdsTrace(io.resolve(input)) {
                         try await diffRecording(
                             input, a: a, b: b, noise: noise, substitutions: substitutions, fresh: fresh, tls: tls,
+                            retry: retry,
                             io: io
                         ) { step, group in collector.add(step, to: group) }
                     } else {
                         let steps = try await diffSuites(
-                            input, a: a, b: b, noise: noise, overrides: overrides, tls: tls, io: io)
+                            input, a: a, b: b, noise: noise, overrides: overrides, tls: tls, retry: retry, io: io)
                         for (step, group) in steps { collector.add(step, to: group) }
                     }
                 }
@@ -62,7 +64,7 @@ enum DiffCommand {
     /// records that could not be read come last, as one step that cannot be judged.
     static func diffRecording(
         _ input: String, a: Target, b: Target, noise: NoiseRules, substitutions: [String: String],
-        fresh: FreshIdentities? = nil, tls: ClientTLS, io: CommandIO,
+        fresh: FreshIdentities? = nil, tls: ClientTLS, retry: RetryPolicy? = nil, io: CommandIO,
         step: @escaping @Sendable (StepResult, ResultGroup) -> Void
     ) async throws {
         var options = TrafficSupport.replayOptions(
@@ -71,7 +73,8 @@ enum DiffCommand {
         // Differential shares one set of options; each side gets its own origin through its transport.
         options.origins = [:]
         let differential = Differential(
-            a: try rebased(a, timeout: .seconds(10), tls: tls), b: try rebased(b, timeout: .seconds(10), tls: tls),
+            a: try rebased(a, timeout: .seconds(10), tls: tls, retry: retry),
+            b: try rebased(b, timeout: .seconds(10), tls: tls, retry: retry),
             noise: noise,
             options: options)
         let trace = try TrafficSupport.trace(input, io: io).exchanges(onWarning: TrafficSupport.warnings(io))
@@ -95,8 +98,10 @@ enum DiffCommand {
     }
 
     /// The target's transport; for an http(s) target, recorded URLs are sent to its origin.
-    static func rebased(_ target: Target, timeout: Duration, tls: ClientTLS = ClientTLS()) throws -> any Transport {
-        let transport = try target.makeTransport(timeout: timeout, insecure: tls.insecure, tls: tls)
+    static func rebased(
+        _ target: Target, timeout: Duration, tls: ClientTLS = ClientTLS(), retry: RetryPolicy? = nil
+    ) throws -> any Transport {
+        let transport = try target.makeTransport(timeout: timeout, insecure: tls.insecure, tls: tls).retrying(retry)
         if case .http(let url) = target { return RebasedTransport(base: url, inner: transport) }
         return transport
     }
@@ -105,7 +110,7 @@ enum DiffCommand {
     /// when B did alike and failed with where B differs, with its suite's group.
     static func diffSuites(
         _ input: String, a: Target, b: Target, noise: NoiseRules, overrides: [String: String], tls: ClientTLS,
-        io: CommandIO
+        retry: RetryPolicy? = nil, io: CommandIO
     ) async throws -> [(StepResult, ResultGroup)] {
         let files = try SuiteFiles.expand([input], io: io)
         let loaded = SuiteFiles.load(files, io: io)
@@ -118,7 +123,9 @@ enum DiffCommand {
                 suites: loaded.suites, overrides: overrides,
                 targetDefaults: target.variableDefaults(ConformCommand.profile),
                 targetDescription: target.description, functions: ConformCommand.profile.functions)
-            return await Runner(transport: try target.makeTransport(timeout: .seconds(10), tls: tls)).run(plan)
+            return await Runner(
+                transport: try target.makeTransport(timeout: .seconds(10), tls: tls).retrying(retry)
+            ).run(plan)
         }
         let ra = try await run(a)
         let rb = try await run(b)
@@ -141,6 +148,7 @@ enum DiffCommand {
             let mismatches = compare(sa, sb, bToA: bToA, noise: noise)
             var step = sa
             step.check = .suiteDifference
+            step.retries = sa.retries + sb.retries
             step.verdict = mismatches.isEmpty ? .pass : .fail
             step.failures = mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)]
             step.error = nil
@@ -153,9 +161,25 @@ enum DiffCommand {
                 ]
             }
             if mismatches.isEmpty { (step.request, step.response) = (nil, nil) }
+            if let gateway = gatewayUnavailable(sa, sb) {
+                // A gateway answered for one side: nothing was learnt about it, so nothing can be compared.
+                (step.verdict, step.failures) = (.skipped, [])
+                step.errors = [StepError(.cannotJudge, "cannot judge: \(gateway)", fields: ["cause": gateway])]
+            }
             out.append((step, group))
         }
         return out
+    }
+
+    /// Which side a gateway answered for (a 502/503/504 page that is not JSON), and what it said; `nil` when both
+    /// sides' answers are the implementations' own.
+    static func gatewayUnavailable(_ sa: StepResult, _ sb: StepResult) -> String? {
+        for (side, step) in [("A", sa), ("B", sb)] {
+            if let error = step.errors.first(where: { $0.kind == .gatewayUnavailable }) {
+                return "\(side): \(error.message)"
+            }
+        }
+        return nil
     }
 
     /// Where B's step differs from A's: the verdict, whether a response came, and the responses (B's generated

@@ -27,6 +27,7 @@ enum ReplayCommand {
             try ShardOption.parse(text, subcommand: "replay")
         }
         let connections = try parsed.integer("--connections") ?? 8
+        let retry = try parsed.retryPolicy()
         let session = Session(
             console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io))
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
@@ -45,7 +46,7 @@ enum ReplayCommand {
                     options: options, credentials: credentials.live, signer: credentials.signer, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
-            let wire: any Transport =
+            let direct: any Transport =
                 if case .http = target {
                     CurlTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
@@ -54,6 +55,7 @@ enum ReplayCommand {
                     try target.makeTransport(
                         timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
                 }
+            let wire = direct.retrying(retry)
             // Live credentials go in below everything that reports: outcomes hold the recording's pseudonyms.
             let signed: any Transport =
                 credentials.signer.map {

@@ -116,11 +116,13 @@ enum RunCommand {
         }
         let clientTLS = try ClientTLSOptions.parse(parsed, subcommand: "run", io: io)
         let proxy = try ProxyOption.parse(parsed, target: target)
+        let retry = try parsed.retryPolicy()
         var transport: any Transport
         do {
             transport = try target.makeTransport(
                 timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: clientTLS,
-                proxy: proxy)
+                proxy: proxy
+            ).retrying(retry)
         } catch {
             io.report(
                 Diagnostic(.runTargetUnavailable, message: "cannot set up the target \(target.description): \(error)"))

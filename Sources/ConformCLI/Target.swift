@@ -115,3 +115,18 @@ enum Target: CustomStringConvertible {
         }
     }
 }
+
+extension Arguments {
+    /// `--retry N`: what a command retries (``RetryPolicy``), or `nil` when it retries nothing.
+    func retryPolicy() throws(UsageError) -> RetryPolicy? {
+        guard let n = try integer("--retry"), n > 0 else { return nil }
+        return RetryPolicy(retries: n)
+    }
+}
+
+extension Transport {
+    /// This transport, retrying what `policy` retries when there is one.
+    func retrying(_ policy: RetryPolicy?) -> any Transport {
+        policy.map { RetryTransport(inner: self, policy: $0) } ?? self
+    }
+}

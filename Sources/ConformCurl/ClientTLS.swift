@@ -5,6 +5,8 @@ public struct ClientTLS: Sendable, Hashable {
     public var insecure: Bool
     /// A PEM file of the CAs to trust instead of the system's.
     public var caFile: String?
+    /// Where ``caFile`` comes from (`--cacert`, `CURL_CA_BUNDLE`, `SSL_CERT_FILE`), for messages; `nil` when unsaid.
+    public var caSource: String?
     /// A PEM client certificate, with ``keyFile``, for servers that ask for one.
     public var certificateFile: String?
     /// The PEM private key of ``certificateFile`` (the certificate's file when `nil`).
@@ -25,8 +27,14 @@ public struct ClientTLS: Sendable, Hashable {
 
     /// The CA file from the environment, as curl and OpenSSL take it: `CURL_CA_BUNDLE`, else `SSL_CERT_FILE`.
     public static func caFile(fromEnvironment environment: [String: String]) -> String? {
+        caFileAndSource(fromEnvironment: environment)?.file
+    }
+
+    /// The CA file from the environment and the variable that named it: `CURL_CA_BUNDLE`, else `SSL_CERT_FILE`.
+    public static func caFileAndSource(fromEnvironment environment: [String: String]) -> (file: String, source: String)?
+    {
         for name in ["CURL_CA_BUNDLE", "SSL_CERT_FILE"] {
-            if let value = environment[name], !value.isEmpty { return value }
+            if let value = environment[name], !value.isEmpty { return (value, name) }
         }
         return nil
     }

@@ -259,11 +259,15 @@ func conformCurlProgress(
 enum CurlDefaults {
     /// Whether libcurl's default CA file (Debian's `/etc/ssl/certs/ca-certificates.crt`) exists: then it alone is
     /// trusted, without the default CA directory (which holds the same certificates, one a file).
-    static let hasCAFile: Bool = {
-        guard let h = curl_easy_init() else { return false }
+    static let hasCAFile: Bool = caFile != nil
+
+    /// libcurl's default CA file, when it exists and can be read.
+    static let caFile: String? = {
+        guard let h = curl_easy_init() else { return nil }
         defer { curl_easy_cleanup(h) }
         var path: UnsafeMutableRawPointer?
-        guard conform_curl_getinfo_ptr(h, CURLINFO_CAINFO, &path) == CURLE_OK, let path else { return false }
-        return access(path.assumingMemoryBound(to: CChar.self), R_OK) == 0
+        guard conform_curl_getinfo_ptr(h, CURLINFO_CAINFO, &path) == CURLE_OK, let path else { return nil }
+        let file = path.assumingMemoryBound(to: CChar.self)
+        return access(file, R_OK) == 0 ? String(cString: file) : nil
     }()
 }

@@ -79,6 +79,11 @@ public final class CurlTransport: Transport {
             loop.noteCancellation()
         }
         if cancelled.isSet { throw CancellationError() }
+        if case .failure(let error) = result, error.kind == .tls, !tls.insecure {
+            // Said once per run with its fix: expired, not trusted (by which CA file), or for other names.
+            let (url, tls, proxy) = (request.url, self.tls, self.proxy)
+            throw await Task.detached { TLSDiagnosis.explain(error, url: url, tls: tls, proxy: proxy) }.value
+        }
         return try result.get()
     }
 

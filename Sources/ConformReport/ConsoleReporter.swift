@@ -69,6 +69,7 @@ public struct ConsoleReporter: RunReporter {
             let ids = Set(step.failures.compactMap(\.decision)).sorted().joined(separator: ", ")
             out += paint("  assumption not met" + (ids.isEmpty ? "" : " (\(ids))"), .yellow)
         }
+        if step.retries > 0 { out += paint("  (\(Self.retried(step.retries)))", .dim) }
         out += "\n"
         let noted = step.errors.contains { $0.kind == .note }
         let whereJudged = verbose && step.errors.contains { $0.kind == .judgedAt }
@@ -122,6 +123,11 @@ public struct ConsoleReporter: RunReporter {
             ]
             if result.command == .check { parts.insert("\(c[.notExercised, default: 0]) not exercised", at: 2) }
         }
+        let retries = result.retries
+        if retries.count > 0 {
+            parts.append(
+                "\(retries.count) \(retries.count == 1 ? "retry" : "retries") (\(count(retries.steps, "step")))")
+        }
         let time = String(format: "%.2f", result.duration)
         var out: TerminalText = ""
         if result.repetitions > 1 {
@@ -136,6 +142,8 @@ public struct ConsoleReporter: RunReporter {
             out.append("\nRequests went to: " + result.contactedOrigins.joined(separator: ", ") + "\n")
         }
         out += runWideCauses(result)
+        if !result.notices.isEmpty { out += "\n" }
+        for notice in result.notices { out += paint(masker.text(notice.line), .yellow) + "\n" }
         out += certification(result)
         let broken = result.violatedRules
         if !broken.isEmpty {
@@ -192,6 +200,9 @@ public struct ConsoleReporter: RunReporter {
         }
         return out
     }
+
+    /// `retried N time(s)`, as a step says what `--retry` did for it.
+    static func retried(_ n: Int) -> String { "retried \(n) time\(n == 1 ? "" : "s")" }
 
     func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 

@@ -36,13 +36,18 @@ extension HTMLReporter {
     }
 
     func stepArticle(_ step: StepResult, anchor: String, masker: SecretMasker) -> String {
-        var out = "<article class=\"step \(Self.cssClass(step.verdict))\" id=\"\(anchor)\">\n<details open>\n"
+        let retried = step.retries > 0 ? " data-retries=\"\(step.retries)\"" : ""
+        var out =
+            "<article class=\"step \(Self.cssClass(step.verdict))\" id=\"\(anchor)\"\(retried)>\n<details open>\n"
         out +=
             "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(Escaping.html(step.flow)) › \(step.index + 1). \(Escaping.html(step.name))</span></h3></summary>\n"
         out += "<dl class=\"facts step-facts\">\n"
         out += fact(step.check.locatesRecord ? "Record" : "Source", "<code>\(Escaping.html(step.location))</code>")
         if !step.spec.isEmpty { out += fact("Spec", Self.linkedSpec(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
+        if step.retries > 0 {
+            out += fact("Retries", "\(step.retries) (a gateway's 502/503/504 page or a connection refused or reset)")
+        }
         if !deterministic {
             out += fact(
                 "Duration",

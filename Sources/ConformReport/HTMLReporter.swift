@@ -200,6 +200,14 @@ public struct HTMLReporter: DocumentReporter {
                 "Requests went to",
                 result.contactedOrigins.map { "<code>\(Escaping.html($0))</code>" }.joined(separator: ", "))
         }
+        let retries = result.retries
+        if retries.count > 0 {
+            out += fact("Retries", "\(retries.count) (\(Noun("step").counted(retries.steps)); see --retry)")
+        }
+        for notice in result.notices {
+            let steps = notice.steps == 0 ? "" : " (\(Noun("step").counted(notice.steps)))"
+            out += fact("Warning", Escaping.html(SecretMasker(secrets: result.secrets).text(notice.text)) + steps)
+        }
         if !decisions.isEmpty {
             out += fact(
                 "Decisions not met", decisions.map { "<code>\(Self.linkedSpec($0))</code>" }.joined(separator: ", "))

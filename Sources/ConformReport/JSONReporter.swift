@@ -115,6 +115,13 @@ public struct JSONReporter: DocumentReporter {
                 "rules": .int(traffic.rules), "rulesExercised": .int(traffic.rulesExercised),
             ]
         }
+        // What `--retry` sent again (a gateway's page, a connection refused or reset), over the whole run.
+        let retries = result.retries
+        if retries.count > 0 { o["retries"] = ["count": .int(retries.count), "steps": .int(retries.steps)] }
+        // What the run needed said once (a TLS failure's fix, a cleartext base URL not followed), with its steps.
+        if !result.notices.isEmpty {
+            o["notices"] = .array(result.notices.map { ["text": .string($0.text), "steps": .int($0.steps)] })
+        }
         // Where the requests went: the target's origins, and any host the user allowed.
         if !result.contactedOrigins.isEmpty { o["origins"] = .array(result.contactedOrigins.map { .string($0) }) }
         // A repeated run (`--repeat N`) names the steps whose verdict changed between repetitions.
@@ -174,6 +181,7 @@ public struct JSONReporter: DocumentReporter {
         o["verdict"] = .string(s.verdict.rawValue)
         if let e = s.error { o["error"] = .string(masker.text(e)) }
         o["attempts"] = .int(s.attempts)
+        if s.retries > 0 { o["retries"] = .int(s.retries) }
         o["duration"] = time(s.duration)
         if let r = s.request {
             o["request"] = [

@@ -48,17 +48,23 @@ public struct JUnitReporter: DocumentReporter {
             for step in s {
                 out +=
                     "    <testcase classname=\"\(Escaping.xml(suite.group.id)).\(Escaping.xml(step.flow))\" name=\"\(step.index + 1). \(Escaping.xml(step.name))\" time=\"\(time(step.duration))\""
+                // What `--retry` did for the step: a line of its output (junit-10.xsd has no properties on a test
+                // case; the run's totals are properties of the test suite).
+                let retried =
+                    step.retries > 0 ? "      <system-out>\(ConsoleReporter.retried(step.retries))</system-out>\n" : ""
                 switch step.verdict {
+                case .pass where !retried.isEmpty:
+                    out += ">\n\(retried)    </testcase>\n"
                 case .pass:
                     out += "/>\n"
                 case .assumptionNotMet:
                     out +=
-                        ">\n      <system-out>\(Escaping.xml("assumption not met\n" + details(step, masker)))</system-out>\n    </testcase>\n"
+                        ">\n      <system-out>\(Escaping.xml("assumption not met\n" + details(step, masker)))</system-out>\n\(retried)    </testcase>\n"
                 case .skipped, .notExercised:
                     // A rule the traffic never exercised is skipped with its reason: JUnit has no verdict between.
                     let message = step.error ?? step.verdict.rawValue
                     out +=
-                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(message)))\">\(Escaping.xml(step.location))</skipped>\n    </testcase>\n"
+                        ">\n      <skipped message=\"\(Escaping.xml(masker.text(message)))\">\(Escaping.xml(step.location))</skipped>\n\(retried)    </testcase>\n"
                 case .fail:
                     let first = masker.text(
                         step.failures.first?.mismatches.first.map {
@@ -68,10 +74,10 @@ public struct JUnitReporter: DocumentReporter {
                         step.check.hasSeverities
                         ? step.failures.map(\.severity).max()?.rawValue ?? "exchange" : step.check.rawValue
                     out +=
-                        ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(Escaping.xml(type))\">\(Escaping.xml(details(step, masker)))</failure>\n    </testcase>\n"
+                        ">\n      <failure message=\"\(Escaping.xml(first))\" type=\"\(Escaping.xml(type))\">\(Escaping.xml(details(step, masker)))</failure>\n\(retried)    </testcase>\n"
                 case .error:
                     out +=
-                        ">\n      <error message=\"\(Escaping.xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(Escaping.xml(details(step, masker)))</error>\n    </testcase>\n"
+                        ">\n      <error message=\"\(Escaping.xml(masker.text(step.error ?? "could not run")))\" type=\"error\">\(Escaping.xml(details(step, masker)))</error>\n\(retried)    </testcase>\n"
                 }
             }
             out += "  </testsuite>\n"
@@ -107,6 +113,9 @@ public struct JUnitReporter: DocumentReporter {
                 if let end = p.finishedAt { pairs.append(("finishedAt", RunProvenance.timestamp(end))) }
             }
         }
+        let retries = result.retries
+        if retries.count > 0 { pairs += [("retries", "\(retries.count)"), ("retriedSteps", "\(retries.steps)")] }
+        for (i, notice) in result.notices.enumerated() { pairs.append(("notice.\(i + 1)", notice.line)) }
         let masker = SecretMasker()
         return pairs.map {
             "      <property name=\"\(Escaping.xml($0.0))\" value=\"\(Escaping.xml(masker.text($0.1)))\"/>\n"

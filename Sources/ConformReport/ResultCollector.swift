@@ -19,6 +19,10 @@ public final class ResultCollector: Sendable {
         /// Steps that did not pass, kept so far, and those counted beyond ``maxKeptSteps``, by verdict.
         var kept = 0
         var othersNotKept: [Verdict: Int] = [:]
+        /// The retries of the steps not kept, and how many of them were retried.
+        var retriesNotKept = (count: 0, steps: 0)
+        /// What the result tells once, in the order first seen, with the steps (kept or not) each concerns.
+        var notices: [RunNotice] = []
     }
 
     private let state = Mutex(State())
@@ -46,18 +50,29 @@ public final class ResultCollector: Sendable {
         var step = step
         step.suiteID = id
         events(.stepFinished(step))
+        let notice = step.errors.lazy.compactMap { $0.fields["notice"] }.first
         state.withLock { s in
+            if let notice {
+                if let i = s.notices.firstIndex(where: { $0.text == notice }) {
+                    s.notices[i].steps += 1
+                } else {
+                    s.notices.append(RunNotice(notice, steps: 1))
+                }
+            }
             if s.groups[id] == nil {
                 s.order.append(id)
                 s.groups[id] = Group(group: made, steps: [])
             }
             // A group whose steps all passed stays, empty, so that the result still names it.
-            if !keepsPasses && step.verdict == .pass {
-                s.passesNotKept += 1
-                return
-            }
-            if !keepsPasses && s.kept >= maxKeptSteps {
-                s.othersNotKept[step.verdict, default: 0] += 1
+            if !keepsPasses && (step.verdict == .pass || s.kept >= maxKeptSteps) {
+                if step.verdict == .pass {
+                    s.passesNotKept += 1
+                } else {
+                    s.othersNotKept[step.verdict, default: 0] += 1
+                }
+                if step.retries > 0 {
+                    s.retriesNotKept = (s.retriesNotKept.count + step.retries, s.retriesNotKept.steps + 1)
+                }
                 return
             }
             s.kept += 1
@@ -73,8 +88,8 @@ public final class ResultCollector: Sendable {
     public func result(
         _ command: RunResult.Command, target: String, duration: Double, sortedByLine: Bool = false
     ) -> RunResult {
-        let (groups, passesNotKept, othersNotKept) = state.withLock { s in
-            (s.order.compactMap { s.groups[$0] }, s.passesNotKept, s.othersNotKept)
+        let (groups, passesNotKept, othersNotKept, retriesNotKept, notices) = state.withLock { s in
+            (s.order.compactMap { s.groups[$0] }, s.passesNotKept, s.othersNotKept, s.retriesNotKept, s.notices)
         }
         let suites = groups.map { group in
             var steps = group.steps
@@ -87,6 +102,8 @@ public final class ResultCollector: Sendable {
         var result = RunResult(command: command, suites: suites, duration: duration, target: target)
         result.passesNotKept = passesNotKept
         result.othersNotKept = othersNotKept
+        (result.retriesNotKept, result.retriedStepsNotKept) = retriesNotKept
+        result.notices = notices
         return result
     }
 }

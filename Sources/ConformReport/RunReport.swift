@@ -294,7 +294,7 @@ struct RunReportReader {
         for (i, f) in try array(v["failures"], "\(path).failures").enumerated() {
             failures.append(try failure(f, "\(path).failures[\(i)]"))
         }
-        return StepResult(
+        var step = StepResult(
             suiteID: suiteID, flow: try string(v["flow"], "\(path).flow"),
             index: try int(v["index"], "\(path).index", 1...Self.maxCount) - 1,
             name: try string(v["name"], "\(path).name"),
@@ -306,5 +306,7 @@ struct RunReportReader {
             attempts: try int(v["attempts"], "\(path).attempts", 0...Self.maxCount),
             duration: try number(v["duration"], "\(path).duration"),
             check: try check(v["check"], "\(path).check"))
+        if let retries = v["retries"] { step.retries = try int(retries, "\(path).retries", 0...Self.maxCount) }
+        return step
     }
 }

@@ -33,11 +33,17 @@ public struct RunResult: Sendable, Hashable {
     /// Steps that did not pass, counted but not kept past ``ResultCollector/maxKeptSteps``, by verdict (a replay
     /// of millions of differing exchanges shown only on the console). Counted in ``counts`` and ``stepCount``.
     public var othersNotKept: [Verdict: Int] = [:]
+    /// The retries (`--retry`) of the steps counted but not kept (``passesNotKept``, ``othersNotKept``).
+    public var retriesNotKept = 0
+    /// How many of the steps counted but not kept were retried.
+    public var retriedStepsNotKept = 0
     /// What a suite run covered (its selection, its share of the bundled plan, its shard), which decides whether it
     /// is certifiable (``certifiability``); `nil` for other commands.
     public var scope: RunScope?
     /// Where the verdict comes from: kit, suites, command line, variables, product, times.
     public var provenance: RunProvenance?
+    /// What the run needs said once, each with the number of steps it concerns (``RunNotice``).
+    public var notices: [RunNotice] = []
     /// What a client check read (exchanges, app events, rules exercised); `nil` for other commands.
     public var checkedTraffic: CheckedTraffic?
     /// What `conform verify` concluded about the bundle whose run this is; `nil` for other commands.
@@ -65,6 +71,18 @@ public struct RunResult: Sendable, Hashable {
     /// How many steps the run holds.
     public var stepCount: Int {
         suites.reduce(passesNotKept + othersNotKept.values.reduce(0, +)) { $0 + $1.steps.count }
+    }
+
+    /// How many retries (`--retry`) the run made, over all its steps, and how many steps needed one.
+    public var retries: (count: Int, steps: Int) {
+        var out = (count: retriesNotKept, steps: retriedStepsNotKept)
+        for suite in suites {
+            for step in suite.steps where step.retries > 0 {
+                out.count += step.retries
+                out.steps += 1
+            }
+        }
+        return out
     }
 
     /// Number of steps with each verdict.

@@ -24,6 +24,9 @@ public struct StepError: Sendable, Hashable, CustomStringConvertible, Diagnostic
         case badWindow
         /// The request got no response (`fields["cause"]`).
         case noResponse
+        /// A gateway in front of the implementation answered in its place (a 502/503/504 page that is not JSON,
+        /// `fields["cause"]`): nothing was learnt about the implementation.
+        case gatewayUnavailable
         /// The request was not sent: its URL is outside the target's origins and the allowed hosts
         /// (`fields["url"]`, `fields["origin"]`, `fields["allowed"]`).
         case outsideTarget

@@ -127,11 +127,18 @@ public struct StepResult: Sendable, Hashable {
         get { Int(storedAttempts) }
         set { storedAttempts = Int32(clamping: newValue) }
     }
+    /// How many times `--retry` sent the step's exchange again after a gateway's 502/503/504 page or a connection
+    /// refused or reset (``RetryTransport``): 0 when it was answered first time.
+    public var retries: Int {
+        get { Int(storedRetries) }
+        set { storedRetries = Int32(clamping: newValue) }
+    }
     /// Wall time of the step in seconds.
     public var duration: Double
     private var ownSpec: [SpecReference]
     private var storedIndex: Int32
     private var storedAttempts: Int32
+    private var storedRetries: Int32 = 0
     /// (Declared last, beside the 32-bit counts, so that it takes no word of its own.)
     public var verdict: Verdict
 
@@ -172,6 +179,7 @@ public struct StepResult: Sendable, Hashable {
             && lhs.name == rhs.name && lhs.mark == rhs.mark && lhs.spec == rhs.spec && lhs.verdict == rhs.verdict
             && lhs.exchange == rhs.exchange && lhs.failures == rhs.failures && lhs.errors == rhs.errors
             && lhs.attempts == rhs.attempts && lhs.duration == rhs.duration && lhs.check == rhs.check
+            && lhs.retries == rhs.retries
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -17,6 +17,17 @@ actor EventBoard {
         /// The flow that was to emit it (or, with none named, one of the other flows) finished without emitting it
         /// because a step of it could not run (`why`): nothing was learnt, so the wait is not a failure either.
         case couldNotRun(flow: String, why: String)
+        /// The flow that was to emit it (or, with none named, one of the other flows that emit it) finished without
+        /// emitting it because its emitting step, or a step before it, did not pass (`why` names both): the wait
+        /// is not a second failure of the same fault.
+        case emitterDidNotPass(flow: String, why: String)
+    }
+
+    /// A step of a flow, by its place (0-based) and name.
+    struct StepName: Sendable, Equatable, CustomStringConvertible {
+        var index: Int
+        var name: String
+        var description: String { "step \(index + 1) '\(name)'" }
     }
 
     private var emitted: [String: [Emitted]] = [:]
@@ -24,12 +35,34 @@ actor EventBoard {
     /// Why each finished flow that could not run all its steps stopped (its first step that could not run).
     private var couldNotRun: [String: String] = [:]
     private let flows: Set<String>
+    /// The step of each flow that emits each event: `emitters[event][flow]`.
+    private let emitters: [String: [String: StepName]]
+    /// The first step of each finished flow that failed, when one did.
+    private var failed: [String: StepName] = [:]
     /// When each flow last started or finished an exchange.
     private var lastProgress: [String: ContinuousClock.Instant] = [:]
     /// Exchanges under way, per flow: each is bounded by its own deadline, so while one runs the suite is not stuck.
     private var underWay: [String: Int] = [:]
 
-    init(flows: [String]) { self.flows = Set(flows) }
+    init(flows: [String], emitters: [String: [String: StepName]] = [:]) {
+        self.flows = Set(flows)
+        self.emitters = emitters
+    }
+
+    /// The board of `suite`: its flows, and the step of each that emits each event.
+    init(_ suite: Suite) {
+        var emitters: [String: [String: StepName]] = [:]
+        for flow in suite.flows {
+            for (index, step) in flow.steps.enumerated() {
+                if case .exchange(let exchange) = step.action, let event = exchange.emits,
+                    emitters[event]?[flow.name] == nil
+                {
+                    emitters[event, default: [:]][flow.name] = StepName(index: index, name: step.name)
+                }
+            }
+        }
+        self.init(flows: suite.flows.map(\.name), emitters: emitters)
+    }
 
     /// Records that `flow` started an exchange (every attempt of an `eventually` step counts).
     func started(_ flow: String) {
@@ -55,17 +88,38 @@ actor EventBoard {
 
     /// Records that `flow` has run its last step: it will emit nothing more; `couldNotRun` says why, when a step of
     /// it could not run.
-    func finish(_ flow: String, couldNotRun why: String? = nil) {
+    /// `failed` is its first step that failed, when one did.
+    func finish(_ flow: String, couldNotRun why: String? = nil, failed step: StepName? = nil) {
         finished.insert(flow)
         if let why { couldNotRun[flow] = why }
+        if let step { failed[flow] = step }
+    }
+
+    /// Why `flow`, finished, did not emit `event` because a step failed: its emitting step failed, or did not run
+    /// after an earlier one failed. `nil` when no step of it failed, or when the failure came after the emitter.
+    private func didNotPass(_ event: String, flow: String) -> String? {
+        guard let failure = failed[flow], let emitter = emitters[event]?[flow], failure.index <= emitter.index
+        else { return nil }
+        if failure.index == emitter.index { return "its emitting \(emitter) failed" }
+        return "its emitting \(emitter) did not run: \(failure) failed"
     }
 
     private func find(_ name: String, from flow: String?, waiter: String) -> Result<Emitted, Miss>? {
         if let hit = emitted[name]?.first(where: { flow == nil || $0.flow == flow }) { return .success(hit) }
         if let flow, finished.contains(flow) {
-            return .failure(couldNotRun[flow].map { .couldNotRun(flow: flow, why: $0) } ?? .finishedWithout)
+            if let why = couldNotRun[flow] { return .failure(.couldNotRun(flow: flow, why: why)) }
+            if let why = didNotPass(name, flow: flow) { return .failure(.emitterDidNotPass(flow: flow, why: why)) }
+            return .failure(.finishedWithout)
         }
         if flow == nil, flows.subtracting([waiter]).isSubset(of: finished) {
+            // The flows that would have emitted it first: one that could not run, or failed before it emitted,
+            // leaves the wait unjudged, naming it.
+            for other in (emitters[name]?.keys.sorted() ?? []) where other != waiter {
+                if let why = couldNotRun[other] { return .failure(.couldNotRun(flow: other, why: why)) }
+                if let why = didNotPass(name, flow: other) {
+                    return .failure(.emitterDidNotPass(flow: other, why: why))
+                }
+            }
             // Any other flow might have emitted it: one that could not run leaves the wait unjudged.
             if let (other, why) = couldNotRun.filter({ $0.key != waiter }).min(by: { $0.key < $1.key }) {
                 return .failure(.couldNotRun(flow: other, why: why))

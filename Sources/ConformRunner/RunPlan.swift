@@ -80,6 +80,8 @@ final class OriginLog: Sendable {
     private struct State {
         var contacted: Set<String> = []
         var announced: Set<String> = []
+        /// Cleartext origins an HTTPS answer announced, each with the notice that says so, in order.
+        var cleartext: [(origin: String, notice: String)] = []
     }
 
     private let state = Mutex(State())
@@ -92,14 +94,45 @@ final class OriginLog: Sendable {
 
     /// Learns the origins of absolute URLs captured from the implementation's responses (a base URL it hands out,
     /// as M12 does): the implementation may send its clients there, so the run may follow.
-    func learn(from captured: [String: JSONValue]) {
-        let origins = captured.values.compactMap { value -> String? in
-            guard case .string(let text) = value, text.utf8.count <= 2048 else { return nil }
-            return OriginPolicy.origin(of: text)
+    ///
+    /// An `http://` URL announced in the answer to an `https://` request is not learnt: the run does not follow an
+    /// HTTPS target to cleartext, where credentials would travel unencrypted. It is kept, with a notice naming it
+    /// (``cleartext(_:)``, ``cleartextNotices``).
+    func learn(from captured: [String: JSONValue], answering url: String = "") {
+        let secure = OriginPolicy.origin(of: url)?.hasPrefix("https://") == true
+        var origins: [String] = []
+        var downgrades: [(origin: String, notice: String)] = []
+        for value in captured.values {
+            guard case .string(let text) = value, text.utf8.count <= 2048, let origin = OriginPolicy.origin(of: text)
+            else { continue }
+            guard secure, origin.hasPrefix("http://") else {
+                origins.append(origin)
+                continue
+            }
+            let notice =
+                "the HTTPS target announced the cleartext base URL \(HTTPSyntax.quoted(text)) (answering "
+                + "\(URLParts(url).origin)\(URLParts(url).path)): the run does not follow it to cleartext, so the steps "
+                + "that would go there are not sent; make the implementation announce an https:// URL, or pass "
+                + "--allow-host \(URLParts(origin).authority) to follow it anyway"
+            downgrades.append((origin, notice))
         }
-        if origins.isEmpty { return }
-        state.withLock { $0.announced.formUnion(origins) }
+        if origins.isEmpty && downgrades.isEmpty { return }
+        state.withLock { state in
+            state.announced.formUnion(origins)
+            for downgrade in downgrades where !state.cleartext.contains(where: { $0.origin == downgrade.origin }) {
+                state.cleartext.append(downgrade)
+            }
+        }
     }
+
+    /// The notice of the cleartext origin of `url`, when an HTTPS answer announced it (see ``learn(from:answering:)``).
+    func cleartext(_ url: String) -> String? {
+        guard let origin = OriginPolicy.origin(of: url) else { return nil }
+        return state.withLock { $0.cleartext.first { $0.origin == origin }?.notice }
+    }
+
+    /// The notices of every cleartext origin an HTTPS answer announced, in the order they came.
+    var cleartextNotices: [String] { state.withLock { $0.cleartext.map(\.notice) } }
 
     /// Whether the implementation handed out `url`'s origin in a response.
     func announced(_ url: String) -> Bool {

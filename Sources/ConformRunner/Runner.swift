@@ -79,6 +79,7 @@ public struct Runner: Sendable {
         if !plan.defaultCredentials.isEmpty {
             result = Self.refusingDefaultCredentials(result, names: plan.defaultCredentials)
         }
+        result.notices = RunNotice.gathered(from: result.steps, announced: contacted.cleartextNotices)
         events(.runFinished(result))
         return result
     }
@@ -109,7 +110,7 @@ public struct Runner: Sendable {
             }
         }
         for (key, value) in plan.overrides where scope[key] == nil { scope[key] = .string(value) }
-        let board = EventBoard(flows: suite.flows.map(\.name))
+        let board = EventBoard(suite)
         let baseScope = scope
         let failedSetup = setupError
         var steps: [StepResult] = []
@@ -150,6 +151,8 @@ public struct Runner: Sendable {
         // Why the flow could not run all its steps (a step that could not run, or a wait for a flow that could not):
         // a wait for an event this flow would have emitted is then skipped, not failed.
         var couldNotRun: String? = setupError.map { "its setup failed: \($0.message)" }
+        // The first step that failed: a wait for an event this flow emits at or after it is skipped, not failed.
+        var firstFailed: EventBoard.StepName?
         let origin = StepResult.Origin(suiteID: suite.id, flow: flow.name, file: suite.file, spec: suite.spec)
         for (index, step) in flow.steps.enumerated() {
             var result = StepResult(
@@ -187,6 +190,8 @@ public struct Runner: Sendable {
                 } else if result.verdict == .fail || result.verdict == .error {
                     if result.verdict == .error {
                         couldNotRun = couldNotRun ?? "step \(index + 1) '\(step.name)' could not run"
+                    } else if firstFailed == nil {
+                        firstFailed = EventBoard.StepName(index: index, name: step.name)
                     }
                     // A wait that failed because the fail-fast stop ended the flow it waited for did not really run.
                     if case .wait = step.action, let reason = plan.halt?.reason {
@@ -202,7 +207,7 @@ public struct Runner: Sendable {
             events(.stepFinished(result))
             results.append(retained(result))
         }
-        await board.finish(flow.name, couldNotRun: couldNotRun)
+        await board.finish(flow.name, couldNotRun: couldNotRun, failed: firstFailed)
         return results
     }
 
@@ -232,6 +237,15 @@ public struct Runner: Sendable {
         case .failure(.couldNotRun(let emitter, let why)):
             result.verdict = .skipped
             let reason = "event '\(wait.event)'\(source) will not come: flow '\(emitter)' could not run (\(why))"
+            result.errors = [
+                StepError(
+                    .skipped, "skipped: \(reason)",
+                    fields: ["blockedBy": reason, "event": wait.event, "emitter": emitter])
+            ]
+        case .failure(.emitterDidNotPass(let emitter, let why)):
+            // The emitter's own failure is the finding: the wait is skipped, naming it, not failed a second time.
+            result.verdict = .skipped
+            let reason = "event '\(wait.event)'\(source) will not come: flow '\(emitter)' did not emit it, \(why)"
             result.errors = [
                 StepError(
                     .skipped, "skipped: \(reason)",
@@ -301,26 +315,31 @@ public struct Runner: Sendable {
             var controlMissing: [Mismatch] = []
             let attemptStart = clock.now
             await progress(true)
-            let sent: Result<HTTPResponse, any Error>
-            do {
-                // The step that sends is known to the transport's decorators (a bundle's exchange log) as a tag.
-                let tag = ExchangeTag(
-                    suite: result.suiteID, flow: result.flow, step: result.index, attempt: result.attempts)
-                sent = .success(
-                    try await ExchangeTag.$current.withValue(tag) {
-                        try await DeadlineTransport(inner: transport, deadline: plan.exchangeTimeout).send(timed)
-                    })
-            } catch {
-                sent = .failure(error)
+            // The step that sends is known to the transport's decorators (a bundle's exchange log) as a tag, and
+            // `--retry` counts its retries in the step's tally.
+            let tag = ExchangeTag(
+                suite: result.suiteID, flow: result.flow, step: result.index, attempt: result.attempts)
+            let (sent, tally) = await RetryTally.counting { () async -> Result<HTTPResponse, any Error> in
+                do {
+                    return .success(
+                        try await ExchangeTag.$current.withValue(tag) {
+                            try await DeadlineTransport(inner: transport, deadline: plan.exchangeTimeout).send(timed)
+                        })
+                } catch {
+                    return .failure(error)
+                }
             }
+            result.retries += tally.count
             await progress(false)
             switch sent {
             case .success(let response) where Self.gatewayUnavailable(response) != nil:
                 // A gateway in front of the implementation answered: nothing was learnt about the implementation.
-                let cause = Self.gatewayUnavailable(response) ?? ""
+                let cause = Self.retried(Self.gatewayUnavailable(response) ?? "", tally.count)
                 result.response = response
                 result.failures = []
-                result.errors = [StepError(.noResponse, "gateway unavailable: \(cause)", fields: ["cause": cause])]
+                result.errors = [
+                    StepError(.gatewayUnavailable, "gateway unavailable: \(cause)", fields: ["cause": cause])
+                ]
                 result.verdict = .error
             case .success(let response):
                 result.response = response
@@ -337,7 +356,7 @@ public struct Runner: Sendable {
                     failures += assumedSeen.filter { !decided.contains($0.decision ?? "") }
                 }
                 let captured = exchange.capture(from: response)
-                plan.contacted?.learn(from: captured.values)
+                plan.contacted?.learn(from: captured.values, answering: timed.url)
                 if !captured.missing.isEmpty, controlMissing.isEmpty {
                     failures.append(CheckFailure(severity: .must, mismatches: captured.missing))
                 }
@@ -356,7 +375,11 @@ public struct Runner: Sendable {
             case .failure(let error as TransportError):
                 result.response = nil
                 result.failures = []
-                result.errors = [StepError(.noResponse, "no response: \(error)", fields: ["cause": "\(error)"])]
+                let cause = Self.retried("\(error)", tally.count)
+                var fields = ["cause": cause]
+                // What the whole run needs told once (a TLS failure's cause and fix) is counted, not repeated.
+                if let notice = error.notice { fields["notice"] = notice }
+                result.errors = [StepError(.noResponse, "no response: \(cause)", fields: fields)]
                 result.verdict = error.meansCannotRun ? .error : .fail
             case .failure(let error):
                 result.response = nil
@@ -394,15 +417,11 @@ public struct Runner: Sendable {
 }
 
 extension Runner {
-    /// Why `response` is a gateway's, not the implementation's: a 502, 503 or 504 whose body is not JSON (an HTML
-    /// page, plain text, nothing) comes from a proxy, load balancer or gateway in front of it, which the protocol's
-    /// JSON API never sends. `nil` for any other response, a JSON 5xx among them (the implementation's own, judged).
-    static func gatewayUnavailable(_ response: HTTPResponse) -> String? {
-        guard [502, 503, 504].contains(response.status.code) else { return nil }
-        if !response.body.isEmpty, (try? JSONValue.parse(response.body)) != nil { return nil }
-        let type = response.headerFields["Content-Type"].map { " \(HTTPSyntax.quoted($0))" } ?? ""
-        let body = response.body.isEmpty ? "no body" : "a\(type) body that is not JSON"
-        return "\(response.status.code) \(response.status.reasonPhrase) with \(body): a proxy or gateway in front of "
-            + "the implementation answered, not the implementation; run again when it is up"
+    /// Why `response` is a gateway's, not the implementation's (``HTTPResponse/gatewayUnavailable``).
+    static func gatewayUnavailable(_ response: HTTPResponse) -> String? { response.gatewayUnavailable }
+
+    /// `message` with what `--retry` did, when it retried.
+    static func retried(_ message: String, _ retries: Int) -> String {
+        retries == 0 ? message : "\(message) (after \(retries) \(retries == 1 ? "retry" : "retries"))"
     }
 }

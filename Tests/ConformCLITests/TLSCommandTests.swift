@@ -91,7 +91,7 @@ struct TLSCommandTests {
             ["run", "suites/01-registration.yaml", "--target", served.baseURL], environment: [:])
         #expect(untrusted.code == 2, "\(untrusted.out.suffix(1000))")
         #expect(untrusted.out.contains("TLS failure: "))
-        #expect(untrusted.out.contains("trust its CA with --cacert FILE"))
+        #expect(untrusted.out.contains("give the CA that signed it with --cacert FILE"))
         #expect(untrusted.out.contains("--insecure"))
         #expect(untrusted.out.hasSuffix("Result: COULD NOT RUN\n"))
         // M12 announces the scheme the reference was reached by.

@@ -53,6 +53,11 @@ extension JUnitSchemaTests {
                 ]
             }
             if verdict == .skipped { step.error = "cannot judge: no response recorded" }
+            if verdict == .error {
+                step.errors = [StepError(.replay, "no answer", fields: ["notice": "TLS: the certificate expired"])]
+            }
+            // Every verdict with a retry: the step's line of output and the run's totals stay within the schema.
+            step.retries = 1
             collector.add(step, to: suite)
         }
         let result = collector.result(.replay, target: "builtin", duration: 0, sortedByLine: true)
@@ -60,5 +65,8 @@ extension JUnitSchemaTests {
         let (code, output) = try await validate(report)
         #expect(code == 0, "xmllint: \(output)")
         #expect(report.contains(">trace.jsonl:2:1\nmust status: expected 200, got 500"))
+        #expect(report.components(separatedBy: "<system-out>retried 1 time</system-out>").count == 5)
+        #expect(report.contains(#"<property name="retries" value="4"/>"#))
+        #expect(report.contains(#"<property name="notice.1" value="warning: TLS: the certificate expired (1 step)"/>"#))
     }
 }

@@ -59,3 +59,68 @@ import Testing
         #expect(result.status == .cannotRun)
     }
 }
+
+/// A wait whose emitter failed is skipped, naming the emitting step: the failure is the emitter's, counted once.
+@Suite struct WaitEmitterFailedTests {
+    @Test func aWaitWhoseEmittingStepFailedIsSkippedNamingIt() async throws {
+        let s = try suite(
+            """
+            suite: failed
+            title: the emitter failed
+            flows:
+              phone:
+                - name: register at a path that is not there
+                  request: {method: POST, url: "/missing"}
+                  expect: {status: 200}
+                  emits: registrationUpdated
+              tablet:
+                - wait: {event: registrationUpdated, flow: phone, timeout: 60s}
+                - name: read the phone's registration
+                  request: {url: "/reg/x"}
+              laptop:
+                - wait: {event: registrationUpdated, timeout: 60s}
+            """)
+        let result = await Runner(transport: InProcessTransport(FakeService())).run(
+            RunPlan(suites: [s], exchangeTimeout: .seconds(5), targetDescription: "fake"))
+        let byFlow = Dictionary(grouping: result.steps, by: \.flow)
+        #expect(byFlow["phone"]?.map(\.verdict) == [.fail])
+        #expect(byFlow["tablet"]?.map(\.verdict) == [.skipped, .skipped])
+        #expect(
+            byFlow["tablet"]?.first?.error
+                == "skipped: event 'registrationUpdated' from flow 'phone' will not come: flow 'phone' did not emit "
+                + "it, its emitting step 1 'register at a path that is not there' failed")
+        #expect(byFlow["tablet"]?.first?.errors.first?.fields["emitter"] == "phone")
+        #expect(
+            byFlow["laptop"]?.first?.error
+                == "skipped: event 'registrationUpdated' will not come: flow 'phone' did not emit it, its emitting "
+                + "step 1 'register at a path that is not there' failed")
+        // The one failure is the emitter's: the run does not conform, and nothing else failed.
+        #expect(result.counts[.fail, default: 0] == 1)
+        #expect(result.status == .mismatch)
+    }
+
+    @Test func aWaitWhoseEmitterFailedBeforeTheEmittingStepIsSkippedNamingBoth() async throws {
+        let s = try suite(
+            """
+            suite: earlier
+            title: a step before the emitter failed
+            flows:
+              phone:
+                - name: create at a path that is not there
+                  request: {method: POST, url: "/missing"}
+                  expect: {status: 200}
+                - name: register
+                  request: {method: POST, url: "/reg"}
+                  emits: registrationUpdated
+              tablet:
+                - wait: {event: registrationUpdated, flow: phone, timeout: 60s}
+            """)
+        let result = await Runner(transport: InProcessTransport(FakeService())).run(
+            RunPlan(suites: [s], exchangeTimeout: .seconds(5), targetDescription: "fake"))
+        #expect(result.steps.map(\.verdict) == [.fail, .skipped, .skipped])
+        #expect(
+            result.steps[2].error
+                == "skipped: event 'registrationUpdated' from flow 'phone' will not come: flow 'phone' did not emit "
+                + "it, its emitting step 2 'register' did not run: step 1 'create at a path that is not there' failed")
+    }
+}

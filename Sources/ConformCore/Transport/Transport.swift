@@ -95,10 +95,20 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
 
     public var kind: Kind
     public var message: String
+    /// What the whole run needs told once about this failure, with its fix (a TLS failure's cause: an expired
+    /// certificate, the CA file in use, the names a certificate holds); ``message`` then stays short, and every
+    /// exchange that fails alike refers to it.
+    public var notice: String?
 
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
+    }
+
+    /// A failure whose cause and fix the run tells once (``notice``), `message` staying short.
+    public init(_ kind: Kind, _ message: String, notice: String) {
+        self.init(kind, message)
+        self.notice = notice
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }

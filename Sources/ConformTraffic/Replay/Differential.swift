@@ -12,9 +12,13 @@ public struct DifferentialStep: Sendable, Hashable, CustomStringConvertible {
     public var differences: [Mismatch]
     public var errorA: String?
     public var errorB: String?
-    /// What the trace lacks to compare this exchange (a body a tool left out, a URL that would leave the target):
-    /// neither the same nor different, never a pass.
+    /// Why the two answers cannot be compared (a gateway answered for one side, the recording lacks what is
+    /// needed); `nil` when they were.
     public var cannotJudge: String? = nil
+    /// How many times `--retry` sent the exchange again, to either side.
+    public var retries = 0
+    /// What the run tells once about why a side did not answer (a TLS failure's cause and fix).
+    public var notice: String?
 
     public var description: String {
         var lines = ["step \(seq) (flow \(flow)): \(method) \(target)"]
@@ -103,11 +107,15 @@ public struct Differential: Sendable {
             seq: outcome.seq, flow: outcome.flow, method: request.method, target: request.target,
             differences: outcome.differences, errorA: nil, errorB: outcome.transportError)
         step.cannotJudge = outcome.cannotJudge
+        step.retries = outcome.retries
+        step.notice = outcome.notice
         return step
     }
 }
 
 struct DiffFailure: Error, Hashable {
     let message: String
+    /// What the run tells once about this failure (``TransportError/notice``).
+    var notice: String?
     init(_ message: String) { self.message = message }
 }

@@ -47,7 +47,9 @@ public enum ReplayResults {
             step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
         } else if let error = outcome.transportError {
             step.verdict = .error
-            step.errors = [StepError(.replay, error, fields: ["cause": error])]
+            var fields = ["cause": error]
+            if let notice = outcome.notice { fields["notice"] = notice }
+            step.errors = [StepError(.replay, error, fields: fields)]
         } else if !outcome.differences.isEmpty {
             step.verdict = .fail
             step.failures = [CheckFailure(severity: .must, mismatches: outcome.differences)]
@@ -56,22 +58,13 @@ public enum ReplayResults {
             step.request = outcome.request
             step.response = outcome.actual
         }
+        step.retries = outcome.retries
         return step
     }
 
     /// An exchange sent to two implementations: passed when both answered alike, failed with A's answer as what
     /// was expected and B's as what came.
     public static func step(_ diff: DifferentialStep, trace: String) -> StepResult {
-        if let cannotJudge = diff.cannotJudge {
-            // Not compared: a skipped step that says why, exactly as a replay of the same trace reports it.
-            var step = StepResult(
-                suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0,
-                name: "exchange \(diff.seq): \(diff.method) \(diff.target)", file: trace,
-                mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(), verdict: .skipped, attempts: 0,
-                check: .replayDifference)
-            step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
-            return step
-        }
         var mismatches = diff.differences
         if diff.errorA != nil || diff.errorB != nil {
             mismatches.insert(
@@ -79,12 +72,25 @@ public enum ReplayResults {
                     path: "response", expected: diff.errorA.map { "A failed: \($0)" } ?? "A answered",
                     actual: diff.errorB.map { "B failed: \($0)" } ?? "B answered"), at: 0)
         }
-        return StepResult(
+        var step = StepResult(
             suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0,
             name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
             file: trace, mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(),
             verdict: mismatches.isEmpty ? .pass : .fail,
             failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,
             check: .replayDifference)
+        step.retries = diff.retries
+        if let notice = diff.notice, !step.failures.isEmpty {
+            // The difference is that a side got no answer, for a cause the run tells once.
+            step.errors = [
+                StepError(.replay, "no answer (see the warning below the steps)", fields: ["notice": notice])
+            ]
+        }
+        if let cannotJudge = diff.cannotJudge {
+            // Nothing was compared: neither the same nor a difference.
+            (step.verdict, step.failures) = (.skipped, [])
+            step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]
+        }
+        return step
     }
 }

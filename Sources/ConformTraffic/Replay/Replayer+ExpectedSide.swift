@@ -25,6 +25,16 @@ extension Replayer {
         async let liveB = Self.answer(actualSide, request)
         let (a, b) = await (liveA, liveB)
         let recordedJSON = JSONValue.parsedBody(ContentDecoding.decoded(recordedAnswer).body)
+        for (side, answer) in [("A", a), ("B", b)] {
+            if case .success(let response) = answer, let gateway = response.gatewayUnavailable {
+                // A gateway answered for one side: nothing was learnt about it, so nothing can be compared.
+                outcome.actual = try? b.get()
+                outcome.cannotJudge = "gateway unavailable on \(side): \(gateway)"
+                return outcome
+            }
+        }
+        // A failure the run tells once (a TLS cause) is counted on the exchange, whichever side it was.
+        for case .failure(let failure) in [a, b] where outcome.notice == nil { outcome.notice = failure.notice }
         switch (a, b) {
         case (.success(let x), .success(let y)):
             outcome.actual = y
@@ -81,7 +91,9 @@ extension Replayer {
         do {
             return .success(ContentDecoding.decoded(try await transport.send(request)))
         } catch {
-            return .failure(DiffFailure((error as? TransportError)?.description ?? "\(error)"))
+            var failure = DiffFailure((error as? TransportError)?.description ?? "\(error)")
+            failure.notice = (error as? TransportError)?.notice
+            return .failure(failure)
         }
     }
 }

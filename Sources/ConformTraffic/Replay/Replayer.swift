@@ -68,8 +68,14 @@ public struct ReplayOutcome: Sendable, Hashable, CustomStringConvertible {
     /// Why no response came, when the transport failed.
     public var transportError: String?
     /// What the recording lacks to judge this exchange (a body a tool left out, a request that failed when it
-    /// was recorded): it is not compared, and the replay cannot say the behaviour is the same.
+    /// was recorded), or why the live answer says nothing of the implementation (a gateway's page): it is not
+    /// compared, and the replay cannot say the behaviour is the same.
     public var cannotJudge: String?
+    /// How many times `--retry` sent the exchange again (``RetryTransport``).
+    public var retries = 0
+    /// What the whole replay needs told once about why no answer came (``TransportError/notice``: a TLS failure's
+    /// cause and fix), counted over the exchanges it concerns.
+    public var notice: String?
 
     public var passed: Bool { transportError == nil && differences.isEmpty && cannotJudge == nil }
 
@@ -90,6 +96,8 @@ public struct ReplaySummary: Sendable, Hashable {
     public var failed = 0
     /// Exchanges the recording cannot judge (see ``ReplayOutcome/cannotJudge``).
     public var unjudged = 0
+    /// How many times `--retry` sent an exchange again, over the whole replay.
+    public var retries = 0
     /// The first ``ReplayOptions/maxKeptMismatches`` exchanges that did not pass, in completion order.
     public var mismatches: [ReplayOutcome] = []
     /// Recorded ids mapped to the ids the target minted.
@@ -159,7 +167,12 @@ public struct Replayer: Sendable {
         let state = ReplayState(ReplaySummary(identifiers: identifiers), expectedSide: options.substitutions)
         let scheduler = FlowScheduler<Scheduled>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
             item in
-            let outcome = await transport.preferringExecutor { await self.run(item, state: state) }
+            // `--retry` counts what it sent again for this exchange, on either side.
+            var (outcome, tally) = await RetryTally.counting {
+                await transport.preferringExecutor { await self.run(item, state: state) }
+            }
+            outcome.retries = tally.count
+            if tally.count > 0 { state.summary.withLock { $0.retries += tally.count } }
             onOutcome(outcome)
         }
         var persons = PersonLinks()
@@ -250,6 +263,7 @@ public struct Replayer: Sendable {
                 outcome, recorded: exchange.request, request: request, actualSide: transport, answer: exchange.response,
                 expectedSide: expectedSide, state: state)
             latency = clock.now - sentAt
+            if outcome.cannotJudge != nil { return unjudged(outcome, state: state) }
         } else {
             do {
                 // Rebased once, above: what goes out is `sent`, through the transport the rebasing one wraps.
@@ -257,6 +271,11 @@ public struct Replayer: Sendable {
                 let live = ContentDecoding.decoded(try await wire.send(sent))
                 latency = clock.now - sentAt
                 outcome.actual = live
+                if let gateway = live.gatewayUnavailable {
+                    // A gateway answered in the implementation's place: nothing to compare, nothing to learn.
+                    outcome.cannotJudge = "gateway unavailable: \(gateway)"
+                    return unjudged(outcome, state: state)
+                }
                 // Each body is decoded and parsed at most once: for learning ids and for the comparison. Bodies equal
                 // byte for byte hold the same ids (nothing to learn), so they are parsed only if the comparison needs
                 // them (when remapping changed the expected body).
@@ -288,6 +307,7 @@ public struct Replayer: Sendable {
             } catch {
                 latency = clock.now - sentAt
                 outcome.transportError = (error as? TransportError)?.description ?? "\(error)"
+                outcome.notice = (error as? TransportError)?.notice
             }
         }
         let kept = outcome

@@ -1,5 +1,8 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReport
+import ConformTraffic
+import Foundation
 
 /// The end of a verification: its own verdict (the last line and the exit status), then the report files, which
 /// show the run judged again with that verdict (``RunResult/verification``).
@@ -67,6 +70,25 @@ extension VerifyCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         return status
+    }
+
+    /// A bundle found TAMPERED before its run could be judged again: the last line, and report files (when asked
+    /// for) that say so with what was found, the run's own verdict unknown.
+    static func tampered(
+        _ why: String, found: [Diagnostic], bundle: String, directory: String, requests: [ReportTarget],
+        io: CommandIO
+    ) async -> Int32 {
+        let line = "Verification: TAMPERED (\(why))"
+        io.out.write(line + "\n")
+        let sealed = FileManager.default.fileExists(atPath: directory + "/" + BundleManifest.signatureFile)
+        let verification = BundleVerification(
+            verdict: .tampered,
+            reasons: [why] + found.map { d in d.file.map { "\($0): \(d.message)" } ?? d.message },
+            signature: sealed ? .notChecked : .unsigned, line: line)
+        let unjudged = RunResult(command: .run, suites: [], duration: 0, target: bundle)
+        return await report(
+            unjudged, verification, bundle: bundle, requests: requests, status: ConformCommand.ExitCode.cannotRun,
+            io: io)
     }
 }
 

@@ -33,8 +33,9 @@ enum VerifyCommand {
             bundle = try VerifiedBundle(directory: directory, shown: path)
         } catch {
             io.report(error.diagnostic)
-            io.out.write("Verification: TAMPERED (the bundle is incomplete, changed or holds what a bundle does not)\n")
-            return ConformCommand.ExitCode.cannotRun
+            return await tampered(
+                "the bundle is incomplete, changed or holds what a bundle does not", found: [error.diagnostic],
+                bundle: path, directory: directory, requests: requests, io: io)
         }
         io.err.write("Bundle: \(path): \(bundle.manifest.entries.count + 1) files, each as its manifest says\n")
         let signed: BundleSignature.Status
@@ -62,8 +63,9 @@ enum VerifyCommand {
             try bundle.checkSuitesAgainstProvenance()
         } catch {
             io.report(error.diagnostic)
-            io.out.write("Verification: TAMPERED (a suite is not the one the run judged with)\n")
-            return ConformCommand.ExitCode.cannotRun
+            return await tampered(
+                "a suite is not the one the run judged with", found: [error.diagnostic], bundle: path,
+                directory: directory, requests: requests, io: io)
         }
         let outcome: Session.Outcome
         do {
@@ -109,7 +111,8 @@ enum VerifyCommand {
             io.out.write(line + "\n")
             let verification = BundleVerification(
                 verdict: .tampered,
-                reasons: disagreements.map { "\($0.file) does not follow from the bundle's log" },
+                reasons: ["a report does not follow from the bundle's log"]
+                    + disagreements.flatMap { file, differences in differences.map { "\(file): \($0)" } },
                 modifiedSuites: modified.map(\.reported), signature: signed, line: line)
             return await report(
                 judged, verification, bundle: path, requests: requests, status: ConformCommand.ExitCode.cannotRun,

@@ -175,6 +175,7 @@ public struct HTMLReporter: DocumentReporter {
         out += "<dl class=\"facts\">\n"
         if let verification = result.verification {
             out += fact("Bundle", "<code>\(Escaping.html(verification.bundle))</code>")
+            out += fact("Signature", Escaping.html(verification.signature.words))
             if !result.suites.isEmpty {
                 out += fact("Judged again from its log", Escaping.html(result.commandHeadline))
             }

@@ -9,8 +9,9 @@ extension BundleVerification {
         case .partial:
             return "VERIFIED partial\(why), \(result.outcome)"
                 + (acceptedPartial ? "; accepted with --allow-partial" : "; no certificate")
-        case .tampered: return "TAMPERED\(why)"
-        default: return "NOT VERIFIED\(why)"
+        // What was found in detail follows the first reason, in ``details``.
+        case .tampered: return "TAMPERED" + (reasons.first.map { " (\($0))" } ?? "")
+        default: return "NOT VERIFIED" + (reasons.first.map { " (\($0))" } ?? "")
         }
     }
 
@@ -29,15 +30,14 @@ extension BundleVerification {
         }
     }
 
-    /// What was found in detail, one line each: the reasons of a bundle tampered with or not verified, and each
-    /// suite modified from the kit's.
+    /// What was found in detail, one line each: past the first reason (the headline's) of a bundle tampered with
+    /// or not verified, each thing found; each suite modified from the kit's.
     public var details: [String] {
         var lines: [String] = []
-        if verdict == .tampered || verdict == .notVerified { lines += reasons }
+        if verdict == .tampered || verdict == .notVerified { lines += reasons.dropFirst() }
         lines += modifiedSuites.map {
             "modified: \($0.file) (suite \($0.id)) differs from this kit's \($0.kitFile) (\($0.changedLines) lines differ)"
         }
-        lines.append("signature: \(signature.words)")
         return lines
     }
 }

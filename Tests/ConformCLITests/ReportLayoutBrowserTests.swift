@@ -157,10 +157,10 @@ import Testing
         try await write("verify-tampered", ["verify", bundle, "--report", "json:\(json)"], code: 2)
         // The JSON report of the verification says the same, with what was found.
         let verification = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: json)))["verification"]
-        #expect(verification?["finding"] == "tampered")
+        #expect(verification?["verdict"] == "TAMPERED")
         #expect(verification?["bundle"]?.stringValue == bundle)
         #expect(
-            verification?["details"]?.arrayValue?.first?.stringValue?.hasPrefix(
+            verification?["reasons"]?.arrayValue?.dropFirst().first?.stringValue?.contains(
                 "report.xml: the file (or the manifest) was changed") == true, "\(verification?.serialized() ?? "")")
         return pages
     }

@@ -217,6 +217,7 @@ extension CommandSpec {
             OptionSpec(
                 "--out", "DIRECTORY", .text(.directory), usage: true,
                 help: "With --check: where the recording goes (default: recordings/serve-check-TIME)."),
+            ClientFaultsOption.spec,
         ] + applicationCodeOptions(usage: false) + [
             .report(
                 """

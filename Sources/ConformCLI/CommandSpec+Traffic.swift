@@ -60,6 +60,7 @@ extension CommandSpec {
             OptionSpec(
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
+            ClientFaultsOption.spec,
         ] + applicationCodeOptions(usage: false) + [
             .report(
                 """

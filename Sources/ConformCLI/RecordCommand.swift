@@ -50,16 +50,26 @@ enum RecordCommand {
         let transport = CurlTransport(
             timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody(),
             tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io))
+        let faults = try ClientFaultsOption.parse(parsed, subcommand: "record")
+        // The faults sit below the recording: what they answer is what the app gets and the recording holds.
+        let upstream: any Transport =
+            faults.isEmpty
+            ? transport
+            : ClientFaultTransport(
+                inner: transport, faults: faults, profile: ConformCommand.profile, holdLimit: timeout + .seconds(2))
+        if !faults.isEmpty {
+            io.out.write("Client faults: " + faults.map(\.description).joined(separator: ", ") + "\n")
+        }
         if let forward {
             return try await ForwardOptions.run(
-                policy: forward, parsed: parsed, transport: transport, out: out, redaction: redaction,
+                policy: forward, parsed: parsed, transport: upstream, out: out, redaction: redaction,
                 listen: listen, timeout: timeout, io: io)
         }
         guard let tls = try ListenerTLS.resolve(parsed, host: listen.host, subcommand: "record", io: io) else {
             return ConformCommand.ExitCode.cannotRun
         }
         return await ProxySessions.run(
-            upstreams: upstreams, transport: transport, out: out, redaction: redaction, append: parsed.has("--append"),
+            upstreams: upstreams, transport: upstream, out: out, redaction: redaction, append: parsed.has("--append"),
             listen: listen, check: parsed.has("--check"),
             reports: try ProxySessions.reports(parsed, subcommand: "record", io: io),
             codes: try ProxySessions.codes(parsed, subcommand: "record"), banner: "Recording",

@@ -46,12 +46,29 @@ enum ServeCommand {
             configuration: configuration, faults: Set(faults), variants: Set(variants), storageLimit: storage)
         let reports = try ProxySessions.reports(parsed, subcommand: "serve", io: io)
         let codes = try ProxySessions.codes(parsed, subcommand: "serve")
+        let clientFaults = try ClientFaultsOption.parse(parsed, subcommand: "serve")
+        if !clientFaults.isEmpty && !parsed.has("--check") {
+            throw UsageError(
+                message: "--client-faults needs --check: the faults are injected for an app under test, and recorded",
+                subcommand: "serve")
+        }
         if parsed.has("--check") {
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             // The in-process reference gets each request under the origin the app reached (or --public-url), so
             // what it announces (M12's base URL) is an origin the app can follow.
+            // The faults sit below the recording: what they answer is what the app gets and the recording holds.
+            let limits = ProxyLimits.default
+            let served: any Transport =
+                clientFaults.isEmpty
+                ? reference
+                : ClientFaultTransport(
+                    inner: reference, faults: clientFaults, profile: ConformCommand.profile,
+                    holdLimit: limits.requestDeadline + .seconds(1))
+            if !clientFaults.isEmpty {
+                io.out.write("Client faults: " + clientFaults.map(\.description).joined(separator: ", ") + "\n")
+            }
             return await ProxySessions.run(
-                upstreams: ["*": "http://reference.conform.invalid"], transport: reference,
+                upstreams: ["*": "http://reference.conform.invalid"], transport: served,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)",
                 redaction: RedactionPolicy(profile: ConformCommand.profile), append: false,
                 listen: (host, port), check: true, reports: reports, codes: codes,

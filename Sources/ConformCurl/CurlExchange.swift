@@ -100,7 +100,18 @@ enum CurlExchange {
                 return .failure(TransportError(.other, "\(method) \(transfer.url): cancelled"))
             }
             let detail = String(cString: transfer.errorBuffer)
-            return .failure(CurlErrorMapping.error(code: code, detail: detail, method: method, url: transfer.url))
+            let error = CurlErrorMapping.error(code: code, detail: detail, method: method, url: transfer.url)
+            if error.kind == .connectionReset, let status = sink.status {
+                // The answer had begun: the implementation cut its own answer short. Not a reset before any answer,
+                // which a retry may send again; the request may well have been carried out.
+                return .failure(
+                    TransportError(
+                        .invalidResponse,
+                        "\(method) \(transfer.url): the implementation closed the connection in the middle of its "
+                            + "answer (after the status line \(status)); \(detail.isEmpty ? "curl error \(code.rawValue)" : detail)"
+                    ))
+            }
+            return .failure(error)
         }
         guard let status = sink.status else {
             return .failure(

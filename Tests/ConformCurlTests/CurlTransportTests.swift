@@ -44,6 +44,24 @@ struct CurlTransportTests {
         #expect(error?.kind == .connectionReset)
     }
 
+    /// A connection reset after the status line came is the implementation cutting its answer short (the request
+    /// may have been carried out): an invalid response, which `--retry` never sends again, not a reset before any
+    /// answer.
+    @Test func aResetInTheMiddleOfTheAnswerIsNoResetBeforeAnyAnswer() async throws {
+        let server = try RawServer { connection in
+            connection.readRequest()
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"a\":")
+            // An abortive close: the peer gets a reset, not an orderly end of stream.
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            shutdown(connection.fd, Int32(SHUT_RDWR))
+        }
+        defer { server.stop() }
+        let error = try #require(await failure(HTTPRequest(method: .post, url: server.baseURL + "/half")))
+        #expect(error.kind == .invalidResponse, "\(error)")
+        #expect(RetryPolicy(retries: 3).cause(of: error) == nil)
+    }
+
     @Test func nonHTTPBytesAreAnInvalidResponse() async throws {
         let server = try RawServer { connection in
             connection.readRequest()

@@ -1,0 +1,126 @@
+import ConformCore
+import ConformTestSupport
+import ConformTraffic
+import Foundation
+import Testing
+
+/// `serve --check --client-faults`: the server side fails on purpose, a real client (Python `requests`) recovers or
+/// does not, and the check judges the recovery; what was injected is in the recording, marked.
+@Suite struct ClientFaultTests {
+    /// A device app in Python: registers, logs in, personalizes, then the scenario; `recover` decides whether it
+    /// recovers from what the server injects.
+    static let client = #"""
+        import json, sys, requests
+        base, scenario, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+        APP = {"Authorization": "App conform-app-code", "Content-Type": "application/json"}
+        def call(method, path, reg=None, body=None, tries=1):
+            headers = dict(APP)
+            if reg:
+                headers["pushregistrationid"] = reg
+            for _ in range(tries):
+                r = requests.request(method, base + path, headers=headers,
+                                     data=None if body is None else json.dumps(body), timeout=20)
+                if r.status_code < 500:
+                    break
+            return r
+        def event(kind, reg, user=None):
+            e = {"event": kind, "pushRegId": reg}
+            if user:
+                e["externalUserId"] = user
+            assert requests.post(base + "/_conform/events", json=e, timeout=20).status_code == 200
+        def register(token):
+            return call("POST", "/mobile/1/appinstance?rt=1", body={"pushServiceToken": token,
+                        "pushServiceType": "APNS", "os": "iOS"}).json()["pushRegId"]
+        reg = register("apns-python")
+        event("login", reg, "ana")
+        call("POST", "/mobile/1/appinstance/%s/personalize?forceDepersonalize=0" % reg, reg,
+             {"userIdentity": {"externalUserId": "ana"}})
+        tries = 3 if mode == "recover" else 1
+        if scenario == "logout":
+            event("logout", reg)
+            print("depersonalize", call("POST", "/mobile/1/appinstance/%s/depersonalize" % reg, reg,
+                                        tries=tries).status_code)
+        elif scenario == "forgotten":
+            r = call("PATCH", "/mobile/1/appinstance/%s" % reg, reg, {"notificationsEnabled": True})
+            code = r.json()["requestError"]["serviceException"]["messageId"] if r.status_code == 400 else ""
+            print("update", r.status_code, code)
+            if code == "NO_REGISTRATION" and mode == "recover":
+                reg = register("apns-python")
+                call("POST", "/mobile/1/appinstance/%s/personalize?forceDepersonalize=0" % reg, reg,
+                     {"userIdentity": {"externalUserId": "ana"}})
+            print("user", call("GET", "/mobile/1/appinstance/%s/user?ri=1&rt=0" % reg, reg).status_code)
+        """#
+
+    func played(_ scenario: String, _ mode: String, faults: [String]) async throws -> (
+        code: Int32, out: String, client: String, recording: String
+    ) {
+        let scratch = try Scratch()
+        let out = scratch.path("checked")
+        let script = scratch.path("app.py")
+        try Self.client.write(toFile: script, atomically: true, encoding: .utf8)
+        let child = try await offThePool {
+            try ConformProcess(
+                ["serve", "--check", "--port", "0", "--out", out] + faults.flatMap { ["--client-faults", $0] },
+                scratch: scratch, banner: "Checking an app against the reference implementation on ")
+        }
+        let app = try await ChildProcess.output(
+            Tool.path("python3")!, [script, child.baseURL, scenario, mode], separateStandardError: true)
+        let result = try await offThePool { try child.interrupt() }
+        #expect(app.status == 0, "\(app.output)\(app.errorOutput)")
+        let recording = (try? String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)) ?? ""
+        return (result.code, result.out, app.output, recording)
+    }
+
+    @Test(.enabled(if: Tool.has("python3"), "needs python3 with requests"))
+    func aFailedDepersonalizeMustBeSentAgain() async throws {
+        let recovered = try await played("logout", "recover", faults: ["error:M6"])
+        #expect(recovered.client == "depersonalize 200\n", "\(recovered.client)")
+        #expect(recovered.code == 0, "\(recovered.out)")
+        #expect(recovered.out.hasSuffix("Result: 0 violations\n"), "\(recovered.out)")
+        // The injected answer is in the recording, marked, beside the retry the reference took.
+        #expect(recovered.recording.contains(#"["Conform-Injected-Fault","error:M6:1 (call 1 of 1)"]"#))
+        let forgot = try await played("logout", "forget", faults: ["error:M6"])
+        #expect(forgot.client == "depersonalize 503\n", "\(forgot.client)")
+        #expect(forgot.code == 1, "\(forgot.out)")
+        #expect(forgot.out.contains("✘ check-3-logout › depersonalize-retry: "), "\(forgot.out)")
+        #expect(!forgot.out.contains("✘ check-3-logout › logout-depersonalize: "), "\(forgot.out)")
+        #expect(forgot.out.hasSuffix("Result: 1 violation\n"), "\(forgot.out)")
+    }
+
+    @Test(.enabled(if: Tool.has("python3"), "needs python3 with requests"))
+    func aForgottenRegistrationMustBeMadeAgain() async throws {
+        let recovered = try await played("forgotten", "recover", faults: ["no-registration:M2"])
+        #expect(recovered.client == "update 400 NO_REGISTRATION\nuser 200\n", "\(recovered.client)")
+        #expect(recovered.code == 0, "\(recovered.out)")
+        let forgot = try await played("forgotten", "forget", faults: ["no-registration:M2"])
+        // The server keeps the installation forgotten: the old pushRegId gets NO_REGISTRATION again.
+        #expect(forgot.client == "update 400 NO_REGISTRATION\nuser 400\n", "\(forgot.client)")
+        #expect(forgot.code == 1, "\(forgot.out)")
+        #expect(forgot.out.contains("✘ check-1-registration › registration-recovery: "), "\(forgot.out)")
+        #expect(forgot.out.hasSuffix("Result: 1 violation\n"), "\(forgot.out)")
+    }
+
+    @Test func aFaultThatCannotBeReadIsAUsageErrorNamingIt() async throws {
+        let known = ["M1", "M2", "M6"]
+        #expect(
+            try ClientFault.parse("error:M6:2", known: known) == ClientFault(kind: .error, endpoint: "M6", count: 2))
+        #expect(try ClientFault.parse("slow:M1=1.5s", known: known).delay == .milliseconds(1500))
+        #expect(try ClientFault.parse("timeout", known: known) == ClientFault(kind: .timeout))
+        for (bad, message) in [
+            ("error:M99", "'M99' is not an endpoint id of the protocol (M1, M2, M6, or *)"),
+            ("error:M6:0", "'0' is not a count from 1 to 1000"),
+            ("slow", "slow needs a delay: slow=3s or slow:M1=3s"),
+            ("error=3s", "only slow takes a delay (=DURATION)"),
+            ("slow=500s", "'500s' is not a delay from 1ms to 120s; write it like 500ms or 3s"),
+            ("explode", "expected KIND[:ENDPOINT][:N] with KIND one of error, timeout, no-registration, slow"),
+        ] {
+            #expect(throws: ClientFaultError(bad, message)) { try ClientFault.parse(bad, known: known) }
+        }
+        let run = await conformInProcess(["serve", "--client-faults", "error:M6"])
+        #expect(run.code == 64)
+        #expect(run.err.contains("--client-faults needs --check"), "\(run.err)")
+        let typo = await conformInProcess(["serve", "--check", "--client-faults", "eror:M6"])
+        #expect(typo.code == 64)
+        #expect(typo.err.contains("--client-faults eror:M6: expected KIND[:ENDPOINT][:N]"), "\(typo.err)")
+    }
+}

@@ -1,3 +1,4 @@
+import ConformCore
 import ConformReference
 import ConformTraffic
 
@@ -10,8 +11,34 @@ enum ClientFaultsOption {
             Inject a failure the app must recover from (repeatable, combined in order):
             error:M6[:N] (503), timeout:M4[:N] (no answer), no-registration:M2[:N]
             (NO_REGISTRATION, the installation forgotten), slow=3s or slow:M1=10s; N calls
-            (1 unless given). Each injected answer carries Conform-Injected-Fault.
+            (1 unless given), or P% of them (error:M7:30%, drawn from --seed). Each injected
+            answer carries Conform-Injected-Fault (docs/app-testing.md).
             """)
+
+    static let seedSpec = OptionSpec(
+        "--seed", "N", .integer(0...Int(Int32.max)),
+        help: "With --client-faults: the seed chances (P%) are drawn from (default: a random one, printed).")
+
+    /// The transport that injects the faults `parsed` asks for below `inner`, announced on the console with its seed;
+    /// `inner` itself when none are asked for.
+    static func wrap(
+        _ inner: any Transport, _ parsed: Arguments, holdLimit: Duration, subcommand: String, io: CommandIO
+    ) throws(UsageError) -> any Transport {
+        let faults = try parse(parsed, subcommand: subcommand)
+        let given = try parsed.integer("--seed")
+        guard !faults.isEmpty else {
+            if given != nil {
+                throw UsageError(message: "--seed seeds --client-faults; give faults too", subcommand: subcommand)
+            }
+            return inner
+        }
+        let seed = UInt64(given ?? Int.random(in: 0...Int(Int32.max)))
+        var line = "Client faults: " + faults.map(\.description).joined(separator: ", ")
+        if faults.contains(where: { $0.probability != nil }) { line += " (seed \(seed); --seed \(seed) again)" }
+        io.out.write(line + "\n")
+        return ClientFaultTransport(
+            inner: inner, faults: faults, profile: ConformCommand.profile, holdLimit: holdLimit, seed: seed)
+    }
 
     /// The faults the command line asks for; a value that cannot be read is a usage error naming it.
     static func parse(_ parsed: Arguments, subcommand: String) throws(UsageError) -> [ClientFault] {

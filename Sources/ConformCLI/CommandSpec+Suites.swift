@@ -218,6 +218,7 @@ extension CommandSpec {
                 "--out", "DIRECTORY", .text(.directory), usage: true,
                 help: "With --check: where the recording goes (default: recordings/serve-check-TIME)."),
             ClientFaultsOption.spec,
+            ClientFaultsOption.seedSpec,
         ] + applicationCodeOptions(usage: false) + [
             .report(
                 """

@@ -61,6 +61,7 @@ extension CommandSpec {
                 "--check", usage: true,
                 help: "Also check the traffic against the flow's rules and report violations live."),
             ClientFaultsOption.spec,
+            ClientFaultsOption.seedSpec,
         ] + applicationCodeOptions(usage: false) + [
             .report(
                 """

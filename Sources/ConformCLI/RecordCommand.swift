@@ -50,16 +50,9 @@ enum RecordCommand {
         let transport = CurlTransport(
             timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody(),
             tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io))
-        let faults = try ClientFaultsOption.parse(parsed, subcommand: "record")
         // The faults sit below the recording: what they answer is what the app gets and the recording holds.
-        let upstream: any Transport =
-            faults.isEmpty
-            ? transport
-            : ClientFaultTransport(
-                inner: transport, faults: faults, profile: ConformCommand.profile, holdLimit: timeout + .seconds(2))
-        if !faults.isEmpty {
-            io.out.write("Client faults: " + faults.map(\.description).joined(separator: ", ") + "\n")
-        }
+        let upstream = try ClientFaultsOption.wrap(
+            transport, parsed, holdLimit: timeout + .seconds(2), subcommand: "record", io: io)
         if let forward {
             return try await ForwardOptions.run(
                 policy: forward, parsed: parsed, transport: upstream, out: out, redaction: redaction,

@@ -46,10 +46,10 @@ enum ServeCommand {
             configuration: configuration, faults: Set(faults), variants: Set(variants), storageLimit: storage)
         let reports = try ProxySessions.reports(parsed, subcommand: "serve", io: io)
         let codes = try ProxySessions.codes(parsed, subcommand: "serve")
-        let clientFaults = try ClientFaultsOption.parse(parsed, subcommand: "serve")
-        if !clientFaults.isEmpty && !parsed.has("--check") {
+        if !parsed.has("--check"), !parsed.values("--client-faults").isEmpty || parsed.has("--seed") {
             throw UsageError(
-                message: "--client-faults needs --check: the faults are injected for an app under test, and recorded",
+                message: "--client-faults and --seed need --check: the faults are injected for an app under test, "
+                    + "and recorded",
                 subcommand: "serve")
         }
         if parsed.has("--check") {
@@ -57,16 +57,9 @@ enum ServeCommand {
             // The in-process reference gets each request under the origin the app reached (or --public-url), so
             // what it announces (M12's base URL) is an origin the app can follow.
             // The faults sit below the recording: what they answer is what the app gets and the recording holds.
-            let limits = ProxyLimits.default
-            let served: any Transport =
-                clientFaults.isEmpty
-                ? reference
-                : ClientFaultTransport(
-                    inner: reference, faults: clientFaults, profile: ConformCommand.profile,
-                    holdLimit: limits.requestDeadline + .seconds(1))
-            if !clientFaults.isEmpty {
-                io.out.write("Client faults: " + clientFaults.map(\.description).joined(separator: ", ") + "\n")
-            }
+            let served = try ClientFaultsOption.wrap(
+                reference, parsed, holdLimit: ProxyLimits.default.requestDeadline + .seconds(1), subcommand: "serve",
+                io: io)
             return await ProxySessions.run(
                 upstreams: ["*": "http://reference.conform.invalid"], transport: served,
                 out: parsed.value("--out") ?? "recordings/serve-check-\(stamp)",

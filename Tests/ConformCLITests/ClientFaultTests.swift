@@ -49,9 +49,11 @@ import Testing
                 call("POST", "/mobile/1/appinstance/%s/personalize?forceDepersonalize=0" % reg, reg,
                      {"userIdentity": {"externalUserId": "ana"}})
             print("user", call("GET", "/mobile/1/appinstance/%s/user?ri=1&rt=0" % reg, reg).status_code)
+        elif scenario == "reads":
+            print(" ".join(str(call("GET", "/mobile/1/appinstance/%s" % reg, reg).status_code) for _ in range(24)))
         """#
 
-    func played(_ scenario: String, _ mode: String, faults: [String]) async throws -> (
+    func played(_ scenario: String, _ mode: String, faults: [String], seed: Int? = nil) async throws -> (
         code: Int32, out: String, client: String, recording: String
     ) {
         let scratch = try Scratch()
@@ -60,7 +62,8 @@ import Testing
         try Self.client.write(toFile: script, atomically: true, encoding: .utf8)
         let child = try await offThePool {
             try ConformProcess(
-                ["serve", "--check", "--port", "0", "--out", out] + faults.flatMap { ["--client-faults", $0] },
+                ["serve", "--check", "--port", "0", "--out", out] + faults.flatMap { ["--client-faults", $0] }
+                    + (seed.map { ["--seed", String($0)] } ?? []),
                 scratch: scratch, banner: "Checking an app against the reference implementation on ")
         }
         let app = try await ChildProcess.output(
@@ -100,6 +103,37 @@ import Testing
         #expect(forgot.out.hasSuffix("Result: 1 violation\n"), "\(forgot.out)")
     }
 
+    /// A chance is drawn from the seed: the same seed fails the same calls of the same traffic, in the answers and in
+    /// the recording; the seed is printed to run it again.
+    @Test(.enabled(if: Tool.has("python3"), "needs python3 with requests"))
+    func aChanceIsTheSameForTheSameSeed() async throws {
+        let first = try await played("reads", "forget", faults: ["error:M3:50%"], seed: 7)
+        let again = try await played("reads", "forget", faults: ["error:M3:50%"], seed: 7)
+        #expect(first.out.hasPrefix("Client faults: error:M3:50% (seed 7; --seed 7 again)\n"), "\(first.out)")
+        #expect(first.client == again.client, "\(first.client)\(again.client)")
+        #expect(first.client.contains("200") && first.client.contains("503"), "\(first.client)")
+        func statuses(_ recording: String) -> [String] {
+            recording.split(separator: "\n").compactMap { line in
+                line.range(of: #""response":\{"status":[0-9]+"#, options: .regularExpression).map { String(line[$0]) }
+            }
+        }
+        #expect(statuses(first.recording).count == 26)  // the registration, the personalize, 24 reads
+        #expect(statuses(first.recording) == statuses(again.recording))
+        let other = try await played("reads", "forget", faults: ["error:M3:50%"], seed: 8)
+        #expect(other.client != first.client, "seed 8 drew what seed 7 drew: \(other.client)")
+    }
+
+    /// Without faults the recovering client passes, and the recovery rules had nothing to judge: not exercised.
+    @Test(.enabled(if: Tool.has("python3"), "needs python3 with requests"))
+    func withoutFaultsTheRecoveryRulesAreNotExercised() async throws {
+        let plain = try await played("logout", "recover", faults: [])
+        #expect(plain.client == "depersonalize 200\n", "\(plain.client)")
+        #expect(plain.code == 0, "\(plain.out)")
+        #expect(plain.out.contains("○ check-3-logout › depersonalize-retry: "), "\(plain.out)")
+        #expect(plain.out.contains("○ check-2-login › personalize-retry: "), "\(plain.out)")
+        #expect(!plain.recording.contains("Conform-Injected-Fault"))
+    }
+
     @Test func aFaultThatCannotBeReadIsAUsageErrorNamingIt() async throws {
         let known = ["M1", "M2", "M6"]
         #expect(
@@ -108,7 +142,8 @@ import Testing
         #expect(try ClientFault.parse("timeout", known: known) == ClientFault(kind: .timeout))
         for (bad, message) in [
             ("error:M99", "'M99' is not an endpoint id of the protocol (M1, M2, M6, or *)"),
-            ("error:M6:0", "'0' is not a count from 1 to 1000"),
+            ("error:M6:0", "'0' is not a count from 1 to 1000 or a chance like 30%"),
+            ("error:M6:0%", "'0%' is not a chance from 1% to 100%"),
             ("slow", "slow needs a delay: slow=3s or slow:M1=3s"),
             ("error=3s", "only slow takes a delay (=DURATION)"),
             ("slow=500s", "'500s' is not a delay from 1ms to 120s; write it like 500ms or 3s"),
@@ -118,7 +153,7 @@ import Testing
         }
         let run = await conformInProcess(["serve", "--client-faults", "error:M6"])
         #expect(run.code == 64)
-        #expect(run.err.contains("--client-faults needs --check"), "\(run.err)")
+        #expect(run.err.contains("--client-faults and --seed need --check"), "\(run.err)")
         let typo = await conformInProcess(["serve", "--check", "--client-faults", "eror:M6"])
         #expect(typo.code == 64)
         #expect(typo.err.contains("--client-faults eror:M6: expected KIND[:ENDPOINT][:N]"), "\(typo.err)")

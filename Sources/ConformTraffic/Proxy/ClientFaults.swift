@@ -5,7 +5,7 @@ import Synchronization
 /// A failure the server side of `serve --check` and `record --check` injects on purpose, to see how an app recovers
 /// (`--client-faults`): the same calls fail the same way on every run, so a failure the check finds reproduces.
 ///
-/// `KIND[:ENDPOINT][:N]`, or `slow=DURATION` / `slow:ENDPOINT=DURATION`:
+/// `KIND[:ENDPOINT][:N|:P%]`, or `slow=DURATION` / `slow:ENDPOINT=DURATION`:
 /// - `error` answers 503 in the profile's error envelope, instead of passing the call on;
 /// - `timeout` holds the call until the proxy's request deadline (the app's own timeout usually ends it first);
 /// - `no-registration` answers `NO_REGISTRATION` for the installation the call names, and for every later call
@@ -13,7 +13,9 @@ import Synchronization
 /// - `slow` passes the call on after waiting `DURATION` (every call, or those of `ENDPOINT`, no count).
 ///
 /// `ENDPOINT` is an endpoint id of the profile (`M1`, `M6`, `B4`) or `*`; `N` how many of its calls fail (1 unless
-/// given, at most ``maxCount``). Faults combine: each call meets the first fault that still applies to it.
+/// given, at most ``maxCount``), or `P%` the chance that each of its calls fails, drawn from the run's seed
+/// (``ClientFaultTransport/seed``), so the same seed fails the same calls again. Faults combine: each call meets the
+/// first fault that still applies to it.
 public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case error
@@ -27,6 +29,8 @@ public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
     public var endpoint: String?
     /// How many calls fail (the first ones); `slow` delays every call it matches.
     public var count: Int
+    /// The chance (0 < p ≤ 1) that each matching call fails, instead of the first ``count``.
+    public var probability: Double?
     /// How long `slow` waits before passing the call on.
     public var delay: Duration?
 
@@ -46,6 +50,7 @@ public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
         var text = kind.rawValue
         if let endpoint { text += ":" + endpoint }
         if let delay { return text + "=" + Self.seconds(delay) }
+        if let probability { return text + ":\(Int((probability * 100).rounded()))%" }
         return text + ":\(count)"
     }
 
@@ -83,9 +88,14 @@ public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
             }
             fault.endpoint = parts[1]
         }
-        if parts.count > 2 {
+        if parts.count > 2, parts[2].hasSuffix("%") {
+            guard let percent = Int(parts[2].dropLast()), (1...100).contains(percent) else {
+                throw ClientFaultError(text, "'\(parts[2])' is not a chance from 1% to 100%")
+            }
+            fault.probability = Double(percent) / 100
+        } else if parts.count > 2 {
             guard let count = Int(parts[2]), (1...maxCount).contains(count) else {
-                throw ClientFaultError(text, "'\(parts[2])' is not a count from 1 to \(maxCount)")
+                throw ClientFaultError(text, "'\(parts[2])' is not a count from 1 to \(maxCount) or a chance like 30%")
             }
             fault.count = count
         }
@@ -135,13 +145,25 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
     let profile: ProtocolProfile
     /// How long a `timeout` holds a call at most (the proxy's deadline ends it first).
     let holdLimit: Duration
-    private let state = Mutex(State())
+    /// What the chances (`P%`) are drawn from: the same seed fails the same calls of the same traffic.
+    public let seed: UInt64
+    private let state: Mutex<State>
 
     struct State {
         /// Calls failed so far, by fault index.
         var used: [Int: Int] = [:]
         /// Installations answered `NO_REGISTRATION`, which stay forgotten.
         var forgotten: Set<String> = []
+        /// SplitMix64, one draw per call a chance applies to.
+        var random: UInt64
+
+        mutating func draw() -> Double {
+            random &+= 0x9E37_79B9_7F4A_7C15
+            var z = random
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
     }
 
     /// The header every injected answer carries: `error:M6:1 (call 1 of 1)`.
@@ -149,7 +171,11 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
     /// The most installations `no-registration` keeps forgotten.
     static let maxForgotten = 10_000
 
-    public init(inner: any Transport, faults: [ClientFault], profile: ProtocolProfile, holdLimit: Duration) {
+    public init(
+        inner: any Transport, faults: [ClientFault], profile: ProtocolProfile, holdLimit: Duration, seed: UInt64 = 0
+    ) {
+        self.seed = seed
+        self.state = Mutex(State(random: seed))
         self.inner = inner
         self.faults = faults
         self.profile = profile
@@ -169,12 +195,17 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
                 if fault.kind == .slow { return (fault, fault.description) }
                 if fault.kind == .noRegistration && registration == nil { continue }
                 let used = state.used[index, default: 0]
-                guard used < fault.count else { continue }
+                if let probability = fault.probability {
+                    guard state.draw() < probability else { continue }
+                } else {
+                    guard used < fault.count else { continue }
+                }
                 state.used[index] = used + 1
                 if fault.kind == .noRegistration, let registration, state.forgotten.count < Self.maxForgotten {
                     state.forgotten.insert(registration)
                 }
-                return (fault, "\(fault) (call \(used + 1) of \(fault.count))")
+                let which = fault.probability == nil ? "call \(used + 1) of \(fault.count)" : "failure \(used + 1)"
+                return (fault, "\(fault) (\(which))")
             }
             return nil
         }

@@ -9,7 +9,8 @@ enum ClientFaultsOption {
         "--client-faults", "SPEC", .text(.none), repeatable: true,
         help: """
             Inject a failure the app must recover from (repeatable, combined in order):
-            error:M6[:N] (503), timeout:M4[:N] (no answer), no-registration:M2[:N]
+            error:M6[:N] (503), reset:M6[:N] (connection closed), timeout:M4[:N] (no
+            answer), no-registration:M2[:N]
             (NO_REGISTRATION, the installation forgotten), slow=3s or slow:M1=10s; N calls
             (1 unless given), or P% of them (error:M7:30%, drawn from --seed). Each injected
             answer carries Conform-Injected-Fault (docs/app-testing.md).

@@ -7,8 +7,11 @@ import Foundation
 /// Header names libmicrohttpd computes itself; passing them through would be refused or duplicated.
 private let managedHeaders: Set<String> = ["content-length", "transfer-encoding"]
 
-/// Queues `response`; one with `Transfer-Encoding: chunked` and no `Content-Length` is sent chunked.
+/// Queues `response`; one with `Transfer-Encoding: chunked` and no `Content-Length` is sent chunked; one that
+/// ``HTTPResponse/dropsConnection`` closes the connection instead.
 func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    // A handler that closes the connection without answering: libmicrohttpd closes it on MHD_NO.
+    if response.dropsConnection { return .NO }
     let status = (100...999).contains(response.status.code) ? response.status.code : 500
     let made: OpaquePointer?
     if wantsChunks(response) {

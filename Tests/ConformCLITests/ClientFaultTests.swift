@@ -17,9 +17,14 @@ import Testing
             headers = dict(APP)
             if reg:
                 headers["pushregistrationid"] = reg
+            r = None
             for _ in range(tries):
-                r = requests.request(method, base + path, headers=headers,
-                                     data=None if body is None else json.dumps(body), timeout=20)
+                try:
+                    r = requests.request(method, base + path, headers=headers,
+                                         data=None if body is None else json.dumps(body), timeout=20)
+                except requests.exceptions.ConnectionError:
+                    r = None
+                    continue
                 if r.status_code < 500:
                     break
             return r
@@ -38,8 +43,8 @@ import Testing
         tries = 3 if mode == "recover" else 1
         if scenario == "logout":
             event("logout", reg)
-            print("depersonalize", call("POST", "/mobile/1/appinstance/%s/depersonalize" % reg, reg,
-                                        tries=tries).status_code)
+            r = call("POST", "/mobile/1/appinstance/%s/depersonalize" % reg, reg, tries=tries)
+            print("depersonalize", r.status_code if r is not None else "no answer")
         elif scenario == "forgotten":
             r = call("PATCH", "/mobile/1/appinstance/%s" % reg, reg, {"notificationsEnabled": True})
             code = r.json()["requestError"]["serviceException"]["messageId"] if r.status_code == 400 else ""
@@ -95,6 +100,20 @@ import Testing
         #expect(forgot.out.contains("✘ check-3-logout › depersonalize-retry: "), "\(forgot.out)")
         #expect(!forgot.out.contains("✘ check-3-logout › logout-depersonalize: "), "\(forgot.out)")
         #expect(forgot.out.hasSuffix("Result: 1 violation\n"), "\(forgot.out)")
+    }
+
+    /// A reset is a closed connection to the app (no answer at all), a marked 502 in the recording.
+    @Test(.enabled(if: Tool.has("python3"), "needs python3 with requests"))
+    func aDepersonalizeWhoseConnectionWasResetMustBeSentAgain() async throws {
+        let recovered = try await played("logout", "recover", faults: ["reset:M6"])
+        #expect(recovered.client == "depersonalize 200\n", "\(recovered.client)")
+        #expect(recovered.code == 0, "\(recovered.out)")
+        #expect(recovered.recording.contains(#"["Conform-Injected-Fault","reset:M6:1 (call 1 of 1)"]"#))
+        let forgot = try await played("logout", "forget", faults: ["reset:M6"])
+        #expect(forgot.client == "depersonalize no answer\n", "\(forgot.client)")
+        #expect(forgot.code == 1, "\(forgot.out)")
+        #expect(forgot.out.contains("✘ check-3-logout › depersonalize-retry: "), "\(forgot.out)")
+        #expect(forgot.out.contains("(502) was never taken before the trace ended"), "\(forgot.out)")
     }
 
     @Test(.enabled(if: Tool.has("python3"), "needs python3 with requests"))
@@ -165,7 +184,7 @@ import Testing
             ("slow", "slow needs a delay: slow=3s or slow:M1=3s"),
             ("error=3s", "only slow takes a delay (=DURATION)"),
             ("slow=500s", "'500s' is not a delay from 1ms to 120s; write it like 500ms or 3s"),
-            ("explode", "expected KIND[:ENDPOINT][:N] with KIND one of error, timeout, no-registration, slow"),
+            ("explode", "expected KIND[:ENDPOINT][:N] with KIND one of error, timeout, reset, no-registration, slow"),
         ] {
             #expect(throws: ClientFaultError(bad, message)) { try ClientFault.parse(bad, known: known) }
         }

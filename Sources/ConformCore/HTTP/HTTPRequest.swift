@@ -60,6 +60,10 @@ public struct HTTPResponse: Sendable, Hashable {
     public var timing: HTTPTiming?
     /// The HTTP version the response came in (`HTTP/1.1`, `HTTP/2`) when a network transport knows it.
     public var httpVersion: String?
+    /// Set by a server-side handler that means to close the connection without answering (a reset injected on
+    /// purpose, `--client-faults reset`): the server sends nothing and closes it. No network transport sets it, and,
+    /// like ``timing``, it is outside equality.
+    public var dropsConnection = false
 
     public init(status: HTTPStatus, headerFields: HTTPFields = [:], body: Data = Data(), timing: HTTPTiming? = nil) {
         self.status = status

@@ -8,6 +8,7 @@ import Synchronization
 /// `KIND[:ENDPOINT][:N|:P%]`, or `slow=DURATION` / `slow:ENDPOINT=DURATION`:
 /// - `error` answers 503 in the profile's error envelope, instead of passing the call on;
 /// - `timeout` holds the call until the proxy's request deadline (the app's own timeout usually ends it first);
+/// - `reset` closes the connection without an answer (the recording keeps a 502 marked as the reset);
 /// - `no-registration` answers `NO_REGISTRATION` for the installation the call names, and for every later call
 ///   naming it: the server has forgotten it, and the app must register again;
 /// - `slow` passes the call on after waiting `DURATION` (every call, or those of `ENDPOINT`, no count).
@@ -20,6 +21,7 @@ public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case error
         case timeout
+        case reset
         case noRegistration = "no-registration"
         case slow
     }
@@ -222,6 +224,12 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
         case .timeout:
             try await Task.sleep(for: holdLimit)
             throw TransportError(.timeout, "injected fault \(met.mark): no answer within \(holdLimit)")
+        case .reset:
+            // The app gets a closed connection; the recording keeps what stood for it, marked.
+            response = profile.errorEnvelope.response(
+                HTTPStatus(502), code: "CONNECTION_RESET",
+                text: "conform: injected fault \(met.mark); the connection was closed without an answer")
+            response.dropsConnection = true
         case .noRegistration:
             response = profile.errorEnvelope.response(
                 HTTPStatus(400), code: "NO_REGISTRATION",

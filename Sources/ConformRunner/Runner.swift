@@ -332,9 +332,9 @@ public struct Runner: Sendable {
             result.retries += tally.count
             await progress(false)
             switch sent {
-            case .success(let response) where Self.gatewayUnavailable(response) != nil:
+            case .success(let response) where response.gatewayUnavailable != nil:
                 // A gateway in front of the implementation answered: nothing was learnt about the implementation.
-                let cause = Self.retried(Self.gatewayUnavailable(response) ?? "", tally.count)
+                let cause = Self.retried(response.gatewayUnavailable ?? "", tally.count)
                 result.response = response
                 result.failures = []
                 result.errors = [
@@ -417,8 +417,6 @@ public struct Runner: Sendable {
 }
 
 extension Runner {
-    /// Why `response` is a gateway's, not the implementation's (``HTTPResponse/gatewayUnavailable``).
-    static func gatewayUnavailable(_ response: HTTPResponse) -> String? { response.gatewayUnavailable }
 
     /// `message` with what `--retry` did, when it retried.
     static func retried(_ message: String, _ retries: Int) -> String {

@@ -2,7 +2,7 @@ import ConformCore
 import ConformReference
 import ConformTraffic
 
-/// `--client-faults SPEC` of `serve --check` and `record`: the failures the server side injects on purpose
+/// `--client-faults SPEC` of `serve --check`, `record` and `mock`: the failures the server side injects on purpose
 /// (``ClientFault``), checked against the protocol's endpoint ids.
 enum ClientFaultsOption {
     static let spec = OptionSpec(
@@ -11,7 +11,8 @@ enum ClientFaultsOption {
             Inject a failure the app must recover from (repeatable, combined in order):
             error:M6[:N] (503), reset:M6[:N] (connection closed), timeout:M4[:N] (no
             answer), no-registration:M2[:N]
-            (NO_REGISTRATION, the installation forgotten), slow=3s or slow:M1=10s; N calls
+            (NO_REGISTRATION, the installation forgotten), slow=3s or slow:M1=10s,
+            offline=30s or offline:M6=30s (connections refused for the window); N calls
             (1 unless given), or P% of them (error:M7:30%, drawn from --seed). Each injected
             answer carries Conform-Injected-Fault (docs/app-testing.md).
             """)
@@ -37,8 +38,10 @@ enum ClientFaultsOption {
         var line = "Client faults: " + faults.map(\.description).joined(separator: ", ")
         if faults.contains(where: { $0.probability != nil }) { line += " (seed \(seed); --seed \(seed) again)" }
         io.out.write(line + "\n")
+        let out = io.out
         return ClientFaultTransport(
-            inner: inner, faults: faults, profile: ConformCommand.profile, holdLimit: holdLimit, seed: seed)
+            inner: inner, faults: faults, profile: ConformCommand.profile, holdLimit: holdLimit, seed: seed,
+            offline: OfflineSwitch { out.write("Client faults: \($0)\n") })
     }
 
     /// The faults the command line asks for; a value that cannot be read is a usage error naming it.

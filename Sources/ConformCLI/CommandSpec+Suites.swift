@@ -266,10 +266,14 @@ extension CommandSpec {
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
                 test case per exchange step, and one per request no step accepted.
                 """, usageValue: "KIND:FILE"),
+            ClientFaultsOption.spec,
+            ClientFaultsOption.seedSpec,
         ] + OptionSpec.listenerTLS + [.maxHead, .help],
         discussion: """
             The client gets origin-form paths (`{{ mobile }}` and `{{ backend }}` are empty): point both base URLs
             at the printed address. Values the suites capture (a pushRegId) are minted here and expected back.
-            Exit 0 when every step was played and no request was left unmatched, 1 otherwise.
+            Exit 0 when every step was played and no request was left unmatched, 1 otherwise. A call
+            --client-faults fails never reaches the suite: the step stays to be played until the client
+            sends it again.
             """)
 }

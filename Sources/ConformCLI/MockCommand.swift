@@ -3,6 +3,7 @@ import ConformDiagnostics
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTraffic
 import ConformTransports
 import Foundation
 
@@ -41,6 +42,24 @@ enum MockCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let mock = SuiteMock(suites: suites, overrides: overrides, profile: ConformCommand.profile)
+        let limits = try parsed.serverLimits()
+        // Injected faults sit in front of the suite: a call they fail never reaches it, so its step waits for the
+        // client to send it again.
+        let faulty = try ClientFaultsOption.wrap(
+            InProcessTransport(mock), parsed, holdLimit: .seconds(limits.requestTimeoutSeconds) + .seconds(1),
+            subcommand: "mock", io: io)
+        let handler: any HTTPHandler =
+            faulty is ClientFaultTransport
+            ? AsyncHandlerAdapter(errorEnvelope: mock.errorEnvelope) { request in
+                do {
+                    return try await faulty.send(request)
+                } catch {
+                    // An injected timeout: the client gets no answer.
+                    var closed = HTTPResponse.empty(504)
+                    closed.dropsConnection = true
+                    return closed
+                }
+            } : mock
         // The codes the suite expects a client to send are masked wherever the session shows a difference.
         let credentials = RunCredentials(plan: suites, variables: overrides, profile: ConformCommand.profile)
         let session = Session(
@@ -52,9 +71,8 @@ enum MockCommand {
         }
         let server: Listeners
         do {
-            server = try Listeners.start(host: host, port: port, limits: try parsed.serverLimits(), tls: tls) { _ in
-                mock
-            }
+            server = try Listeners.start(host: host, port: port, limits: limits, tls: tls) { _ in handler }
+            (faulty as? ClientFaultTransport)?.offline.attach(server.servers)
         } catch {
             io.report(
                 Diagnostic(

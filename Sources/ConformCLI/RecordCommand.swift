@@ -94,6 +94,8 @@ enum ProxySessions {
             let listeners = try Listeners.start(
                 host: listen.host, port: listen.port, limits: serverLimits, tls: tls
             ) { _ in handler }
+            // An offline client fault takes these listeners off the network for its window.
+            (transport as? ClientFaultTransport)?.offline.attach(listeners.servers)
             // The first listener speaks HTTPS when there is TLS; any other one plain HTTP.
             origins?.listening(
                 listeners.servers.enumerated().map { index, server in

@@ -26,6 +26,8 @@ public final class HTTPServer: Sendable {
     private let intercepting: Bool
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
+    /// Counts ``stop()`` and ``pause(for:resumed:)`` calls: a pause listens again only when nothing came after it.
+    private let pauses = Mutex(0)
 
     /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.
     ///
@@ -83,12 +85,59 @@ public final class HTTPServer: Sendable {
     public func start() throws {
         try running.withLock { state in
             if state != nil { return }
-            state = try launch()
+            state = try launch(port: requestedPort)
         }
     }
 
     /// Stops accepting, finishes in-flight requests and closes every connection; safe to call twice.
     public func stop() {
+        pauses.withLock { $0 += 1 }
+        halt()
+    }
+
+    /// How a ``pause(for:resumed:)`` ended.
+    public enum PauseEnd: Sendable, Hashable {
+        /// Listening again on the same port.
+        case listening
+        /// A ``stop()`` or another pause came first: this one does not listen again.
+        case superseded
+        /// The port could not be listened on again (another program took it): why.
+        case failed(String)
+    }
+
+    /// Goes offline for `duration`: closes the listening socket and every connection (clients meanwhile meet
+    /// refused connections, as with a server that is down), then listens again on the same port; `resumed` says
+    /// how it ended. `false` when the server is not running or has no socket of its own.
+    @discardableResult
+    public func pause(for duration: Duration, resumed: @escaping @Sendable (PauseEnd) -> Void = { _ in }) -> Bool {
+        let port = boundPort
+        guard port != 0, !context.forwarding else { return false }
+        let generation = pauses.withLock {
+            $0 += 1
+            return $0
+        }
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        // Never on the caller's thread: a handler that asks for the pause must finish before the daemon can stop.
+        DispatchQueue.global().async { [self] in
+            halt()
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+                guard let self else { return resumed(.superseded) }
+                do {
+                    let relaunched = try running.withLock { state -> Bool in
+                        guard state == nil, pauses.withLock({ $0 }) == generation else { return false }
+                        state = try launch(port: port)
+                        return true
+                    }
+                    resumed(relaunched ? .listening : .superseded)
+                } catch {
+                    resumed(.failed("\(error)"))
+                }
+            }
+        }
+        return true
+    }
+
+    private func halt() {
         let stopped = running.withLock { state in
             let current = state
             state = nil
@@ -160,7 +209,7 @@ public final class HTTPServer: Sendable {
         return "\(tls == nil ? "http" : "https")://\(shownHost):\(port)"
     }
 
-    private func launch() throws -> RunningDaemon {
+    private func launch(port requestedPort: UInt16) throws -> RunningDaemon {
         // libmicrohttpd runs a thread per connection only with poll(), and then without a pool. A TLS listener polls
         // with poll() too: under epoll, libmicrohttpd 0.9.75 keeps a connection whose handshake waits for its
         // client marked readable (GnuTLS's EAGAIN never clears the mark), so its thread calls epoll_wait with a zero

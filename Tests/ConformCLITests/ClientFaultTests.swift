@@ -10,7 +10,7 @@ import Testing
     /// A device app in Python: registers, logs in, personalizes, then the scenario; `recover` decides whether it
     /// recovers from what the server injects.
     static let client = #"""
-        import json, sys, requests
+        import json, sys, time, requests
         base, scenario, mode = sys.argv[1], sys.argv[2], sys.argv[3]
         APP = {"Authorization": "App conform-app-code", "Content-Type": "application/json"}
         def call(method, path, reg=None, body=None, tries=1):
@@ -61,6 +61,20 @@ import Testing
                      {"userIdentity": {"externalUserId": "ana"}}, tries=3)
             print("user", call("PATCH", "/mobile/1/appinstance/%s/user?ri=0&rt=0" % reg, reg,
                                {"firstName": "Ana"}).status_code)
+        elif scenario == "offline":
+            # The depersonalize takes the server down: a recovering app tries again, a little later each time.
+            event("logout", reg)
+            headers = dict(APP, pushregistrationid=reg)
+            r, refused = None, 0
+            for _ in range(100 if mode == "recover" else 1):
+                try:
+                    r = requests.post(base + "/mobile/1/appinstance/%s/depersonalize" % reg, headers=headers,
+                                      timeout=20)
+                    break
+                except requests.exceptions.ConnectionError as e:
+                    refused += "refused" in str(e)
+                    time.sleep(0.1)
+            print("depersonalize", r.status_code if r is not None else "no answer", "after refusals" * (refused > 0))
         elif scenario == "reads":
             print(" ".join(str(call("GET", "/mobile/1/appinstance/%s" % reg, reg).status_code) for _ in range(24)))
         """#
@@ -177,14 +191,22 @@ import Testing
             try ClientFault.parse("error:M6:2", known: known) == ClientFault(kind: .error, endpoint: "M6", count: 2))
         #expect(try ClientFault.parse("slow:M1=1.5s", known: known).delay == .milliseconds(1500))
         #expect(try ClientFault.parse("timeout", known: known) == ClientFault(kind: .timeout))
+        #expect(
+            try ClientFault.parse("offline:M6=30s", known: known)
+                == ClientFault(kind: .offline, endpoint: "M6", delay: .seconds(30)))
         for (bad, message) in [
             ("error:M99", "'M99' is not an endpoint id of the protocol (M1, M2, M6, or *)"),
             ("error:M6:0", "'0' is not a count from 1 to 1000 or a chance like 30%"),
             ("error:M6:0%", "'0%' is not a chance from 1% to 100%"),
             ("slow", "slow needs a delay: slow=3s or slow:M1=3s"),
-            ("error=3s", "only slow takes a delay (=DURATION)"),
+            ("error=3s", "only slow and offline take a duration (=DURATION)"),
+            ("offline:M6", "offline needs a window: offline=30s or offline:M6=30s"),
+            ("offline:M6:2=3s", "offline opens one window, at the first call it matches: no count"),
             ("slow=500s", "'500s' is not a delay from 1ms to 120s; write it like 500ms or 3s"),
-            ("explode", "expected KIND[:ENDPOINT][:N] with KIND one of error, timeout, reset, no-registration, slow"),
+            (
+                "explode",
+                "expected KIND[:ENDPOINT][:N] with KIND one of error, timeout, reset, no-registration, slow, offline"
+            ),
         ] {
             #expect(throws: ClientFaultError(bad, message)) { try ClientFault.parse(bad, known: known) }
         }

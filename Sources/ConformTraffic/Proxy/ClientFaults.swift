@@ -11,7 +11,10 @@ import Synchronization
 /// - `reset` closes the connection without an answer (the recording keeps a 502 marked as the reset);
 /// - `no-registration` answers `NO_REGISTRATION` for the installation the call names, and for every later call
 ///   naming it: the server has forgotten it, and the app must register again;
-/// - `slow` passes the call on after waiting `DURATION` (every call, or those of `ENDPOINT`, no count).
+/// - `slow` passes the call on after waiting `DURATION` (every call, or those of `ENDPOINT`, no count);
+/// - `offline` takes the server off the network for `DURATION` from the first call (of `ENDPOINT`): that call's
+///   connection is closed without an answer, and the listeners close until the window ends, so the app meets
+///   refused connections (``OfflineSwitch``).
 ///
 /// `ENDPOINT` is an endpoint id of the profile (`M1`, `M6`, `B4`) or `*`; `N` how many of its calls fail (1 unless
 /// given, at most ``maxCount``), or `P%` the chance that each of its calls fails, drawn from the run's seed
@@ -24,6 +27,7 @@ public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
         case reset
         case noRegistration = "no-registration"
         case slow
+        case offline
     }
 
     public var kind: Kind
@@ -33,12 +37,12 @@ public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
     public var count: Int
     /// The chance (0 < p ≤ 1) that each matching call fails, instead of the first ``count``.
     public var probability: Double?
-    /// How long `slow` waits before passing the call on.
+    /// How long `slow` waits before passing the call on, or how long `offline` keeps the server down.
     public var delay: Duration?
 
     /// The most calls one fault makes fail.
     public static let maxCount = 1000
-    /// The longest `slow` delay.
+    /// The longest `slow` delay and `offline` window.
     public static let maxDelay = Duration.seconds(120)
 
     public init(kind: Kind, endpoint: String? = nil, count: Int = 1, delay: Duration? = nil) {
@@ -104,11 +108,18 @@ public struct ClientFault: Sendable, Hashable, CustomStringConvertible {
         switch (kind, delay) {
         case (.slow, nil):
             throw ClientFaultError(text, "slow needs a delay: slow=3s or slow:M1=3s")
+        case (.offline, nil):
+            throw ClientFaultError(text, "offline needs a window: offline=30s or offline:M6=30s")
         case (.slow, let delay?):
             guard parts.count < 3 else { throw ClientFaultError(text, "slow delays every call it matches: no count") }
             fault.delay = delay
+        case (.offline, let delay?):
+            guard parts.count < 3 else {
+                throw ClientFaultError(text, "offline opens one window, at the first call it matches: no count")
+            }
+            fault.delay = delay
         case (_, .some):
-            throw ClientFaultError(text, "only slow takes a delay (=DURATION)")
+            throw ClientFaultError(text, "only slow and offline take a duration (=DURATION)")
         default:
             break
         }
@@ -147,6 +158,8 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
     let profile: ProtocolProfile
     /// How long a `timeout` holds a call at most (the proxy's deadline ends it first).
     let holdLimit: Duration
+    /// The listeners an `offline` fault closes for its window.
+    public let offline: OfflineSwitch
     /// What the chances (`P%`) are drawn from: the same seed fails the same calls of the same traffic.
     public let seed: UInt64
     private let state: Mutex<State>
@@ -156,6 +169,8 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
         var used: [Int: Int] = [:]
         /// Installations answered `NO_REGISTRATION`, which stay forgotten.
         var forgotten: Set<String> = []
+        /// The end of the `offline` window in progress.
+        var offlineUntil: ContinuousClock.Instant?
         /// SplitMix64, one draw per call a chance applies to.
         var random: UInt64
 
@@ -174,8 +189,10 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
     static let maxForgotten = 10_000
 
     public init(
-        inner: any Transport, faults: [ClientFault], profile: ProtocolProfile, holdLimit: Duration, seed: UInt64 = 0
+        inner: any Transport, faults: [ClientFault], profile: ProtocolProfile, holdLimit: Duration, seed: UInt64 = 0,
+        offline: OfflineSwitch = OfflineSwitch()
     ) {
+        self.offline = offline
         self.seed = seed
         self.state = Mutex(State(random: seed))
         self.inner = inner
@@ -188,13 +205,26 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
         let endpoint = profile.endpoints.classify(request)
         let registration = endpoint?.registrationID
         // Which fault this call meets, and the mark it carries.
+        let now = ContinuousClock.now
         let met: (fault: ClientFault, mark: String)? = state.withLock { state in
+            if let until = state.offlineUntil, now < until {
+                // A call on a connection opened before the window, or one the listeners could not refuse.
+                return (
+                    ClientFault(kind: .offline), "offline (the server is down for \(ClientFault.seconds(until - now)))"
+                )
+            }
             if let registration, state.forgotten.contains(registration) {
                 return (ClientFault(kind: .noRegistration), "no-registration (\(registration) was forgotten)")
             }
             for (index, fault) in faults.enumerated() {
                 if let wanted = fault.endpoint, wanted != endpoint?.id { continue }
                 if fault.kind == .slow { return (fault, fault.description) }
+                if fault.kind == .offline {
+                    guard state.used[index, default: 0] == 0 else { continue }
+                    state.used[index] = 1
+                    state.offlineUntil = now + (fault.delay ?? .zero)
+                    return (fault, "\(fault) (the server goes down from this call)")
+                }
                 if fault.kind == .noRegistration && registration == nil { continue }
                 let used = state.used[index, default: 0]
                 if let probability = fault.probability {
@@ -224,6 +254,12 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
         case .timeout:
             try await Task.sleep(for: holdLimit)
             throw TransportError(.timeout, "injected fault \(met.mark): no answer within \(holdLimit)")
+        case .offline:
+            if let window = met.fault.delay { offline.pause(for: window) }
+            response = profile.errorEnvelope.response(
+                HTTPStatus(502), code: "CONNECTION_REFUSED",
+                text: "conform: injected fault \(met.mark); the server was offline, connect again later")
+            response.dropsConnection = true
         case .reset:
             // The app gets a closed connection; the recording keeps what stood for it, marked.
             response = profile.errorEnvelope.response(

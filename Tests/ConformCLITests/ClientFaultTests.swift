@@ -83,17 +83,30 @@ import Testing
         code: Int32, out: String, client: String, recording: String
     ) {
         let scratch = try Scratch()
-        let out = scratch.path("checked")
         let script = scratch.path("app.py")
         try Self.client.write(toFile: script, atomically: true, encoding: .utf8)
+        return try await Self.checked(faults: faults, seed: seed) { base in
+            // The script lives in the scratch directory as long as the app runs.
+            _ = scratch
+            return try await ChildProcess.output(
+                Tool.path("python3")!, [script, base, scenario, mode], separateStandardError: true)
+        }
+    }
+
+    /// `serve --check` with `faults`, the app `client` runs against its address, and the check's verdict once the
+    /// app is done: the exit code and console of the check, what the app printed, the recording.
+    static func checked(
+        faults: [String], seed: Int? = nil, client: (String) async throws -> ChildProcess.Outcome
+    ) async throws -> (code: Int32, out: String, client: String, recording: String) {
+        let scratch = try Scratch()
+        let out = scratch.path("checked")
         let child = try await offThePool {
             try ConformProcess(
                 ["serve", "--check", "--port", "0", "--out", out] + faults.flatMap { ["--client-faults", $0] }
                     + (seed.map { ["--seed", String($0)] } ?? []),
                 scratch: scratch, banner: "Checking an app against the reference implementation on ")
         }
-        let app = try await ChildProcess.output(
-            Tool.path("python3")!, [script, child.baseURL, scenario, mode], separateStandardError: true)
+        let app = try await client(child.baseURL)
         let result = try await offThePool { try child.interrupt() }
         #expect(app.status == 0, "\(app.output)\(app.errorOutput)")
         let recording = (try? String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)) ?? ""

@@ -30,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CGnuTLS", pkgConfig: "gnutls", providers: [.apt(["libgnutls28-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
@@ -43,7 +44,8 @@ let package = Package(
         .target(name: "ConformDiagnostics"),
         .target(name: "ConformYAML", dependencies: ["ConformDiagnostics", "CYAML"]),
         .target(name: "ConformCore", dependencies: ["ConformDiagnostics", "ConformYAML"]),
-        // JWT headers are written with the core's JSON writer.
+        // The one Swift door to libcrypto: digests, Ed25519, JWT (headers written with the core's JSON writer), and the
+        // local certificate authority in `TLS/` (keys and X.509): leaves for HTTPS listeners, device exports.
         .target(name: "ConformCrypto", dependencies: ["ConformCore", "CCrypto"]),
         // Build facts compiled in: the commit (`conform --version`, every report's provenance).
         .target(name: "CBuildInfo", cSettings: [.define("CONFORM_COMMIT", to: "\"\(buildCommit)\"")]),
@@ -59,13 +61,11 @@ let package = Package(
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
         .target(name: "ConformTransports", dependencies: ["ConformCore"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
-        // The local certificate authority (keys and X.509 on libcrypto): leaves for HTTPS listeners, device exports.
-        .target(name: "ConformTLS", dependencies: ["ConformCrypto", "CCrypto"]),
         // The reference is Mobile Messaging's: it refuses in the profile's envelope.
         .target(
             name: "ConformReference",
             dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging", "ConformYAML"]),
-        .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
+        .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD", "CGnuTLS"]),
         .target(
             name: "ConformTraffic",
             dependencies: [
@@ -81,7 +81,7 @@ let package = Package(
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "ConformCrypto", "CMalloc",
+                "ConformMobileMessaging", "ConformCapture", "ConformCrypto", "CMalloc",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -141,17 +141,17 @@ let package = Package(
         .testTarget(
             name: "ConformCurlTests",
             dependencies: [
-                "ConformCurl", "ConformServer", "ConformReport", "ConformRunner", "ConformTransports", "ConformTLS",
+                "ConformCurl", "ConformServer", "ConformReport", "ConformRunner", "ConformTransports", "ConformCrypto",
                 "ConformTestSupport",
             ],
             exclude: ["Adapters"]),
-        .testTarget(name: "ConformTLSTests", dependencies: ["ConformTLS", "ConformTestSupport"]),
+        .testTarget(name: "ConformTLSTests", dependencies: ["ConformCrypto", "ConformTestSupport"]),
         .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(
             name: "ConformServerTests",
             dependencies: [
-                "ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport", "ConformTLS",
+                "ConformServer", "ConformReference", "ConformCurl", "ConformTestSupport", "ConformCrypto",
                 "ConformMobileMessaging",
             ]),
         .testTarget(
@@ -175,7 +175,7 @@ let package = Package(
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
                 "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
-                "ConformTLS", "ConformTesting", "ConformYAML", "ConformDiagnostics",
+                "ConformCrypto", "ConformTesting", "ConformYAML", "ConformDiagnostics",
             ],
             exclude: ["Cases", "Adapters", "HARConsumers"]
         ),

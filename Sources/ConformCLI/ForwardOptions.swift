@@ -1,7 +1,7 @@
 import ConformCore
 import ConformDiagnostics
 import ConformServer
-import ConformTLS
+import ConformCrypto
 import ConformTraffic
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+internal import CGnuTLS
 internal import CMicroHTTPD
 import ConformCore
 import Foundation
@@ -236,7 +237,7 @@ public final class HTTPServer: Sendable {
                     conformServerURILog, cls, conformServerLog, cls, conformServerConnection, cls,
                     UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.connectionMemoryBytes,
                     UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate,
-                    intercepting ? 1 : 0)
+                    intercepting ? conform_tls_retrieve_callback() : nil)
             }
         }
         guard let daemon else {

@@ -1,4 +1,4 @@
-internal import CMicroHTTPD
+internal import CGnuTLS
 import ConformCore
 import Synchronization
 

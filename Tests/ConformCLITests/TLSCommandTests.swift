@@ -2,7 +2,7 @@ import ConformCLI
 import ConformCore
 import ConformCurl
 import ConformReport
-import ConformTLS
+import ConformCrypto
 import ConformTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,6 @@
 import ConformCore
 import ConformCurl
-import ConformTLS
+import ConformCrypto
 import ConformTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import ConformCore
-import ConformTLS
+import ConformCrypto
 import ConformTestSupport
 import Foundation
 import Testing

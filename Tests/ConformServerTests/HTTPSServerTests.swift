@@ -1,7 +1,7 @@
 import ConformCore
 import ConformCurl
 import ConformServer
-import ConformTLS
+import ConformCrypto
 import ConformTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,4 @@
-import ConformTLS
+import ConformCrypto
 import ConformTestSupport
 import Foundation
 import Testing

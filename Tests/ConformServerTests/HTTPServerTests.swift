@@ -189,12 +189,15 @@ struct HTTPServerTests {
     final class Gate: Sendable {
         private let open = Mutex(false)
         let waiting = Mutex(0)
+        /// What happened, in order: `answered` when the slow handler returns, and what a test adds.
+        let events = Mutex<[String]>([])
         func release() { open.withLock { $0 = true } }
         var handler: AsyncHandlerAdapter {
             AsyncHandlerAdapter { [self] request in
                 if request.path == "/slow" {
                     waiting.withLock { $0 += 1 }
                     while !open.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+                    events.withLock { $0.append("answered") }
                 }
                 return .json(200, ["path": .string(request.path)])
             }
@@ -232,18 +235,21 @@ struct HTTPServerTests {
         // Until the slow request is in the handler (a bound on a loaded machine, not a timing assertion).
         for _ in 0..<12_000 where gate.waiting.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
         try #require(gate.waiting.withLock { $0 } == 1, "the slow request never reached the handler")
-        let stopped = Mutex(false)
         let stopping = Thread {
             server.stop()
-            stopped.withLock { $0 = true }
+            gate.events.withLock { $0.append("stopped") }
         }
         stopping.start()
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(!stopped.withLock { $0 }, "stop waits while a connection is suspended")
+        // The stop has begun once the server no longer names a port (its first step); it must then wait for the
+        // suspended connection's answer, which the gate still holds.
+        for _ in 0..<12_000 where server.boundPort != 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(server.boundPort == 0, "the stop never began")
+        #expect(gate.events.withLock { $0 }.isEmpty, "stop returned while a connection was suspended")
         gate.release()
         #expect(try await slow.status == 200)
-        for _ in 0..<2000 where !stopped.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(stopped.withLock { $0 })
+        for _ in 0..<12_000 where gate.events.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        // The handler answered before the stop could return.
+        #expect(gate.events.withLock { $0 } == ["answered", "stopped"])
     }
 
     @Test func startErrorsNameTheProblem() throws {

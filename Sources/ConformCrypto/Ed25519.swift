@@ -29,7 +29,7 @@ public enum Ed25519 {
                     help: "write an unencrypted copy for the run: openssl pkey -in KEY -out plain-key.pem")
             }
             guard
-                let key = Self.reading(pem, { bio in PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) })
+                let key = MemoryBIO.reading(pem, { bio in PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) })
             else {
                 ERR_clear_error()
                 throw KeyError(
@@ -79,16 +79,6 @@ public enum Ed25519 {
             else { fatalError("libcrypto cannot sign with Ed25519") }
             return signature
         }
-
-        static func reading<R>(_ bytes: [UInt8], _ body: (OpaquePointer) -> R?) -> R? {
-            bytes.withUnsafeBytes { buffer -> R? in
-                guard let base = buffer.baseAddress, let bio = BIO_new_mem_buf(base, Int32(buffer.count)) else {
-                    return nil
-                }
-                defer { BIO_free(bio) }
-                return body(bio)
-            }
-        }
     }
 
     /// A public key, its 32 raw bytes.
@@ -100,7 +90,7 @@ public enum Ed25519 {
         /// Reads a PEM public key (`-----BEGIN PUBLIC KEY-----`, SubjectPublicKeyInfo) that must be an Ed25519 one.
         public init(pem: [UInt8]) throws(KeyError) {
             let text = String(decoding: pem, as: UTF8.self)
-            guard let key = PrivateKey.reading(pem, { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }) else {
+            guard let key = MemoryBIO.reading(pem, { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }) else {
                 ERR_clear_error()
                 throw KeyError(
                     message: text.contains("PRIVATE KEY-----")

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformReport
 import ConformServer
 import ConformTestSupport
 import Foundation
@@ -76,13 +77,13 @@ import Testing
         let b = RebasedTransport(base: "http://b.example:2", inner: handler)
         let same = try await Differential(a: a, b: DeadlineTransport(inner: b, deadline: .seconds(30))).run([recorded()]
         )
-        #expect(same.total == 1 && same.identical, "\(same.steps)")
+        #expect(same.counts == [.pass: 1], "\(same.steps)")
         // A side naming another origin than its own still differs, in the body and in the header.
         let elsewhere = InProcessTransport(NamesItself(origin: "http://elsewhere.example"))
         let differs = try await Differential(a: a, b: RebasedTransport(base: "http://b.example:2", inner: elsewhere))
             .run([recorded()])
-        #expect(differs.differing == 1)
-        let paths = differs.steps.first?.differences.map(\.path) ?? []
+        #expect(differs.counts == [.fail: 1])
+        let paths = differs.steps.first?.failures.first?.mismatches.map(\.path) ?? []
         #expect(paths.contains("header New-Base-URL") && paths.contains("$.baseUrl"), "\(paths)")
     }
 

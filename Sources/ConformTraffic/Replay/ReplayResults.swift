@@ -62,31 +62,30 @@ public enum ReplayResults {
         return step
     }
 
-    /// An exchange sent to two implementations: passed when both answered alike, failed with A's answer as what
-    /// was expected and B's as what came.
-    public static func step(_ diff: DifferentialStep, trace: String) -> StepResult {
-        var mismatches = diff.differences
-        if diff.errorA != nil || diff.errorB != nil {
-            mismatches.insert(
-                Mismatch(
-                    path: "response", expected: diff.errorA.map { "A failed: \($0)" } ?? "A answered",
-                    actual: diff.errorB.map { "B failed: \($0)" } ?? "B answered"), at: 0)
+    /// An exchange sent to two implementations (`outcome`, with A's answer as the recorded one): passed when both
+    /// answered alike, failed with A's answer as what was expected and B's as what came, could not be judged when
+    /// nothing was compared.
+    public static func difference(_ outcome: ReplayOutcome, trace: String) -> StepResult {
+        let request = outcome.recorded ?? outcome.request
+        var mismatches = outcome.differences
+        if let error = outcome.transportError {
+            mismatches.insert(Mismatch(path: "response", expected: "A answered", actual: "B failed: \(error)"), at: 0)
         }
         var step = StepResult(
-            suiteID: groupID(flow: diff.flow), flow: diff.flow, index: 0,
-            name: "exchange \(diff.seq): \(diff.method) \(diff.target)",
-            file: trace, mark: SourceMark(line: diff.seq, column: 1), spec: SpecReference(),
+            suiteID: groupID(flow: outcome.flow), flow: outcome.flow, index: 0,
+            name: "exchange \(outcome.seq): \(request.method) \(request.target)",
+            file: trace, mark: SourceMark(line: outcome.seq, column: 1), spec: SpecReference(),
             verdict: mismatches.isEmpty ? .pass : .fail,
             failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,
             check: .replayDifference)
-        step.retries = diff.retries
-        if let notice = diff.notice, !step.failures.isEmpty {
+        step.retries = outcome.retries
+        if let notice = outcome.notice, !step.failures.isEmpty {
             // The difference is that a side got no answer, for a cause the run tells once.
             step.errors = [
                 StepError(.replay, "no answer (see the warning below the steps)", fields: ["notice": notice])
             ]
         }
-        if let cannotJudge = diff.cannotJudge {
+        if let cannotJudge = outcome.cannotJudge {
             // Nothing was compared: neither the same nor a difference.
             (step.verdict, step.failures) = (.skipped, [])
             step.errors = [StepError(.cannotJudge, "cannot judge: \(cannotJudge)", fields: ["cause": cannotJudge])]

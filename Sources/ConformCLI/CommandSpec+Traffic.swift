@@ -220,6 +220,7 @@ extension CommandSpec {
                 Also write a report: junit:FILE, json:FILE or html:FILE (repeatable); one
                 test case per step or exchange, B's answer against A's.
                 """, usage: false),
+            .timeout("How long one exchange may take, on either side (default: 10; at most 24h)."),
             .retry,
         ] + [OptionSpec.insecure] + OptionSpec.clientTLS + [.help])
 

@@ -31,6 +31,7 @@ enum DiffCommand {
         // Persons of this run's own on both sides, as `replay --fresh-identities` gives them.
         let fresh = try ReplayCommand.freshIdentities(parsed, subcommand: "diff")
         let retry = try parsed.retryPolicy()
+        let timeout = try parsed.duration("--timeout") ?? .seconds(10)
         do {
             let outcome = try await session.run { events in
                 let collector = ResultCollector(events: events)
@@ -39,12 +40,12 @@ enum DiffCommand {
                     if input.hasSuffix(".jsonl") || TraceFile.holdsTrace(io.resolve(input)) {
                         try await diffRecording(
                             input, a: a, b: b, noise: noise, substitutions: substitutions, fresh: fresh, tls: tls,
-                            retry: retry,
-                            io: io
+                            retry: retry, timeout: timeout, io: io
                         ) { step, group in collector.add(step, to: group) }
                     } else {
                         let steps = try await diffSuites(
-                            input, a: a, b: b, noise: noise, overrides: overrides, tls: tls, retry: retry, io: io)
+                            input, a: a, b: b, noise: noise, overrides: overrides, tls: tls, retry: retry,
+                            timeout: timeout, io: io)
                         for (step, group) in steps { collector.add(step, to: group) }
                     }
                 }
@@ -65,17 +66,18 @@ enum DiffCommand {
     /// records that could not be read come last, as one step that cannot be judged.
     static func diffRecording(
         _ input: String, a: Target, b: Target, noise: NoiseRules, substitutions: [String: String],
-        fresh: FreshIdentities? = nil, tls: ClientTLS, retry: RetryPolicy? = nil, io: CommandIO,
+        fresh: FreshIdentities? = nil, tls: ClientTLS, retry: RetryPolicy? = nil, timeout: Duration = .seconds(10),
+        io: CommandIO,
         step: @escaping @Sendable (StepResult, ResultGroup) -> Void
     ) async throws {
         var options = TrafficSupport.replayOptions(
-            a, substitutions: substitutions, sequential: true, timeout: .seconds(10))
+            a, substitutions: substitutions, sequential: true, timeout: timeout)
         options.freshIdentities = fresh
         // Differential shares one set of options; each side gets its own origin through its transport.
         options.origins = [:]
         let differential = Differential(
-            a: try rebased(a, timeout: .seconds(10), tls: tls, retry: retry),
-            b: try rebased(b, timeout: .seconds(10), tls: tls, retry: retry),
+            a: try rebased(a, timeout: timeout, tls: tls, retry: retry),
+            b: try rebased(b, timeout: timeout, tls: tls, retry: retry),
             noise: noise,
             options: options)
         let trace = try TrafficSupport.trace(input, io: io).exchanges(onWarning: TrafficSupport.warnings(io))
@@ -114,7 +116,7 @@ enum DiffCommand {
     /// when B did alike and failed with where B differs, with its suite's group.
     static func diffSuites(
         _ input: String, a: Target, b: Target, noise: NoiseRules, overrides: [String: String], tls: ClientTLS,
-        retry: RetryPolicy? = nil, io: CommandIO
+        retry: RetryPolicy? = nil, timeout: Duration = .seconds(10), io: CommandIO
     ) async throws -> [(StepResult, ResultGroup)] {
         let files = try SuiteFiles.expand([input], io: io)
         let loaded = SuiteFiles.load(files, io: io)
@@ -128,7 +130,7 @@ enum DiffCommand {
                 targetDefaults: target.variableDefaults(ConformCommand.profile),
                 targetDescription: target.description, functions: ConformCommand.profile.functions)
             return await Runner(
-                transport: try target.makeTransport(timeout: .seconds(10), tls: tls).retrying(retry)
+                transport: try target.makeTransport(timeout: timeout, tls: tls).retrying(retry)
             ).run(plan)
         }
         let ra = try await run(a)

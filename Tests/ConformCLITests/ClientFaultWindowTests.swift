@@ -9,19 +9,19 @@ import Testing
     /// are refused (the listener is closed, not answering); then the server listens on the same port again.
     @Test(.enabled(if: Tool.has("python3"), "needs python3 with requests"))
     func anOfflineServerRefusesConnectionsUntilTheWindowEnds() async throws {
-        let recovered = try await ClientFaultTests().played("offline", "recover", faults: ["offline:M6=1s"])
+        let recovered = try await ClientFaultTests().played("offline", "recover", faults: ["offline:M6=2s"])
         // The retries met refused connections, and the depersonalize went through once the window was over.
         #expect(recovered.client == "depersonalize 200 after refusals\n", "\(recovered.client)")
         #expect(recovered.code == 0, "\(recovered.out)")
-        #expect(recovered.out.hasPrefix("Client faults: offline:M6=1s\n"), "\(recovered.out)")
-        let over = #"Client faults: offline window of 1s over: listening again on port [0-9]+\n"#
+        #expect(recovered.out.hasPrefix("Client faults: offline:M6=2s\n"), "\(recovered.out)")
+        let over = #"Client faults: offline window of 2s over: listening again on port [0-9]+\n"#
         #expect(recovered.out.range(of: over, options: .regularExpression) != nil, "\(recovered.out)")
         #expect(recovered.out.hasSuffix("Result: 0 violations\n"), "\(recovered.out)")
         #expect(
             recovered.recording.contains(
-                #"["Conform-Injected-Fault","offline:M6=1s (the server goes down from this call)"]"#),
+                #"["Conform-Injected-Fault","offline:M6=2s (the server goes down from this call)"]"#),
             "\(recovered.recording)")
-        let forgot = try await ClientFaultTests().played("offline", "forget", faults: ["offline:M6=1s"])
+        let forgot = try await ClientFaultTests().played("offline", "forget", faults: ["offline:M6=2s"])
         #expect(forgot.client == "depersonalize no answer \n", "\(forgot.client)")
         #expect(forgot.code == 1, "\(forgot.out)")
         #expect(forgot.out.contains("✘ check-3-logout › depersonalize-retry: "), "\(forgot.out)")
@@ -45,8 +45,8 @@ import Testing
             let mock = try await offThePool { try child.interrupt() }
             return ((mock.code, mock.out), run.output)
         }
-        let recovered = try await mocked("offline:M4=1s", retry: 4)
-        #expect(recovered.mock.out.hasPrefix("Client faults: offline:M4=1s\n"), "\(recovered.mock.out)")
+        let recovered = try await mocked("offline:M4=2s", retry: 6)
+        #expect(recovered.mock.out.hasPrefix("Client faults: offline:M4=2s\n"), "\(recovered.mock.out)")
         #expect(recovered.mock.code == 0, "\(recovered.mock.out)\n--- run:\n\(recovered.run)")
         #expect(recovered.mock.out.hasSuffix("Result: the client followed the suite\n"), "\(recovered.mock.out)")
         // libcurl sends a request again by itself when a kept-alive connection closes before any answer, so the

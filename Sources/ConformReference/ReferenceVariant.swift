@@ -34,8 +34,8 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
     public static let otherListOrder = ReferenceVariant(rawValue: "otherListOrder")
 
     // Answers the protocol leaves open.
-    /// The void endpoints (their answer is a 2xx the SDK ignores: M2, M5, M6, M8–M11, M15, M16, B4) answer 204 with
-    /// no body.
+    /// The void mobile endpoints (their answer is a 2xx the SDK ignores: M2, M5, M6, M8–M11, M15, M16) answer 204
+    /// with no body; B4, documented as 200, keeps it.
     public static let noContent = ReferenceVariant(rawValue: "noContent")
     /// A push that reaches devices reports another pending status: v2 bulks `PENDING_ENROUTE` instead of
     /// `PENDING_ACCEPTED`, v3 entries `PENDING_ACCEPTED` instead of `PENDING_ENROUTE`.
@@ -88,7 +88,7 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
         "newBaseURL": "every mobile response carries a New-Base-URL header naming where the API is served (§1.1)",
         "otherJSONStyle": "JSON answers are indented, members in reverse order, / and non-ASCII escaped",
         "otherListOrder": "unordered lists (devices, registrations, payloads, tags, emails, phones) come reversed",
-        "noContent": "void endpoints (M2, M5, M6, M8–M11, M15, M16, B4) answer 204 with no body",
+        "noContent": "void mobile endpoints (M2, M5, M6, M8–M11, M15, M16) answer 204 with no body",
         "otherPushStatuses": "a push that reaches devices reports PENDING_ENROUTE (v2) or PENDING_ACCEPTED (v3)",
         "sharedMessageId": "every copy of one push carries the same messageId on every device it reaches (D12)",
     ]

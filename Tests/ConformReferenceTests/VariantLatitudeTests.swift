@@ -7,7 +7,8 @@ import Testing
 /// another list order, another JSON style, one messageId shared by a push's copies.
 @Suite("Variants: latitude")
 struct VariantLatitudeTests {
-    /// noContent: every void endpoint answers 204 without a body; endpoints whose answer is read keep it.
+    /// noContent: every void mobile endpoint answers 204 without a body; those whose answer is read keep it, and so
+    /// does B4, whose 200 the backend's documentation names.
     @Test func voidEndpointsAnswerNoContent() {
         let h = variantHarness([.noContent])
         let id = h.register()
@@ -20,7 +21,7 @@ struct VariantLatitudeTests {
         #expect(h.user(id).json["firstName"] == "Ana", "the call took effect")
         #expect(h.depersonalize(id).status == 204)
         #expect(h.depersonalize(id).status == 204, "a repeat too")
-        #expect(h.backend(.post, "/people/2/contactInformation/push/\(id)/depersonalize").status == 204)
+        #expect(h.backend(.post, "/people/2/contactInformation/push/\(id)/depersonalize").status == 200, "B4: 200")
         #expect(h.backend(.get, "/people/2/contactInformation/push/\(id)").status == 200, "B1 keeps its body")
         #expect(h.mobile(.get, "/mobile/1/appinstance/nobody", caller: "nobody").status == 400, "errors stay")
     }

@@ -18,6 +18,7 @@ extension ReferenceEngine {
         let body = try objectBody(request)
         let held = try idList(body["mIDs"], name: "mIDs")
         let delivered = try idList(body["drIDs"], name: "drIDs")
+        if has(.deliveryReportedForAllDevices) { withdrawCopies(of: delivered, on: caller, app: app.id, state: &state) }
         var pending = installation.pending
         if !has(.syncResendsKnownMessages) { pending.removeAll { delivered.contains($0.messageId) } }
         state.installations[caller]?.pending = pending
@@ -36,10 +37,30 @@ extension ReferenceEngine {
         let ids = try idList(try objectBody(request)[key], name: key)
         if has(.deliveryReportWrongKey) && ids.isEmpty { throw .requestFormat("'drIDs' must not be empty.") }
         guard !ids.isEmpty else { return .empty(200) }
-        for key in state.installations.keys where state.installations[key]?.applicationId == app.id {
-            state.installations[key]?.pending.removeAll { ids.contains($0.messageId) }
+        // The report is the calling device's: another device's copy of the push (the same messageId under the
+        // sharedMessageId variant) is still to be delivered. Without the header, every device of the application.
+        if let caller = request.headerFields["pushregistrationid"], state.installations[caller]?.applicationId == app.id
+        {
+            if has(.deliveryReportedForAllDevices) { withdrawCopies(of: ids, on: caller, app: app.id, state: &state) }
+            state.installations[caller]?.pending.removeAll { ids.contains($0.messageId) }
+        } else {
+            for key in state.installations.keys where state.installations[key]?.applicationId == app.id {
+                state.installations[key]?.pending.removeAll { ids.contains($0.messageId) }
+            }
         }
         return .empty(200)
+    }
+
+    /// The `deliveryReportedForAllDevices` fault: the pushes `ids` names on `caller` are withdrawn from every device
+    /// of the application (a copy is the same bulk with the same content).
+    private func withdrawCopies(of ids: Set<String>, on caller: String, app: String, state: inout ReferenceState) {
+        let pushes = (state.installations[caller]?.pending ?? []).filter { ids.contains($0.messageId) }.map {
+            [$0.bulkId, $0.title ?? "", $0.text ?? ""]
+        }
+        guard !pushes.isEmpty else { return }
+        for key in state.installations.keys where state.installations[key]?.applicationId == app {
+            state.installations[key]?.pending.removeAll { pushes.contains([$0.bulkId, $0.title ?? "", $0.text ?? ""]) }
+        }
     }
 
     /// M16: `POST /mobile/2/messages/seen` with `{"messages":[{"messageId","timestampDelta"}]}`.

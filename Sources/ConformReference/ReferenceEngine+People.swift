@@ -58,7 +58,7 @@ extension ReferenceEngine {
         let options = PersonalizeOptions(
             forceDepersonalize: try queryBool(request, "forceDepersonalize"),
             keepAsLead: try queryBool(request, "keepAsLead"),
-            setDeviceAsPrimary: try queryBool(request, "setDeviceAsPrimary"))
+            setDeviceAsPrimary: try queryBool(request, "setDeviceAsPrimary"), fromBackend: true)
         let returnPush = try queryBool(request, "returnPush")
         let body = try objectBody(request)
         let identity = try backendIdentity(body["identity"])

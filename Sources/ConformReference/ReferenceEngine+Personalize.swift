@@ -14,6 +14,8 @@ struct PersonalizeOptions: Sendable, Hashable {
     var forceDepersonalize = false
     var keepAsLead = false
     var setDeviceAsPrimary = false
+    /// Whether the backend (B3) asked, rather than the device (M4, M5).
+    var fromBackend = false
 }
 
 extension ReferenceEngine {
@@ -114,7 +116,14 @@ extension ReferenceEngine {
                 throw .service(400, "PERSONALIZATION_IMPOSSIBLE", "There is no personalization to force away.")
             }
             target = owner?.id ?? current.id
-            state.move(id, to: target)
+            changePerson(id, to: target, state: &state)
+        } else if !conflictsWithCurrent && options.forceDepersonalize && has(.forcedReloginNewPerson),
+            let ext = identity.externalUserId, ext == current.externalUserId
+        {
+            // The fault: force detaches first and makes a second person of the same externalUserId.
+            target = state.newAnonymousPerson(applicationId: app)
+            state.persons[target]?.externalUserId = ext
+            changePerson(id, to: target, state: &state)
         } else if !conflictsWithCurrent {
             // D3: the same identity again is idempotent.
             if has(.personalizeNotIdempotent) && identity.externalUserId != nil
@@ -137,7 +146,7 @@ extension ReferenceEngine {
                 }
             }
             target = owner?.id ?? state.newAnonymousPerson(applicationId: app)
-            state.move(id, to: target)
+            changePerson(id, to: target, state: &state)
         }
         if let ext = identity.externalUserId, state.persons[target]?.externalUserId == nil {
             state.setExternalUserId(ext, of: target)
@@ -149,7 +158,9 @@ extension ReferenceEngine {
         if !options.keepAsLead || has(.keepAsLeadIgnored) { person.type = "CUSTOMER" }
         state.persons[target] = person
         if options.setDeviceAsPrimary && !has(.setDeviceAsPrimaryIgnored) {
-            state.setPrimary(id, true, exclusive: !has(.primaryNotExclusive))
+            let notExclusive =
+                has(.primaryNotExclusive) || (options.fromBackend && has(.backendPersonalizePrimaryNotExclusive))
+            state.setPrimary(id, true, exclusive: !notExclusive)
         }
         return target
     }
@@ -167,8 +178,32 @@ extension ReferenceEngine {
         if has(.depersonalizeKeepsIdentity) {
             state.persons[fresh]?.staleExternalUserId = current.externalUserId ?? current.staleExternalUserId
         }
-        state.move(id, to: fresh)
+        if has(.depersonalizeKeepsUserData) {
+            state.persons[fresh]?.attributes = current.attributes
+            state.persons[fresh]?.tags = current.tags
+            state.persons[fresh]?.customAttributes = current.customAttributes
+        }
+        changePerson(id, to: fresh, state: &state)
+        if has(.depersonalizeLogsOutSiblings) {
+            for other in current.installations where other != id {
+                changePerson(
+                    other, to: state.newAnonymousPerson(applicationId: installation.applicationId), state: &state)
+            }
+        }
         return true
+    }
+
+    /// Moves installation `id` to person `personId`: the device arrives non-primary (D6), and pushes sent to a
+    /// previous person with an identity and not yet handed out are withdrawn, never handed to the next user (D12).
+    func changePerson(_ id: String, to personId: String, state: inout ReferenceState) {
+        guard let installation = state.installations[id], installation.personId != personId else { return }
+        let previous = installation.personId
+        let previousHadIdentity = state.persons[previous].map { !$0.isAnonymous } ?? false
+        state.move(id, to: personId)
+        if has(.primaryKeptAcrossPersons) && installation.isPrimary { state.installations[id]?.isPrimary = true }
+        if previousHadIdentity && !has(.switchKeepsPendingPushes) {
+            state.installations[id]?.pending.removeAll { $0.forPerson == previous }
+        }
     }
 
     /// Applies standard attributes, tags and custom attributes (null deletes) to a person.

@@ -87,8 +87,11 @@ extension ReferenceEngine {
         } catch {
             return (bulk(PushStatus.invalidQuery, 0), false)
         }
-        if deliver { _ = enqueue(content, to: devices, state: &state) }
-        let status = devices.isEmpty ? noDestinationStatusV2 : PushStatus.pendingAccepted
+        if onlyPrimary && devices.isEmpty && has(.primaryOnlyWithoutPrimaryRefused) {
+            throw .service(400, "BAD_REQUEST", "No device of the destination is primary.")
+        }
+        if deliver { _ = enqueue(content, to: devices, byRegistration: to["pushRegistrationId"] != nil, state: &state) }
+        let status = devices.isEmpty ? noDestinationStatusV2 : reachedStatusV2
         return (bulk(status, devices.count), devices.isEmpty)
     }
 
@@ -157,12 +160,20 @@ extension ReferenceEngine {
                 } catch {
                     throw .e400("Bad request", violations: [("destinations", error.message)])
                 }
+                if devices.isEmpty && target.onlyPrimary && has(.primaryOnlyWithoutPrimaryRefused) {
+                    throw .e400(
+                        "Bad request", violations: [("destinations", "no device of the destination is primary")])
+                }
                 if devices.isEmpty {
                     entries.append(v3Entry(state.ids.next("message"), noDestinationStatusV3, target.label))
                 }
                 reachedAnyDevice = reachedAnyDevice || !devices.isEmpty
-                for (device, messageId) in zip(devices, enqueue(content, to: devices, state: &state)) {
-                    entries.append(v3Entry(messageId, PushStatus.pendingEnroute, device))
+                for (device, messageId) in zip(
+                    devices,
+                    enqueue(
+                        content, to: devices, byRegistration: target.filter["pushRegistrationId"] != nil, state: &state)
+                ) {
+                    entries.append(v3Entry(messageId, reachedStatusV3, device))
                 }
             }
         }
@@ -220,11 +231,29 @@ extension ReferenceEngine {
     /// How many unreported pushes one installation keeps.
     static let maxPendingPerInstallation = 500
 
-    /// Queues one copy of `content` per device, each with its own messageId; returns the ids.
-    private func enqueue(_ content: QueuedMessage, to devices: [String], state: inout ReferenceState) -> [String] {
-        devices.map { device in
+    /// The v2 bulk status of a push that reaches devices (variant `otherPushStatuses`: another pending one).
+    private var reachedStatusV2: JSONValue {
+        has(.otherPushStatuses) ? PushStatus.pendingEnroute : PushStatus.pendingAccepted
+    }
+
+    /// The v3 entry status of a device a push reaches.
+    private var reachedStatusV3: JSONValue {
+        has(.otherPushStatuses) ? PushStatus.pendingAccepted : PushStatus.pendingEnroute
+    }
+
+    /// Queues one copy of `content` per device, each with its own messageId (variant `sharedMessageId`: one
+    /// messageId for every copy); returns the ids.
+    ///
+    /// A push sent to a person (not `byRegistration`) remembers the person, so a device that changes person
+    /// leaves it behind.
+    private func enqueue(
+        _ content: QueuedMessage, to devices: [String], byRegistration: Bool, state: inout ReferenceState
+    ) -> [String] {
+        let shared = has(.sharedMessageId) && !devices.isEmpty ? state.ids.next("message") : nil
+        return devices.map { device in
             var copy = content
-            copy.messageId = state.ids.next("message")
+            copy.messageId = shared ?? state.ids.next("message")
+            copy.forPerson = byRegistration ? nil : state.installations[device]?.personId
             if has(.asyncDelivery), let last = state.installations[device]?.lastVisibleAt {
                 // Never before an earlier push to the same device.
                 let delay = Int.random(in: ReferenceVariant.deliveryDelayMilliseconds, using: &state.random)

@@ -57,7 +57,12 @@ extension ReferenceEngine {
         {
             installation = own
         }
-        guard depersonalize(installation.pushRegId, state: &state) else { return repeatedDepersonalizeResponse() }
+        guard depersonalize(installation.pushRegId, state: &state) else {
+            if has(.repeatedDepersonalizeRefused) {
+                throw .service(400, "PERSONALIZATION_IMPOSSIBLE", "The installation is not personalized.")
+            }
+            return repeatedDepersonalizeResponse()
+        }
         return .empty(200)
     }
 

@@ -18,6 +18,14 @@ struct ReferenceEngine: Sendable {
         } catch {
             response = errorResponse(error, mobile: ReferenceRoute(path: request.path)?.isMobile ?? true)
         }
+        // Variant noContent: a void mobile endpoint's success is a 204 without a body (its answer is a 2xx the SDK
+        // ignores); the backend's B4 is documented as 200.
+        if has(.noContent), (200..<300).contains(response.status.code),
+            ReferenceRoute(path: request.path)?.isMobile == true,
+            ReferenceEndpoint.matching(method: request.effectiveMethod, path: request.path)?.answersWithBody == false
+        {
+            response = HTTPResponse(status: 204)
+        }
         // §1.1: a mobile response may move the SDK to another base URL.
         if ReferenceRoute(path: request.path)?.isMobile == true {
             if has(.newBaseURLNotAbsolute) {

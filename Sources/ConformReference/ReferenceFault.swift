@@ -63,10 +63,33 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     /// Depersonalize moves the device to a new person, but GET user still shows the old externalUserId.
     public static let depersonalizeKeepsIdentity = ReferenceFault(rawValue: "depersonalizeKeepsIdentity")
 
+    /// A second depersonalize, with nothing left to do, is refused instead of accepted (D5).
+    public static let repeatedDepersonalizeRefused = ReferenceFault(rawValue: "repeatedDepersonalizeRefused")
+
     /// Depersonalizing another installation (§3.5) depersonalizes the caller (header) instead of the path's device.
     public static let otherDepersonalizeActsOnCaller = ReferenceFault(rawValue: "otherDepersonalizeActsOnCaller")
     /// B3 ignores `attributes`: standard attributes, tags and custom attributes are dropped.
     public static let backendAttributesIgnored = ReferenceFault(rawValue: "backendAttributesIgnored")
+
+    // State carried into the next cycle: bugs only a sequence of calls shows.
+    /// Depersonalize keeps the user's attributes, tags and custom attributes on the device's new anonymous person,
+    /// so the next user to log in there inherits them (D5).
+    public static let depersonalizeKeepsUserData = ReferenceFault(rawValue: "depersonalizeKeepsUserData")
+    /// A device keeps its primary flag when it changes person (logout, login of another user, forced switch) (D6).
+    public static let primaryKeptAcrossPersons = ReferenceFault(rawValue: "primaryKeptAcrossPersons")
+    /// Pushes sent to the previous person and not yet handed out stay queued on a device that changes person, and
+    /// reach the next user at its next message sync (D12).
+    public static let switchKeepsPendingPushes = ReferenceFault(rawValue: "switchKeepsPendingPushes")
+    /// Depersonalizing one device also logs out every other device of its person (D5).
+    public static let depersonalizeLogsOutSiblings = ReferenceFault(rawValue: "depersonalizeLogsOutSiblings")
+    /// B3 with `setDeviceAsPrimary=true` does not clear the person's other primary device (D6, backend route only).
+    public static let backendPersonalizePrimaryNotExclusive = ReferenceFault(
+        rawValue: "backendPersonalizePrimaryNotExclusive")
+    /// Personalize with `forceDepersonalize=true` and the identity the device already has moves the device to a
+    /// new person of the same externalUserId, leaving the person's data and other devices behind (D3).
+    public static let forcedReloginNewPerson = ReferenceFault(rawValue: "forcedReloginNewPerson")
+    /// A delivery reported by one device (M14 `drIDs`, M15) also withdraws the push's copies on every other device.
+    public static let deliveryReportedForAllDevices = ReferenceFault(rawValue: "deliveryReportedForAllDevices")
 
     // Primary devices.
     /// Setting a primary device does not clear the person's other primary devices (D6 broken).
@@ -85,6 +108,8 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
     public static let pushReachesOnlyFirstDevice = ReferenceFault(rawValue: "pushReachesOnlyFirstDevice")
     /// Message sync keeps re-sending ids the device listed in `mIDs` or reported in `drIDs`.
     public static let syncResendsKnownMessages = ReferenceFault(rawValue: "syncResendsKnownMessages")
+    /// A primary-only push to a person without a primary device is refused instead of accepted (D7).
+    public static let primaryOnlyWithoutPrimaryRefused = ReferenceFault(rawValue: "primaryOnlyWithoutPrimaryRefused")
     /// A push that reaches no device is reported PENDING_ACCEPTED instead of UNDELIVERABLE_NO_DESTINATION.
     public static let noDestinationReportedAccepted = ReferenceFault(rawValue: "noDestinationReportedAccepted")
 
@@ -145,7 +170,10 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         .patchUserNullsIgnored, .mergeConflictsIgnored, .otherDepersonalizeActsOnCaller, .backendAttributesIgnored,
         .tagsReadFromInstallation, .jwtApiKeyClaimNotChecked, .jwtKidNotChecked, .jwtExternalUserIdChangeAllowed,
         .systemDataPatchIgnored, .sessionTimestampColonOnly, .disabledRegistrationReached,
-        .restrictedRefusesRead, .restrictedAccessReadAllowed, .newBaseURLNotAbsolute,
+        .restrictedRefusesRead, .restrictedAccessReadAllowed, .newBaseURLNotAbsolute, .repeatedDepersonalizeRefused,
+        .primaryOnlyWithoutPrimaryRefused, .depersonalizeKeepsUserData, .primaryKeptAcrossPersons,
+        .switchKeepsPendingPushes, .depersonalizeLogsOutSiblings, .backendPersonalizePrimaryNotExclusive,
+        .forcedReloginNewPerson, .deliveryReportedForAllDevices,
     ]
 
     private static let summaries: [String: String] = [
@@ -200,5 +228,16 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         "pushMultiSendsOnlyFirst": "B7 sends only the first of its messages",
         "v3TargetOnlyPrimaryIgnored": "B8 ignores targetOnlyPrimaryDevices on destinations (D7)",
         "v3ErrorsInStandardEnvelope": "B8 refuses in the requestError envelope instead of E400",
+        "repeatedDepersonalizeRefused": "a second depersonalize is refused instead of accepted (D5)",
+        "primaryOnlyWithoutPrimaryRefused": "a primary-only push to a person without a primary device is refused (D7)",
+        "depersonalizeKeepsUserData":
+            "depersonalize keeps the user's attributes and tags on the device; the next user inherits them (D5)",
+        "primaryKeptAcrossPersons": "a device keeps its primary flag when it changes person (D6)",
+        "switchKeepsPendingPushes":
+            "the previous user's pushes not yet handed out reach the device's next user (D12)",
+        "depersonalizeLogsOutSiblings": "depersonalizing one device logs out the person's other devices (D5)",
+        "backendPersonalizePrimaryNotExclusive": "B3 setDeviceAsPrimary=true keeps the other device primary (D6)",
+        "forcedReloginNewPerson": "a forced login of the same user moves the device to a new person (D3)",
+        "deliveryReportedForAllDevices": "a delivery reported by one device withdraws the push on the others",
     ]
 }

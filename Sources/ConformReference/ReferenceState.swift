@@ -11,6 +11,9 @@ struct QueuedMessage: Sendable, Hashable {
     var customPayload: JSONObject?
     var sendDateTime: Int
     var bulkId: String
+    /// The person the push was sent to, or `nil` when it named the registration itself (`pushRegistrationId`): a
+    /// person's pushes leave a device that changes person with it.
+    var forPerson: String? = nil
     /// Epoch milliseconds from which message sync may hand it out (variant `asyncDelivery`; 0 means at once).
     var visibleAt = 0
 }

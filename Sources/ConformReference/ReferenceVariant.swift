@@ -27,6 +27,22 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
     /// Every protocol object of every JSON response carries unknown extra members (never inside user-data maps).
     public static let extraMembers = ReferenceVariant(rawValue: "extraMembers")
 
+    /// JSON responses are laid out differently: indented, members in reverse order, `/` and non-ASCII escaped.
+    public static let otherJSONStyle = ReferenceVariant(rawValue: "otherJSONStyle")
+    /// Lists the protocol does not order (devices, registrations, payloads, tags, emails, phones, v3 entries) come
+    /// in reverse order.
+    public static let otherListOrder = ReferenceVariant(rawValue: "otherListOrder")
+
+    // Answers the protocol leaves open.
+    /// The void mobile endpoints (their answer is a 2xx the SDK ignores: M2, M5, M6, M8–M11, M15, M16) answer 204
+    /// with no body; B4, documented as 200, keeps it.
+    public static let noContent = ReferenceVariant(rawValue: "noContent")
+    /// A push that reaches devices reports another pending status: v2 bulks `PENDING_ENROUTE` instead of
+    /// `PENDING_ACCEPTED`, v3 entries `PENDING_ACCEPTED` instead of `PENDING_ENROUTE`.
+    public static let otherPushStatuses = ReferenceVariant(rawValue: "otherPushStatuses")
+    /// Every copy of one push (one message of B6, B7, B8) carries the same messageId on every device it reaches.
+    public static let sharedMessageId = ReferenceVariant(rawValue: "sharedMessageId")
+
     // Answers where the sources are silent (decisions marked assumed).
     /// Other statuses, messageIds and texts wherever `decisions.md` marks the reference's answer as assumed.
     public static let otherAssumedAnswers = ReferenceVariant(rawValue: "otherAssumedAnswers")
@@ -46,7 +62,8 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
     /// Every variant this build knows, in a stable order.
     public static let allCases: [ReferenceVariant] = [
         .asyncDelivery, .eventualPeople, .explicitNulls, .extraMembers, .otherAssumedAnswers, .chunked, .headerCase,
-        .latency, .opaqueIds, .connectionClose, .newBaseURL,
+        .latency, .opaqueIds, .connectionClose, .newBaseURL, .otherJSONStyle, .otherListOrder, .noContent,
+        .otherPushStatuses, .sharedMessageId,
     ]
 
     /// How late every response is under ``latency``.
@@ -69,5 +86,10 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
         "opaqueIds": "pushRegIds, messageIds and bulkIds are opaque tokens, not UUIDs",
         "connectionClose": "every response carries Connection: close and the connection is closed",
         "newBaseURL": "every mobile response carries a New-Base-URL header naming where the API is served (§1.1)",
+        "otherJSONStyle": "JSON answers are indented, members in reverse order, / and non-ASCII escaped",
+        "otherListOrder": "unordered lists (devices, registrations, payloads, tags, emails, phones) come reversed",
+        "noContent": "void mobile endpoints (M2, M5, M6, M8–M11, M15, M16) answer 204 with no body",
+        "otherPushStatuses": "a push that reaches devices reports PENDING_ENROUTE (v2) or PENDING_ACCEPTED (v3)",
+        "sharedMessageId": "every copy of one push carries the same messageId on every device it reaches (D12)",
     ]
 }

@@ -1,8 +1,8 @@
 import ConformCore
 import Foundation
 
-/// Applies the variants that change a finished response rather than the protocol logic: extra members,
-/// chunking, `Connection: close` and header case.
+/// Applies the variants that change a finished response rather than the protocol logic: extra members, list
+/// order, JSON layout, chunking, `Connection: close` and header case.
 struct VariantResponseShaper: Sendable {
     let variants: Set<ReferenceVariant>
 
@@ -18,7 +18,10 @@ struct VariantResponseShaper: Sendable {
 
     func shape(_ response: HTTPResponse, now: Date) -> HTTPResponse {
         var response = response
-        if variants.contains(.extraMembers) { addExtraMembers(to: &response) }
+        if variants.contains(.extraMembers) || variants.contains(.otherListOrder) || variants.contains(.otherJSONStyle)
+        {
+            reshapeBody(of: &response)
+        }
         if variants.contains(.chunked), (200..<300).contains(response.status.code), response.status.code != 204 {
             // Errors keep Content-Length (D15); a 204 has neither header nor body.
             response.headerFields.remove("Content-Length")
@@ -35,9 +38,13 @@ struct VariantResponseShaper: Sendable {
         return response
     }
 
-    private func addExtraMembers(to response: inout HTTPResponse) {
-        guard !response.body.isEmpty, let value = try? JSONValue.parse(response.body) else { return }
-        response.body = Data(Self.addingExtraMembers(value, key: nil).serialized().utf8)
+    /// The JSON body with the extra members, the list order and the layout of the variants switched on.
+    private func reshapeBody(of response: inout HTTPResponse) {
+        guard !response.body.isEmpty, var value = try? JSONValue.parse(response.body) else { return }
+        if variants.contains(.extraMembers) { value = Self.addingExtraMembers(value, key: nil) }
+        if variants.contains(.otherListOrder) { value = Self.reversingUnorderedLists(value, key: nil) }
+        let text = variants.contains(.otherJSONStyle) ? Self.otherStyle(value) : value.serialized()
+        response.body = Data(text.utf8)
         if response.headerFields.contains("Content-Length") {
             response.headerFields["Content-Length"] = String(response.body.count)
         }
@@ -61,6 +68,52 @@ struct VariantResponseShaper: Sendable {
         default:
             return value
         }
+    }
+
+    /// Members whose lists the protocol does not order: a person's devices (M7 `instances`, B5 `push`), message
+    /// sync `payloads`, a user's `tags`, `emails` and `phones`, and the v3 answer's `messages` (one per device).
+    static let unorderedListKeys: Set<String> = [
+        "instances", "push", "payloads", "tags", "emails", "phones", "messages",
+    ]
+
+    /// `value` with every unordered list reversed, at every level except inside user-data maps.
+    static func reversingUnorderedLists(_ value: JSONValue, key: String?) -> JSONValue {
+        switch value {
+        case .object(let object):
+            if let key, userDataKeys.contains(key) { return value }
+            var out = JSONObject()
+            for (k, v) in object { out[k] = reversingUnorderedLists(v, key: k) }
+            return .object(out)
+        case .array(let items):
+            let inner = items.map { reversingUnorderedLists($0, key: nil) }
+            return .array(key.map(unorderedListKeys.contains) == true ? inner.reversed() : inner)
+        default:
+            return value
+        }
+    }
+
+    /// Another JSON style for the same value: indented, every object's members in reverse order, `/` written `\/`
+    /// and every non-ASCII character as a `\u` escape (both legal only inside strings, so escaping them in the
+    /// whole text changes no value), ending in a newline.
+    static func otherStyle(_ value: JSONValue) -> String {
+        func reversedMembers(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let object): .object(JSONObject(object.reversed().map { ($0.0, reversedMembers($0.1)) }))
+            case .array(let items): .array(items.map(reversedMembers))
+            default: value
+            }
+        }
+        var out = ""
+        for scalar in reversedMembers(value).serialized(.pretty).unicodeScalars {
+            if scalar == "/" {
+                out += "\\/"
+            } else if scalar.isASCII {
+                out.unicodeScalars.append(scalar)
+            } else {
+                for unit in String(scalar).utf16 { out += "\\u" + String(format: "%04x", unit) }
+            }
+        }
+        return out + "\n"
     }
 
     /// An HTTP date (`Sun, 06 Nov 1994 08:49:37 GMT`).

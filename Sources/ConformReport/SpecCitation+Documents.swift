@@ -113,7 +113,7 @@ extension SpecCitation {
         With `forceDepersonalize=true` the device leaves its current person, which keeps its other devices, and joins the person that owns the identity (created if there is none). This is a MUST.
 
         D5 | depersonalize
-        After depersonalize the device belongs to a fresh anonymous person, GET user shows no externalUserId, and pushes to the old externalUserId no longer reach it (all MUST); that a repeated depersonalize answers 200 is assumed.
+        After depersonalize the device belongs to a fresh anonymous person, GET user shows no externalUserId, and pushes to the old externalUserId no longer reach it (all MUST); that a repeated depersonalize is accepted (a 2xx) is assumed.
 
         D6 | primary devices
         A person has at most one primary device: marking one clears the others, and `setDeviceAsPrimary=true` on personalize marks the device. Marking is a MUST; that the others are cleared is assumed.

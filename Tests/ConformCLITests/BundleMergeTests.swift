@@ -47,7 +47,7 @@ import Testing
         let verified = await conformInProcess(["verify", out, "--no-color"])
         #expect(verified.code == 0, "\(verified.out)\(verified.err)")
         #expect(
-            verified.err.contains("the same as each of the bundle's reports (JSON, JUnit, HTML) for all 318 steps"),
+            verified.err.contains("the same as each of the bundle's reports (JSON, JUnit, HTML) for all 354 steps"),
             "\(verified.err)")
         #expect(verified.out.hasSuffix("Verification: VERIFIED certifiable, CONFORMS, unsigned\n"), "\(verified.out)")
 
@@ -100,7 +100,7 @@ import Testing
         #expect(mixed.code == 2, "\(mixed.err)")
         #expect(
             mixed.err.contains(
-                "\(other): error: is not a shard of the same run as \(shards[0]): its suite files differ (1 and 22 files)"
+                "\(other): error: is not a shard of the same run as \(shards[0]): its suite files differ (1 and 24 files)"
             ), "\(mixed.err)")
         #expect(!FileManager.default.fileExists(atPath: out))
     }

@@ -47,7 +47,7 @@ import Testing
         #expect(
             verified.out.hasSuffix(
                 "Verification: VERIFIED partial (1 suite modified from this kit's bundled suites: 02-login.yaml "
-                    + "(suites/001-02-login.yaml); 0 of 22 bundled suites; 1 suite not bundled: \(suite)), CONFORMS, "
+                    + "(suites/001-02-login.yaml); 0 of 24 bundled suites; 1 suite not bundled: \(suite)), CONFORMS, "
                     + "unsigned; no certificate: that is a whole run of the bundled plan with every step run (pass "
                     + "--allow-partial to accept a partial one)\n"), "\(verified.out)")
         // The report of the verification carries its verdict, the suite modified and its diff.

@@ -61,7 +61,7 @@ struct BundleSignatureTests {
             ), "\(checked.err)")
         #expect(
             checked.out.hasSuffix(
-                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS, signed by key \(fingerprint); "
+                "Verification: VERIFIED partial (1 of 24 bundled suites), CONFORMS, signed by key \(fingerprint); "
                     + "accepted with --allow-partial\n"), "\(checked.out)")
 
         let unchecked = await conformInProcess(["verify", dir, "--allow-partial", "--no-color"])

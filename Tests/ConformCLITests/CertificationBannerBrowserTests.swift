@@ -70,7 +70,7 @@ import Testing
         let text = probe["text"]?.stringValue ?? ""
         #expect(text.contains("Partial run: this report is not a certificate."), "\(text)")
         #expect(text.contains("selection: --step 'log in from*'"), "\(text)")
-        #expect(text.contains("1 of 22 bundled suites"), "\(text)")
+        #expect(text.contains("1 of 24 bundled suites"), "\(text)")
         #expect(number(probe["top"]) > 0 && number(probe["top"]) < 1000, "on the first screen: \(probe)")
         #expect(number(probe["height"]) > 40 && number(probe["width"]) > 600)
         #expect(probe["background"] == "rgb(255, 241, 194)", "the assumption colour marks it")
@@ -80,7 +80,7 @@ import Testing
         guard let probe = try await banner(["run"], screenshot: "conform-banner-certifiable.png") else { return }
         let text = probe["text"]?.stringValue ?? ""
         #expect(text.contains("Certifiable run: the whole bundled plan ran against one target"), "\(text)")
-        #expect(text.contains("22 of 22 bundled suites"), "\(text)")
+        #expect(text.contains("24 of 24 bundled suites"), "\(text)")
         #expect(number(probe["top"]) > 0 && number(probe["top"]) < 1000)
         #expect(probe["background"] == "rgb(218, 251, 225)")
     }

@@ -25,19 +25,19 @@ import Testing
     @Test func aSelectedRunIsPartialInEveryReport() async throws {
         let r = try await reports(["run", "suites/02-login.yaml", "--step", "log in from*", "--no-color"])
         #expect(r.code == 0, "\(r.out)\(r.err)")
-        let reasons = "selection: --step 'log in from*'; 1 of 22 bundled suites"
+        let reasons = "selection: --step 'log in from*'; 1 of 24 bundled suites"
         #expect(r.out.contains("Certification: partial (\(reasons))\n"), "\(r.out)")
         #expect(r.json["certification"] == "partial")
-        #expect(r.json["partialReasons"] == ["selection: --step 'log in from*'", "1 of 22 bundled suites"])
+        #expect(r.json["partialReasons"] == ["selection: --step 'log in from*'", "1 of 24 bundled suites"])
         #expect(r.json["scope"]?["selection"] == ["--step 'log in from*'"])
         #expect(r.json["scope"]?["bundledSuitesRun"] == 1)
         try await expectValidJUnit(r.junit)
         #expect(r.junit.contains("<property name=\"certification\" value=\"partial\"/>"))
-        #expect(r.junit.contains("<property name=\"bundledSuites\" value=\"1 of 22 bundled suites\"/>"))
+        #expect(r.junit.contains("<property name=\"bundledSuites\" value=\"1 of 24 bundled suites\"/>"))
         #expect(r.junit.contains("<property name=\"selection\" value=\"--step &apos;log in from*&apos;\"/>"))
         #expect(r.html.contains("<section class=\"certification partial\" id=\"certification\""))
         #expect(r.html.contains("<strong>Partial run</strong>: this report is not a certificate."))
-        #expect(r.html.contains("<dd>1 of 22 bundled suites</dd>"))
+        #expect(r.html.contains("<dd>1 of 24 bundled suites</dd>"))
         #expect(r.html.contains("<code>--step &#39;log in from*&#39;</code>"))
     }
 
@@ -52,7 +52,7 @@ import Testing
         #expect(!r.junit.contains("partialReasons"))
         #expect(r.html.contains("<section class=\"certification certifiable\" id=\"certification\""))
         #expect(r.html.contains("<strong>Certifiable run</strong>"))
-        #expect(r.html.contains("<dd>22 of 22 bundled suites</dd>"))
+        #expect(r.html.contains("<dd>24 of 24 bundled suites</dd>"))
     }
 
     @Test func oneShardIsPartialAndTheMergeOfEveryShardIsCertifiable() async throws {
@@ -146,9 +146,9 @@ import Testing
         let verified = await conformInProcess(["verify", dir, "--no-color"])
         #expect(verified.code == 0, "\(verified.out)\(verified.err)")
         #expect(verified.err.contains("each as its manifest says"))
-        #expect(verified.err.contains("Suites: the bundle's 22 suites are this kit's bundled suites"))
+        #expect(verified.err.contains("Suites: the bundle's 24 suites are this kit's bundled suites"))
         #expect(
-            verified.err.contains("the same as each of the bundle's reports (JSON, JUnit, HTML) for all 318 steps"),
+            verified.err.contains("the same as each of the bundle's reports (JSON, JUnit, HTML) for all 354 steps"),
             "\(verified.err)")
         #expect(verified.out.contains("Certification: certifiable"))
     }
@@ -177,14 +177,14 @@ import Testing
         #expect(verified.out.contains("Result: CONFORMS\n"))
         #expect(
             verified.out.hasSuffix(
-                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS, unsigned; no certificate: that is a whole "
+                "Verification: VERIFIED partial (1 of 24 bundled suites), CONFORMS, unsigned; no certificate: that is a whole "
                     + "run of the bundled plan with every step run (pass --allow-partial to accept a partial one)\n"),
             "\(verified.out)")
         let allowed = await conformInProcess(["verify", dir, "--allow-partial", "--no-color"])
         #expect(allowed.code == 0, "\(allowed.out)\(allowed.err)")
         #expect(
             allowed.out.hasSuffix(
-                "Verification: VERIFIED partial (1 of 22 bundled suites), CONFORMS, unsigned; accepted with --allow-partial\n"
+                "Verification: VERIFIED partial (1 of 24 bundled suites), CONFORMS, unsigned; accepted with --allow-partial\n"
             ))
         let whole = try await bundle()
         defer { withExtendedLifetime(whole.scratch) {} }

@@ -47,12 +47,16 @@ struct FaultsMatrixTests {
     }
 
     /// Faults that flip a behaviour `decisions.md` marks as assumed, so a suite may only report them as
-    /// assumption not met: D2 (refusal without force), D6 (primary exclusivity), D7 (no-destination status),
-    /// D12 (message sync leaving reported messages out, a disabled registration not reached), D16 (a stranger
-    /// device refused), D1 (when an identity conflict is refused is inferred).
+    /// assumption not met: D2 (refusal without force), D5 (a repeated depersonalize accepted), D6 (primary
+    /// exclusivity, by every route, and a device arriving at another person non-primary), D7 (no-destination
+    /// status, a primary-only push to nobody accepted), D12 (message sync leaving reported messages out, a disabled
+    /// registration not reached, a person's waiting pushes leaving with the device), D16 (a stranger device
+    /// refused), D1 (when an identity conflict is refused is inferred).
     static let assumedDecisionFaults: Set<ReferenceFault> = [
         .mergeOnDifferentUser, .primaryNotExclusive, .noDestinationReportedAccepted, .syncResendsKnownMessages,
         .otherInstallationUnchecked, .mergeConflictsIgnored, .disabledRegistrationReached,
+        .repeatedDepersonalizeRefused, .primaryOnlyWithoutPrimaryRefused, .primaryKeptAcrossPersons,
+        .switchKeepsPendingPushes, .backendPersonalizePrimaryNotExclusive,
     ]
 
     @Test func docsShowTheCurrentMatrix() async throws {

@@ -86,9 +86,11 @@ struct VariantsMatrixTests {
         #expect(repeated.isEmpty, "steps that had to repeat against the synchronous reference: \(repeated)")
     }
 
-    /// Over HTTP, where chunking, header case and closed connections really happen on the wire.
+    /// Over HTTP, where chunking, header case, closed connections, 204s and another JSON layout really happen on
+    /// the wire.
     @Test(arguments: [
-        [ReferenceVariant.chunked], [.headerCase], [.connectionClose], [.latency], ReferenceVariant.allCases,
+        [ReferenceVariant.chunked], [.headerCase], [.connectionClose], [.latency], [.noContent], [.otherJSONStyle],
+        ReferenceVariant.allCases,
     ])
     func suitesConformOverHTTPUnder(_ variants: [ReferenceVariant]) async throws {
         let reference = ReferenceImplementation(configuration: .default, variants: Set(variants))

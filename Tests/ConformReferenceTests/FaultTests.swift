@@ -16,8 +16,10 @@ private func twoDevices(_ h: Harness, primary: Bool = false) -> (String, String,
     return (user, a, b)
 }
 
-/// Every fault's probe: the ones below and those of the endpoints added for coverage.
-let faultProbes = coreFaultProbes.merging(coverageFaultProbes) { first, _ in first }
+/// Every fault's probe: the ones below, those of the endpoints added for coverage and those of sequences.
+let faultProbes = coreFaultProbes.merging(coverageFaultProbes) { first, _ in first }.merging(sequenceFaultProbes) {
+    first, _ in first
+}
 
 private let coreFaultProbes: [ReferenceFault: FaultProbe] = [
     .registrationWithoutPushRegId: { h in !h.register().isEmpty },

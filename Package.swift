@@ -66,6 +66,11 @@ let package = Package(
             name: "ConformReference",
             dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging", "ConformYAML"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD"]),
+        // `conform explore`: sequences drawn from the profile's operations, played on the target and on a fresh
+        // reference, judged as generated suites by the runner, shrunk and written as a suite.
+        .target(
+            name: "ConformExplore",
+            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformDiagnostics"]),
         .target(
             name: "ConformTraffic",
             dependencies: [
@@ -81,7 +86,7 @@ let package = Package(
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "ConformCrypto", "CMalloc",
+                "ConformMobileMessaging", "ConformCapture", "ConformTLS", "ConformCrypto", "CMalloc", "ConformExplore",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -175,7 +180,7 @@ let package = Package(
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
                 "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
-                "ConformTLS", "ConformTesting", "ConformYAML", "ConformDiagnostics",
+                "ConformTLS", "ConformTesting", "ConformYAML", "ConformDiagnostics", "ConformExplore",
             ],
             exclude: ["Cases", "Adapters", "HARConsumers"]
         ),

@@ -1,0 +1,114 @@
+import ConformTestSupport
+import Foundation
+import Testing
+
+/// `conform explore` run as a user runs it (the built binary): a fixed seed against the builtin reference finds
+/// nothing, a fault of the reference is found and shrunk to a suite that `conform run` replays (failing on the
+/// fault, passing on the reference), every conforming variant finds nothing, and a target that cannot answer could
+/// not run. Budgets are small so the tests stay fast; each budget is the one the test states.
+@Suite struct ExploreCommandTests {
+    let binary = BinaryTests()
+
+    /// The budget of every fault and variant test: sequences drawn from seed 11.
+    static let budget = "40"
+
+    @Test func aFixedSeedAgainstTheReferenceFindsNothing() async throws {
+        let run = try await binary.conform(["explore", "--seed", "7", "--budget", "20", "--no-color"])
+        #expect(run.code == 0, "explore printed:\n\(run.out)\(run.err)")
+        let lines = run.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Exploring the embedded reference implementation with seed 7 (budget 20 sequences).")
+        #expect(lines.contains("Result: NO DIVERGENCE FOUND"))
+        #expect(
+            lines.contains(
+                "Seed 7; budget 20 sequences; random sequences of up to 12 operations over 3 installations and 2 persons, application 'all'."
+            ))
+        #expect(lines.contains { $0.hasPrefix("Explored 20 behaviours (") })
+        #expect(lines.contains { $0.hasPrefix("Coverage: ") && $0.hasSuffix(" operation × state cells.") })
+        #expect(!run.out.contains("certif"))
+        // The same seed draws the same sequences: the same operations are counted.
+        let again = try await binary.conform(["explore", "--seed", "7", "--budget", "20", "--no-color"])
+        let count = { (out: String) in
+            out.split(separator: "\n").first { $0.hasPrefix("Explored ") }.map { String($0.prefix { $0 != "i" }) }
+        }
+        #expect(count(again.out) == count(run.out))
+    }
+
+    static let faults = [
+        "ignoreForceDepersonalize", "depersonalizeKeepsIdentity", "depersonalizeNoop", "targetOnlyPrimaryIgnored",
+        "pushReachesOnlyFirstDevice", "setDeviceAsPrimaryIgnored", "personalizeNotIdempotent",
+        "forceDepersonalizeDropsOtherDevices",
+    ]
+
+    @Test(arguments: faults)
+    func aFaultIsFoundShrunkAndReplayed(_ fault: String) async throws {
+        let out = try Scratch("explore-\(fault)")
+        let run = try await binary.conform([
+            "explore", "--fault", fault, "--seed", "11", "--budget", Self.budget, "--window", "50ms", "--out",
+            out.url.path, "--no-color",
+        ])
+        #expect(run.code == 1, "explore --fault \(fault) printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains("Result: DIVERGES FROM THE REFERENCE"))
+        let line = try #require(run.out.split(separator: "\n").first { $0.hasPrefix("Shrunk suite: ") })
+        let path = String(line.dropFirst("Shrunk suite: ".count).prefix { $0 != " " })
+        #expect(path.hasPrefix(out.url.path + "/explore-seed11-"))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("spec: \"flow step") || text.contains("spec: \"API"))
+        // The shrunk suite is an ordinary suite: it fails on the fault and passes on the reference.
+        let onFault = try await binary.conform(["run", path, "--fault", fault, "--no-color"])
+        #expect(onFault.code == 1, "run on the fault printed:\n\(onFault.out)\(onFault.err)")
+        let onReference = try await binary.conform(["run", path, "--no-color"])
+        #expect(onReference.code == 0, "run on the reference printed:\n\(onReference.out)\(onReference.err)")
+        // Kept failures are replayed first on the next exploration.
+        let next = try await binary.conform([
+            "explore", "--fault", fault, "--seed", "12", "--budget", "1", "--out", out.url.path, "--window", "50ms",
+            "--no-color",
+        ])
+        #expect(next.code == 1)
+        #expect(next.out.contains("A suite kept from an earlier exploration still diverges: \(path)"))
+    }
+
+    static let variants = [
+        "asyncDelivery", "eventualPeople", "explicitNulls", "extraMembers", "otherAssumedAnswers", "opaqueIds",
+        "newBaseURL", "chunked", "headerCase", "connectionClose", "all",
+    ]
+
+    @Test(arguments: variants)
+    func aConformingVariantFindsNothing(_ variant: String) async throws {
+        let run = try await binary.conform([
+            "explore", "--variant", variant, "--seed", "11", "--budget", Self.budget, "--window", "3s", "--no-color",
+        ])
+        #expect(run.code == 0, "explore --variant \(variant) printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains("Result: NO DIVERGENCE FOUND"))
+    }
+
+    @Test func theExhaustiveModeCountsItsBehaviours() async throws {
+        let run = try await binary.conform([
+            "explore", "--exhaustive", "--depth", "2", "--devices", "2", "--persons", "1", "--budget", "100000",
+            "--seed", "1", "--no-color",
+        ])
+        #expect(run.code == 0, "explore --exhaustive printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains("every sequence up to depth 2 (symmetry-reduced)"))
+        let line = try #require(run.out.split(separator: "\n").first { $0.hasPrefix("Explored ") })
+        #expect(line.hasPrefix("Explored 21 behaviours"), "\(line)")
+    }
+
+    @Test func aTargetThatCannotAnswerCouldNotRun() async throws {
+        let run = try await binary.conform([
+            "explore", "--target", "http://127.0.0.1:9", "--seed", "1", "--budget", "3", "--timeout", "2s",
+            "--no-color",
+        ])
+        #expect(run.code == 2, "explore printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains("Result: COULD NOT RUN"))
+    }
+
+    @Test func usageErrors() async throws {
+        let budget = try await binary.conform(["explore", "--budget", "0"])
+        #expect(budget.code == 64)
+        #expect(
+            budget.err.contains("--budget takes a number of sequences (1 to 1000000) or a time from 1s to 24h, got '0'")
+        )
+        let depth = try await binary.conform(["explore", "--depth", "2"])
+        #expect(depth.code == 64)
+        #expect(depth.err.contains("--depth is the depth of --exhaustive; give --exhaustive too"))
+    }
+}

@@ -113,8 +113,9 @@ struct SequenceGenerator: Sendable {
     }
 
     /// A random sequence of `maxLength`/2…`maxLength` steps. A sequence with no installation registers one; one
-    /// with fewer than it may have registers another one time in four; otherwise every operation that can come
-    /// next is as likely, then its slots and values.
+    /// with fewer than it may have registers another one time in three; otherwise every operation that can come
+    /// next is as likely, then its slots and values. A change is followed, one time in two, by a read that can show
+    /// it: a push by a read of pushes on some device, a device's change by a read of that device.
     func draw(_ random: inout SeededRandom) -> ExploreSequence {
         var sequence = ExploreSequence([])
         let length = Int.random(in: max(1, maxLength / 2)...maxLength, using: &random)
@@ -127,15 +128,31 @@ struct SequenceGenerator: Sendable {
             let register =
                 !registrations.isEmpty
                 && (alive.isEmpty || others.isEmpty
-                    || (registered < devices && Int.random(in: 0..<4, using: &random) == 0))
-            let pool = register ? registrations : others
-            let byOperation = Dictionary(grouping: pool, by: \.operation)
-            let keys = byOperation.keys.sorted()
-            let op = keys[Int.random(in: 0..<keys.count, using: &random)]
-            let steps = byOperation[op]!
-            sequence.steps.append(steps[Int.random(in: 0..<steps.count, using: &random)])
+                    || (registered < devices && Int.random(in: 0..<3, using: &random) == 0))
+            let step = pick(register ? registrations : others, &random)
+            sequence.steps.append(step)
+            let op = operations[step.operation]
+            guard !op.reads, op.registers == nil, !op.retires, sequence.steps.count < length,
+                Bool.random(using: &random)
+            else { continue }
+            let showsPushes = op.slots.contains(.text)
+            let reads = candidates(after: sequence).filter { next in
+                let read = operations[next.operation]
+                guard read.reads else { return false }
+                let readsPushes = read.observations.contains { if case .texts = $0 { true } else { false } }
+                return showsPushes ? readsPushes : (!readsPushes && next.device == step.device)
+            }
+            if !reads.isEmpty { sequence.steps.append(pick(reads, &random)) }
         }
         return sequence
+    }
+
+    /// An operation among `options` (each as likely), then one of its steps.
+    private func pick(_ options: [ExploreStep], _ random: inout SeededRandom) -> ExploreStep {
+        let byOperation = Dictionary(grouping: options, by: \.operation)
+        let keys = byOperation.keys.sorted()
+        let steps = byOperation[keys[Int.random(in: 0..<keys.count, using: &random)]]!
+        return steps[Int.random(in: 0..<steps.count, using: &random)]
     }
 
     private func universe(of sequence: ExploreSequence) -> (registered: Int, alive: [Int], persons: Int) {

@@ -22,8 +22,8 @@ extension CommandSpec {
                 help: "With the builtin target: switch on a conforming variant (repeatable; 'all')."),
             .variables("Set a variable of the generated suites (repeatable), e.g. appCode or apiKey."),
             OptionSpec(
-                "--seed", "N", .integer(0...Int.max), usage: true,
-                help: "Draw the sequences from this seed (default: a random one, printed)."),
+                "--seed", "N", .integer(0...4_294_967_295), usage: true,
+                help: "Draw the sequences from this seed, 0 to 4294967295 (default: a random one, printed)."),
             OptionSpec(
                 "--budget", "N|DURATION", .text(), usage: true,
                 help: "How much to explore: a number of sequences, or a time such as 30s (default: 100)."),

@@ -8,8 +8,12 @@ import Foundation
 /// suite (or of the sequence that could not run), so every reporter shows the failing step with its exchange.
 extension Explorer {
     func finish(_ state: Progress, start: ContinuousClock.Instant, extra: [RunResult]) -> ExploreReport {
+        // Every reporter shows the group's title: the seed, the budget and the coverage travel with it.
+        let title =
+            "Explored sequences (seed \(configuration.seed), budget \(configuration.budget), \(state.sequences) "
+            + "played, coverage \(state.coverage.line))"
         let group = ResultGroup(
-            kind: .suite, id: "explore", title: "Explored sequences (seed \(configuration.seed))",
+            kind: .suite, id: "explore", title: title,
             spec: SpecReference(section: "conform explore"), file: "explore")
         var suites = [SuiteResult(group: group, steps: state.steps, duration: 0)]
         for run in extra { suites += run.suites }

@@ -34,7 +34,7 @@ extension Explorer {
         lines.append("Coverage: \(state.coverage.line).")
         if let path = state.suitePath {
             lines.append(
-                "Shrunk suite: \(path) (\(state.shrinkAttempts) shrinking attempts, \(String(format: "%.1f", state.shrinkSeconds)) s); replay it with: conform run \(path)"
+                "Shrunk suite: \(path) (\(state.shrinkAttempts) shrinking attempts, \(String(format: "%.2f", state.shrinkSeconds)) s); replay it with: conform run \(path)"
             )
         } else if result.status == .conforms {
             lines.append(

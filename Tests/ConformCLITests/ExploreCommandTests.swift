@@ -84,6 +84,28 @@ import Testing
         #expect(run.out.contains("Result: NO DIVERGENCE FOUND"))
     }
 
+    /// An application mode is explored with its own credentials, and the shrunk suite names the mode as its
+    /// profile: the restricted profile's refusal of a mobile personalize (D8) is found and replayed.
+    @Test func anApplicationModeIsExploredAndNamedInTheSuite() async throws {
+        let out = try Scratch("explore-restricted")
+        let run = try await binary.conform([
+            "explore", "--application", "restricted", "--fault", "restrictedNotEnforced", "--seed", "3", "--budget",
+            "40", "--window", "50ms", "--out", out.url.path, "--no-color",
+        ])
+        #expect(run.code == 1, "explore printed:\n\(run.out)\(run.err)")
+        let path = out.path("explore-seed3-2.yaml")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("\nprofile: restricted\n"))
+        #expect(try await binary.conform(["run", path, "--fault", "restrictedNotEnforced"]).code == 1)
+        #expect(try await binary.conform(["run", path]).code == 0)
+        // Every mode explores the reference without a divergence.
+        for mode in ["jwt", "restricted-access"] {
+            let clean = try await binary.conform([
+                "explore", "--application", mode, "--seed", "3", "--budget", "40", "--no-color",
+            ])
+            #expect(clean.code == 0, "explore --application \(mode) printed:\n\(clean.out)\(clean.err)")
+        }
+    }
+
     /// A fault whose only effect differs where a decision assumes (D2: a personalize to another user without force
     /// is refused) is an assumption not met, never a failure.
     @Test func aDifferenceUnderAnAssumptionIsNotAFailure() async throws {
@@ -114,6 +136,20 @@ import Testing
         ])
         #expect(run.code == 2, "explore printed:\n\(run.out)\(run.err)")
         #expect(run.out.contains("Result: COULD NOT RUN"))
+    }
+
+    /// A target that answers 503 could not take the step: the exploration could not run, and names the answer;
+    /// it is no divergence of the step after it.
+    @Test func aTargetAnswering5xxCouldNotRunThatStep() async throws {
+        let adapter =
+            #"exec:while read -r line; do id=$(printf '%s' "$line" | sed -n 's/^{"id":\([0-9]*\).*/\1/p'); printf '{"id":%s,"status":503,"headers":[["Content-Type","application/json"]],"body":"{}"}\n' "$id"; done"#
+        let run = try await binary.conform([
+            "explore", "--target", adapter, "--seed", "1", "--budget", "3", "--no-color",
+        ])
+        #expect(run.code == 2, "explore printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains("step 1: the target answered 503: it could not take the step"))
+        #expect(run.out.contains("Result: COULD NOT RUN"))
+        #expect(!run.out.contains("DIVERGES"))
     }
 
     @Test func usageErrors() async throws {

@@ -151,6 +151,8 @@ let package = Package(
             ],
             exclude: ["Adapters"]),
         .testTarget(name: "ConformTLSTests", dependencies: ["ConformTLS", "ConformTestSupport"]),
+        .testTarget(
+            name: "ConformExploreTests", dependencies: ["ConformExplore", "ConformCore", "ConformMobileMessaging"]),
         .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(

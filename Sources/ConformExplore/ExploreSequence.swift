@@ -24,7 +24,8 @@ public struct ExploreStep: Sendable, Hashable {
     }
 }
 
-/// A sequence of operations, valid by construction: every device it names was registered before and not retired.
+/// A sequence of operations, valid by construction: every device it names was registered before, and only reads
+/// name one an operation retired (deleted), to see that it is gone.
 public struct ExploreSequence: Sendable, Hashable {
     public var steps: [ExploreStep]
     public init(_ steps: [ExploreStep]) { self.steps = steps }
@@ -46,7 +47,7 @@ public struct ExploreSequence: Sendable, Hashable {
                 continue
             }
             if op.slots.contains(.device) {
-                guard let d = deviceMap[step.device], !retired.contains(d) else { continue }
+                guard let d = deviceMap[step.device], op.reads || !retired.contains(d) else { continue }
                 step.device = d
             }
             if op.slots.contains(.other) {
@@ -88,6 +89,7 @@ struct SequenceGenerator: Sendable {
     /// persons used in order of first use (symmetry: persons not used yet are interchangeable).
     func candidates(after sequence: ExploreSequence) -> [ExploreStep] {
         let (registered, alive, usedPersons) = universe(of: sequence)
+        let named = Array(0..<registered)
         var out: [ExploreStep] = []
         for (index, op) in operations.enumerated() {
             for choices in combinations(op.parameters.map(\.values.count)) {
@@ -97,7 +99,7 @@ struct SequenceGenerator: Sendable {
                     }
                     continue
                 }
-                let deviceChoices = op.slots.contains(.device) ? alive : [0]
+                let deviceChoices = op.slots.contains(.device) ? (op.reads ? named : alive) : [0]
                 let personChoices = op.slots.contains(.person) ? Array(0..<min(persons, usedPersons + 1)) : [0]
                 for d in deviceChoices {
                     let otherChoices = op.slots.contains(.other) ? alive.filter { $0 != d } : [0]
@@ -132,7 +134,7 @@ struct SequenceGenerator: Sendable {
             let step = pick(register ? registrations : others, &random)
             sequence.steps.append(step)
             let op = operations[step.operation]
-            guard !op.reads, op.registers == nil, !op.retires, sequence.steps.count < length,
+            guard !op.reads, op.registers == nil, sequence.steps.count < length,
                 Bool.random(using: &random)
             else { continue }
             let showsPushes = op.slots.contains(.text)

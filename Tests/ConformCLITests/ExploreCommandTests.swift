@@ -10,7 +10,7 @@ import Testing
     let binary = BinaryTests()
 
     /// The budget of every fault test: sequences drawn from seed 11 (each fault below is found well within it).
-    static let faultBudget = "250"
+    static let faultBudget = "600"
     /// The budget of every variant test, smaller because `latency` (alone and in `all`) answers 150 ms late.
     static let variantBudget = "12"
 
@@ -38,7 +38,7 @@ import Testing
     static let faults = [
         "ignoreForceDepersonalize", "depersonalizeKeepsIdentity", "depersonalizeNoop", "targetOnlyPrimaryIgnored",
         "pushReachesOnlyFirstDevice", "setDeviceAsPrimaryIgnored", "personalizeNotIdempotent",
-        "otherInstallationUnchecked", "tagsReadFromInstallation", "backendAttributesIgnored",
+        "otherInstallationUnchecked", "tagsReadFromInstallation", "backendAttributesIgnored", "deleteInstallationNoop",
     ]
 
     @Test(arguments: faults)

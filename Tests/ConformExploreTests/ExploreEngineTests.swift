@@ -25,13 +25,19 @@ import Testing
         var withoutFirst = sequence.steps
         withoutFirst.remove(at: 0)
         let normalized = ExploreSequence(withoutFirst).normalized(operations)
-        // Device 1 is renumbered 0, person 1 becomes the first person, and nothing runs on a deleted device.
+        // Device 1 is renumbered 0, person 1 becomes the first person, and only a read names a deleted device.
         #expect(
             normalized.steps == [
                 ExploreStep(operation: index("register"), device: 0),
                 ExploreStep(operation: index("personalize"), device: 0, person: 0, choices: [0, 0, 0]),
                 ExploreStep(operation: index("delete"), device: 0),
+                ExploreStep(operation: index("sync"), device: 0),
             ])
+        let changeAfterDelete = ExploreSequence([
+            ExploreStep(operation: index("register"), device: 0), ExploreStep(operation: index("delete"), device: 0),
+            ExploreStep(operation: index("depersonalize"), device: 0),
+        ])
+        #expect(changeAfterDelete.normalized(operations).steps.count == 2)
     }
 
     @Test func theSameSeedDrawsTheSameSequences() {

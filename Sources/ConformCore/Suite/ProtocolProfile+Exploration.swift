@@ -73,7 +73,7 @@ public struct ExploreOperation: Sendable, Hashable {
     public var request: String
     /// The JSON path of the id of an installation the answer registers (`$.pushRegId`), when it registers one.
     public var registers: String?
-    /// Whether the installation named by `<device>` is gone afterwards (the explorer sends nothing more for it).
+    /// Whether the installation named by `<device>` is gone afterwards: only reads name it again, to see it gone.
     public var retires: Bool
     /// The decision that only assumes the status class of its success (`D5`), when one does.
     public var statusAssumedBy: String?

@@ -4,6 +4,7 @@ import ConformExplore
 import ConformMobileMessaging
 import ConformReference
 import ConformReport
+import ConformRunner
 import Foundation
 
 /// `conform explore`: options → ``Explorer`` → session → exit code.
@@ -22,8 +23,8 @@ enum ExploreCommand {
                 message: "--depth is the depth of --exhaustive; give --exhaustive too", subcommand: "explore")
         }
         let profile = ConformCommand.profile
-        var defaults = target.variableDefaults(profile)
-        defaults.merge(try parsed.pairs("--var")) { _, new in new }
+        let defaults = target.variableDefaults(profile)
+        let variables = try parsed.pairs("--var")
         let configuration = ExploreConfiguration(
             profile: profile, applicationMode: mode, seed: seed, budget: budget,
             maxLength: try parsed.integer("--max-length") ?? 12, devices: try parsed.integer("--devices") ?? 3,
@@ -31,6 +32,10 @@ enum ExploreCommand {
             exhaustiveDepth: parsed.has("--exhaustive") ? (try parsed.integer("--depth") ?? 2) : nil,
             outDirectory: parsed.value("--out"), exchangeTimeout: timeout, targetDefaults: defaults,
             targetDescription: target.description)
+        var exploration = configuration
+        exploration.variables = variables.merging(RunPlan.variables(fromEnvironment: io.environment)) { given, _ in
+            given
+        }
         let transport: any Transport
         do {
             transport = try target.makeTransport(timeout: timeout).retrying(try parsed.retryPolicy())
@@ -40,7 +45,7 @@ enum ExploreCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         io.out.write("Exploring \(target.description) with seed \(seed) (budget \(budget)).\n")
-        let report = await Explorer(configuration: configuration, target: transport).run()
+        let report = await Explorer(configuration: exploration, target: transport).run()
         let color = io.color && !parsed.has("--no-color")
         let session = Session(
             console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: reports)

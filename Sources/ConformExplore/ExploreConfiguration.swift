@@ -36,6 +36,8 @@ public struct ExploreConfiguration: Sendable {
     public var exchangeTimeout: Duration
     /// The target's base URLs.
     public var targetDefaults: [String: String]
+    /// Variables given for the target (`--var`: its credentials, its base URLs); the reference keeps its own.
+    public var variables: [String: String] = [:]
     public var targetDescription: String
     /// A fresh reference for every sequence.
     public var makeReference: @Sendable () -> ReferenceImplementation

@@ -143,7 +143,7 @@ public struct Explorer: Sendable {
         if let suite = loaded.suites.first {
             extra = [
                 await Runner(transport: target, retention: .failures).run(
-                    player.plan(suite, identities: [:], defaults: configuration.targetDefaults))
+                    player.targetPlan(suite))
             ]
         }
         return finish(state, start: start, extra: extra)
@@ -179,7 +179,7 @@ public struct Explorer: Sendable {
         }
         for suite in loaded.suites {
             let result = await Runner(transport: target, retention: .failures).run(
-                player.plan(suite, identities: [:], defaults: configuration.targetDefaults))
+                player.targetPlan(suite))
             state.sequences += 1
             state.operations += suite.stepCount
             let name = "replayed \(suite.file)"

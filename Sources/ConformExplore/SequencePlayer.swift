@@ -117,7 +117,7 @@ struct SequencePlayer: Sendable {
         }
         // 3. The target, judged by the runner.
         let result = await Runner(transport: target, retention: .failures).run(
-            plan(suite, identities: freshIdentities(for: sequence), defaults: configuration.targetDefaults))
+            targetPlan(suite, identities: freshIdentities(for: sequence)))
         return PlayedSequence(outcome: Self.outcome(of: result), suiteText: judging, result: result, states: states)
     }
 
@@ -152,6 +152,13 @@ struct SequencePlayer: Sendable {
             return .failure(ExploreError(message: loaded.renderedProblems().rendered))
         }
         return .success(suite)
+    }
+
+    /// The plan of a suite on the target: the variables given for it (`--var`) under the sequence's identities.
+    func targetPlan(_ suite: Suite, identities: [String: String] = [:]) -> RunPlan {
+        plan(
+            suite, identities: configuration.variables.merging(identities) { _, identity in identity },
+            defaults: configuration.targetDefaults)
     }
 
     func plan(_ suite: Suite, identities: [String: String], defaults: [String: String]) -> RunPlan {

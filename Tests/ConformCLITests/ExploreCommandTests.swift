@@ -152,6 +152,18 @@ import Testing
         #expect(!run.out.contains("DIVERGES"))
     }
 
+    /// `--var` sets the target's variables only: the reference keeps its own credentials, so an application code
+    /// the target does not know shows as the target's refusal.
+    @Test func variablesReachTheTargetOnly() async throws {
+        let out = try Scratch("explore-var")
+        let run = try await binary.conform([
+            "explore", "--var", "appCode=not-an-app", "--seed", "1", "--budget", "2", "--window", "50ms", "--out",
+            out.url.path, "--no-color",
+        ])
+        #expect(run.code == 1, "explore printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains("expected: 2xx\n            actual:   401"))
+    }
+
     @Test func usageErrors() async throws {
         let budget = try await binary.conform(["explore", "--budget", "0"])
         #expect(budget.code == 64)

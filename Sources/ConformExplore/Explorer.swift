@@ -177,6 +177,13 @@ public struct Explorer: Sendable {
         let loaded = LoadedSuites(names: files, profile: configuration.profile) {
             FileManager.default.contents(atPath: $0)
         }
+        if !loaded.problems.isEmpty {
+            state.steps.append(
+                step(
+                    1, "the suites kept in \(directory)", .error,
+                    "\(loaded.renderedProblems().rendered)fix or remove them, or give --out another directory"))
+            return finish(state, start: start, extra: [])
+        }
         for suite in loaded.suites {
             let result = await Runner(transport: target, retention: .failures).run(
                 player.targetPlan(suite))

@@ -164,6 +164,19 @@ import Testing
         #expect(run.out.contains("expected: 2xx\n            actual:   401"))
     }
 
+    /// A suite kept in `--out` that does not load stops the exploration before it starts, naming the file and
+    /// the place.
+    @Test func aBrokenSuiteKeptInOutCouldNotRun() async throws {
+        let out = try Scratch("explore-broken")
+        try Data("suite: x\nsteps: [\n".utf8).write(to: out.url.appendingPathComponent("bad.yaml"))
+        let run = try await binary.conform([
+            "explore", "--out", out.url.path, "--seed", "1", "--budget", "2", "--no-color",
+        ])
+        #expect(run.code == 2, "explore printed:\n\(run.out)\(run.err)")
+        #expect(run.out.contains("\(out.url.path)/bad.yaml:3:1: error: did not find expected node content"))
+        #expect(run.out.contains("fix or remove them, or give --out another directory"))
+    }
+
     @Test func usageErrors() async throws {
         let budget = try await binary.conform(["explore", "--budget", "0"])
         #expect(budget.code == 64)

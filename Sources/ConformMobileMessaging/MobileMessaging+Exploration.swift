@@ -122,6 +122,15 @@ extension MobileMessaging {
                 """,
             observations: [.value("$.externalUserId", .must)]),
         ExploreOperation(
+            name: "repersonalize", endpoint: "M5", spec: "flow step 2 (Android's repersonalize); API M5, §3.4",
+            slots: [.device, .person],
+            request: """
+                method: POST
+                url: "{{ mobile }}/mobile/1/appinstance/<device>/repersonalize"
+                \(userAuth)
+                json: {userIdentity: {externalUserId: "<person>"}}
+                """),
+        ExploreOperation(
             name: "depersonalize", endpoint: "M6", spec: "flow step 3 (logout); API M6 [D5]", slots: [.device],
             request: """
                 method: POST
@@ -130,7 +139,7 @@ extension MobileMessaging {
                 """,
             statusAssumedBy: "D5"),
         ExploreOperation(
-            name: "read-user", endpoint: "M7", spec: "API M7 [D5, D6, D19]", slots: [.device],
+            name: "read-user", endpoint: "M7", spec: "API M7 [D3, D5, D6, D19]", slots: [.device],
             request: """
                 method: GET
                 url: "{{ mobile }}/mobile/1/appinstance/<device>/user"
@@ -139,7 +148,7 @@ extension MobileMessaging {
                 """,
             reads: true,
             observations: [
-                .value("$.externalUserId", .must), .value("$.firstName", .must),
+                .value("$.externalUserId", .must), .value("$.firstName", .must), .value("$.type", .must),
                 .members(
                     "$.instances", key: "pushRegId", rule: .must, flag: "isPrimary", whenSet: .must,
                     whenClear: .assumed("D6")),

@@ -63,9 +63,9 @@ import Testing
         #expect(seen.allSatisfy { $0.steps.count == 2 })
         // A first step names the first person only: the second is the same sequence with the persons swapped.
         #expect(seen.allSatisfy { $0.steps[0].person == 0 })
-        // Register first: 32 steps can follow (a person-naming step names p1 only, no person being used yet);
+        // Register first: 33 steps can follow (a person-naming step names p1 only, no person being used yet);
         // one of the five pushes to p1 first: 11 each (a registration, or a push to p1 or p2).
-        #expect(seen.count == 32 + 5 * 11)
+        #expect(seen.count == 33 + 5 * 11)
     }
 
     @Test func aRefusalADecisionOnlyAssumesIsAnAssumption() {
@@ -112,7 +112,7 @@ import Testing
         ).lines()
         #expect(
             lines.contains(
-                #"      json: {externalUserId: "{{ p1 }}", firstName: $none, instances: {$anyOrder: [{pushRegId: "{{ d1 }}"}, {pushRegId: "{{ d2 }}"}], $contains: [{pushRegId: "{{ d1 }}", isPrimary: true}]}}"#
+                #"      json: {externalUserId: "{{ p1 }}", firstName: $none, type: $none, instances: {$anyOrder: [{pushRegId: "{{ d1 }}"}, {pushRegId: "{{ d2 }}"}], $contains: [{pushRegId: "{{ d1 }}", isPrimary: true}]}}"#
             ))
         #expect(
             lines.contains(

@@ -39,6 +39,7 @@ import Testing
         "ignoreForceDepersonalize", "depersonalizeKeepsIdentity", "depersonalizeNoop", "targetOnlyPrimaryIgnored",
         "pushReachesOnlyFirstDevice", "setDeviceAsPrimaryIgnored", "personalizeNotIdempotent",
         "otherInstallationUnchecked", "tagsReadFromInstallation", "backendAttributesIgnored", "deleteInstallationNoop",
+        "keepAsLeadIgnored",
     ]
 
     /// The faults explored in a smaller universe than the default one, where the sequence that shows them is more

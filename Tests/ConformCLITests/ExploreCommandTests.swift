@@ -112,6 +112,37 @@ import Testing
         }
     }
 
+    /// Over HTTP as in process: `conform serve` (loopback, port 0) explored clean finds nothing, and with a fault
+    /// the shrunk suite fails against that server and passes on the embedded reference. The servers are stopped
+    /// when the test ends, passed or not.
+    @Test func aServerOverHTTPIsExploredAsTheBuiltinOne() async throws {
+        let scratch = try Scratch("explore-serve")
+        let clean = try await offThePool {
+            try ConformProcess(
+                ["serve", "--port", "0"], scratch: scratch, banner: "Serving the reference implementation on ")
+        }
+        let faulty = try await offThePool {
+            try ConformProcess(
+                ["serve", "--port", "0", "--fault", "depersonalizeNoop"], scratch: scratch,
+                banner: "Serving the reference implementation on ")
+        }
+        let nothing = try await binary.conform([
+            "explore", "--target", clean.baseURL, "--seed", "7", "--budget", "20", "--no-color",
+        ])
+        #expect(nothing.code == 0, "explore over HTTP printed:\n\(nothing.out)\(nothing.err)")
+        let found = try await binary.conform([
+            "explore", "--target", faulty.baseURL, "--seed", "11", "--budget", Self.faultBudget, "--window", "50ms",
+            "--out", scratch.path("out"), "--no-color",
+        ])
+        #expect(found.code == 1, "explore over HTTP printed:\n\(found.out)\(found.err)")
+        let line = try #require(found.out.split(separator: "\n").first { $0.hasPrefix("Shrunk suite: ") })
+        let path = String(line.dropFirst("Shrunk suite: ".count).prefix { $0 != " " })
+        #expect(try await binary.conform(["run", path, "--target", faulty.baseURL]).code == 1)
+        #expect(try await binary.conform(["run", path]).code == 0)
+        _ = try await offThePool { try clean.interrupt() }
+        _ = try await offThePool { try faulty.interrupt() }
+    }
+
     /// A fault whose only effect differs where a decision assumes (D2: a personalize to another user without force
     /// is refused) is an assumption not met, never a failure.
     @Test func aDifferenceUnderAnAssumptionIsNotAFailure() async throws {

@@ -66,6 +66,11 @@ let package = Package(
             name: "ConformReference",
             dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging", "ConformYAML"]),
         .target(name: "ConformServer", dependencies: ["ConformCore", "CMicroHTTPD", "CGnuTLS"]),
+        // `conform explore`: sequences drawn from the profile's operations, played on the target and on a fresh
+        // reference, judged as generated suites by the runner, shrunk and written as a suite.
+        .target(
+            name: "ConformExplore",
+            dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformDiagnostics"]),
         .target(
             name: "ConformTraffic",
             dependencies: [
@@ -81,7 +86,7 @@ let package = Package(
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "ConformCrypto", "CMalloc",
+                "ConformMobileMessaging", "ConformCapture", "ConformCrypto", "CMalloc", "ConformExplore",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -146,6 +151,8 @@ let package = Package(
             ],
             exclude: ["Adapters"]),
         .testTarget(name: "ConformTLSTests", dependencies: ["ConformCrypto", "ConformTestSupport"]),
+        .testTarget(
+            name: "ConformExploreTests", dependencies: ["ConformExplore", "ConformCore", "ConformMobileMessaging"]),
         .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(
@@ -175,7 +182,7 @@ let package = Package(
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
                 "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
-                "ConformCrypto", "ConformTesting", "ConformYAML", "ConformDiagnostics",
+                "ConformCrypto", "ConformTesting", "ConformYAML", "ConformDiagnostics", "ConformExplore",
             ],
             exclude: ["Cases", "Adapters", "HARConsumers"]
         ),

@@ -2,7 +2,8 @@
 extension CommandSpec {
     /// Every command, in the order the root help lists them.
     static let all: [CommandSpec] = [
-        run, merge, verify, validate, serve, mock, record, capture, replay, diff, check, importHAR, exportHAR, scan, ca,
+        run, explore, merge, verify, validate, serve, mock, record, capture, replay, diff, check, importHAR, exportHAR,
+        scan, ca,
         help, completion, man,
     ]
 

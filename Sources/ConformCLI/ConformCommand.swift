@@ -37,6 +37,7 @@ public enum ConformCommand {
         "capture": (.capture, { try await CaptureCommands.live($0, io: $1) }),
         "replay": (.replay, { try await ReplayCommand.main($0, io: $1) }),
         "diff": (.diff, { try await DiffCommand.main($0, io: $1) }),
+        "explore": (.explore, { try await ExploreCommand.main($0, io: $1) }),
         "check": (.check, { try await CheckCommand.main($0, io: $1) }),
         "import": (.importHAR, { try HARCommands.importHAR($0, io: $1) }),
         "export": (.exportHAR, { try HARCommands.exportHAR($0, io: $1) }),

@@ -115,8 +115,8 @@ public struct ConsoleReporter: RunReporter {
             "\(c[.skipped, default: 0]) skipped",
             "\(c[.error, default: 0]) could not run",
         ]
-        if result.command != .run {
-            // Outside suite runs no step has an assumption, and a step without a verdict could not be judged.
+        if result.command != .run && result.command != .explore {
+            // Outside suite runs and explorations no step has an assumption, and a step without a verdict could not be judged.
             parts = [
                 "\(c[.pass, default: 0]) passed", "\(c[.fail, default: 0]) failed",
                 "\(c[.skipped, default: 0] + c[.error, default: 0]) could not be judged",

@@ -4,7 +4,7 @@ extension HTMLReporter {
     /// The title of the page's table of groups.
     static func matrixTitle(_ result: RunResult) -> String {
         switch result.command {
-        case .run, .mock: "Verdicts by flow step"
+        case .run, .mock, .explore: "Verdicts by flow step"
         case .check: "Rules by flow step"
         case .replay, .diff: "Exchanges by \(result.groupNoun.one)"
         case .scan: "Findings by file"
@@ -14,7 +14,7 @@ extension HTMLReporter {
     /// The table's caption.
     static func matrixCaption(_ result: RunResult) -> String {
         switch result.command {
-        case .run, .mock:
+        case .run, .mock, .explore:
             "Steps of each suite by verdict, in the order of the flow. Each number links to the first such step; each suite links to its exchanges."
         case .check:
             "Each rule of the flow with the violations the traffic holds. Each rule links to the record that breaks it, or to what the traffic lacked."

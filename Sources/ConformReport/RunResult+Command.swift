@@ -13,12 +13,14 @@ extension RunResult {
         case mock
         /// `conform scan`: files searched for credentials that were not redacted.
         case scan
+        /// `conform explore`: generated sequences played against the target and the reference in lock-step.
+        case explore
 
         /// How the verdicts add up to an exit status: replays and diffs compare, the rest judge.
         public var kind: Kind {
             switch self {
             case .replay, .diff: .comparison
-            case .run, .check, .mock, .scan: .conformance
+            case .run, .check, .mock, .scan, .explore: .conformance
             }
         }
 
@@ -31,13 +33,14 @@ extension RunResult {
             case .check: "Client check"
             case .mock: "Mock session"
             case .scan: "Secret scan"
+            case .explore: "Exploration"
             }
         }
 
         /// The kind of check the command's steps are, unless a step says otherwise.
         public var check: StepResult.Check {
             switch self {
-            case .run: .suiteExpectation
+            case .run, .explore: .suiteExpectation
             case .mock: .clientRequest
             case .replay, .diff: .replayDifference
             case .check: .flowRule
@@ -62,7 +65,7 @@ extension RunResult {
     /// The verdict in the command's words: `CONFORMS`, `SAME BEHAVIOUR`, `3 of 16 exchanges differ`, `2 violations`, …
     public var outcome: String {
         let status = self.status
-        if status == .cannotRun { return command == .run ? "COULD NOT RUN" : "CANNOT JUDGE" }
+        if status == .cannotRun { return command == .run || command == .explore ? "COULD NOT RUN" : "CANNOT JUDGE" }
         let mismatch = status == .mismatch
         switch command {
         case .run: return status.words
@@ -75,6 +78,7 @@ extension RunResult {
         case .check: return Noun("violation").counted(mismatch ? findingCount : 0)
         case .mock: return mismatch ? "the client did not follow the suite" : "the client followed the suite"
         case .scan: return Noun("finding").counted(mismatch ? findingCount : 0)
+        case .explore: return mismatch ? "DIVERGES FROM THE REFERENCE" : "NO DIVERGENCE FOUND"
         }
     }
 
@@ -119,6 +123,7 @@ extension RunResult.Command {
         case .check: "Conform client check of"
         case .mock: "Conform mock session on"
         case .scan: "Conform secret scan of"
+        case .explore: "Conform exploration of"
         }
     }
 
@@ -126,7 +131,7 @@ extension RunResult.Command {
     /// rules the traffic never exercised, only runs and comparisons skip steps.
     public var verdicts: [Verdict] {
         switch self {
-        case .run: [.pass, .fail, .assumptionNotMet, .skipped, .error]
+        case .run, .explore: [.pass, .fail, .assumptionNotMet, .skipped, .error]
         case .replay, .diff: [.pass, .fail, .skipped, .error]
         case .check: [.pass, .fail, .notExercised, .error]
         case .mock, .scan: [.pass, .fail, .error]
@@ -136,7 +141,7 @@ extension RunResult.Command {
     /// What the command's steps are called: "40 steps", "16 exchanges", "12 checks".
     public var stepNoun: Noun {
         switch self {
-        case .run, .mock: Noun("step")
+        case .run, .mock, .explore: Noun("step")
         case .replay, .diff: Noun("exchange")
         case .check, .scan: Noun("check")
         }

@@ -38,11 +38,14 @@ public struct ProtocolProfile: Sendable {
     public var redaction: RedactionKeys
     /// Where its exchanges name persons and which of its answers' values change on every run, for replays.
     public var replay: ReplayKeys
+    /// What `conform explore` may send to an implementation and how it reads the answers.
+    public var exploration: Exploration
 
     public init(
         name: String, bases: [Base], functions: [String: TemplateFunction] = [:],
         applicationModes: [String] = [ProtocolProfile.anyApplication], errorEnvelope: ErrorEnvelope = .neutral,
-        endpoints: EndpointCatalogue = .none, redaction: RedactionKeys = .none, replay: ReplayKeys = .none
+        endpoints: EndpointCatalogue = .none, redaction: RedactionKeys = .none, replay: ReplayKeys = .none,
+        exploration: Exploration = .none
     ) {
         self.name = name
         self.bases = bases
@@ -52,6 +55,7 @@ public struct ProtocolProfile: Sendable {
         self.endpoints = endpoints
         self.redaction = redaction
         self.replay = replay
+        self.exploration = exploration
     }
 
     /// The mode of a protocol that has no modes of its own: any application of the target will do.

@@ -1,0 +1,148 @@
+/// What `conform explore` may do to an implementation of a protocol, as data of the protocol's profile: its
+/// operations (each one request in the suite format, with slots for devices, persons and parameters) and how each
+/// answer is observed. The explorer's engine knows no endpoint, parameter or member name of its own.
+extension ProtocolProfile {
+    /// The operations a sequence is drawn from, and the rules that turn an answer into expectations.
+    public struct Exploration: Sendable {
+        /// Every operation, in the order reports list them.
+        public var operations: [ExploreOperation]
+        /// What a generated suite declares for each application mode (``ProtocolProfile/applicationModes``).
+        public var applications: [String: ExploreApplication]
+        /// Where a refusal holds its error code (a JSON path in the suite format).
+        public var errorCodePath: String
+        /// Error codes a decision makes a MUST: when the reference refuses with one, the target must refuse with it.
+        public var mustErrorCodes: Set<String>
+        /// Refusals whose status class a decision only assumes, by error code: the decision (`D2`).
+        public var assumedRefusals: [String: String]
+        public init(
+            operations: [ExploreOperation], applications: [String: ExploreApplication], errorCodePath: String,
+            mustErrorCodes: Set<String> = [], assumedRefusals: [String: String] = [:]
+        ) {
+            self.operations = operations
+            self.applications = applications
+            self.errorCodePath = errorCodePath
+            self.mustErrorCodes = mustErrorCodes
+            self.assumedRefusals = assumedRefusals
+        }
+
+        /// A protocol that declares nothing to explore.
+        public static let none = Exploration(operations: [], applications: [:], errorCodePath: "$")
+    }
+}
+
+/// What a generated suite needs for one application mode: its variables (credentials with the embedded reference's
+/// public values) and the authorization of user-data calls (`<userAuth>`), where `<sub>` names the person's variable.
+public struct ExploreApplication: Sendable, Hashable {
+    public var variables: [ExploreVariable]
+    public var userAuthorization: String
+    public init(variables: [ExploreVariable], userAuthorization: String) {
+        self.variables = variables
+        self.userAuthorization = userAuthorization
+    }
+}
+
+/// One variable of a generated suite: its name and its value, a template of the suite format.
+public struct ExploreVariable: Sendable, Hashable {
+    public var name: String
+    public var value: String
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One operation the explorer may send: a request template and what its answer shows.
+///
+/// The request is written in the suite format (`method`, `url`, `query`, `headers`, `json`), one key per line, with
+/// placeholders the explorer fills: `<device>` and `<other>` (installations the sequence registered), `<person>` (an
+/// externalUserId), `<tag>` (the person's tag), `<text>` (a push text, unique in the sequence), `<sub>` (the person
+/// the variable of the person the device was last personalized with), `<userAuth>` (the application mode's
+/// authorization of user-data calls) and `<name>` for each of ``parameters``.
+public struct ExploreOperation: Sendable, Hashable {
+    /// A short name, unique in the profile (`personalize`).
+    public var name: String
+    /// The endpoint of the protocol's catalogue (`M4`).
+    public var endpoint: String
+    /// The flow step, endpoint and decisions it exercises, as a suite step's `spec:` line.
+    public var spec: String
+    /// What its request names: which placeholders the explorer fills.
+    public var slots: Set<ExploreSlot>
+    /// Parameters with the values the explorer draws from (the first is the simplest, which shrinking prefers).
+    public var parameters: [ExploreParameter]
+    /// The request in the suite format, one `key: value` line each.
+    public var request: String
+    /// The JSON path of the id of an installation the answer registers (`$.pushRegId`), when it registers one.
+    public var registers: String?
+    /// Whether the installation named by `<device>` is gone afterwards: only reads name it again, to see it gone.
+    public var retires: Bool
+    /// The decision that only assumes the status class of its success (`D5`), when one does.
+    public var statusAssumedBy: String?
+    /// Whether the call only reads: what it shows may appear late (asynchronous backends), so it is read again
+    /// within the delivery window until it matches.
+    public var reads: Bool
+    /// What its answer shows beyond the status class.
+    public var observations: [ExploreObservation]
+
+    public init(
+        name: String, endpoint: String, spec: String, slots: Set<ExploreSlot>, parameters: [ExploreParameter] = [],
+        request: String, registers: String? = nil, retires: Bool = false, statusAssumedBy: String? = nil,
+        reads: Bool = false, observations: [ExploreObservation] = []
+    ) {
+        self.name = name
+        self.endpoint = endpoint
+        self.spec = spec
+        self.slots = slots
+        self.parameters = parameters
+        self.request = request
+        self.registers = registers
+        self.retires = retires
+        self.statusAssumedBy = statusAssumedBy
+        self.reads = reads
+        self.observations = observations
+    }
+}
+
+/// A placeholder an operation's request uses.
+public enum ExploreSlot: String, Sendable, Hashable, CaseIterable {
+    /// `<device>`: a registered installation (the caller, for mobile calls).
+    case device
+    /// `<other>`: a second registered installation (the one a call acts on for another device).
+    case other
+    /// `<person>` and `<tag>`: one of the sequence's persons.
+    case person
+    /// `<text>`: a push text unique in the sequence.
+    case text
+}
+
+/// A parameter of an operation and the values it takes (query booleans, the flag a PATCH sets).
+public struct ExploreParameter: Sendable, Hashable {
+    public var name: String
+    public var values: [String]
+    public init(_ name: String, _ values: [String]) {
+        self.name = name
+        self.values = values
+    }
+}
+
+/// Whether a fact must hold or rests on a decision that only assumes it.
+public enum ExploreRule: Sendable, Hashable {
+    case must
+    /// Assumed by the decision (`D6`): a difference is an assumption not met, never a failure.
+    case assumed(String)
+}
+
+/// What an answer shows, read the same way on the reference and on the target.
+public enum ExploreObservation: Sendable, Hashable {
+    /// The value at a JSON path (`$.externalUserId`): ids and names are compared as the logical device or person
+    /// they stand for; `null`, an empty string and absence are one value.
+    case value(String, ExploreRule)
+    /// A boolean at a JSON path (`$.isPrimary`), `false` being also `null` or absent: set under one rule, clear
+    /// under another (setting a primary device is a MUST, that it clears the others only assumed).
+    case flag(String, whenSet: ExploreRule, whenClear: ExploreRule)
+    /// A list of objects (`$.instances`), each named by the member `key` (a device id), the ones the reference
+    /// lists present under `rule`, with a boolean `flag` read as ``flag(_:whenSet:whenClear:)`` does.
+    case members(String, key: String, rule: ExploreRule, flag: String, whenSet: ExploreRule, whenClear: ExploreRule)
+    /// The push texts a list holds (`$.payloads`, each text at `textKey`): the ones the reference shows must all
+    /// arrive (within the delivery window), the sequence's other texts must not.
+    case texts(String, textKey: String, ExploreRule)
+}

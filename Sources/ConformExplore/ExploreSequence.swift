@@ -1,0 +1,176 @@
+import ConformCore
+
+/// One operation of a sequence: which of the profile's operations, on which logical devices and person, with which
+/// parameter values. Devices are numbered in the order the sequence registers them, persons as the sequence uses
+/// them; each side (target, reference) keeps its own ids for them.
+public struct ExploreStep: Sendable, Hashable {
+    /// The index of the operation in the profile's ``ProtocolProfile/Exploration/operations``.
+    public var operation: Int
+    /// The logical device (`<device>`; for a registration, the device it registers).
+    public var device: Int
+    /// The second device (`<other>`).
+    public var other: Int
+    /// The logical person (`<person>`, `<tag>`).
+    public var person: Int
+    /// The index of each parameter's value.
+    public var choices: [Int]
+
+    public init(operation: Int, device: Int = 0, other: Int = 0, person: Int = 0, choices: [Int] = []) {
+        self.operation = operation
+        self.device = device
+        self.other = other
+        self.person = person
+        self.choices = choices
+    }
+}
+
+/// A sequence of operations, valid by construction: every device it names was registered before, and only reads
+/// name one an operation retired (deleted), to see that it is gone.
+public struct ExploreSequence: Sendable, Hashable {
+    public var steps: [ExploreStep]
+    public init(_ steps: [ExploreStep]) { self.steps = steps }
+
+    /// The steps that remain valid once the others are gone, devices renumbered in registration order and persons
+    /// in order of first use: what every shrinking attempt plays.
+    public func normalized(_ operations: [ExploreOperation]) -> ExploreSequence {
+        var deviceMap: [Int: Int] = [:]
+        var personMap: [Int: Int] = [:]
+        var retired: Set<Int> = []
+        var out: [ExploreStep] = []
+        for var step in steps {
+            let op = operations[step.operation]
+            if op.registers != nil {
+                guard deviceMap[step.device] == nil else { continue }
+                deviceMap[step.device] = deviceMap.count
+                step.device = deviceMap[step.device]!
+                out.append(step)
+                continue
+            }
+            if op.slots.contains(.device) {
+                guard let d = deviceMap[step.device], op.reads || !retired.contains(d) else { continue }
+                step.device = d
+            }
+            if op.slots.contains(.other) {
+                guard let o = deviceMap[step.other], !retired.contains(o), o != step.device else { continue }
+                step.other = o
+            }
+            if op.slots.contains(.person) {
+                if personMap[step.person] == nil { personMap[step.person] = personMap.count }
+                step.person = personMap[step.person]!
+            }
+            if op.retires { retired.insert(step.device) }
+            out.append(step)
+        }
+        return ExploreSequence(out)
+    }
+}
+
+/// SplitMix64: a small generator that is the same on every platform, so a seed replays the same sequences.
+struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Draws sequences over at most `devices` installations and `persons` persons from the profile's operations.
+struct SequenceGenerator: Sendable {
+    var operations: [ExploreOperation]
+    var devices: Int
+    var persons: Int
+    var maxLength: Int
+
+    /// The steps that may come next after `sequence` (every operation, device, person and parameter value), with
+    /// persons used in order of first use (symmetry: persons not used yet are interchangeable).
+    func candidates(after sequence: ExploreSequence) -> [ExploreStep] {
+        let (registered, alive, usedPersons) = universe(of: sequence)
+        let named = Array(0..<registered)
+        var out: [ExploreStep] = []
+        for (index, op) in operations.enumerated() {
+            for choices in combinations(op.parameters.map(\.values.count)) {
+                if op.registers != nil {
+                    if registered < devices {
+                        out.append(ExploreStep(operation: index, device: registered, choices: choices))
+                    }
+                    continue
+                }
+                let deviceChoices = op.slots.contains(.device) ? (op.reads ? named : alive) : [0]
+                let personChoices = op.slots.contains(.person) ? Array(0..<min(persons, usedPersons + 1)) : [0]
+                for d in deviceChoices {
+                    let otherChoices = op.slots.contains(.other) ? alive.filter { $0 != d } : [0]
+                    for o in otherChoices {
+                        for p in personChoices {
+                            out.append(ExploreStep(operation: index, device: d, other: o, person: p, choices: choices))
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// A random sequence of `maxLength`/2…`maxLength` steps. A sequence with no installation registers one; one
+    /// with fewer than it may have registers another one time in three; otherwise every operation that can come
+    /// next is as likely, then its slots and values. A change is followed, one time in two, by a read that can show
+    /// it: a push by a read of pushes on some device, a device's change by a read of that device.
+    func draw(_ random: inout SeededRandom) -> ExploreSequence {
+        var sequence = ExploreSequence([])
+        let length = Int.random(in: max(1, maxLength / 2)...maxLength, using: &random)
+        while sequence.steps.count < length {
+            let options = candidates(after: sequence)
+            guard !options.isEmpty else { break }
+            let (registered, alive, _) = universe(of: sequence)
+            let registrations = options.filter { operations[$0.operation].registers != nil }
+            let others = options.filter { operations[$0.operation].registers == nil }
+            let register =
+                !registrations.isEmpty
+                && (alive.isEmpty || others.isEmpty
+                    || (registered < devices && Int.random(in: 0..<3, using: &random) == 0))
+            let step = pick(register ? registrations : others, &random)
+            sequence.steps.append(step)
+            let op = operations[step.operation]
+            guard !op.reads, op.registers == nil, sequence.steps.count < length,
+                Bool.random(using: &random)
+            else { continue }
+            let showsPushes = op.slots.contains(.text)
+            let reads = candidates(after: sequence).filter { next in
+                let read = operations[next.operation]
+                guard read.reads else { return false }
+                let readsPushes = read.observations.contains { if case .texts = $0 { true } else { false } }
+                return showsPushes ? readsPushes : (!readsPushes && next.device == step.device)
+            }
+            if !reads.isEmpty { sequence.steps.append(pick(reads, &random)) }
+        }
+        return sequence
+    }
+
+    /// An operation among `options` (each as likely), then one of its steps.
+    private func pick(_ options: [ExploreStep], _ random: inout SeededRandom) -> ExploreStep {
+        let byOperation = Dictionary(grouping: options, by: \.operation)
+        let keys = byOperation.keys.sorted()
+        let steps = byOperation[keys[Int.random(in: 0..<keys.count, using: &random)]]!
+        return steps[Int.random(in: 0..<steps.count, using: &random)]
+    }
+
+    private func universe(of sequence: ExploreSequence) -> (registered: Int, alive: [Int], persons: Int) {
+        var registered = 0
+        var retired: Set<Int> = []
+        var persons = 0
+        for step in sequence.steps {
+            let op = operations[step.operation]
+            if op.registers != nil { registered += 1 }
+            if op.retires { retired.insert(step.device) }
+            if op.slots.contains(.person) { persons = max(persons, step.person + 1) }
+        }
+        return (registered, (0..<registered).filter { !retired.contains($0) }, persons)
+    }
+
+    private func combinations(_ counts: [Int]) -> [[Int]] {
+        counts.reduce([[]]) { partial, count in partial.flatMap { prefix in (0..<count).map { prefix + [$0] } } }
+    }
+}

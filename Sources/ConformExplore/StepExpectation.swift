@@ -1,0 +1,161 @@
+import ConformCore
+
+/// What a generated step expects, worked out from the reference's answer under the profile's rules: the checks that
+/// must hold, those a decision assumes, the control a read repeats until (pushes that must arrive), and whether it
+/// may be read again within the delivery window.
+struct StepExpectation: Sendable, Hashable {
+    var expect: [(key: String, value: YAMLFlow)] = []
+    var assume: [(decision: String, group: YAMLFlow)] = []
+    var until: YAMLFlow?
+    var eventually = false
+
+    static func == (lhs: StepExpectation, rhs: StepExpectation) -> Bool { lhs.lines() == rhs.lines() }
+    func hash(into hasher: inout Hasher) { hasher.combine(lines()) }
+
+    mutating func must(_ key: String, _ value: YAMLFlow) {
+        if let i = expect.firstIndex(where: { $0.key == key }) {
+            expect[i].value = expect[i].value.merged(with: value)
+        } else {
+            expect.append((key, value))
+        }
+    }
+
+    mutating func add(_ rule: ExploreRule, json: YAMLFlow) {
+        switch rule {
+        case .must: must("json", json)
+        case .assumed(let decision): assume.append((decision, .map([("json", json)])))
+        }
+    }
+
+    /// The step's `expect`, `assume`, `until` and `eventually` keys, indented for a step of a suite's `steps`; a
+    /// read is sent again every `interval` within the window.
+    func lines(interval: String = "200ms") -> [String] {
+        var out: [String] = []
+        if !expect.isEmpty {
+            out.append("    expect:")
+            for (key, value) in expect { out.append("      \(key): \(value.text)") }
+        }
+        if !assume.isEmpty {
+            out.append("    assume:")
+            var decisions: [String] = []
+            for (decision, _) in assume where !decisions.contains(decision) { decisions.append(decision) }
+            for decision in decisions {
+                out.append("      \(decision):")
+                for (d, group) in assume where d == decision { out.append("        - \(group.text)") }
+            }
+        }
+        if let until { out.append("    until: \(until.text)") }
+        if eventually { out.append("    eventually: {timeout: \"{{ asyncWindow }}\", interval: \(interval)}") }
+        return out
+    }
+}
+
+/// Turns the reference's answer to one operation into the step's expectations.
+struct ExpectationBuilder: Sendable {
+    var exploration: ProtocolProfile.Exploration
+    /// Concrete values of the reference's play (its device ids, the persons, tags and texts) by variable name.
+    var names: [String: String]
+    /// The variables of every push text sent so far in the sequence, in order.
+    var textsSent: [String]
+
+    func expectation(for op: ExploreOperation, response: HTTPResponse) -> StepExpectation {
+        var e = StepExpectation()
+        e.eventually = op.reads
+        let status = response.status.rawValue
+        let body = try? JSONValue.parse(response.body)
+        if status < 300 {
+            if let decision = op.statusAssumedBy {
+                e.must("status", .map([("$lt", .raw("500"))]))
+                e.assume.append((decision, .map([("status", .raw("2xx"))])))
+            } else {
+                e.must("status", .raw("2xx"))
+            }
+            for observation in op.observations { observe(observation, in: body, into: &e) }
+            return e
+        }
+        let classText = "\(status / 100)xx"
+        let code = body.flatMap { value(at: exploration.errorCodePath, in: $0) }?.stringValue
+        let codeCheck = code.flatMap { exploration.mustErrorCodes.contains($0) ? $0 : nil }.map {
+            YAMLFlow.at(exploration.errorCodePath, .string($0))
+        }
+        if let code, let decision = exploration.assumedRefusals[code] {
+            e.must("status", .map([("$lt", .raw("500"))]))
+            e.assume.append((decision, .map([("status", .raw(classText))])))
+            if let codeCheck { e.assume.append((decision, .map([("json", codeCheck)]))) }
+        } else {
+            e.must("status", .raw(classText))
+            if let codeCheck { e.must("json", codeCheck) }
+        }
+        return e
+    }
+
+    private func observe(_ observation: ExploreObservation, in body: JSONValue?, into e: inout StepExpectation) {
+        switch observation {
+        case .value(let path, let rule):
+            let found = body.flatMap { value(at: path, in: $0) }
+            e.add(rule, json: .at(path, expected(found)))
+        case .flag(let path, let whenSet, let whenClear):
+            let set = body.flatMap { value(at: path, in: $0) }?.boolValue == true
+            e.add(set ? whenSet : whenClear, json: .at(path, set ? .raw("true") : .clear))
+        case .members(let path, let key, let rule, let flag, let whenSet, let whenClear):
+            let items = body.flatMap { value(at: path, in: $0) }?.arrayValue ?? []
+            guard !items.isEmpty else {
+                e.add(rule, json: .at(path, .raw("$none")))
+                return
+            }
+            var members: [YAMLFlow] = []
+            var flags: [(rule: ExploreRule, item: YAMLFlow)] = []
+            for item in items {
+                let id = item[key].map(expected) ?? .raw("$none")
+                let set = item[flag]?.boolValue == true
+                members.append(.map([(key, id)]))
+                flags.append((set ? whenSet : whenClear, .map([(key, id), (flag, set ? .raw("true") : .clear)])))
+            }
+            e.add(rule, json: .at(path, .map([("$anyOrder", .list(members))])))
+            for flagRule in [whenSet, whenClear] where flags.contains(where: { $0.rule == flagRule }) {
+                let items = flags.filter { $0.rule == flagRule }.map(\.item)
+                if case .assumed = flagRule {
+                    for item in items { e.add(flagRule, json: .at(path, .map([("$contains", .list([item]))]))) }
+                } else {
+                    e.add(flagRule, json: .at(path, .map([("$contains", .list(items))])))
+                }
+            }
+        case .texts(let path, let textKey, let rule):
+            let items = body.flatMap { value(at: path, in: $0) }?.arrayValue ?? []
+            let received = Set(items.compactMap { $0[textKey]?.stringValue })
+            let arrived = textsSent.filter { names[$0].map(received.contains) ?? false }
+            let away = textsSent.filter { !arrived.contains($0) }
+            func text(_ name: String) -> YAMLFlow { .map([(textKey, .raw("\"{{ \(name) }}\""))]) }
+            if !away.isEmpty {
+                let any = away.count == 1 ? text(away[0]) : .map([("$oneOf", .list(away.map(text)))])
+                e.add(rule, json: .at(path, .map([("$not", .map([("$contains", .list([any]))]))])))
+            }
+            if !arrived.isEmpty {
+                e.until = .map([("json", .at(path, .map([("$contains", .list(arrived.map(text)))])))])
+                e.eventually = true
+            }
+        }
+    }
+
+    /// What the reference's value expects: the variable it stands for, `$none` for no value, `true`, clear for
+    /// `false`, else the literal.
+    private func expected(_ value: JSONValue?) -> YAMLFlow {
+        switch value {
+        case nil, .null?: return .raw("$none")
+        case .string(let s)?:
+            if s.isEmpty { return .raw("$none") }
+            if let name = names.first(where: { $0.value == s })?.key { return .raw("\"{{ \(name) }}\"") }
+            return .string(s)
+        case .bool(true)?: return .raw("true")
+        case .bool(false)?: return .clear
+        case let other?: return .raw(other.serialized())
+        }
+    }
+
+    /// The value at a simple JSON path (`$.a.b`).
+    func value(at path: String, in body: JSONValue) -> JSONValue? {
+        var current: JSONValue? = body
+        for member in path.split(separator: ".").dropFirst() { current = current?[String(member)] }
+        return current
+    }
+}

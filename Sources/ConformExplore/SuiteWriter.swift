@@ -1,0 +1,91 @@
+import ConformCore
+
+/// Writes a sequence as an ordinary suite (docs/suite-format.md): devices captured as `d1`, `d2`…, persons `p1`…,
+/// their tags `g1`…, push texts `t1`…, each fresh on every run (`{{ uuid }}`), so a live target needs no reset.
+struct SuiteWriter: Sendable {
+    var exploration: ProtocolProfile.Exploration
+    var application: ExploreApplication
+    var applicationMode: String
+
+    /// The variables a sequence names beyond the application's, with their defaults.
+    func variables(of sequence: ExploreSequence) -> (persons: Int, texts: Int) {
+        var persons = 0
+        var texts = 0
+        for step in sequence.steps {
+            let op = exploration.operations[step.operation]
+            if op.slots.contains(.person) { persons = max(persons, step.person + 1) }
+            if op.slots.contains(.text) { texts += 1 }
+        }
+        // `<sub>` names p1 for a device no one personalized yet.
+        return (max(persons, 1), texts)
+    }
+
+    /// The suite's text; `expectations` (one per step) make it judge, without them it only plays.
+    func render(
+        _ sequence: ExploreSequence, id: String, title: String, description: String, window: String,
+        interval: String = "200ms", expectations: [StepExpectation]? = nil
+    ) -> String {
+        let (persons, texts) = variables(of: sequence)
+        var out = [
+            "suite: \(id)", "title: \(JSONValue.string(title).serialized())", "tags: [explore]",
+            "description: \(JSONValue.string(description).serialized())",
+        ]
+        if applicationMode != "all" { out.append("profile: \(applicationMode)") }
+        out.append("vars:")
+        for variable in application.variables { out.append("  \(variable.name): \(quoted(variable.value))") }
+        out.append("  asyncWindow: \(window)")
+        for p in 1...persons {
+            out.append("  p\(p): \"explore-p\(p)-{{ uuid }}\"")
+            out.append("  g\(p): \"explore-tag-p\(p)-{{ uuid }}\"")
+        }
+        for t in 0..<texts { out.append("  t\(t + 1): \"explore push \(t + 1) {{ uuid }}\"") }
+        out.append("steps:")
+        var text = 0
+        var sub: [Int: Int] = [:]
+        for (index, step) in zip(sequence.steps.indices, sequence.steps) {
+            let op = exploration.operations[step.operation]
+            if op.slots.contains(.text) { text += 1 }
+            if op.slots.contains(.device), op.slots.contains(.person) { sub[step.device] = step.person }
+            out.append("  - name: \(JSONValue.string(describe(step, text: text)).serialized())")
+            out.append("    spec: \(JSONValue.string(op.spec).serialized())")
+            out.append("    request:")
+            let request = fill(op, step, text: text, sub: sub[step.device] ?? step.person)
+            for line in request.split(separator: "\n") { out.append("      " + line) }
+            if let path = op.registers { out.append("    capture: {d\(step.device + 1): \(path)}") }
+            if let expectations { out += expectations[index].lines(interval: interval) }
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// One line naming what a step does: `personalize d1 as p2 (force=true, primary=false)`.
+    func describe(_ step: ExploreStep, text: Int) -> String {
+        let op = exploration.operations[step.operation]
+        var words = [op.name]
+        if op.registers != nil { words.append("d\(step.device + 1)") }
+        if op.slots.contains(.device) { words.append("d\(step.device + 1)") }
+        if op.slots.contains(.other) { words.append("→ d\(step.other + 1)") }
+        if op.slots.contains(.person) {
+            words.append((op.slots.contains(.device) ? "as " : "to ") + "p\(step.person + 1)")
+        }
+        if op.slots.contains(.text) { words.append("(t\(text))") }
+        let parameters = zip(op.parameters, step.choices).map { "\($0.name)=\($0.values[$1])" }
+        if !parameters.isEmpty { words.append("(" + parameters.joined(separator: ", ") + ")") }
+        return words.joined(separator: " ") + " [\(op.endpoint)]"
+    }
+
+    private func fill(_ op: ExploreOperation, _ step: ExploreStep, text: Int, sub: Int) -> String {
+        var request = op.request.replacingOccurrences(of: "<userAuth>", with: application.userAuthorization)
+        var pairs: [(String, String)] = [
+            ("<device>", "{{ d\(step.device + 1) }}"), ("<other>", "{{ d\(step.other + 1) }}"),
+            ("<person>", "{{ p\(step.person + 1) }}"), ("<tag>", "{{ g\(step.person + 1) }}"),
+            ("<text>", "{{ t\(text) }}"), ("<sub>", "p\(sub + 1)"),
+        ]
+        for (parameter, choice) in zip(op.parameters, step.choices) {
+            pairs.append(("<\(parameter.name)>", parameter.values[choice]))
+        }
+        for (placeholder, value) in pairs { request = request.replacingOccurrences(of: placeholder, with: value) }
+        return request
+    }
+
+    private func quoted(_ value: String) -> String { JSONValue.string(value).serialized() }
+}

@@ -33,7 +33,11 @@ import Testing
     @Test func replayReplaysTheRestAndCannotJudge() async throws {
         let scratch = try Scratch()
         let file = try poisoned(scratch)
-        let result = await conformInProcess(["replay", file, "--noise", "recordings/personalization-flow/noise.yaml"])
+        // In process, beside hundreds of other tests: a long timeout, so a starved thread is not read as the
+        // reference failing to answer.
+        let result = await conformInProcess([
+            "replay", file, "--noise", "recordings/personalization-flow/noise.yaml", "--timeout", "300",
+        ])
         #expect(result.code == 2, "\(result.out)\(result.err)")
         #expect(result.out.contains("1 unreadable record skipped"))
         #expect(result.out.contains("Result: CANNOT JUDGE"))

@@ -248,7 +248,7 @@ import Testing
         #expect(partial?["h1"]?.stringValue == "Messaging Backend 2.1.0")
         #expect(
             partial?["overall"]?.stringValue
-                == "~ Verification — VERIFIED partial (1 of 22 bundled suites), CONFORMS; no certificate")
+                == "~ Verification — VERIFIED partial (1 of 24 bundled suites), CONFORMS; no certificate")
         let tampered = first("verify-tampered")
         #expect(
             tampered?["overall"]?.stringValue

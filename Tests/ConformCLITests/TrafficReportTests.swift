@@ -34,7 +34,10 @@ import Testing
             let out = MemorySink()
             let code = await ConformCommand.main(
                 [
+                    // In process beside hundreds of other tests: a long timeout, so a starved thread is not read
+                    // as the reference failing to answer.
                     "conform", "replay", Self.recording, "--noise", "\(Self.recording)/noise.yaml", "--quiet",
+                    "--timeout", "300",
                     "--report", "json:\(json.path)", "--report", "junit:\(junit.path)", "--report", "html:\(html.path)",
                 ], io: io(out))
             #expect(code == 0, "\(out.text)")

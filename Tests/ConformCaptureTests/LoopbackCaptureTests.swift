@@ -31,7 +31,13 @@ struct LoopbackCaptureTests {
         let writer = try RecordingWriter(directory: recorded, redaction: .disabled)
         let proxy = RecordingProxy(
             upstreams: ["*": reference.baseURL], transport: CurlTransport(), writer: writer, profile: .mobileMessaging)
-        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) })
+        // The keep-alive client's connection stays one stream however long a loaded machine starves this test:
+        // no idle or head timeout closes it between its requests.
+        var limits = HTTPServerLimits.default
+        limits.headerTimeoutSeconds = 3600
+        limits.requestTimeoutSeconds = 3600
+        limits.connectionTimeoutSeconds = 0
+        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, limits: limits)
         try server.start()
         defer { server.stop() }
         let port = server.boundPort

@@ -277,16 +277,28 @@ public struct Replayer: Sendable {
                     return unjudged(outcome, state: state)
                 }
                 // Each body is decoded and parsed at most once: for learning ids and for the comparison. Bodies equal
-                // byte for byte hold the same ids (nothing to learn), so they are parsed only if the comparison needs
-                // them (when remapping changed the expected body).
+                // byte for byte hold the same ids (nothing to learn), and so do bodies that become equal once the ids
+                // already known are put in (``IdentifierMap/applyNoting(_:)`` says when): neither is parsed, unless
+                // the comparison needs them. Only where they still differ are both parsed, to learn.
                 let recorded = ContentDecoding.decoded(exchange.response)
-                let recordedJSON = recorded.body == live.body ? nil : JSONValue.parsedBody(recorded.body)
-                let liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
-                outcome.expected = state.summary.withLock { summary in
-                    if let recordedJSON, let liveJSON {
-                        summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
+                var recordedJSON: JSONValue?
+                var liveJSON: JSONValue?
+                let known = state.summary.withLock { summary -> HTTPResponse? in
+                    let (remapped, wholeIds) = summary.identifiers.applyNoting(recorded)
+                    let nothingToLearn = recorded.body == live.body || (wholeIds && remapped.body == live.body)
+                    return nothingToLearn ? remapped : nil
+                }
+                if let known {
+                    outcome.expected = known
+                } else {
+                    recordedJSON = JSONValue.parsedBody(recorded.body)
+                    liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
+                    outcome.expected = state.summary.withLock { summary in
+                        if let recordedJSON, let liveJSON {
+                            summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
+                        }
+                        return summary.identifiers.apply(recorded)
                     }
-                    return summary.identifiers.apply(recorded)
                 }
                 // The origins the recording was made against (the one its request went to, and the upstream's the
                 // recorder forwarded it to) become the target's, where the implementation names itself (M12's

@@ -139,6 +139,11 @@ public enum TraceRecord: Sendable, Hashable {
 
     /// Decodes one line of `exchanges.jsonl`: a line with an `event` member is an app event.
     public init(jsonLine line: some Collection<UInt8>) throws(RecordingLineError) {
+        // Most lines are exchanges as the writer lays them out: read without a tree (the same exchange).
+        if let exchange = WrittenLine.exchange(line) {
+            self = .exchange(exchange)
+            return
+        }
         let value = try JSONValueLine.parse(line)
         if case .object = value, value["event"] != nil {
             self = .event(try AppEvent(json: value))

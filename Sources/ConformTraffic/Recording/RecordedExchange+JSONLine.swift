@@ -144,6 +144,10 @@ extension RecordedExchange {
 
     /// Decodes one line of `exchanges.jsonl`; the error names the JSON path of what is wrong.
     public init(jsonLine line: some Collection<UInt8>) throws(RecordingLineError) {
+        if let exchange = WrittenLine.exchange(line) {
+            self = exchange
+            return
+        }
         try self.init(json: try JSONValueLine.parse(line))
     }
 

@@ -105,15 +105,24 @@ public struct IdentifierMap: Sendable, Hashable {
         for key in irregular where out.contains(key) {
             out = out.replacingOccurrences(of: key, with: mapping[key]!)
         }
+        var wholeStrings = true
+        return apply(out, wholeStrings: &wholeStrings)
+    }
+
+    /// `text` with every mapped token replaced; `wholeStrings` turns false when a replaced token is not a whole
+    /// JSON string (between two quotes).
+    private func apply(_ text: String, wholeStrings: inout Bool) -> String {
+        var text = text
         let replaced =
-            out.utf8.withContiguousStorageIfAvailable { replacingTokens(in: $0) }
-            ?? Array(out.utf8).withUnsafeBufferPointer { replacingTokens(in: $0) }
-        return replaced.map { String(decoding: $0, as: UTF8.self) } ?? out
+            text.utf8.withContiguousStorageIfAvailable { replacingTokens(in: $0, wholeStrings: &wholeStrings) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { replacingTokens(in: $0, wholeStrings: &wholeStrings) }
+        if let replaced { text = String(decoding: replaced, as: UTF8.self) }
+        return text
     }
 
     /// The bytes with every mapped token replaced, or `nil` when none is mapped (most text holds none, and is
     /// returned as it came). A token is looked up only when some recorded id has its length.
-    private func replacingTokens(in utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    private func replacingTokens(in utf8: UnsafeBufferPointer<UInt8>, wholeStrings: inout Bool) -> [UInt8]? {
         var splice = ByteSplice()
         var i = 0
         while i < utf8.count {
@@ -127,6 +136,9 @@ public struct IdentifierMap: Sendable, Hashable {
                 let live = mapping[String(decoding: UnsafeBufferPointer(rebasing: utf8[i..<j]), as: UTF8.self)]
             {
                 splice.replace(i..<j, of: utf8, with: live.utf8)
+                if i == 0 || j == utf8.count || utf8[i - 1] != UInt8(ascii: "\"") || utf8[j] != UInt8(ascii: "\"") {
+                    wholeStrings = false
+                }
             }
             i = j
         }
@@ -152,12 +164,30 @@ public struct IdentifierMap: Sendable, Hashable {
     }
 
     /// The recorded response as it should look live: ids replaced in headers and body.
-    public func apply(_ response: HTTPResponse) -> HTTPResponse {
-        guard !mapping.isEmpty else { return response }
+    public func apply(_ response: HTTPResponse) -> HTTPResponse { applyNoting(response).response }
+
+    /// The recorded response as it should look live, and whether its body can hold an id the map does not know
+    /// that the live body would show: `wholeIds` is true when no irregular id occurs in the body and every id
+    /// replaced in it was a whole JSON string. Then, if the result's body equals the live one, a minted value in the
+    /// recorded body is either a mapped id or the live value itself, and ``learn(recorded:live:keys:)`` would learn
+    /// nothing from the two (so the replay need not parse them).
+    func applyNoting(_ response: HTTPResponse) -> (response: HTTPResponse, wholeIds: Bool) {
+        guard !mapping.isEmpty else { return (response, true) }
         var out = response
         out.headerFields = HTTPFields(response.headerFields.map { .init(name: $0.name, value: apply($0.value)) })
-        out.body = apply(body: response.body)
-        return out
+        guard !response.body.isEmpty, let text = String(validating: response.body, as: UTF8.self) else {
+            // Binary bodies are left alone, and are not JSON: nothing is learned from them.
+            return (out, true)
+        }
+        var wholeIds = true
+        var mapped = text
+        for key in irregular where mapped.contains(key) {
+            wholeIds = false
+            mapped = mapped.replacingOccurrences(of: key, with: mapping[key]!)
+        }
+        mapped = apply(mapped, wholeStrings: &wholeIds)
+        if mapped != text { out.body = Data(mapped.utf8) }
+        return (out, wholeIds)
     }
 
     /// The same pairs the other way round (live to recorded).

@@ -1,5 +1,5 @@
-import ConformDiagnostics
 import ConformCrypto
+import ConformDiagnostics
 
 /// `conform ca`: the local CA, made once, shown and exported.
 enum CACommand {

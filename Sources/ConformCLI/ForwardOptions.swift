@@ -1,7 +1,7 @@
 import ConformCore
+import ConformCrypto
 import ConformDiagnostics
 import ConformServer
-import ConformCrypto
 import ConformTraffic
 
 #if canImport(Glibc)

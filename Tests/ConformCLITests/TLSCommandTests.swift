@@ -1,8 +1,8 @@
 import ConformCLI
 import ConformCore
+import ConformCrypto
 import ConformCurl
 import ConformReport
-import ConformCrypto
 import ConformTestSupport
 import Foundation
 import Testing

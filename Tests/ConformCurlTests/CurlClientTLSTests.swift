@@ -1,6 +1,6 @@
 import ConformCore
-import ConformCurl
 import ConformCrypto
+import ConformCurl
 import ConformTestSupport
 import Foundation
 import Testing

@@ -1,7 +1,7 @@
 import ConformCore
+import ConformCrypto
 import ConformCurl
 import ConformServer
-import ConformCrypto
 import ConformTestSupport
 import Foundation
 import Testing

@@ -147,6 +147,8 @@ import Testing
 
     // MARK: replay
 
+    // The replays below run in process beside hundreds of other tests: a timeout a starved thread cannot reach, so
+    // the in-process reference is never read as not answering.
     @Test func replayOfATamperedRecordingPrintsTheDifference() async throws {
         let scratch = try Scratch()
         let tampered = scratch.path("tampered")
@@ -159,7 +161,7 @@ import Testing
         try lines.joined(separator: "\n").write(
             toFile: tampered + "/exchanges.jsonl", atomically: true, encoding: .utf8)
 
-        let replay = await conform(["replay", tampered, "--noise", Self.sampleNoise])
+        let replay = await conform(["replay", tampered, "--noise", Self.sampleNoise, "--timeout", "300"])
         #expect(replay.code == 1, "replay printed:\n\(replay.out)\(replay.err)")
         #expect(
             replay.out.contains("✘ flow 7b9c87e0-4e02-4c95-a95f-b829abc94e86 › exchange 5: GET /mobile/1/appinstance/"),
@@ -172,7 +174,7 @@ import Testing
     @Test func replayIsStableAcrossRunsOfDevicesSharingAPerson() async throws {
         // The two sample devices share a person; concurrent flows must still see each other's changes in order.
         for _ in 0..<10 {
-            let replay = await conform(["replay", Self.sample, "--noise", Self.sampleNoise])
+            let replay = await conform(["replay", Self.sample, "--noise", Self.sampleNoise, "--timeout", "300"])
             #expect(replay.code == 0, "replay printed:\n\(replay.out)\(replay.err)")
         }
     }

@@ -1,5 +1,4 @@
 internal import CCrypto
-import ConformCrypto
 import Foundation
 
 /// An X.509 certificate held by OpenSSL; read-only once made.

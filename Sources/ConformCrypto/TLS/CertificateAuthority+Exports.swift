@@ -1,4 +1,3 @@
-import ConformCrypto
 import Foundation
 
 /// The CA certificate in the forms devices take; never the key.

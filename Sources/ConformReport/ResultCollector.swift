@@ -94,7 +94,7 @@ public final class ResultCollector: Sendable {
         let suites = groups.map { group in
             var steps = group.steps
             if sortedByLine {
-                steps.sort { $0.mark.line < $1.mark.line }
+                steps.sort { $0.place.mark.line < $1.place.mark.line }
                 for i in steps.indices { steps[i].index = i }
             }
             return SuiteResult(group: group.group, steps: steps, duration: steps.reduce(0) { $0 + $1.duration })

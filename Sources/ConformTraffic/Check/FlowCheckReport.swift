@@ -75,13 +75,13 @@ public enum FlowCheckReport {
                     let broken = trace.violations.filter { $0.rule.id == rule.id }
                     var result = StepResult(
                         suiteID: id, flow: trace.path, index: index, name: "\(rule.id): \(rule.summary)",
-                        file: trace.path, mark: SourceMark(line: broken.first?.seq ?? 1, column: 1),
+                        file: trace.path, place: broken.first.map { .record(seq: $0.seq) } ?? .none,
                         spec: SpecReference(section: rule.seed),
                         verdict: !broken.isEmpty ? .fail : trace.exercised.contains(rule.id) ? .pass : .notExercised,
                         check: .flowRule)
                     if result.verdict == .pass, let judged = trace.judged[rule.id] {
                         // Where it held, for `check --verbose` and the reports: a pass says what it rests on.
-                        result.mark = SourceMark(line: judged.first, column: 1)
+                        result.place = .record(seq: judged.first)
                         let records = Noun("record").counted(judged.count)
                         result.errors = [
                             StepError(
@@ -137,14 +137,14 @@ public enum FlowCheckReport {
         var steps = trace.incomplete.enumerated().map { i, e in
             var step = StepResult(
                 origin: origin, index: i, name: "exchange \(e.seq): \(e.method) \(e.target)",
-                mark: SourceMark(line: e.seq, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+                place: .record(seq: e.seq), spec: SpecReference(), verdict: .error, attempts: 1)
             step.errors = [StepError(.cannotJudge, "cannot judge: " + e.omitted, fields: ["cause": e.omitted])]
             return step
         }
         if !trace.showsFlow {
             var step = StepResult(
                 origin: origin, index: steps.count, name: "no traffic of the flow",
-                mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+                place: .none, spec: SpecReference(), verdict: .error, attempts: 1)
             step.errors = [
                 StepError(
                     .cannotJudge,
@@ -157,7 +157,7 @@ public enum FlowCheckReport {
         if unnamed > 0 {
             var step = StepResult(
                 origin: origin, index: steps.count, name: "\(unnamed) more exchanges without what the rules need",
-                mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+                place: .none, spec: SpecReference(), verdict: .error, attempts: 1)
             step.errors = [
                 StepError(
                     .cannotJudge, "cannot judge: \(unnamed) more exchanges lack a body or a response",
@@ -169,7 +169,7 @@ public enum FlowCheckReport {
             let n = trace.unreadable
             var step = StepResult(
                 origin: origin, index: steps.count, name: "\(n) unreadable record\(n == 1 ? "" : "s") skipped",
-                mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .error, attempts: 1)
+                place: .none, spec: SpecReference(), verdict: .error, attempts: 1)
             step.errors = [
                 StepError(
                     .cannotJudge, "cannot judge: what the unreadable records held was not checked (see the warnings)",

@@ -3,8 +3,7 @@ import ConformDiagnostics
 import ConformReport
 
 /// Replayed and diffed exchanges as steps of a result, so every reporter renders them: one group per device flow,
-/// one step per exchange, located at the trace record `TRACE#SEQ` (written `TRACE:SEQ:1` where a report keeps
-/// today's `file:line:col` form).
+/// one step per exchange, located at the trace record `TRACE#SEQ` (``StepResult/Place/record(seq:)``).
 ///
 /// Only exchanges that did not pass keep their request and response, so a long replay's result stays small.
 public enum ReplayResults {
@@ -24,7 +23,7 @@ public enum ReplayResults {
         var step = StepResult(
             suiteID: group.id, flow: trace, index: 0,
             name: "\(count) unreadable record\(count == 1 ? "" : "s") skipped", file: trace,
-            mark: SourceMark(line: 0, column: 1), spec: SpecReference(), verdict: .skipped, attempts: 0,
+            place: .none, spec: SpecReference(), verdict: .skipped, attempts: 0,
             check: .replayDifference)
         step.errors = [
             StepError(
@@ -40,7 +39,7 @@ public enum ReplayResults {
         var step = StepResult(
             suiteID: groupID(flow: outcome.flow), flow: outcome.flow, index: 0,
             name: "exchange \(outcome.seq): \(outcome.request.method) \(outcome.request.target)", file: trace,
-            mark: SourceMark(line: outcome.seq, column: 1), spec: SpecReference(), verdict: .pass, attempts: 1,
+            place: .record(seq: outcome.seq), spec: SpecReference(), verdict: .pass, attempts: 1,
             duration: outcome.actual?.timing?.total ?? 0, check: .replayDifference)
         if let cannotJudge = outcome.cannotJudge {
             step.verdict = .skipped
@@ -74,7 +73,7 @@ public enum ReplayResults {
         var step = StepResult(
             suiteID: groupID(flow: outcome.flow), flow: outcome.flow, index: 0,
             name: "exchange \(outcome.seq): \(request.method) \(request.target)",
-            file: trace, mark: SourceMark(line: outcome.seq, column: 1), spec: SpecReference(),
+            file: trace, place: .record(seq: outcome.seq), spec: SpecReference(),
             verdict: mismatches.isEmpty ? .pass : .fail,
             failures: mismatches.isEmpty ? [] : [CheckFailure(severity: .must, mismatches: mismatches)], attempts: 1,
             check: .replayDifference)

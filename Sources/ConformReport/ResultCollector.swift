@@ -23,6 +23,8 @@ public final class ResultCollector: Sendable {
         var retriesNotKept = (count: 0, steps: 0)
         /// What the result tells once, in the order first seen, with the steps (kept or not) each concerns.
         var notices: [RunNotice] = []
+        /// Every step added, kept or not, by verdict.
+        var counts: [Verdict: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -52,6 +54,7 @@ public final class ResultCollector: Sendable {
         events(.stepFinished(step))
         let notice = step.errors.lazy.compactMap { $0.fields["notice"] }.first
         state.withLock { s in
+            s.counts[step.verdict, default: 0] += 1
             if let notice {
                 if let i = s.notices.firstIndex(where: { $0.text == notice }) {
                     s.notices[i].steps += 1
@@ -79,6 +82,9 @@ public final class ResultCollector: Sendable {
             s.groups[id]!.steps.append(step)
         }
     }
+
+    /// Every step added so far, kept or not, by verdict: what a command's summary line counts, as its result will.
+    public var counts: [Verdict: Int] { state.withLock { $0.counts } }
 
     /// Adds `step` to the suite with `suite`'s id.
     public func add(_ step: StepResult, to suite: Suite) { add(step, to: ResultGroup(suite)) }

@@ -253,6 +253,7 @@ import Testing
         #expect(result.steps.count == 3)
         #expect(result.othersNotKept == [.fail: 497, .error: 200])
         #expect(result.counts == [.pass: 1, .fail: 500, .error: 200])
+        #expect(collector.counts == result.counts, "a command's summary line counts what its result counts")
         #expect(result.stepCount == 701)
         #expect(shown.withLock { $0 } == 701)
         #expect(result.status == .mismatch)

@@ -103,27 +103,18 @@ public struct ProxySession: Sendable {
             problem(error.diagnostic)
             return .cannotRun
         }
-        let watch = ApplicationCodeWatch(
-            codes: check ? codes : ApplicationCodes(), profile: profile, redactor: writer.redactor)
-        let checker = Mutex(FlowChecker(configuration: watch.configuration))
-        let violations = Mutex<[FlowViolation]>([])
-        let count = Mutex((exchanges: 0, events: 0))
         let (check, err, out) = (self.check, self.err, self.out)
-        @Sendable func checked(_ record: TraceRecord) {
-            guard check else { return }
-            let found = FlowChecker.attaching(record, to: checker.withLock { $0.check(record) })
-            if !found.isEmpty {
-                violations.withLock { $0 += found }
-                for v in found { err.write("violation: \(v)\n") }
-            }
-        }
+        let live = LiveFlowCheck(
+            codes: check ? codes : ApplicationCodes(), profile: profile, redactor: writer.redactor,
+            onViolation: { err.write("violation: \($0)\n") })
+        let count = Mutex((exchanges: 0, events: 0))
+        @Sendable func checked(_ record: TraceRecord) { if check { live.observe(record) } }
         let problem = self.problem
         let serverLimits = self.serverLimits
         var configured = RecordingProxy(
             upstreams: upstreams, transport: transport, writer: writer,
             onExchange: { exchange in
                 count.withLock { $0.exchanges += 1 }
-                watch.observe(exchange)
                 checked(.exchange(exchange))
             },
             onError: { problem(Diagnostic(.cliProxy, message: "\($0)")) },
@@ -195,15 +186,11 @@ public struct ProxySession: Sendable {
             return .cannotRun
         }
         guard check else { return .conforms }
-        for warning in watch.warnings { err.write(warning) }
+        for warning in live.warnings { err.write(warning) }
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
-        let outcome = checker.withLock { $0.outcome(violations.withLock { $0 }) }
-        let trace = FlowCheckReport.Trace(
-            path: shownDirectory, violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
-            exchanges: total.exchanges, events: total.events, showedFlow: outcome.showedFlow, judged: outcome.judged)
         let elapsed = ContinuousClock.now - started
-        let result = FlowCheckReport.result(
-            [trace], rules: FlowRule.all,
+        let result = live.result(
+            path: shownDirectory, exchanges: total.exchanges, events: total.events,
             duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         let ran = await session.run(result)
         for p in ran.problems { problem(p) }

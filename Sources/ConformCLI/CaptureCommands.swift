@@ -1,5 +1,6 @@
 import ConformCapture
 import ConformDiagnostics
+import ConformFlowCheck
 import ConformReport
 import ConformTraffic
 import ConformTransports

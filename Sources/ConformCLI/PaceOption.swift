@@ -1,4 +1,4 @@
-import ConformTraffic
+import ConformReplay
 
 /// `--speed X|max` and `--rate N/s`: how fast `conform replay` sends.
 enum PaceOption {

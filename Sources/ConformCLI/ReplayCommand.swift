@@ -1,9 +1,9 @@
 import ConformCore
 import ConformCurl
 import ConformDiagnostics
+import ConformReplay
 import ConformReport
 import ConformRunner
-import ConformTraffic
 import Foundation
 import Synchronization
 

@@ -1,6 +1,8 @@
 import ConformCLI
 import ConformCore
 import ConformDiagnostics
+import ConformFlowCheck
+import ConformProxy
 import ConformReference
 import ConformReport
 import ConformRunner
@@ -19,6 +21,7 @@ import Testing
         ("ConformReport", DiagnosticID.reportIDs), ("ConformRunner", DiagnosticID.runnerIDs),
         ("ConformReference", DiagnosticID.referenceIDs),
         ("ConformTraffic", DiagnosticID.trafficIDs + DiagnosticID.bundleIDs),
+        ("ConformFlowCheck", DiagnosticID.flowCheckIDs), ("ConformProxy", DiagnosticID.proxyIDs),
         ("ConformTesting", DiagnosticID.certificationIDs), ("ConformCLI", DiagnosticID.cliIDs),
     ]
 

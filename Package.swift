@@ -148,7 +148,8 @@ let package = Package(
         .target(name: "ConformTestSupport", path: "Tests/ConformTestSupport"),
         .testTarget(name: "ConformDiagnosticsTests", dependencies: ["ConformDiagnostics"]),
         .testTarget(
-            name: "ConformYAMLTests", dependencies: ["ConformYAML", "ConformDiagnostics"], exclude: ["Fixtures"]),
+            name: "ConformYAMLTests", dependencies: ["ConformYAML", "ConformDiagnostics", "ConformCore"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "ConformCoreTests", dependencies: ["ConformCore", "ConformDiagnostics", "ConformMobileMessaging"],
             exclude: ["Fixtures"]),

@@ -11,7 +11,7 @@ import Foundation
 enum CaptureCommands {
     /// The options shared by a file and a live capture.
     static func options(_ parsed: Arguments, subcommand: String) throws(UsageError) -> CaptureOptions {
-        var options = CaptureOptions()
+        var options = CaptureOptions(profile: ConformCommand.profile)
         for text in parsed.values("--port") {
             guard let port = UInt16(text), port > 0 else {
                 throw UsageError(message: "--port takes a port from 1 to 65535, got '\(text)'", subcommand: subcommand)
@@ -41,7 +41,8 @@ enum CaptureCommands {
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         do {
             let source = try PacketSource(file: io.resolve(file), filter: parsed.value("--filter"))
-            let writer = try RecordingWriter(directory: io.resolve(out), redaction: redaction)
+            let writer = try RecordingWriter(
+                directory: io.resolve(out), profile: ConformCommand.profile, redaction: redaction)
             let summary = try CaptureImport.run(source: source, options: options, writer: writer)
             writer.close()
             io.out.write(
@@ -136,7 +137,8 @@ enum CaptureCommands {
         do {
             source = try PacketSource(interface: interface, filter: filters.joined(separator: " and "))
             writer = try RecordingWriter(
-                directory: io.resolve(out), redaction: redaction, append: parsed.has("--append"))
+                directory: io.resolve(out), profile: ConformCommand.profile, redaction: redaction,
+                append: parsed.has("--append"))
             if let dropped = writer.droppedTail { io.err.write(dropped.warning + "\n") }
         } catch {
             io.report(failure: error)

@@ -67,7 +67,8 @@ enum ReplayCommand {
             if let shard {
                 // A first pass over the trace groups the device flows that share a person (its warnings come with the
                 // replay's pass).
-                options.partition = try await ReplayPartition.build(trace.exchanges(), shard: shard)
+                options.partition = try await ReplayPartition.build(
+                    trace.exchanges(), shard: shard, sharedFlow: options.sharedFlow)
             }
             let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)

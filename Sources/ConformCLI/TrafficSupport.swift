@@ -54,6 +54,7 @@ enum TrafficSupport {
         _ target: Target, substitutions: [String: String], sequential: Bool, timeout: Duration
     ) -> ReplayOptions {
         var options = ReplayOptions(substitutions: substitutions, concurrentFlows: !sequential)
+        options.sharedFlow = ConformCommand.profile.flows.sharedFlow
         options.exchangeTimeout = timeout
         if case .http(let url) = target { options.origins = ["*": url] }
         return options
@@ -77,7 +78,7 @@ enum TrafficSupport {
 
     /// Opens a trace of any format (told by its content, never here) named as the user wrote it.
     static func trace(_ path: String, io: CommandIO) throws -> Trace {
-        try Trace.open(io.resolve(path), name: path)
+        try Trace.open(io.resolve(path), name: path, profile: ConformCommand.profile)
     }
 
     /// Writes each warning of a trace's reading to standard error, as it is met.

@@ -1,11 +1,11 @@
 import ConformCore
-import ConformTraffic
 import Foundation
 
 /// One exchange read from a capture: the request and response as the wire carried them (transfer coding undone,
 /// connection headers of the response removed as the recorder removes them), timed by the packets.
 public struct CapturedExchange: Sendable, Hashable {
-    /// Which upstream the stream's server is (``CaptureOptions/upstreams``), or by path as the recorder names it.
+    /// Which upstream the stream's server is (``CaptureOptions/upstreams``), or the profile's base the path belongs
+    /// to (``ProtocolProfile/upstream(forPath:)``), as the recorder names it.
     public var upstream: String
     public var request: HTTPRequest
     public var response: HTTPResponse
@@ -23,11 +23,13 @@ public struct CapturedExchange: Sendable, Hashable {
 }
 
 /// Which streams to read and how to name them.
-public struct CaptureOptions: Sendable, Hashable {
+public struct CaptureOptions: Sendable {
     /// Server ports to read (the port a SYN went to); empty reads every stream.
     public var ports: Set<UInt16> = []
     /// Upstream names by server endpoint (`mobile` → `10.0.0.5:8080`); a stream to another server is named by path.
     public var upstreams: [Endpoint: String] = [:]
+    /// The protocol whose bases name an exchange's upstream by its path, when its server has no name.
+    public var profile: ProtocolProfile = .none
     public var limits: CaptureLimits = .default
     /// Whether a stream the capture began inside (no SYN), or that lost segments, is read from the first whole
     /// request line in the client's direction and the first status line after it in the server's; the exchanges
@@ -35,11 +37,12 @@ public struct CaptureOptions: Sendable, Hashable {
     public var resync = false
 
     public init(
-        ports: Set<UInt16> = [], upstreams: [Endpoint: String] = [:], limits: CaptureLimits = .default,
-        resync: Bool = false
+        ports: Set<UInt16> = [], upstreams: [Endpoint: String] = [:], profile: ProtocolProfile = .none,
+        limits: CaptureLimits = .default, resync: Bool = false
     ) {
         self.ports = ports
         self.upstreams = upstreams
+        self.profile = profile
         self.limits = limits
         self.resync = resync
     }
@@ -382,10 +385,7 @@ public final class CaptureReader {
         let httpResponse = HTTPResponse(
             status: HTTPStatus(status), headerFields: response.headerFields.endToEnd,
             body: Data(response.body))
-        let upstream =
-            options.upstreams[stream.server]
-            ?? (httpRequest.path.hasPrefix("/mobile/")
-                ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream)
+        let upstream = options.upstreams[stream.server] ?? options.profile.upstream(forPath: httpRequest.path)
         summary.exchanges += 1
         onExchange(
             CapturedExchange(

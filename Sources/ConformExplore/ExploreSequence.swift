@@ -65,18 +65,8 @@ public struct ExploreSequence: Sendable, Hashable {
     }
 }
 
-/// SplitMix64: a small generator that is the same on every platform, so a seed replays the same sequences.
-struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The core's ``SplitMix64``: the same on every platform, so a seed replays the same sequences.
+typealias SeededRandom = SplitMix64
 
 /// Draws sequences over at most `devices` installations and `persons` persons from the profile's operations.
 struct SequenceGenerator: Sendable {

@@ -28,6 +28,6 @@ extension ProtocolProfile {
         name: "Mobile Messaging", bases: [MobileMessaging.mobile, MobileMessaging.backend],
         functions: MobileMessaging.functions, applicationModes: MobileMessaging.applicationModes,
         errorEnvelope: MobileMessaging.errorEnvelope, endpoints: MobileMessaging.endpoints,
-        redaction: MobileMessaging.redaction, replay: MobileMessaging.replay,
+        redaction: MobileMessaging.redaction, replay: MobileMessaging.replay, flows: MobileMessaging.flows,
         exploration: MobileMessaging.exploration)
 }

@@ -171,16 +171,10 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
         var forgotten: Set<String> = []
         /// The end of the `offline` window in progress.
         var offlineUntil: ContinuousClock.Instant?
-        /// SplitMix64, one draw per call a chance applies to.
-        var random: UInt64
+        /// One draw per call a chance applies to.
+        var random: SplitMix64
 
-        mutating func draw() -> Double {
-            random &+= 0x9E37_79B9_7F4A_7C15
-            var z = random
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-        }
+        mutating func draw() -> Double { random.nextUnitInterval() }
     }
 
     /// The header every injected answer carries: `error:M6:1 (call 1 of 1)`.
@@ -194,7 +188,7 @@ public final class ClientFaultTransport: TransportDecorator, Sendable {
     ) {
         self.offline = offline
         self.seed = seed
-        self.state = Mutex(State(random: seed))
+        self.state = Mutex(State(random: SplitMix64(seed: seed)))
         self.inner = inner
         self.faults = faults
         self.profile = profile

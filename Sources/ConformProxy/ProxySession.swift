@@ -99,7 +99,7 @@ public struct ProxySession: Sendable {
             let origins =
                 reachedOrigin == nil && forward == nil ? upstreams.mapValues { URLParts($0).origin } : [:]
             writer = try RecordingWriter(
-                directory: directory, redaction: redaction, append: append, upstreams: origins)
+                directory: directory, profile: profile, redaction: redaction, append: append, upstreams: origins)
             if let dropped = writer.droppedTail { err.write(dropped.warning + "\n") }
         } catch {
             problem(error.diagnostic)

@@ -179,20 +179,14 @@ struct IdentifierSource: Sendable {
     }
 }
 
-/// A small SplitMix64 generator: reproducible from a seed, random without one.
+/// The core's ``SplitMix64`` seeded from a text: reproducible from a seed, random without one.
 struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+    private var generator: SplitMix64
 
     init(seed: String?) {
         let bytes = seed.map { SHA256.hash(Array("random\u{0}\($0)".utf8)) } ?? RandomBytes.generate(count: 8)
-        state = bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        generator = SplitMix64(seed: bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 }

@@ -6,19 +6,25 @@ import ConformTraffic
 ///
 /// Devices logged in as the same person depend on each other (one device's update shows in the other's reads), and
 /// a backend call about a person acts on all of that person's devices; so the flows and persons linked by any
-/// exchange form one group, and a group goes to one shard by the FNV-1a hash of its smallest member. Backend calls go
-/// with the persons they name; backend calls that name no person go to shard 1. Every shard builds the same groups
+/// exchange form one group, and a group goes to one shard by the FNV-1a hash of its smallest member. Calls of the
+/// shared flow (``ReplayOptions/sharedFlow``, Mobile Messaging's backend calls) go with the persons they name; those
+/// that name no person go to shard 1. Every shard builds the same groups
 /// from the same recording, so the shards split it without talking to each other.
 public struct ReplayPartition: Sendable, Hashable {
     public let shard: Shard
     /// The group key of each device flow and person.
     private let groupOf: [String: String]
+    /// The flow of calls that name no device, which links no exchanges (``ReplayOptions/sharedFlow``).
+    private let sharedFlow: String?
     /// How many groups the recording holds, and how many of them are this shard's.
     public let groupCount: Int
     public let ownedGroupCount: Int
 
-    /// Builds the groups from a first pass over the exchanges of a recording.
-    public static func build<S: AsyncSequence>(_ exchanges: S, shard: Shard) async throws -> ReplayPartition
+    /// Builds the groups from a first pass over the exchanges of a recording, whose calls of `sharedFlow` name no
+    /// device.
+    public static func build<S: AsyncSequence>(
+        _ exchanges: S, shard: Shard, sharedFlow: String? = nil
+    ) async throws -> ReplayPartition
     where S.Element == RecordedExchange {
         var links = UnionFind()
         for try await exchange in exchanges {
@@ -26,22 +32,25 @@ public struct ReplayPartition: Sendable, Hashable {
                 (PersonLinks.persons(in: exchange.request.body) + PersonLinks.persons(in: exchange.response.body))
                 .map { "person:" + $0 }
             var nodes = persons
-            if exchange.flow != RecordedExchange.backendFlow { nodes.append("flow:" + exchange.flow) }
+            if exchange.flow != sharedFlow { nodes.append("flow:" + exchange.flow) }
             guard let first = nodes.first else { continue }
             links.add(first)
             for node in nodes.dropFirst() { links.union(first, node) }
         }
-        return ReplayPartition(shard: shard, groups: links.groups())
+        return ReplayPartition(shard: shard, groups: links.groups(), sharedFlow: sharedFlow)
     }
 
     /// Builds the groups from exchanges held in memory (a HAR file).
-    public static func build(_ exchanges: [RecordedExchange], shard: Shard) async throws -> ReplayPartition {
-        try await build(AsyncArraySequence(exchanges), shard: shard)
+    public static func build(
+        _ exchanges: [RecordedExchange], shard: Shard, sharedFlow: String? = nil
+    ) async throws -> ReplayPartition {
+        try await build(AsyncArraySequence(exchanges), shard: shard, sharedFlow: sharedFlow)
     }
 
-    init(shard: Shard, groups: [String: String]) {
+    init(shard: Shard, groups: [String: String], sharedFlow: String? = nil) {
         self.shard = shard
         self.groupOf = groups
+        self.sharedFlow = sharedFlow
         let keys = Set(groups.values)
         groupCount = keys.count
         ownedGroupCount = keys.filter { shard.owns($0) }.count
@@ -49,7 +58,7 @@ public struct ReplayPartition: Sendable, Hashable {
 
     /// Whether this shard sends `exchange`.
     public func owns(_ exchange: RecordedExchange) -> Bool {
-        if exchange.flow != RecordedExchange.backendFlow, let key = groupOf["flow:" + exchange.flow] {
+        if exchange.flow != sharedFlow, let key = groupOf["flow:" + exchange.flow] {
             return shard.owns(key)
         }
         for person in PersonLinks.persons(in: exchange.request.body) + PersonLinks.persons(in: exchange.response.body) {

@@ -15,6 +15,9 @@ public struct ReplayOptions: Sendable {
     public var maxInFlight: Int
     /// Whether flows of different devices run concurrently; `false` replays strictly in recorded order.
     public var concurrentFlows: Bool
+    /// The flow of calls that name no device (the profile's ``ProtocolProfile/FlowKeys/sharedFlow``, Mobile
+    /// Messaging's `backend`): each is sent alone, once everything before it is done; `nil` when none is.
+    public var sharedFlow: String?
     /// Most mismatching exchanges kept in the summary (all are still counted and reported through the handler).
     public var maxKeptMismatches: Int
     /// Most transient ids (message and bulk ids) kept mapped at once (``IdentifierMap/transientLimit``).
@@ -196,7 +199,7 @@ public struct Replayer: Sendable {
             let item = Scheduled(exchange: exchange, due: due)
             // Devices sharing a person depend on each other: a switch between them waits for earlier work.
             let crossesFlows = options.concurrentFlows && persons.crossesFlows(exchange)
-            if !options.concurrentFlows || exchange.flow == RecordedExchange.backendFlow || crossesFlows {
+            if !options.concurrentFlows || exchange.flow == options.sharedFlow || crossesFlows {
                 await scheduler.runAlone(item)
             } else {
                 await scheduler.submit(item, flow: exchange.flow)

@@ -117,13 +117,16 @@ func difference(_ a: [String], _ b: [String]) -> String {
     return "same"
 }
 
-/// Imports the capture `file` into a new recording under `scratch` and returns its exchanges and the summary.
+/// Imports the capture `file` of Mobile Messaging traffic into a new recording under `scratch` and returns its
+/// exchanges and the summary.
 func importCapture(
     _ file: String, scratch: Scratch, name: String = "imported", options: CaptureOptions = CaptureOptions(),
     redaction: RedactionPolicy = RedactionPolicy(profile: .mobileMessaging)
 ) throws -> (exchanges: [RecordedExchange], summary: CaptureSummary) {
     let out = scratch.path(name)
-    let writer = try RecordingWriter(directory: out, redaction: redaction)
+    var options = options
+    options.profile = .mobileMessaging
+    let writer = try RecordingWriter(directory: out, profile: .mobileMessaging, redaction: redaction)
     let summary = try CaptureImport.run(source: try PacketSource(file: file), options: options, writer: writer)
     writer.close()
     return (try exchanges(in: out), summary)

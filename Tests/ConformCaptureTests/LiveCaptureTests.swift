@@ -1,6 +1,7 @@
 import ConformCapture
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReference
 import ConformServer
 import ConformTestSupport
@@ -25,7 +26,7 @@ struct LiveCaptureTests {
         async let captured = offThePool { () throws -> CaptureSummary in
             let source = try PacketSource(interface: "lo", filter: "tcp port \(port)", timeoutMs: 50)
             state.withLock { $0.ready = true }
-            let writer = try RecordingWriter(directory: out, redaction: .disabled)
+            let writer = try RecordingWriter(directory: out, profile: .mobileMessaging, redaction: .disabled)
             defer { writer.close() }
             return try CaptureImport.run(
                 source: source, options: CaptureOptions(ports: [port]), writer: writer,

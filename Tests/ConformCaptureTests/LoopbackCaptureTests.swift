@@ -29,7 +29,7 @@ struct LoopbackCaptureTests {
         try reference.start()
         defer { reference.stop() }
         let recorded = scratch.path("recorded")
-        let writer = try RecordingWriter(directory: recorded, redaction: .disabled)
+        let writer = try RecordingWriter(directory: recorded, profile: .mobileMessaging, redaction: .disabled)
         let proxy = RecordingProxy(
             upstreams: ["*": reference.baseURL], transport: CurlTransport(), writer: writer, profile: .mobileMessaging)
         // The keep-alive client's connection stays one stream however long a loaded machine starves this test:

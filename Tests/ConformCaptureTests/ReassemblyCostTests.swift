@@ -74,7 +74,7 @@ import Testing
         if order == "reversed" {
             offsets.reverse()
         } else {
-            var generator = SeededGenerator(seed: 33)
+            var generator = SplitMix64(seed: 33)
             offsets.shuffle(using: &generator)
         }
         let connection = Connection()
@@ -182,18 +182,5 @@ import Testing
         #expect(full.streamsRefused == 1)
         #expect(full.halfOpenExpired == 0)
         #expect(full.streams == 3)
-    }
-}
-
-/// A reproducible generator for shuffles (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Testing
@@ -41,7 +42,8 @@ struct TraceBuilder {
         let resp = HTTPResponse(status: HTTPStatus(status), body: Data(response.utf8))
         exchanges.append(
             RecordedExchange(
-                seq: exchanges.count + 1, flow: FlowKey.derive(request: request, response: resp),
+                seq: exchanges.count + 1,
+                flow: ProtocolProfile.mobileMessaging.flows.flow(request: request, response: resp),
                 upstream: url.hasPrefix("/mobile") ? "mobile" : "backend",
                 startedAt: Date(timeIntervalSince1970: clock == 0 ? 0 : clock + Double(exchanges.count)),
                 durationMs: 1, request: request, response: resp))
@@ -275,7 +277,7 @@ struct TraceBuilder {
     @Test func streamsARecordingFromDisk() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let writer = try RecordingWriter(directory: dir)
+        let writer = try RecordingWriter(directory: dir, profile: .mobileMessaging)
         var b = TraceBuilder(.android)
         b.personalize("dev-1", user: "u1")
         for e in Self.conformingTrace(.android).exchanges + b.exchanges {

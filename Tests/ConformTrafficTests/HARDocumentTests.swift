@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import Foundation
 import Testing
 
@@ -50,7 +51,7 @@ import Testing
         #expect(ordered == [2, 3, 1])
         let events = #"[{"seq":2,"event":"logout","at":"2026-01-05T10:00:04Z"}]"#
         let withEvents = #"{"log":{"_conformEvents":\#(events),"entries":[\#(Self.threeEntries)]}}"#
-        let records = try HARDocument(Data(withEvents.utf8)).records(order: [2, 1, 0]).all()
+        let records = try HARDocument(Data(withEvents.utf8), profile: .mobileMessaging).records(order: [2, 1, 0]).all()
         // With app events the file's numbering is kept, and the event goes before the entry it precedes.
         #expect(records.map(\.seq) == [1, 2, 2, 3])
         guard case .event = records[1] else {

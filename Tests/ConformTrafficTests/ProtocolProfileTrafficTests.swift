@@ -9,9 +9,9 @@ import Testing
 @testable import ConformProxy
 @testable import ConformTraffic
 
-/// A second protocol, as small as the traffic tools need: two bases, one endpoint, its own places of secrets and its
-/// own envelope. Redaction, the secret scan, the flow checker and the recording proxy follow it, not Mobile
-/// Messaging.
+/// A second protocol, as small as the traffic tools need: two bases, one endpoint, its own places of secrets, its
+/// own envelope and its own sessions as flows. Redaction, the secret scan, the flow checker, the recording proxy, HAR
+/// import and replay follow it, not Mobile Messaging (`TinyProfileTrafficTests`).
 extension ProtocolProfile {
     static let tinyTraffic = ProtocolProfile(
         name: "Tiny",
@@ -22,7 +22,11 @@ extension ProtocolProfile {
         },
         redaction: RedactionKeys(
             credentialSchemes: ["Tiny"], credentialHeaders: ["X-Tiny-Key"], credentialClaims: ["tiny-key"],
-            phoneFields: ["tel"], tokenFields: ["seed"], publicValues: ["tiny-public-key"]))
+            phoneFields: ["tel"], tokenFields: ["seed"], publicValues: ["tiny-public-key"]),
+        flows: FlowKeys(
+            pathTemplates: ["/api/*/sessions/{id}", "/admin/sessions/{id}"], requestHeader: "X-Tiny-Session",
+            answerMember: "sessionId",
+            sharedPathPrefixes: ["/admin/"], sharedFlow: "admin"))
 }
 
 @Suite struct ProtocolProfileTrafficTests {

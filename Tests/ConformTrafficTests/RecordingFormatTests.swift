@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import Foundation
 import Testing
 
@@ -65,18 +66,20 @@ import Testing
     }
 
     @Test func flowKeys() {
+        let flows = ProtocolProfile.mobileMessaging.flows
         let reg = HTTPRequest(method: .post, url: "http://m/mobile/1/appinstance?ri=true")
-        #expect(FlowKey.derive(request: reg, response: .json(200, ["pushRegId": "abc"])) == "abc")
+        #expect(flows.flow(request: reg, response: .json(200, ["pushRegId": "abc"])) == "abc")
         let user = HTTPRequest(
             method: .get, url: "/mobile/1/appinstance/other/user", headerFields: ["pushregistrationid": "own"])
-        #expect(FlowKey.derive(request: user, response: nil) == "own")
+        #expect(flows.flow(request: user, response: nil) == "own")
         #expect(
-            FlowKey.derive(
+            flows.flow(
                 request: HTTPRequest(method: .post, url: "/people/2/contactInformation/push/p9/personalize"),
                 response: nil)
                 == "p9")
         #expect(
-            FlowKey.derive(request: HTTPRequest(method: .post, url: "/push/2/message/single"), response: nil)
+            flows.flow(
+                request: HTTPRequest(method: .post, url: "/push/2/message/single"), response: nil)
                 == "backend")
     }
 }

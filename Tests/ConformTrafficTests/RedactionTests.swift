@@ -49,7 +49,7 @@ import Testing
     @Test func seededSecretsNeverReachTheDisk() throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let writer = try RecordingWriter(directory: dir, redaction: Self.policy)
+        let writer = try RecordingWriter(directory: dir, profile: .mobileMessaging, redaction: Self.policy)
         for e in Self.seededExchanges() {
             try writer.append(
                 upstream: e.upstream, request: e.request, response: e.response, startedAt: e.startedAt,

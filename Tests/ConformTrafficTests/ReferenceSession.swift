@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReference
 import Foundation
 
@@ -28,7 +29,8 @@ struct ReferenceSession {
         let started = Date()
         let response = try await transport.send(request)
         let exchange = RecordedExchange(
-            seq: records.count + 1, flow: FlowKey.derive(request: request, response: response),
+            seq: records.count + 1,
+            flow: ProtocolProfile.mobileMessaging.flows.flow(request: request, response: response),
             upstream: backend ? "backend" : "mobile", startedAt: started,
             durationMs: Date().timeIntervalSince(started) * 1000, request: request, response: response)
         records.append(.exchange(exchange))

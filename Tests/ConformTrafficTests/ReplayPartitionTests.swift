@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import ConformTestSupport
@@ -31,7 +32,7 @@ import Testing
             var groups = 0
             for index in 1...count {
                 let partition = try await ReplayPartition.build(
-                    exchanges, shard: try #require(Shard(index: index, count: count)))
+                    exchanges, shard: try #require(Shard(index: index, count: count)), sharedFlow: "backend")
                 #expect(partition.groupCount == 4)  // {a, b, ana}, {c, bo}, {d}, {e, cy}
                 groups += partition.ownedGroupCount
                 for e in exchanges where partition.owns(e) {
@@ -58,8 +59,10 @@ import Testing
         var total = 0
         for index in 1...count {
             var options = ReplayOptions()
+            options.sharedFlow = ProtocolProfile.mobileMessaging.flows.sharedFlow
             options.partition = try await ReplayPartition.build(
-                try Trace.open(dir).exchanges(), shard: try #require(Shard(index: index, count: count)))
+                try Trace.open(dir).exchanges(), shard: try #require(Shard(index: index, count: count)),
+                sharedFlow: options.sharedFlow)
             let summary = try await Replayer(transport: target, options: options).replay(try Trace.open(dir))
             #expect(summary.mismatches.map(\.description) == [], "shard \(index)/\(count)")
             #expect(summary.failed == 0)

@@ -15,7 +15,7 @@ import Testing
         redaction: RedactionPolicy = RedactionPolicy(profile: .mobileMessaging),
         appCode: String = "conform-app-code", devices: Int = 2
     ) async throws -> [RecordedExchange] {
-        let writer = try RecordingWriter(directory: dir, redaction: redaction)
+        let writer = try RecordingWriter(directory: dir, profile: .mobileMessaging, redaction: redaction)
         try await recordFlow(into: writer, transport: InProcessTransport(handler), appCode: appCode, devices: devices)
         writer.close()
         return try readAll(dir)

@@ -39,7 +39,7 @@ extension FlowCheckConfiguration {
 func importedHAR(_ data: Data, file: String = "<har>", attachments: HAR.Attachments? = nil) throws(HARError)
     -> [RecordedExchange]
 {
-    let document = try HARDocument(data, file: file, attachments: attachments)
+    let document = try HARDocument(data, file: file, attachments: attachments, profile: .mobileMessaging)
     var out: [RecordedExchange] = []
     for index in document.readable { out.append(try document.exchange(index)) }
     return out
@@ -47,5 +47,5 @@ func importedHAR(_ data: Data, file: String = "<har>", attachments: HAR.Attachme
 
 /// A HAR's exchanges and app events, in trace order, read in memory.
 func importedHARTrace(_ data: Data, file: String = "<har>") throws(HARError) -> [TraceRecord] {
-    try HARDocument(data, file: file).records().all()
+    try HARDocument(data, file: file, profile: .mobileMessaging).records().all()
 }

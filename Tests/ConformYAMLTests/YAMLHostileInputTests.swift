@@ -1,3 +1,4 @@
+import ConformCore
 import ConformYAML
 import Testing
 
@@ -102,18 +103,7 @@ import Testing
     /// Seeded garbage (the same 200 inputs every run, so a failure reproduces): each either parses or fails with
     /// at least one diagnostic that has a message and points inside the input, one line past its end at most.
     @Test func garbageParsesOrFailsAtAPlaceInsideIt() {
-        /// SplitMix64: reproducible from its seed.
-        struct Seeded: RandomNumberGenerator {
-            var state: UInt64
-            mutating func next() -> UInt64 {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return z ^ (z >> 31)
-            }
-        }
-        var generator = Seeded(state: 0x636F_6E66_6F72_6D)
+        var generator = SplitMix64(seed: 0x636F_6E66_6F72_6D)
         let alphabet = Array("[]{}:-,&*!|>'\"%@`#? \n\tab1".utf8)
         var (parsed, refused) = (0, 0)
         for round in 0..<200 {

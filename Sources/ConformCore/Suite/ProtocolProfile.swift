@@ -38,6 +38,8 @@ public struct ProtocolProfile: Sendable {
     public var redaction: RedactionKeys
     /// Where its exchanges name persons and which of its answers' values change on every run, for replays.
     public var replay: ReplayKeys
+    /// Which device an exchange belongs to, for recordings, HAR import, captures and replays.
+    public var flows: FlowKeys
     /// What `conform explore` may send to an implementation and how it reads the answers.
     public var exploration: Exploration
 
@@ -45,7 +47,7 @@ public struct ProtocolProfile: Sendable {
         name: String, bases: [Base], functions: [String: TemplateFunction] = [:],
         applicationModes: [String] = [ProtocolProfile.anyApplication], errorEnvelope: ErrorEnvelope = .neutral,
         endpoints: EndpointCatalogue = .none, redaction: RedactionKeys = .none, replay: ReplayKeys = .none,
-        exploration: Exploration = .none
+        flows: FlowKeys = .none, exploration: Exploration = .none
     ) {
         self.name = name
         self.bases = bases
@@ -55,6 +57,7 @@ public struct ProtocolProfile: Sendable {
         self.endpoints = endpoints
         self.redaction = redaction
         self.replay = replay
+        self.flows = flows
         self.exploration = exploration
     }
 

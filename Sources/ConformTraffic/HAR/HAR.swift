@@ -41,9 +41,11 @@ public enum HAR {
     }
 
     /// One entry as an exchange; an attached body that was refused (a link, a path out of the HAR's directory) is
-    /// left out, noted in `omitted`, and reported in `refusals`.
+    /// left out, noted in `omitted`, and reported in `refusals`. An entry Conform did not write is given the
+    /// upstream and flow `profile` says.
     static func importEntry(
-        _ entry: JSONValue, index: Int, file: String, attachments: Attachments?, refusals: inout [HARError]
+        _ entry: JSONValue, index: Int, file: String, attachments: Attachments?, profile: ProtocolProfile = .none,
+        refusals: inout [HARError]
     ) throws(HARError) -> RecordedExchange {
         var omitted: [String] = []
         let base = "$.log.entries[\(index)]"
@@ -145,11 +147,8 @@ public enum HAR {
         }
         let seq: Int
         if case .int(let s)? = conform?["seq"] { seq = s } else { seq = index + 1 }
-        let upstream =
-            conform?["upstream"]?.stringValue
-            ?? (URLParts(url).path.hasPrefix("/mobile/")
-                ? RecordedExchange.mobileUpstream : RecordedExchange.backendUpstream)
-        let flow = conform?["flow"]?.stringValue ?? FlowKey.derive(request: request, response: response)
+        let upstream = conform?["upstream"]?.stringValue ?? profile.upstream(forPath: URLParts(url).path)
+        let flow = conform?["flow"]?.stringValue ?? profile.flows.flow(request: request, response: response)
         var exchange = RecordedExchange(
             seq: seq, flow: flow, upstream: upstream, startedAt: started, durationMs: duration, request: request,
             response: response, omitted: omitted)

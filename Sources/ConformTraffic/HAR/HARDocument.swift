@@ -17,6 +17,8 @@ public struct HARDocument: Sendable {
     public let file: String
     let data: Data
     let attachments: HAR.Attachments?
+    /// The protocol whose paths and ids name an entry's upstream and flow when the entry does not.
+    let profile: ProtocolProfile
     let entries: Entries
     /// When each entry started, by index.
     let startTimes: [Date]
@@ -54,10 +56,15 @@ public struct HARDocument: Sendable {
     /// How many entries the HAR has.
     public var count: Int { entries.count }
 
-    public init(_ data: Data, file: String = "<har>", attachments: HAR.Attachments? = nil) throws(HARError) {
+    /// Scans `data`; an entry Conform did not write gets its upstream and flow from `profile`
+    /// (``ProtocolProfile/upstream(forPath:)``, ``ProtocolProfile/flows``).
+    public init(
+        _ data: Data, file: String = "<har>", attachments: HAR.Attachments? = nil, profile: ProtocolProfile = .none
+    ) throws(HARError) {
         self.file = file
         self.data = data
         self.attachments = attachments
+        self.profile = profile
         let eventsValue: JSONValue?
         if let layout = HARLayout.scan(data) {
             entries = .ranges(layout.entries)
@@ -84,7 +91,8 @@ public struct HARDocument: Sendable {
         for i in 0..<total {
             do {
                 let exchange = try Self.exchange(
-                    entries, i, data: data, file: file, attachments: attachments, refusals: &refusals)
+                    entries, i, data: data, file: file, attachments: attachments, profile: profile,
+                    refusals: &refusals)
                 startTimes.append(exchange.startedAt)
                 readable.append(i)
                 if !exchange.omitted.isEmpty { incomplete.append(i) }
@@ -108,7 +116,8 @@ public struct HARDocument: Sendable {
     /// The exchange of entry `index` (0-based, file order).
     public func exchange(_ index: Int) throws(HARError) -> RecordedExchange {
         var refusals: [HARError] = []
-        return try Self.exchange(entries, index, data: data, file: file, attachments: attachments, refusals: &refusals)
+        return try Self.exchange(
+            entries, index, data: data, file: file, attachments: attachments, profile: profile, refusals: &refusals)
     }
 
     /// Entry indices by start time (stable): the causal order of a HAR whose tool listed entries otherwise.
@@ -124,14 +133,15 @@ public struct HARDocument: Sendable {
 
     private static func exchange(
         _ entries: Entries, _ index: Int, data: Data, file: String, attachments: HAR.Attachments?,
-        refusals: inout [HARError]
+        profile: ProtocolProfile, refusals: inout [HARError]
     ) throws(HARError) -> RecordedExchange {
         let value: JSONValue
         switch entries {
         case .ranges(let ranges): value = try parse(data, ranges[index], file: file)
         case .parsed(let values): value = values[index]
         }
-        return try HAR.importEntry(value, index: index, file: file, attachments: attachments, refusals: &refusals)
+        return try HAR.importEntry(
+            value, index: index, file: file, attachments: attachments, profile: profile, refusals: &refusals)
     }
 
     /// Parses one value of the document; an error names its line and column in the whole file.

@@ -5,9 +5,11 @@ import Foundation
 public struct RecordedExchange: Sendable, Hashable {
     /// 1-based position in the recording; unique, increasing in file order.
     public var seq: Int
-    /// The device the exchange belongs to (its pushRegId), or `backend` for backend calls about no device.
+    /// The device the exchange belongs to (``ProtocolProfile/FlowKeys``: Mobile Messaging's pushRegId, or `backend`
+    /// for backend calls about no device).
     public var flow: String
-    /// Which upstream answered: `mobile` or `backend` (any name the recorder was given).
+    /// Which upstream answered: the profile's base the path belongs to (Mobile Messaging's `mobile` or `backend`),
+    /// or any name the recorder was given.
     public var upstream: String
     /// When the request started, to the millisecond.
     public var startedAt: Date
@@ -36,12 +38,4 @@ public struct RecordedExchange: Sendable, Hashable {
         self.request = request
         self.response = response
     }
-}
-
-/// The well-known upstream names.
-extension RecordedExchange {
-    public static let mobileUpstream = "mobile"
-    public static let backendUpstream = "backend"
-    /// The flow of backend calls that name no device.
-    public static let backendFlow = "backend"
 }

@@ -18,6 +18,8 @@ public final class RecordingWriter: Sendable {
     public let maxLineBytes: Int
     /// A torn last line found when appending (a recorder killed mid-write), removed so new lines do not join it.
     public let droppedTail: RecordingError?
+    /// How the protocol names the device of an exchange written without its flow.
+    public let flows: ProtocolProfile.FlowKeys
     private let file: String
     private let state: Mutex<State>
     private let metaFile: String
@@ -51,21 +53,25 @@ public final class RecordingWriter: Sendable {
     let output: @Sendable (Int32, UnsafeRawPointer, Int) -> Int
 
     /// Creates `directory` (and `meta.json`, naming the origin of each of `upstreams`, ``RecordingMeta/upstreams``)
-    /// and opens `exchanges.jsonl`; refuses a non-empty recording unless `append`.
+    /// and opens `exchanges.jsonl`; refuses a non-empty recording unless `append`. An exchange written without its
+    /// flow gets the one `profile` says (``ProtocolProfile/flows``).
     public convenience init(
-        directory: String, redaction: RedactionPolicy = .default, append: Bool = false, now: Date = Date(),
-        maxLineBytes: Int = RecordingLayout.maxLineBytes, upstreams: [String: String] = [:]
+        directory: String, profile: ProtocolProfile = .none, redaction: RedactionPolicy = .default,
+        append: Bool = false, now: Date = Date(), maxLineBytes: Int = RecordingLayout.maxLineBytes,
+        upstreams: [String: String] = [:]
     ) throws(RecordingError) {
         try self.init(
-            directory: directory, redaction: redaction, append: append, now: now, maxLineBytes: maxLineBytes,
-            upstreams: upstreams, output: POSIX.writeBytes)
+            directory: directory, profile: profile, redaction: redaction, append: append, now: now,
+            maxLineBytes: maxLineBytes, upstreams: upstreams, output: POSIX.writeBytes)
     }
 
     init(
-        directory: String, redaction: RedactionPolicy, append: Bool, now: Date, maxLineBytes: Int,
-        upstreams: [String: String] = [:], output: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int
+        directory: String, profile: ProtocolProfile = .none, redaction: RedactionPolicy, append: Bool, now: Date,
+        maxLineBytes: Int, upstreams: [String: String] = [:],
+        output: @escaping @Sendable (Int32, UnsafeRawPointer, Int) -> Int
     ) throws(RecordingError) {
         self.output = output
+        self.flows = profile.flows
         self.directory = directory
         self.maxLineBytes = maxLineBytes
         var droppedTail: RecordingError?
@@ -159,7 +165,7 @@ public final class RecordingWriter: Sendable {
         upstream: String, request: HTTPRequest, response: HTTPResponse, startedAt: Date, durationMs: Double,
         flow: String? = nil, resynchronised: Bool = false
     ) throws(RecordingError) -> RecordedExchange {
-        let flow = flow ?? FlowKey.derive(request: request, response: response)
+        let flow = flow ?? flows.flow(request: request, response: response)
         var read = RecordedExchange(
             seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
             response: response)

@@ -31,16 +31,18 @@ public struct Trace: Sendable {
         case start
     }
 
-    /// Opens the trace at `path` (resolved), named `name` (as the user wrote it) in warnings and results.
+    /// Opens the trace at `path` (resolved), named `name` (as the user wrote it) in warnings and results; a HAR's
+    /// entries that Conform did not write get their upstream and flow from `profile`.
     ///
     /// Throws ``TraceFile/Failure`` when the path is neither a recording nor a HAR, and ``HARError`` when a HAR
     /// is not one as a whole; a recording that cannot be opened fails when its records are first read.
-    public static func open(_ path: String, name: String? = nil) throws -> Trace {
+    public static func open(_ path: String, name: String? = nil, profile: ProtocolProfile = .none) throws -> Trace {
         let name = name ?? path
         switch try TraceFile.open(path) {
         case .recording(let file): return Trace(name: name, source: .recording(file))
         case .har(let data, let attachments):
-            return Trace(name: name, source: .har(try HARDocument(data, file: name, attachments: attachments)))
+            return Trace(
+                name: name, source: .har(try HARDocument(data, file: name, attachments: attachments, profile: profile)))
         }
     }
 

@@ -55,7 +55,7 @@ enum ReplayBenchmark {
         // The protocol's redaction, as `conform record` applies it: the reference's documented credentials are public.
         let redaction =
             args.contains("--no-redact") ? RedactionPolicy.disabled : RedactionPolicy(profile: .mobileMessaging)
-        let writer = try RecordingWriter(directory: dir, redaction: redaction)
+        let writer = try RecordingWriter(directory: dir, profile: .mobileMessaging, redaction: redaction)
         var ids = [String](repeating: "", count: devices)
         let clock = ContinuousClock()
         let start = clock.now
@@ -76,7 +76,7 @@ enum ReplayBenchmark {
                 var recorded = response
                 recorded.timing = nil
                 try writer.append(
-                    upstream: RecordedExchange.mobileUpstream, request: request, response: recorded, startedAt: started,
+                    upstream: MobileMessaging.mobile.name, request: request, response: recorded, startedAt: started,
                     durationMs: Date().timeIntervalSince(started) * 1000)
             }
         }

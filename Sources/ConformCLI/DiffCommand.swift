@@ -145,7 +145,7 @@ enum DiffCommand {
                 let y = sb.response.map { ContentDecoding.decoded($0) },
                 let jx = JSONValue.parsedBody(x.body), let jy = JSONValue.parsedBody(y.body)
             {
-                bToA.learn(recorded: jy, live: jx, keys: IdentifierMap.defaultMintedKeys)
+                bToA.learn(recorded: jy, live: jx, minted: ConformCommand.profile.replay.minted)
             }
         }
         var out: [(StepResult, ResultGroup)] = []

@@ -53,7 +53,8 @@ enum TrafficSupport {
     static func replayOptions(
         _ target: Target, substitutions: [String: String], sequential: Bool, timeout: Duration
     ) -> ReplayOptions {
-        var options = ReplayOptions(substitutions: substitutions, concurrentFlows: !sequential)
+        var options = ReplayOptions(
+            profile: ConformCommand.profile, substitutions: substitutions, concurrentFlows: !sequential)
         options.sharedFlow = ConformCommand.profile.flows.sharedFlow
         options.exchangeTimeout = timeout
         if case .http(let url) = target { options.origins = ["*": url] }

@@ -1,17 +1,11 @@
 import ConformCore
 import Foundation
 
-/// Recorded values mapped to the values the live implementation minted in their place (pushRegId, messageId, bulkId).
+/// Recorded values mapped to the values the live implementation minted in their place (the profile's
+/// ``ProtocolProfile/MintedIdentifiers``: Mobile Messaging's pushRegId, messageId, bulkId).
+///
+/// Durable ids (a device's) are kept for the whole replay; of the others only the most recent ``transientLimit``.
 public struct IdentifierMap: Sendable, Hashable {
-    /// JSON member names whose values an implementation mints.
-    public static let defaultMintedKeys: Set<String> = [
-        "pushRegId", "pushRegistrationId", "registrationId", "messageId", "bulkId", "gcm.notification.messageId",
-    ]
-
-    /// Member names whose ids identify devices: kept for the whole replay. Other minted ids (messages, bulks) are
-    /// usually referred to soon after they appear, so only the most recent ``transientLimit`` of them are kept.
-    public static let durableKeys: Set<String> = ["pushRegId", "pushRegistrationId", "registrationId"]
-
     public private(set) var mapping: [String: String] = [:]
     /// How many transient ids (message and bulk ids) stay mapped; older ones are forgotten, so memory stays flat.
     public var transientLimit = 65_536
@@ -60,34 +54,35 @@ public struct IdentifierMap: Sendable, Hashable {
     /// Walks recorded and live JSON at the same paths and maps each minted value that differs.
     @discardableResult
     public mutating func learn(
-        recorded: JSONValue, live: JSONValue, keys: Set<String> = defaultMintedKeys
+        recorded: JSONValue, live: JSONValue, minted: ProtocolProfile.MintedIdentifiers
     ) -> [(recorded: String, live: String)] {
         var added: [(recorded: String, live: String)] = []
-        learn(recorded: recorded, live: live, keys: keys, added: &added)
+        learn(recorded: recorded, live: live, minted: minted, added: &added)
         return added
     }
 
     private mutating func learn(
-        recorded: JSONValue, live: JSONValue, keys: Set<String>, added: inout [(recorded: String, live: String)]
+        recorded: JSONValue, live: JSONValue, minted: ProtocolProfile.MintedIdentifiers,
+        added: inout [(recorded: String, live: String)]
     ) {
         switch (recorded, live) {
         case (.object(let r), .object(let l)):
             for (key, value) in r {
                 guard let other = l[key] else { continue }
-                if keys.contains(key), case .string(let a) = value, case .string(let b) = other {
+                if minted.keys.contains(key), case .string(let a) = value, case .string(let b) = other {
                     if mapping[a] == nil, a != b, a.count >= 3 {
-                        set(a, b, transient: !Self.durableKeys.contains(key))
+                        set(a, b, transient: !minted.durable.contains(key))
                         added.append((a, b))
                     }
                 } else {
-                    learn(recorded: value, live: other, keys: keys, added: &added)
+                    learn(recorded: value, live: other, minted: minted, added: &added)
                 }
             }
         case (.array(let r), .array(let l)):
-            for (a, b) in zip(r, l) { learn(recorded: a, live: b, keys: keys, added: &added) }
+            for (a, b) in zip(r, l) { learn(recorded: a, live: b, minted: minted, added: &added) }
         case (.string(let r), .string(let l)) where r != l && (r.hasPrefix("{") || r.hasPrefix("[")):
             if let rj = try? JSONValue.parse(r), let lj = try? JSONValue.parse(l) {
-                learn(recorded: rj, live: lj, keys: keys, added: &added)
+                learn(recorded: rj, live: lj, minted: minted, added: &added)
             }
         default:
             break
@@ -169,7 +164,7 @@ public struct IdentifierMap: Sendable, Hashable {
     /// The recorded response as it should look live, and whether its body can hold an id the map does not know
     /// that the live body would show: `wholeIds` is true when no irregular id occurs in the body and every id
     /// replaced in it was a whole JSON string. Then, if the result's body equals the live one, a minted value in the
-    /// recorded body is either a mapped id or the live value itself, and ``learn(recorded:live:keys:)`` would learn
+    /// recorded body is either a mapped id or the live value itself, and ``learn(recorded:live:minted:)`` would learn
     /// nothing from the two (so the replay need not parse them).
     func applyNoting(_ response: HTTPResponse) -> (response: HTTPResponse, wholeIds: Bool) {
         guard !mapping.isEmpty else { return (response, true) }

@@ -43,13 +43,13 @@ extension Replayer {
             let (nx, ny) = state.summary.withLock { summary in
                 state.expectedSide.withLock { ids in
                     if let recordedJSON, let jx {
-                        for pair in ids.identifiers.learn(recorded: recordedJSON, live: jx, keys: options.mintedKeys) {
+                        for pair in ids.identifiers.learn(recorded: recordedJSON, live: jx, minted: options.minted) {
                             ids.backExpected.set(pair.live, pair.recorded)
                         }
                     }
                     if let recordedJSON, let jy {
                         for pair in summary.identifiers.learn(
-                            recorded: recordedJSON, live: jy, keys: options.mintedKeys)
+                            recorded: recordedJSON, live: jy, minted: options.minted)
                         {
                             ids.backActual.set(pair.live, pair.recorded)
                         }

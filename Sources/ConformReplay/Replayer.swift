@@ -9,8 +9,8 @@ public struct ReplayOptions: Sendable {
     public var origins: [String: String]
     /// Values to swap before sending (e.g. a redacted application code → the target's real one); seeds the id map.
     public var substitutions: [String: String]
-    /// JSON member names whose values the implementation mints and that are remapped.
-    public var mintedKeys: Set<String>
+    /// The identifiers the implementation mints, remapped from the recorded to the live ones (the profile's).
+    public var minted: ProtocolProfile.MintedIdentifiers
     /// Most exchanges queued or running at once (memory stays bounded by this).
     public var maxInFlight: Int
     /// Whether flows of different devices run concurrently; `false` replays strictly in recorded order.
@@ -42,14 +42,14 @@ public struct ReplayOptions: Sendable {
     /// re-dated and sent; otherwise the exchanges that carry one are not sent and cannot be judged.
     public var signsRedactedTokens = false
 
+    /// Options for a replay of `profile`'s traffic: its minted identifiers are remapped.
     public init(
-        origins: [String: String] = [:], substitutions: [String: String] = [:],
-        mintedKeys: Set<String> = IdentifierMap.defaultMintedKeys, maxInFlight: Int = 64, concurrentFlows: Bool = true,
-        maxKeptMismatches: Int = 100
+        profile: ProtocolProfile = .none, origins: [String: String] = [:], substitutions: [String: String] = [:],
+        maxInFlight: Int = 64, concurrentFlows: Bool = true, maxKeptMismatches: Int = 100
     ) {
         self.origins = origins
         self.substitutions = substitutions
-        self.mintedKeys = mintedKeys
+        self.minted = profile.replay.minted
         self.maxInFlight = maxInFlight
         self.concurrentFlows = concurrentFlows
         self.maxKeptMismatches = maxKeptMismatches
@@ -299,7 +299,7 @@ public struct Replayer: Sendable {
                     liveJSON = recordedJSON == nil ? nil : JSONValue.parsedBody(live.body)
                     outcome.expected = state.summary.withLock { summary in
                         if let recordedJSON, let liveJSON {
-                            summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, keys: options.mintedKeys)
+                            summary.identifiers.learn(recorded: recordedJSON, live: liveJSON, minted: options.minted)
                         }
                         return summary.identifiers.apply(recorded)
                     }

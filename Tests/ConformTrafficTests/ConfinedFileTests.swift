@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Synchronization
@@ -122,7 +123,9 @@ import Testing
             to: URL(fileURLWithPath: scratch.path("trace.har")))
         let warnings = Mutex<[TraceWarning]>([])
         let capture = Capture()
-        let summary = try await Replayer(transport: InProcessTransport(capture)).replay(
+        let summary = try await Replayer(
+            transport: InProcessTransport(capture), options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(
             try Trace.open(scratch.path("trace.har"), name: "trace.har")
         ) { warning in warnings.withLock { $0.append(warning) } }
         #expect(warnings.withLock { $0.map(\.kind) } == [.refusedAttachment])

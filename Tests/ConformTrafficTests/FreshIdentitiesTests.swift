@@ -157,14 +157,18 @@ import Testing
         let exchanges = try readAll(SampleRecordingTests.sampleDirectory())
         let target = InProcessTransport(ReferenceImplementation())
         let noise = NoiseRules([.path(JSONPathPattern("$..sendDateTime")!, reason: nil)])
-        let first = try await Replayer(transport: target, noise: noise).replay(exchanges)
+        let first = try await Replayer(
+            transport: target, noise: noise, options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(exchanges)
         #expect(first.allPassed, "\(first.mismatches)")
-        let second = try await Replayer(transport: target, noise: noise).replay(exchanges)
+        let second = try await Replayer(
+            transport: target, noise: noise, options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(exchanges)
         #expect(second.mismatched > 0 && second.leftoverState > 0)
         let noted = second.mismatches.flatMap(\.differences).filter { $0.note == LeftoverState.note }
         #expect(noted.contains { $0.path == "$.contactInformation.push[1]" }, "\(second.mismatches)")
         for prefix in ["one", "two"] {
-            var options = ReplayOptions()
+            var options = ReplayOptions(profile: .mobileMessaging)
             options.freshIdentities = FreshIdentities(prefix: prefix, keys: MobileMessaging.replay)
             let again = try await Replayer(transport: target, noise: noise, options: options).replay(exchanges)
             #expect(again.allPassed && again.leftoverState == 0, "\(again.mismatches)")

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Testing
@@ -36,7 +37,8 @@ import Testing
         var exchange = exchange(url: "/mobile/1/x", responseHeaders: Self.fields(count, prefix: "X-Same"))
         exchange.request.headerFields = Self.fields(count, prefix: "X-Sent")
         let summary = try await Replayer(
-            transport: InProcessTransport(FixedFields(fields: Self.fields(count, prefix: "X-Same")))
+            transport: InProcessTransport(FixedFields(fields: Self.fields(count, prefix: "X-Same"))),
+            options: ReplayOptions(profile: .mobileMessaging)
         ).replay([exchange])
         #expect(summary.passed == 1)
     }
@@ -77,7 +79,9 @@ import Testing
         try Data(lines.joined().utf8).write(to: URL(fileURLWithPath: dir + "/exchanges.jsonl"))
         let all = try readAll(dir)
         #expect(all.map(\.seq) == [1, 2, 3])
-        let summary = try await Replayer(transport: InProcessTransport(FixedFields(fields: [:]))).replay(all)
+        let summary = try await Replayer(
+            transport: InProcessTransport(FixedFields(fields: [:])), options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(all)
         #expect(summary.total == 3)
         #expect(summary.unjudged == 1)
         #expect(

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import Foundation
 import Testing
 
@@ -36,13 +37,13 @@ struct IdentifierMapNotingTests {
         #expect(remapped == live)
         #expect(!whole)
         var learning = map
-        let added = learning.learn(recorded: try JSONValue.parse(recorded), live: try JSONValue.parse(live))
+        let added = learning.learn(recorded: try JSONValue.parse(recorded), live: try JSONValue.parse(live), minted: MobileMessaging.replay.minted)
         #expect(added.map(\.recorded) == ["m.reg-old-1"])
         // The same with a whole id: nothing to learn.
         var whole2 = map
         let none = whole2.learn(
             recorded: try JSONValue.parse(#"{"pushRegId":"reg-old-1"}"#),
-            live: try JSONValue.parse(#"{"pushRegId":"reg-new-1"}"#))
+            live: try JSONValue.parse(#"{"pushRegId":"reg-new-1"}"#), minted: MobileMessaging.replay.minted)
         #expect(none.isEmpty)
         #expect(noting(#"{"pushRegId":"reg-old-1"}"#) == (#"{"pushRegId":"reg-new-1"}"#, true))
     }

@@ -18,13 +18,15 @@ import Testing
         let recorded = try await ReplayTests.recording(dir, handler: FakeMessagingHandler(options))
         let target = InProcessTransport(FakeMessagingHandler(options))
 
-        let before = try await Replayer(transport: target).replay(recorded)
+        let before = try await Replayer(transport: target, options: ReplayOptions(profile: .mobileMessaging)).replay(
+            recorded)
         #expect(!before.allPassed)
 
         // Two fresh instances of the same implementation: only real noise differs.
         let learned = try await NoiseLearner.learn(
             recorded, first: InProcessTransport(FakeMessagingHandler(options)),
-            second: InProcessTransport(FakeMessagingHandler(options)))
+            second: InProcessTransport(FakeMessagingHandler(options)), options: ReplayOptions(profile: .mobileMessaging)
+        )
         #expect(
             learned.rules.rules == [
                 .header("X-Served-At", reason: nil), .path(JSONPathPattern("$.createdAt")!, reason: nil),
@@ -38,12 +40,16 @@ import Testing
 
         let reloaded = try NoiseRules.load(Array(yaml.utf8), file: "noise.yaml")
         #expect(reloaded.rules == learned.rules.rules)
-        let after = try await Replayer(transport: InProcessTransport(FakeMessagingHandler(options)), noise: reloaded)
-            .replay(recorded)
+        let after = try await Replayer(
+            transport: InProcessTransport(FakeMessagingHandler(options)), noise: reloaded,
+            options: ReplayOptions(profile: .mobileMessaging)
+        )
+        .replay(recorded)
         #expect(after.mismatches.map(\.description) == [])
 
         // Against one stateful target, state left by the first run shows up as well (to be reviewed).
-        let stateful = try await NoiseLearner.learn(recorded, transport: target)
+        let stateful = try await NoiseLearner.learn(
+            recorded, transport: target, options: ReplayOptions(profile: .mobileMessaging))
         #expect(stateful.rules.rules.contains(.path(JSONPathPattern("$.bulks[*].messageCount")!, reason: nil)))
     }
 
@@ -133,7 +139,8 @@ import Testing
         var faulty = FakeMessagingHandler.Options()
         faulty.faulty = true
         let differential = Differential(
-            a: InProcessTransport(FakeMessagingHandler()), b: InProcessTransport(FakeMessagingHandler(faulty)))
+            a: InProcessTransport(FakeMessagingHandler()), b: InProcessTransport(FakeMessagingHandler(faulty)),
+            options: ReplayOptions(profile: .mobileMessaging))
         let report = try await differential.run(try Trace.open(dir).exchanges())
         #expect(report.stepCount == recorded.count)
         #expect(report.counts == [.pass: recorded.count - 2, .fail: 2])
@@ -144,7 +151,8 @@ import Testing
             (difference.label, difference.expected, difference.actual) == ("body $.type", "\"CUSTOMER\"", "\"LEAD\""))
 
         let same = try await Differential(
-            a: InProcessTransport(FakeMessagingHandler()), b: InProcessTransport(FakeMessagingHandler())
+            a: InProcessTransport(FakeMessagingHandler()), b: InProcessTransport(FakeMessagingHandler()),
+            options: ReplayOptions(profile: .mobileMessaging)
         ).run(recorded)
         #expect(same.counts == [.pass: recorded.count])
     }

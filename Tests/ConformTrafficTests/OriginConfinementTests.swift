@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformProxy
 import ConformReplay
 import ConformServer
@@ -92,7 +93,7 @@ import Testing
         fine.request.url = "http://mobile.conform.invalid/fine"
         let replayer = Replayer(
             transport: CurlTransport(timeout: .seconds(20)),
-            options: ReplayOptions(origins: ["*": target.baseURL], concurrentFlows: false))
+            options: ReplayOptions(profile: .mobileMessaging, origins: ["*": target.baseURL], concurrentFlows: false))
         let summary = try await replayer.replay([hostile, fine])
         #expect(summary.total == 2)
         #expect(summary.unjudged == 1)

@@ -23,6 +23,7 @@ extension ProtocolProfile {
         redaction: RedactionKeys(
             credentialSchemes: ["Tiny"], credentialHeaders: ["X-Tiny-Key"], credentialClaims: ["tiny-key"],
             phoneFields: ["tel"], tokenFields: ["seed"], publicValues: ["tiny-public-key"]),
+        replay: ReplayKeys(minted: MintedIdentifiers(keys: ["sessionId"], durable: ["sessionId"])),
         flows: FlowKeys(
             pathTemplates: ["/api/*/sessions/{id}", "/admin/sessions/{id}"], requestHeader: "X-Tiny-Session",
             answerMember: "sessionId",

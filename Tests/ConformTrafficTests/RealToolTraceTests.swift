@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReport
 import ConformTestSupport
 import Foundation
@@ -118,13 +119,15 @@ import Testing
                 method: .get, url: "/mobile/1/appinstance/r/user", responseBody: String(decoding: plain, as: UTF8.self))
         ]
         let same = try await Differential(
-            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: plain))
+            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: plain)),
+            options: ReplayOptions(profile: .mobileMessaging)
         ).run(recorded)
         #expect(same.counts == [.pass: 1])
         let other = Data(
             String(decoding: plain, as: UTF8.self).replacingOccurrences(of: "cust-42", with: "cust-43").utf8)
         let differs = try await Differential(
-            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: other))
+            a: compressed, b: Fixed(response: HTTPResponse(status: 200, headerFields: json, body: other)),
+            options: ReplayOptions(profile: .mobileMessaging)
         ).run(recorded)
         #expect(differs.steps.first?.failures.first?.mismatches.map(\.path) == ["$.externalUserId"])
     }

@@ -137,7 +137,9 @@ import Testing
         let text = try String(contentsOfFile: dir + "/exchanges.jsonl", encoding: .utf8)
         #expect(!text.contains("ana@example.com"))
         #expect(!text.contains("secret-fcm-token-123"))
-        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation())).replay(
+        let summary = try await Replayer(
+            transport: InProcessTransport(ReferenceImplementation()), options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(
             try Trace.open(dir))
         #expect(summary.total == 3)
         #expect(summary.allPassed, "\(summary.mismatches)")

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Synchronization
@@ -160,7 +161,9 @@ import Testing
         while let exchange = try reader.next() { read.append(exchange) }
         #expect(read.count == 2)
         #expect(reader.skipped.map(\.line) == [2])
-        let summary = try await Replayer(transport: InProcessTransport(EchoHandler())).replay(try Trace.open(dir))
+        let summary = try await Replayer(
+            transport: InProcessTransport(EchoHandler()), options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(try Trace.open(dir))
         #expect(summary.total == 2)
         #expect(summary.unreadable == 1)
         #expect(!summary.allPassed)

@@ -81,7 +81,7 @@ import Testing
         let pseudonym = try #require(RedactedToken(live.request)?.claims["infobip-api-key"]?.stringValue)
         let verifier = Verifier()
         let credentials = LiveCredentials(values: [pseudonym: "live-app-code-1"], roles: ["appCode"])
-        var options = ReplayOptions()
+        var options = ReplayOptions(profile: .mobileMessaging)
         options.signsRedactedTokens = true
         let replayer = Replayer(
             transport: RedactedTokenSigner(
@@ -111,7 +111,9 @@ import Testing
                 status: 200, body: ["sub": .string("u\($0)")])
         }
         let verifier = Verifier()
-        let summary = try await Replayer(transport: InProcessTransport(verifier)).replay(exchanges)
+        let summary = try await Replayer(
+            transport: InProcessTransport(verifier), options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(exchanges)
         #expect(summary.unjudged == 3 && summary.redactedTokens == 3 && summary.mismatched == 0)
         #expect(
             summary.mismatches.map(\.cannotJudge) == Array(repeating: "its request carries a redacted token", count: 3))
@@ -160,7 +162,7 @@ import Testing
             request: HTTPRequest(method: .get, url: "/mobile/1/baseurl", headerFields: ["Host": "127.0.0.1:8000"]),
             response: .json(200, ["baseUrl": "http://127.0.0.1:9000"]))
         let target = InProcessTransport(NamesItsOrigin())
-        var options = ReplayOptions(origins: ["*": "http://127.0.0.1:7000"])
+        var options = ReplayOptions(profile: .mobileMessaging, origins: ["*": "http://127.0.0.1:7000"])
         let before = try await Replayer(transport: target, options: options).replay([recorded])
         #expect(before.mismatched == 1)
         #expect(before.mismatches.first?.differences.map(\.path) == ["$.baseUrl"])

@@ -45,12 +45,17 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try await Self.record(dir)
-        let plain = try await Replayer(transport: InProcessTransport(Self.reference(at: 1))).replay(try Trace.open(dir))
+        let plain = try await Replayer(
+            transport: InProcessTransport(Self.reference(at: 1)), options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(try Trace.open(dir))
         // The send time inside the GCM payload's embedded JSON is the only volatile value.
         #expect(plain.mismatches.flatMap(\.differences).map(\.path) == ["$.payloads[0].internalData.sendDateTime"])
         let noise = try NoiseRules.load(Array("ignore:\n  - path: $..sendDateTime\n".utf8), file: "noise.yaml")
-        let summary = try await Replayer(transport: InProcessTransport(Self.reference(at: 2)), noise: noise)
-            .replay(try Trace.open(dir))
+        let summary = try await Replayer(
+            transport: InProcessTransport(Self.reference(at: 2)), noise: noise,
+            options: ReplayOptions(profile: .mobileMessaging)
+        )
+        .replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.passed == 16)
         // Two pushRegIds, the v2 bulkId, the synced messageId, the v3 bulkId and messageId(s) were remapped.
@@ -65,7 +70,8 @@ import Testing
             a: InProcessTransport(ReferenceImplementation()),
             b: InProcessTransport(ReferenceImplementation(faults: [.ignoreForceDepersonalize])),
             // Both send times are live, so they differ whenever the two calls straddle a millisecond.
-            noise: NoiseRules([.path(JSONPathPattern("$..sendDateTime")!, reason: nil)])
+            noise: NoiseRules([.path(JSONPathPattern("$..sendDateTime")!, reason: nil)]),
+            options: ReplayOptions(profile: .mobileMessaging)
         ).run(try Trace.open(dir).exchanges())
         let differing = report.steps.filter { $0.verdict == .fail }.sorted { $0.mark.line < $1.mark.line }
         #expect(report.status == .mismatch)
@@ -80,11 +86,14 @@ import Testing
         let recorded = try await Self.record(dir)
         let learned = try await NoiseLearner.learn(
             recorded, first: InProcessTransport(Self.reference(at: 1)),
-            second: InProcessTransport(Self.reference(at: 2)))
+            second: InProcessTransport(Self.reference(at: 2)), options: ReplayOptions(profile: .mobileMessaging))
         #expect(
             learned.rules.rules == [.path(JSONPathPattern("$.payloads[*].internalData.sendDateTime")!, reason: nil)])
-        let summary = try await Replayer(transport: InProcessTransport(Self.reference(at: 3)), noise: learned.rules)
-            .replay(recorded)
+        let summary = try await Replayer(
+            transport: InProcessTransport(Self.reference(at: 3)), noise: learned.rules,
+            options: ReplayOptions(profile: .mobileMessaging)
+        )
+        .replay(recorded)
         #expect(summary.allPassed)
         #expect(NoiseRules.default.merging(learned.rules).rules.count == learned.rules.rules.count)
     }

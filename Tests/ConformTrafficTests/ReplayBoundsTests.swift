@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import Foundation
 import Synchronization
 import Testing
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func mismatchesKeptAndTransientIdsStayAtTheirBoundsWhateverTheLength() async throws {
-        var options = ReplayOptions(maxKeptMismatches: 5)
+        var options = ReplayOptions(profile: .mobileMessaging, maxKeptMismatches: 5)
         options.transientIdentifiers = 100
         let kept = Mutex(0)
         let summary = try await Replayer(transport: MintingTarget(), options: options).replay(

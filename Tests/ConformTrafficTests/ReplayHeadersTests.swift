@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReplay
 import ConformServer
 import ConformTestSupport
@@ -40,7 +41,7 @@ import Testing
         let server = try HTTPServer(handler: echo)
         try server.start()
         defer { server.stop() }
-        var options = ReplayOptions(origins: ["*": server.baseURL])
+        var options = ReplayOptions(profile: .mobileMessaging, origins: ["*": server.baseURL])
         options.hostHeader = hostHeader
         let summary = try await Replayer(transport: CurlTransport(timeout: .seconds(30)), options: options)
             .replay([recorded()])

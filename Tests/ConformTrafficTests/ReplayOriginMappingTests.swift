@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReport
 import ConformServer
 import ConformTestSupport
@@ -39,7 +40,8 @@ import Testing
         defer { server.stop() }
         box.set(server.baseURL)
         let summary = try await Replayer(
-            transport: CurlTransport(timeout: .seconds(30)), options: ReplayOptions(origins: ["*": server.baseURL])
+            transport: CurlTransport(timeout: .seconds(30)),
+            options: ReplayOptions(profile: .mobileMessaging, origins: ["*": server.baseURL])
         ).replay([recorded()])
         #expect(summary.total == 1 && summary.passed == 1, "\(summary.mismatches)")
     }
@@ -49,7 +51,8 @@ import Testing
         try server.start()
         defer { server.stop() }
         let summary = try await Replayer(
-            transport: CurlTransport(timeout: .seconds(30)), options: ReplayOptions(origins: ["*": server.baseURL])
+            transport: CurlTransport(timeout: .seconds(30)),
+            options: ReplayOptions(profile: .mobileMessaging, origins: ["*": server.baseURL])
         ).replay([recorded()])
         #expect(summary.mismatched == 1)
         let paths = summary.mismatches.first?.differences.map(\.path) ?? []
@@ -76,13 +79,19 @@ import Testing
         let handler = InProcessTransport(NamesTheRequestOrigin())
         let a = RebasedTransport(base: "http://a.example:1", inner: handler)
         let b = RebasedTransport(base: "http://b.example:2", inner: handler)
-        let same = try await Differential(a: a, b: DeadlineTransport(inner: b, deadline: .seconds(30))).run([recorded()]
+        let same = try await Differential(
+            a: a, b: DeadlineTransport(inner: b, deadline: .seconds(30)),
+            options: ReplayOptions(profile: .mobileMessaging)
+        ).run([recorded()]
         )
         #expect(same.counts == [.pass: 1], "\(same.steps)")
         // A side naming another origin than its own still differs, in the body and in the header.
         let elsewhere = InProcessTransport(NamesItself(origin: "http://elsewhere.example"))
-        let differs = try await Differential(a: a, b: RebasedTransport(base: "http://b.example:2", inner: elsewhere))
-            .run([recorded()])
+        let differs = try await Differential(
+            a: a, b: RebasedTransport(base: "http://b.example:2", inner: elsewhere),
+            options: ReplayOptions(profile: .mobileMessaging)
+        )
+        .run([recorded()])
         #expect(differs.counts == [.fail: 1])
         let paths = differs.steps.first?.failures.first?.mismatches.map(\.path) ?? []
         #expect(paths.contains("header New-Base-URL") && paths.contains("$.baseUrl"), "\(paths)")

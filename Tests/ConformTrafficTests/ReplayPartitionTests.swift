@@ -58,7 +58,7 @@ import Testing
         let target = InProcessTransport(FakeMessagingHandler())
         var total = 0
         for index in 1...count {
-            var options = ReplayOptions()
+            var options = ReplayOptions(profile: .mobileMessaging)
             options.sharedFlow = ProtocolProfile.mobileMessaging.flows.sharedFlow
             options.partition = try await ReplayPartition.build(
                 try Trace.open(dir).exchanges(), shard: try #require(Shard(index: index, count: count)),

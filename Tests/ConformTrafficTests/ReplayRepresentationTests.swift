@@ -1,6 +1,7 @@
 import CZlib
 import ConformCore
 import ConformCurl
+import ConformMobileMessaging
 import ConformReference
 import ConformServer
 import Foundation
@@ -41,7 +42,7 @@ import Testing
         let noise = NoiseRules([.path(JSONPathPattern("$..sendDateTime")!, reason: nil)])
         return try await Replayer(
             transport: CurlTransport(timeout: .seconds(30)), noise: noise,
-            options: ReplayOptions(origins: ["*": server.baseURL])
+            options: ReplayOptions(profile: .mobileMessaging, origins: ["*": server.baseURL])
         ).replay(readAll(SampleRecordingTests.sampleDirectory()))
     }
 

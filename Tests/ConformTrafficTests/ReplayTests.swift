@@ -26,7 +26,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let recorded = try await Self.recording(dir, devices: 6)
         #expect(recorded.count == 6 * 3 + 1)
-        let replayer = Replayer(transport: InProcessTransport(FakeMessagingHandler()))
+        let replayer = Replayer(
+            transport: InProcessTransport(FakeMessagingHandler()), options: ReplayOptions(profile: .mobileMessaging))
         let summary = try await replayer.replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.total == recorded.count)
@@ -44,7 +45,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let recorded = try await Self.recording(dir)
         let replayer = Replayer(
-            transport: InProcessTransport(FakeMessagingHandler()), options: ReplayOptions(concurrentFlows: false))
+            transport: InProcessTransport(FakeMessagingHandler()),
+            options: ReplayOptions(profile: .mobileMessaging, concurrentFlows: false))
         let summary = try await replayer.replay(recorded)
         #expect(summary.allPassed)
     }
@@ -55,7 +57,10 @@ import Testing
         _ = try await Self.recording(dir)
         var faulty = FakeMessagingHandler.Options()
         faulty.faulty = true
-        let summary = try await Replayer(transport: InProcessTransport(FakeMessagingHandler(faulty))).replay(
+        let summary = try await Replayer(
+            transport: InProcessTransport(FakeMessagingHandler(faulty)),
+            options: ReplayOptions(profile: .mobileMessaging)
+        ).replay(
             try Trace.open(dir))
         #expect(summary.mismatched == 2)
         #expect(summary.passed == summary.total - 2)
@@ -79,7 +84,7 @@ import Testing
         let pseudonym = try #require(recorded[0].request.headerFields["Authorization"]).dropFirst(4)
         let replayer = Replayer(
             transport: InProcessTransport(FakeMessagingHandler(options)),
-            options: ReplayOptions(substitutions: [String(pseudonym): secretCode]))
+            options: ReplayOptions(profile: .mobileMessaging, substitutions: [String(pseudonym): secretCode]))
         let summary = try await replayer.replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.allPassed)
@@ -100,7 +105,8 @@ import Testing
             seq: 2, url: "http://backend.conform.invalid/push/2/message/single", responseHeaders: [:], flow: "backend")
         let replayer = Replayer(
             transport: Spy(log: seen),
-            options: ReplayOptions(origins: ["mobile": "http://127.0.0.1:8080/", "*": "http://127.0.0.1:9090"]))
+            options: ReplayOptions(
+                profile: .mobileMessaging, origins: ["mobile": "http://127.0.0.1:8080/", "*": "http://127.0.0.1:9090"]))
         _ = try await replayer.replay([e1, e2])
         #expect(
             seen.all == ["http://127.0.0.1:8080/mobile/1/baseurl?x=1", "http://127.0.0.1:9090/push/2/message/single"])
@@ -112,7 +118,9 @@ import Testing
                 throw TransportError(.connectionRefused, "127.0.0.1:1")
             }
         }
-        let summary = try await Replayer(transport: Down()).replay([exchange(url: "/a")])
+        let summary = try await Replayer(transport: Down(), options: ReplayOptions(profile: .mobileMessaging)).replay([
+            exchange(url: "/a")
+        ])
         #expect(summary.failed == 1)
         #expect(
             summary.mismatches.first?.description
@@ -149,7 +157,8 @@ final class RequestLog: Sendable {
         for i in 0..<10_000 {
             map.learn(
                 recorded: ["pushRegId": .string("reg-\(i)"), "messageId": .string("msg-\(i)")],
-                live: ["pushRegId": .string("live-reg-\(i)"), "messageId": .string("live-msg-\(i)")])
+                live: ["pushRegId": .string("live-reg-\(i)"), "messageId": .string("live-msg-\(i)")],
+                minted: MobileMessaging.replay.minted)
         }
         #expect(map.mapping.count == 10_000 + 10)
         #expect(map.apply("reg-0 msg-9999 msg-0") == "live-reg-0 live-msg-9999 msg-0")

@@ -47,8 +47,11 @@ import Testing
         let dir = Self.sampleDirectory()
         let noise = try NoiseRules.load(
             Array(try Data(contentsOf: URL(fileURLWithPath: dir + "/noise.yaml"))), file: dir + "/noise.yaml")
-        let summary = try await Replayer(transport: InProcessTransport(ReferenceImplementation()), noise: noise)
-            .replay(try Trace.open(dir))
+        let summary = try await Replayer(
+            transport: InProcessTransport(ReferenceImplementation()), noise: noise,
+            options: ReplayOptions(profile: .mobileMessaging)
+        )
+        .replay(try Trace.open(dir))
         #expect(summary.mismatches.map(\.description) == [])
         #expect(summary.total == 16)
         let violations = try await FlowChecker.check(try Trace.open(dir), configuration: .reference)

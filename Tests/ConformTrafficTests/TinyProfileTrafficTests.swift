@@ -139,7 +139,7 @@ final class TinyHandler: HTTPHandler {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         _ = try Self.record(into: dir, handler: TinyHandler())
-        var options = ReplayOptions(mintedKeys: ["sessionId"])
+        var options = ReplayOptions(profile: Self.profile)
         options.sharedFlow = Self.profile.flows.sharedFlow
         let summary = try await Replayer(transport: InProcessTransport(TinyHandler()), options: options)
             .replay(try Trace.open(dir))
@@ -147,7 +147,8 @@ final class TinyHandler: HTTPHandler {
         #expect((summary.total, summary.passed) == (5, 5))
         // Without the protocol's minted key the live ids are not learned: the sessions opened and the reads of the
         // recorded ids differ, and only the count of sessions is the same.
-        var unmappedOptions = ReplayOptions(mintedKeys: [])
+        var unmappedOptions = ReplayOptions(profile: Self.profile)
+        unmappedOptions.minted = .none
         unmappedOptions.sharedFlow = Self.profile.flows.sharedFlow
         let unmapped = try await Replayer(transport: InProcessTransport(TinyHandler()), options: unmappedOptions)
             .replay(try Trace.open(dir))

@@ -32,6 +32,24 @@ extension ProtocolProfile {
     public typealias VolatileValue = BodyPlace<String>
 
     /// Where a protocol's exchanges name persons, and the values of its answers that change on every run.
+    /// The JSON members whose values an implementation mints (`pushRegId`, `messageId`): a replay learns each
+    /// recorded value's live counterpart from the answers and puts it in every later request and expected answer.
+    public struct MintedIdentifiers: Sendable, Hashable {
+        /// The member names, compared exactly.
+        public var keys: Set<String>
+        /// Those of ``keys`` that name something lasting (a device): kept mapped for the whole replay. The others
+        /// (a message, a bulk) are referred to soon after they appear, so only the most recent are kept.
+        public var durable: Set<String>
+
+        public init(keys: Set<String>, durable: Set<String> = []) {
+            self.keys = keys
+            self.durable = durable
+        }
+
+        /// A protocol whose implementations mint nothing a later request carries.
+        public static let none = MintedIdentifiers(keys: [])
+    }
+
     public struct ReplayKeys: Sendable, Hashable {
         /// JSON members that hold identities, in requests and answers.
         public var identityFields: [IdentityField]
@@ -40,14 +58,17 @@ extension ProtocolProfile {
         /// Values that differ between two runs of any correct implementation: the documented noise `diff` ignores
         /// unless told not to.
         public var volatileValues: [VolatileValue]
+        /// The identifiers an implementation mints, which a replay maps from the recorded to the live ones.
+        public var minted: MintedIdentifiers
 
         public init(
             identityFields: [IdentityField] = [], identityParameters: [String: IdentityKind] = [:],
-            volatileValues: [VolatileValue] = []
+            volatileValues: [VolatileValue] = [], minted: MintedIdentifiers = .none
         ) {
             self.identityFields = identityFields
             self.identityParameters = identityParameters
             self.volatileValues = volatileValues
+            self.minted = minted
         }
 
         /// A protocol whose exchanges name no person and whose answers hold nothing volatile.

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every performance target of docs/performance.md in one run: the side-by-side peers (bench/peers), memory of a
+# Every performance target of docs/performance.md in one run: the side-by-side peers (bench/peers), `conform run`
+# against unchecked `curl -K` at 300 and 3,000 steps with wall and CPU time (bench/run), memory of a
 # 100,000-step run (bench/memory), replay against wrk (bench/replay, part a), `conform serve` against nginx
 # (bench/serve), the HTTP server libraries' ceiling (bench/server-library), the YAML tree against libyaml
 # (bench/yaml), the recorder against nginx proxy_pass (bench/record), `conform serve` over HTTPS against nginx over
@@ -26,6 +27,7 @@ part() {
 }
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 part peers bench/peers/run.sh 100 1000 5
+part run bench/run/run.sh 300 3000 5
 part memory bench/memory/rss.sh
 CONFORM_BENCH_PARTS=a part replay bench/replay/run.sh
 part serve bench/serve/run.sh 5
@@ -65,6 +67,13 @@ echo "|---|---|---|---|---|"
 row "\`conform run\` per checked exchange, one connection, against unchecked \`curl -K\`" \
     "$conform_ms against $curl_ms ms" "${run_ratio}x curl" "<= 1.1x" \
     "$(verdict "$(awk -v a="$run_ratio" 'BEGIN { print (a <= 1.1) }')")"
+# bench/run: the same lifecycle at 300 and 3,000 steps, wall and CPU per exchange (µs), each against curl's.
+run_cell() { awk -F'|' -v col="$1" '$2 ~ /^ conform run / { gsub(/[ ×]/, "", $col); print $col; exit }' "$LOG/run"; }
+curl_cell() { awk -F'|' -v col="$1" '$2 ~ /^ curl -K / { gsub(/[ ×]/, "", $col); print $col; exit }' "$LOG/run"; }
+row "\`conform run\` against unchecked \`curl -K\`, 300 and 3,000 steps (bench/run)" \
+    "wall $(run_cell 3) against $(curl_cell 3) µs, CPU $(run_cell 5) against $(curl_cell 5) µs" \
+    "$(run_cell 4)x wall, $(run_cell 6)x CPU" "<= 1.1x" \
+    "$(verdict "$(awk -v a="$(run_cell 4)" 'BEGIN { print (a <= 1.1) }')")"
 row "\`conform run\` per checked exchange" "$conform_ms ms" "-" "<= 0.1 ms" \
     "$(verdict "$(awk -v a="$conform_ms" 'BEGIN { print (a <= 0.1) }')")"
 row "cheaper than Tavern" "Tavern ${tavern_ratio}x the cost of \`conform run\`" "${tavern_ratio}x" ">= 100x" \

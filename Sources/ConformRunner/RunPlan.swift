@@ -99,12 +99,15 @@ final class OriginLog: Sendable {
     /// HTTPS target to cleartext, where credentials would travel unencrypted. It is kept, with a notice naming it
     /// (``cleartext(_:)``, ``cleartextNotices``).
     func learn(from captured: [String: JSONValue], answering url: String = "") {
-        let secure = OriginPolicy.origin(of: url)?.hasPrefix("https://") == true
         var origins: [String] = []
         var downgrades: [(origin: String, notice: String)] = []
+        // Worked out only when a captured value is a URL: most answers hand out none.
+        var secureAnswer: Bool?
         for value in captured.values {
             guard case .string(let text) = value, text.utf8.count <= 2048, let origin = OriginPolicy.origin(of: text)
             else { continue }
+            let secure = secureAnswer ?? (OriginPolicy.origin(of: url)?.hasPrefix("https://") == true)
+            secureAnswer = secure
             guard secure, origin.hasPrefix("http://") else {
                 origins.append(origin)
                 continue

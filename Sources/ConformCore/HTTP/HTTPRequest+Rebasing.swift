@@ -47,11 +47,14 @@ extension HTTPSyntax {
     public static func urlFormProblem(_ url: String) -> String? {
         if !isTarget(url) { return "holds spaces or control characters; percent-encode them" }
         if url.utf8.first == UInt8(ascii: "/") { return nil }
-        let head = String(decoding: url.utf8.prefix(8), as: UTF8.self).lowercased()
-        for scheme in ["http://", "https://"] where head.hasPrefix(scheme) {
-            let authority = URLParts(url).authority
+        // Read as bytes: every request the runner sends and every recorded one a replay reads comes through here.
+        for scheme in ["http://", "https://"] where url.utf8.count >= scheme.utf8.count {
+            guard zip(url.utf8, scheme.utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else { continue }
+            let authority = url.utf8.dropFirst(scheme.utf8.count).prefix {
+                $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+            }
             if authority.isEmpty { return "names no host after \(scheme)" }
-            return authority.utf8.contains(UInt8(ascii: "\\")) ? "holds a backslash in its host" : nil
+            return authority.contains(UInt8(ascii: "\\")) ? "holds a backslash in its host" : nil
         }
         return
             "is neither origin-form (/path?query) nor absolute (http://host/path); "

@@ -79,8 +79,8 @@ struct LoadContext: YAMLDecodingContext {
     /// list order, with how many items the list had (an item that is not a step builds none).
     var streamedSteps: [[String]: (steps: [Step], items: Int)] = [:]
     /// Templates parsed so far, by text: a text written on many steps (a URL, a header) is parsed once and its
-    /// parts are shared by every step that uses it.
-    var templates: [String: Template] = [:]
+    /// parts are shared by every step that uses it, with the names and functions it uses worked out once.
+    var templates: [String: (template: Template, names: [String], calls: [String])] = [:]
     static let maxSharedTemplates = 1 << 16
     /// Matchers, values and named-matcher lists built so far, shared by the steps that build equal ones (none
     /// holds a mark, so equal ones are interchangeable).
@@ -102,15 +102,17 @@ struct LoadContext: YAMLDecodingContext {
 
     mutating func parseTemplate(_ text: String, at mark: SourceMark) -> Template? {
         if let known = templates[text] {
-            for name in known.referencedNames { references.append((name, mark)) }
-            for name in known.calledFunctions { calls.append((name, mark)) }
-            return known
+            for name in known.names { references.append((name, mark)) }
+            for name in known.calls { calls.append((name, mark)) }
+            return known.template
         }
         do {
             let t = try Template(parsing: text)
-            for name in t.referencedNames { references.append((name, mark)) }
-            for name in t.calledFunctions { calls.append((name, mark)) }
-            if templates.count < Self.maxSharedTemplates { templates[text] = t }
+            let names = t.referencedNames
+            let called = t.calledFunctions
+            for name in names { references.append((name, mark)) }
+            for name in called { calls.append((name, mark)) }
+            if templates.count < Self.maxSharedTemplates { templates[text] = (t, names, called) }
             return t
         } catch {
             self.error(at: mark, error.message, help: error.help, id: .suiteTemplate)

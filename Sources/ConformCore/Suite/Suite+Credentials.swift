@@ -13,17 +13,33 @@ extension Suite {
         var functions = TemplateScope.builtinFunctions
         functions.merge(profile.functions) { _, new in new }
         var found: Set<String> = []
+        // Steps share their header names, values and URLs (the loader interns equal templates), so each distinct
+        // one is looked at once: a suite of thousands of steps writes a handful of each.
+        var places: [String: Bool] = [:]
+        var seenValues: Set<MatchSpec> = []
+        var seenURLs: Set<TemplateValue> = []
         for flow in flows {
             for step in flow.steps {
                 guard case .exchange(let exchange) = step.action else { continue }
                 let request = exchange.request
-                for header in request.headers where profile.carriesCredential(header: header.name) {
-                    found.formUnion(Self.credentialNames(in: header.value, functions))
+                for header in request.headers {
+                    let carries: Bool
+                    if let known = places[header.name] {
+                        carries = known
+                    } else {
+                        carries = profile.carriesCredential(header: header.name)
+                        places[header.name] = carries
+                    }
+                    if carries, seenValues.insert(header.value).inserted {
+                        found.formUnion(Self.credentialNames(in: header.value, functions))
+                    }
                 }
                 for item in request.query where profile.carriesCredential(query: item.name) {
                     found.formUnion(Self.credentialNames(in: item.value, functions))
                 }
-                found.formUnion(Self.credentialNames(inURL: request.url, profile: profile, functions))
+                if seenURLs.insert(request.url).inserted {
+                    found.formUnion(Self.credentialNames(inURL: request.url, profile: profile, functions))
+                }
             }
         }
         // A credential defined from other names makes them credentials too, to any depth.

@@ -37,7 +37,9 @@ struct IdentifierMapNotingTests {
         #expect(remapped == live)
         #expect(!whole)
         var learning = map
-        let added = learning.learn(recorded: try JSONValue.parse(recorded), live: try JSONValue.parse(live), minted: MobileMessaging.replay.minted)
+        let added = learning.learn(
+            recorded: try JSONValue.parse(recorded), live: try JSONValue.parse(live),
+            minted: MobileMessaging.replay.minted)
         #expect(added.map(\.recorded) == ["m.reg-old-1"])
         // The same with a whole id: nothing to learn.
         var whole2 = map

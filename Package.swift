@@ -78,6 +78,14 @@ let package = Package(
                 "ConformYAML", "ConformServer",
                 "CZlib", "CBrotli", "CZstd",
             ]),
+        // Certification bundles (docs/certification.md): written beside a run, merged from shards, verified by playing
+        // their plan against their log; the suite run session of the runner, signatures by ConformCrypto.
+        .target(
+            name: "ConformBundles",
+            dependencies: [
+                "ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport", "ConformRunner",
+                "ConformTraffic", "ConformTransports", "ConformYAML",
+            ]),
         // Packet captures (pcap, pcapng, live) read into recordings: TCP reassembly and HTTP/1.1 from both directions.
         .target(
             name: "ConformCapture", dependencies: ["ConformCore", "ConformTraffic", "ConformDiagnostics", "CPcap"]),
@@ -87,6 +95,7 @@ let package = Package(
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
                 "ConformMobileMessaging", "ConformCapture", "ConformCrypto", "CMalloc", "ConformExplore",
+                "ConformBundles",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -171,6 +180,12 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
+            name: "ConformBundlesTests",
+            dependencies: [
+                "ConformBundles", "ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging",
+                "ConformReference", "ConformReport", "ConformRunner", "ConformTestSupport", "ConformTraffic",
+            ]),
+        .testTarget(
             name: "ConformCaptureTests",
             dependencies: [
                 "ConformCapture", "ConformCore", "ConformTraffic", "ConformServer", "ConformReference", "ConformCurl",
@@ -183,6 +198,7 @@ let package = Package(
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
                 "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
                 "ConformCrypto", "ConformTesting", "ConformYAML", "ConformDiagnostics", "ConformExplore",
+                "ConformBundles",
             ],
             exclude: ["Cases", "Adapters", "HARConsumers"]
         ),

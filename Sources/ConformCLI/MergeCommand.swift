@@ -39,7 +39,7 @@ enum MergeCommand {
                     sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose")),
                 reports: requests)
             let outcome = await session.run { events in
-                RunListing.replay(merged.result, to: events)
+                merged.result.replay(to: events)
                 return merged.result
             }
             return io.status(of: outcome)

@@ -1,3 +1,4 @@
+import ConformReport
 import ConformTraffic
 
 /// `--speed X|max` and `--rate N/s`: how fast `conform replay` sends.
@@ -35,7 +36,7 @@ enum PaceOption {
     ) throws(UsageError) -> Double {
         guard let value = number(text), range.contains(value) else {
             throw UsageError(
-                message: "\(help); got '\(ShardOption.printable(shown ?? text))'", subcommand: subcommand)
+                message: "\(help); got '\(Shard.printable(shown ?? text))'", subcommand: subcommand)
         }
         return value
     }

@@ -1,3 +1,4 @@
+import ConformBundles
 import ConformCore
 import ConformCrypto
 import ConformDiagnostics
@@ -100,7 +101,7 @@ enum RunCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let signingKey: Ed25519.PrivateKey?
-        switch try BundleSignature.signOption(parsed, io: io) {
+        switch try BundleKeyOption.sign(parsed, io: io) {
         case .success(let key): signingKey = key
         case .failure(let failure):
             io.report(failure.diagnostic)
@@ -128,63 +129,53 @@ enum RunCommand {
                 Diagnostic(.runTargetUnavailable, message: "cannot set up the target \(target.description): \(error)"))
             return ConformCommand.ExitCode.cannotRun
         }
-        var plan = RunPlan(
-            suites: suites, overrides: overrides,
+        var run = SuiteRun(
+            suites: suites, planSuites: planSuites, overrides: overrides,
             environment: RunPlan.variables(fromEnvironment: io.environment),
             targetDefaults: target.variableDefaults(ConformCommand.profile), exchangeTimeout: timeout,
-            maxConcurrentSuites: jobs,
-            targetDescription: target.description,
-            functions: ConformCommand.profile.functions
-        )
-        plan.failFast = parsed.has("--fail-fast")
-        plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
+            maxConcurrentSuites: jobs, targetDescription: target.description, profile: ConformCommand.profile)
+        run.plan.failFast = parsed.has("--fail-fast")
+        run.plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
         // A bundle's run keeps its exchanges and draws its generated values from a seed, so `verify` can play it.
         let bundle = try parsed.value("--bundle").map { (path: String) throws(UsageError) -> RunBundle? in
             guard repeats == 1 else {
                 throw UsageError(message: "--bundle records one run; leave out --repeat", subcommand: "run")
             }
-            return RunBundle.open(path, signingKey: signingKey, io: io)
+            return RunBundle.open(
+                io.resolve(path), shown: path, signingKey: signingKey, kit: .cli, output: io.bundleConsole)
         }
-        let given = plan.targetDefaults.merging(plan.environment.merging(overrides) { _, new in new }) { _, new in new }
         // Learned from where the plan sends them: masked in every report, left out of a bundle, and known to its
         // log's redactor before the first exchange is written.
-        let credentials = RunCredentials(plan: planSuites, variables: given, profile: ConformCommand.profile)
-        plan.defaultCredentials = warnDefaultCredentials(suites, given: given, target: target, io: io)
+        let credentials = run.credentials
+        run.plan.defaultCredentials = warnDefaultCredentials(suites, given: run.given, target: target, io: io)
+        var console: any RunReporter = ConsoleReporter(
+            sink: io.out, color: color, verbose: parsed.has("--verbose"), masker: run.masker)
         if let bundle {
             guard let bundle else { return ConformCommand.ExitCode.cannotRun }
             bundle.log.learn(credentials: credentials.values)
             transport = bundle.log.transport(around: transport)
-            plan.generatorSeed = bundle.seed
+            run.plan.generatorSeed = bundle.seed
+            // The run's verdict is shown once the bundle is sealed: a run that gives no bundle shows none.
+            console = HeldSummary(console)
         }
-        let session = Session(
-            console: ConsoleReporter(
-                sink: io.out, color: color, verbose: parsed.has("--verbose"),
-                masker: SecretMasker(secrets: credentials.values)),
-            reports: reports + (bundle??.reports ?? []), placement: placement,
+        let session = run.session(
+            console: console, reports: reports + (bundle??.reports ?? []), placement: placement,
             scope: scope(parsed, suites: suites, placement: placement, io: io),
-            provenance: provenance(
-                parsed, planSuites: planSuites, variables: given, credentials: credentials, product: product),
-            secrets: credentials.values)
-        // Memory stays flat however long the run: file reports read each exchange back from a spool on disk, and
-        // the console shows only the exchanges of steps that did not pass.
-        var retention = Runner.Retention.failures
-        if session.writesReports { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
-        let runner = Runner(transport: transport, retention: retention)
-        let outcome = await session.run { events in
-            guard repeats > 1 else { return await runner.run(plan, events: events) }
-            // The repetitions run first; the reports then show each step once, with its worst verdict.
-            let result = await runner.run(plan, times: repeats) { n, run in
-                io.err.write("Repetition \(n) of \(repeats): \(run.status.words.lowercased())\n")
-            }
-            RunListing.replay(result, to: events)
-            return result
+            provenance: run.provenance(
+                commandLine: ["conform", parsed.subcommand] + parsed.given, product: product))
+        let outcome = await run.run(through: transport, in: session, times: repeats) { n, result in
+            io.err.write("Repetition \(n) of \(repeats): \(result.status.words.lowercased())\n")
         }
-        if let bundle = bundle ?? nil,
-            !bundle.finish(
-                parsed, plan: plan, planSuites: planSuites, credentials: credentials, product: product, io: io)
-        {
-            _ = io.status(of: outcome)
-            return ConformCommand.ExitCode.cannotRun
+        if let bundle = bundle ?? nil {
+            guard
+                bundle.finish(
+                    plan: run.plan, planSuites: planSuites, selection: selection, shard: parsed.value("--shard"),
+                    credentials: credentials, product: product, resolve: io.resolve, output: io.bundleConsole)
+            else {
+                for problem in outcome.problems { io.report(problem) }
+                return ConformCommand.ExitCode.cannotRun
+            }
+            (console as? HeldSummary)?.release()
         }
         return io.status(of: outcome)
     }

@@ -2,7 +2,7 @@ import ConformCore
 
 extension JSONValue {
     /// Returns the value with every leaf or subtree rewritten by `transform`, given its concrete path.
-    func rewritten(at path: JSONPath = JSONPath(), _ transform: (JSONPath, JSONValue) -> JSONValue?) -> JSONValue {
+    public func rewritten(at path: JSONPath = JSONPath(), _ transform: (JSONPath, JSONValue) -> JSONValue?) -> JSONValue {
         if let replaced = transform(path, self) { return replaced }
         switch self {
         case .array(let items):
@@ -18,7 +18,7 @@ extension JSONValue {
     }
 
     /// Visits every node with its concrete path, parents before children.
-    func walk(at path: JSONPath = JSONPath(), _ visit: (JSONPath, JSONValue) -> Void) {
+    public func walk(at path: JSONPath = JSONPath(), _ visit: (JSONPath, JSONValue) -> Void) {
         visit(path, self)
         switch self {
         case .array(let items):

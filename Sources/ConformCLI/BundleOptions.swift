@@ -2,6 +2,7 @@ import ConformBundles
 import ConformCrypto
 import ConformDiagnostics
 import ConformReport
+import ConformRunner
 
 /// The command line's side of bundles: the kit as this executable is, where bundle sessions write, and the key
 /// options (`--sign KEY` of run and merge, `--key PUB` of verify).

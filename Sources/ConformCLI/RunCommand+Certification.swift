@@ -75,27 +75,3 @@ enum SmallFile {
         return try? handle.read(upToCount: limit) ?? Data()
     }
 }
-
-extension SuiteFiles {
-    /// The kit's own suites: those installed beside the executable (`../share/conform/suites`), or else those of
-    /// the source tree the kit was built from; `nil` when neither is there.
-    static func bundledDirectory() -> String? {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let installed = executable.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/conform/suites").path
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("suites").path
-        for directory in [installed, source] {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
-                return directory
-            }
-        }
-        return nil
-    }
-
-    /// The SHA-256 of each of the kit's bundled suite files (empty when they are not found).
-    static func bundledSuiteHashes() -> Set<String> {
-        bundledDirectory().map { RunScope.suiteHashes(inDirectory: $0) } ?? []
-    }
-}

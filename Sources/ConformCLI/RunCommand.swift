@@ -8,65 +8,27 @@ import Foundation
 
 /// `conform run`: load suites, pick the target, run, report, exit 0/1/2.
 enum RunCommand {
-    /// A `--var` for a name no suite among those given declares or uses would be silently ignored (a misspelt
-    /// `--var apikey=…` and the public default credentials used instead): a usage error with the closest name, or the
-    /// bundled suite that uses it. A name only unselected suites use is fine, so one environment can serve every
-    /// selection. The environment's `CONFORM_VAR_*` serve a whole plan (a CI exports them all and runs one suite per
-    /// job): one no suite given uses is a note on stderr, never an error.
+    /// A `--var` for a name no suite given uses is a usage error, a `CONFORM_VAR_*` one a note
+    /// (``SuiteRun/unusedVariables(overrides:environment:suites:profile:bundledUsers:)``).
     static func checkVariableNames(
         _ overrides: [String: String], environment: [String: String], _ suites: [Suite], io: CommandIO
     ) throws(UsageError) {
-        var known = Set(ConformCommand.profile.baseNames)
-        for suite in suites { known.formUnion(suite.names) }
-        lazy var bundled = bundledUsers(io: io)
-        func closest(_ name: String) -> String {
-            closestMatch(to: name, in: known.sorted()).map { "; did you mean '\($0)'?" } ?? ""
-        }
-        for name in overrides.keys.sorted() where !known.contains(name) {
-            let hint = bundled[name].map { "; the bundled suite \($0) uses it: pass that suite too" } ?? closest(name)
-            throw UsageError(
-                message: "--var \(name)=… sets '\(name)', which no suite given declares or uses\(hint)",
-                subcommand: "run")
-        }
-        for name in environment.keys.sorted() where !known.contains(name) && overrides[name] == nil {
-            let hint = bundled[name].map { " (the bundled suite \($0) uses it)" } ?? closest(name)
-            io.err.write("note: CONFORM_VAR_\(name) sets '\(name)', which no suite given uses\(hint); ignored\n")
-        }
+        let (refused, notes) = SuiteRun.unusedVariables(
+            overrides: overrides, environment: environment, suites: suites, profile: ConformCommand.profile
+        ) { SuiteFiles.variableUsers(profile: ConformCommand.profile, resolve: io.resolve) }
+        if let refused { throw UsageError(message: refused, subcommand: "run") }
+        for note in notes { io.err.write(note + "\n") }
     }
 
-    /// The variables of the bundled suites, each with the file of the first suite that uses it: for the hint of a
-    /// variable no suite given uses. Empty when the bundled suites are not found or do not load.
-    static func bundledUsers(io: CommandIO) -> [String: String] {
-        guard let files = try? SuiteFiles.expand([SuiteFiles.defaultDirectory(io: io)], io: io) else { return [:] }
-        var users: [String: String] = [:]
-        for suite in SuiteFiles.load(files, io: io).suites {
-            for name in suite.names where users[name] == nil { users[name] = suite.file }
-        }
-        return users
-    }
-
-    /// The credentials `suites` send that the run was given no value for, when the target is not the embedded
-    /// reference: the suites' defaults (the reference's public test codes) would go to a live implementation, which
-    /// answers 401 and reads as a failure of its own. A warning naming each, at start; their names go to the plan
-    /// (``RunPlan/defaultCredentials``), which judges a run they got refused as one that could not run.
-    @discardableResult
+    /// The credentials `suites` send with the profile's public defaults, when the target is not the embedded
+    /// reference (``SuiteRun/publicDefaultCredentials(_:given:profile:)``): a warning naming each, at start; their
+    /// names go to the plan (``RunPlan/defaultCredentials``), which judges a run they got refused as one that could
+    /// not run.
     static func warnDefaultCredentials(
         _ suites: [Suite], given: [String: String], target: Target, io: CommandIO
     ) -> [String] {
         if case .builtin = target { return [] }
-        let credentials = Suite.credentialVariables(of: suites, profile: ConformCommand.profile)
-        let publicValues = Set(ConformCommand.profile.redaction.publicValues)
-        // Only defaults that are the reference's own credentials: a deliberately wrong one (a refusal test's) is
-        // meant to go anywhere.
-        var publicDefaults: Set<String> = []
-        for suite in suites {
-            for variable in suite.variables {
-                if case .string(let template) = variable.defaultValue, publicValues.contains(template.source) {
-                    publicDefaults.insert(variable.name)
-                }
-            }
-        }
-        let defaulted = credentials.sorted().filter { given[$0] == nil && publicDefaults.contains($0) }
+        let defaulted = SuiteRun.publicDefaultCredentials(suites, given: given, profile: ConformCommand.profile)
         for name in defaulted {
             io.err.write(
                 "warning: no value given for '\(name)', a credential the suites send: their default (the reference's "

@@ -71,12 +71,30 @@ let package = Package(
         .target(
             name: "ConformExplore",
             dependencies: ["ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformDiagnostics"]),
+        // The traffic base: traces (every format read by content), recordings, redaction, HAR; no server, no replay.
         .target(
             name: "ConformTraffic",
             dependencies: [
                 "ConformCore", "ConformDiagnostics", "ConformReport", "ConformCrypto", "ConformTransports",
-                "ConformYAML", "ConformServer",
+                "ConformYAML",
                 "CZlib", "CBrotli", "CZstd",
+            ]),
+        // A trace sent again to a target (`replay`) or to two (`diff`): id remapping, noise, pace, fresh identities.
+        .target(
+            name: "ConformReplay",
+            dependencies: [
+                "ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport", "ConformTraffic", "ConformYAML",
+            ]),
+        // The client-side flow rules judged on a trace's exchanges and app events (`check`, and live checks).
+        .target(
+            name: "ConformFlowCheck",
+            dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport", "ConformTraffic"]),
+        // The recording proxy and its session (`record`, `serve --check`): the one traffic module on ConformServer.
+        .target(
+            name: "ConformProxy",
+            dependencies: [
+                "ConformCore", "ConformDiagnostics", "ConformFlowCheck", "ConformReport", "ConformServer",
+                "ConformTraffic", "ConformTransports",
             ]),
         // Certification bundles (docs/certification.md): written beside a run, merged from shards, verified by playing
         // their plan against their log; the suite run session of the runner, signatures by ConformCrypto.
@@ -93,9 +111,9 @@ let package = Package(
             name: "ConformCLI",
             dependencies: [
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
-                "ConformTraffic", "ConformTransports", "ConformYAML", "ConformDiagnostics",
-                "ConformMobileMessaging", "ConformCapture", "ConformCrypto", "CMalloc", "ConformExplore",
-                "ConformBundles",
+                "ConformTraffic", "ConformReplay", "ConformFlowCheck", "ConformProxy", "ConformTransports", "ConformYAML",
+                "ConformDiagnostics", "ConformMobileMessaging", "ConformCapture", "ConformCrypto", "CMalloc",
+                "ConformExplore", "ConformBundles",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -173,9 +191,9 @@ let package = Package(
         .testTarget(
             name: "ConformTrafficTests",
             dependencies: [
-                "ConformTraffic", "ConformReport", "ConformReference", "ConformServer", "ConformCurl",
-                "ConformCrypto", "ConformFuzzTargets", "ConformTestSupport", "ConformDiagnostics",
-                "ConformMobileMessaging",
+                "ConformTraffic", "ConformReplay", "ConformFlowCheck", "ConformProxy", "ConformReport",
+                "ConformReference", "ConformServer", "ConformCurl", "ConformCrypto", "ConformFuzzTargets",
+                "ConformTestSupport", "ConformDiagnostics", "ConformMobileMessaging",
             ],
             exclude: ["Fixtures"]
         ),
@@ -188,15 +206,16 @@ let package = Package(
         .testTarget(
             name: "ConformCaptureTests",
             dependencies: [
-                "ConformCapture", "ConformCore", "ConformTraffic", "ConformServer", "ConformReference", "ConformCurl",
-                "ConformTestSupport", "ConformFuzzTargets", "ConformMobileMessaging",
+                "ConformCapture", "ConformCore", "ConformTraffic", "ConformProxy", "ConformServer", "ConformReference",
+                "ConformCurl", "ConformTestSupport", "ConformFuzzTargets", "ConformMobileMessaging",
             ],
             exclude: ["Scripts"]),
         .testTarget(
             name: "ConformCLITests",
             dependencies: [
                 "ConformCLI", "ConformCore", "ConformReport", "ConformRunner", "ConformReference", "ConformServer",
-                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformTestSupport",
+                "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformFlowCheck",
+                "ConformProxy", "ConformTestSupport",
                 "ConformCrypto", "ConformTesting", "ConformYAML", "ConformDiagnostics", "ConformExplore",
                 "ConformBundles",
             ],

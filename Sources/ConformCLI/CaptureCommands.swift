@@ -1,5 +1,6 @@
 import ConformCapture
 import ConformDiagnostics
+import ConformFlowCheck
 import ConformReport
 import ConformTraffic
 import ConformTransports
@@ -143,12 +144,10 @@ enum CaptureCommands {
         }
         let check = parsed.has("--check")
         let reports = try ProxySessions.reports(parsed, subcommand: "capture", io: io)
-        let watch = ApplicationCodeWatch(
+        let live = LiveFlowCheck(
             codes: try ProxySessions.codes(parsed, subcommand: "capture"), profile: ConformCommand.profile,
-            redactor: writer.redactor)
+            redactor: writer.redactor, onViolation: { io.err.write("violation: \($0)\n") })
         let started = ContinuousClock.now
-        var checker = FlowChecker(configuration: watch.configuration)
-        var violations: [FlowViolation] = []
         let termination = Termination.shared
         termination.install()
         let deadline = duration.map { ContinuousClock.now + $0 }
@@ -161,13 +160,7 @@ enum CaptureCommands {
             summary = try CaptureImport.run(
                 source: source, options: options, writer: writer,
                 shouldStop: { termination.happened || deadline.map { ContinuousClock.now >= $0 } ?? false },
-                onExchange: { exchange in
-                    guard check else { return }
-                    watch.observe(exchange)
-                    let found = FlowChecker.attaching(.exchange(exchange), to: checker.check(.exchange(exchange)))
-                    violations += found
-                    for v in found { io.err.write("violation: \(v)\n") }
-                })
+                onExchange: { exchange in if check { live.observe(.exchange(exchange)) } })
         } catch {
             switch error {
             case .capture(let e): io.report(failure: e)
@@ -181,14 +174,10 @@ enum CaptureCommands {
         let status = finish(summary, io: io)
         guard status == 0 else { return status }
         guard check else { return 0 }
-        for warning in watch.warnings { io.err.write(warning) }
+        for warning in live.warnings { io.err.write(warning) }
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
-        let outcome = checker.outcome(violations)
-        let trace = FlowCheckReport.Trace(
-            path: out, violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
-            exchanges: summary.exchanges, showedFlow: outcome.showedFlow, judged: outcome.judged)
-        let result = FlowCheckReport.result(
-            [trace], rules: FlowRule.all, duration: ReportRequest.seconds(since: started))
+        let result = live.result(
+            path: out, exchanges: summary.exchanges, duration: ReportRequest.seconds(since: started))
         return io.status(of: await Session(console: HARCommands.console(io: io), reports: reports).run(result))
     }
 }

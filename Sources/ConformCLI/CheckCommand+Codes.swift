@@ -1,4 +1,4 @@
-import ConformTraffic
+import ConformFlowCheck
 
 /// The application codes `check`, `record --check` and `serve --check` are told, and what `check` says about where
 /// it found them: a code matched through a redacted trace's pseudonym is noted, one found nowhere is a warning,

@@ -1,3 +1,4 @@
+import ConformFlowCheck
 import ConformReport
 import ConformTraffic
 import Foundation

@@ -1,6 +1,6 @@
 import ConformCore
+import ConformProxy
 import ConformReference
-import ConformTraffic
 
 /// `--client-faults SPEC` of `serve --check`, `record` and `mock`: the failures the server side injects on purpose
 /// (``ClientFault``), checked against the protocol's endpoint ids.

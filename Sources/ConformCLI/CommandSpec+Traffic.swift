@@ -1,3 +1,4 @@
+import ConformFlowCheck
 import ConformTraffic
 
 /// The declarations of the commands about recorded traffic: `record`, `replay`, `diff`, `check`, `import`,

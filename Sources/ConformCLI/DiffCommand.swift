@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCurl
 import ConformDiagnostics
+import ConformReplay
 import ConformReport
 import ConformRunner
 import ConformTraffic

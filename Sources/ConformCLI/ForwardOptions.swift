@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCrypto
 import ConformDiagnostics
+import ConformProxy
 import ConformServer
 import ConformTraffic
 

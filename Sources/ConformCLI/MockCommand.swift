@@ -1,9 +1,9 @@
 import ConformCore
 import ConformDiagnostics
+import ConformProxy
 import ConformReport
 import ConformRunner
 import ConformServer
-import ConformTraffic
 import ConformTransports
 import Foundation
 

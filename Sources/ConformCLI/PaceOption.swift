@@ -1,5 +1,5 @@
+import ConformReplay
 import ConformReport
-import ConformTraffic
 
 /// `--speed X|max` and `--rate N/s`: how fast `conform replay` sends.
 enum PaceOption {

@@ -1,6 +1,8 @@
 import ConformCore
 import ConformCurl
 import ConformDiagnostics
+import ConformFlowCheck
+import ConformProxy
 import ConformReport
 import ConformServer
 import ConformTraffic

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformReplay
 import ConformTraffic
 
 /// `replay --credential ROLE=VALUE` and `CONFORM_CREDENTIAL_<ROLE>`: live values for a redacted recording's

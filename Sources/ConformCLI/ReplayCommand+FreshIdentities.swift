@@ -1,5 +1,5 @@
 import ConformCore
-import ConformTraffic
+import ConformReplay
 
 extension ReplayCommand {
     /// `--fresh-identities[=PREFIX]`: the persons of this run, named by the protocol profile's identity fields under

@@ -1,9 +1,9 @@
 import ConformCore
 import ConformCurl
 import ConformDiagnostics
+import ConformReplay
 import ConformReport
 import ConformRunner
-import ConformTraffic
 import Foundation
 import Synchronization
 
@@ -88,7 +88,8 @@ enum ReplayCommand {
                         io.err.write(warning.text + "\n")
                     }, onOutcome: onOutcome)
                 progress.clear()
-                io.out.write(Self.summaryLines(summary, target: target, options: options))
+                io.out.write(
+                    Self.summaryLines(summary, counts: collector.counts, target: target, options: options))
                 if let hint = hints.summary { io.out.write("help: \(hint)\n") }
                 if summary.unreadable > 0 {
                     // What the unreadable records held was not replayed: the behaviour cannot be called the same.
@@ -158,15 +159,21 @@ extension ReplayCommand {
         return 0
     }
 
-    /// What the replay did beyond its steps: how many exchanges and how they fared, the shard, the pace.
-    static func summaryLines(_ summary: ReplaySummary, target: Target, options: ReplayOptions) -> String {
+    /// The replay's line, counted from its steps as its result counts them (`counts`), and what it did beyond its
+    /// steps (`summary`): the shard, fresh identities, why exchanges could not be judged, the pace.
+    static func summaryLines(
+        _ summary: ReplaySummary, counts: [Verdict: Int], target: Target, options: ReplayOptions
+    ) -> String {
+        let (matched, differed) = (counts[.pass, default: 0], counts[.fail, default: 0])
+        let (noResponse, cannotJudge) = (counts[.error, default: 0], counts[.skipped, default: 0])
         let unjudged =
-            (summary.unjudged > 0 ? ", \(summary.unjudged) could not be judged" : "")
+            (cannotJudge > 0 ? ", \(cannotJudge) could not be judged" : "")
             + (summary.unreadable > 0
                 ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
+        let total = matched + differed + noResponse + cannotJudge
         var out =
-            "Replayed \(Noun("exchange").counted(summary.total)) against \(target.description): \(summary.passed) matched, "
-            + "\(summary.mismatched) differed, \(summary.failed) got no response\(unjudged)\n"
+            "Replayed \(Noun("exchange").counted(total)) against \(target.description): \(matched) matched, "
+            + "\(differed) differed, \(noResponse) got no response\(unjudged)\n"
         if let partition = options.partition {
             out +=
                 "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices "

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformDiagnostics
+import ConformProxy
 import ConformReference
 import ConformReport
 import ConformServer

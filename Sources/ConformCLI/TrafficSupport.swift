@@ -1,5 +1,6 @@
 import ConformCore
 import ConformDiagnostics
+import ConformReplay
 import ConformTraffic
 import ConformYAML
 import Foundation

@@ -380,7 +380,7 @@ public final class CaptureReader {
             body: Data(request.body))
         let status = response.startLine.count > 1 ? Int(response.startLine[1]) ?? 0 : 0
         let httpResponse = HTTPResponse(
-            status: HTTPStatus(status), headerFields: RecordingProxy.endToEnd(response.headerFields),
+            status: HTTPStatus(status), headerFields: response.headerFields.endToEnd,
             body: Data(response.body))
         let upstream =
             options.upstreams[stream.server]

@@ -1,14 +1,7 @@
 /// A deliberate bug the reference implementation can switch on, to prove that a suite catches it (an open set).
-public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct ReferenceFault: ReferenceSwitch {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
-
-    public init(from decoder: Decoder) throws { self.init(rawValue: try String(from: decoder)) }
-    public func encode(to encoder: Encoder) throws { try rawValue.encode(to: encoder) }
-
-    /// One line telling which behaviour the fault flips, or `nil` for a name this build does not know.
-    public var summary: String? { Self.summaries[rawValue] }
 
     // Registration and installations.
     /// M1 answers 200 without `pushRegId`.
@@ -176,7 +169,7 @@ public struct ReferenceFault: RawRepresentable, Sendable, Hashable, Codable, Cus
         .forcedReloginNewPerson, .deliveryReportedForAllDevices,
     ]
 
-    private static let summaries: [String: String] = [
+    public static let summaries: [String: String] = [
         "registrationWithoutPushRegId": "M1 answers 200 without pushRegId",
         "unknownRegistrationAccepted": "an unknown pushRegistrationId is created on the fly instead of refused (D10)",
         "methodOverrideIgnored": "POST + X-HTTP-Method-Override: PATCH is treated as POST (D14)",

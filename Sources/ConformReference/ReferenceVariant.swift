@@ -2,16 +2,9 @@
 /// conforming implementation and not only this one (an open set).
 ///
 /// Variants compose with each other and with ``ReferenceFault``s: a fault still flips its behaviour under a variant.
-public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct ReferenceVariant: ReferenceSwitch {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
-
-    public init(from decoder: Decoder) throws { self.init(rawValue: try String(from: decoder)) }
-    public func encode(to encoder: Encoder) throws { try rawValue.encode(to: encoder) }
-
-    /// One line telling what the variant changes, or `nil` for a name this build does not know.
-    public var summary: String? { Self.summaries[rawValue] }
 
     // Timing (D18).
     /// A push is accepted at once but reaches message sync (M14) only 200–800 ms later, in send order per device.
@@ -73,7 +66,7 @@ public struct ReferenceVariant: RawRepresentable, Sendable, Hashable, Codable, C
     /// How far backend People reads lag behind writes under ``eventualPeople`` (at least this, at most 50 ms more).
     public static let peopleReadLag: Duration = .milliseconds(300)
 
-    private static let summaries: [String: String] = [
+    public static let summaries: [String: String] = [
         "asyncDelivery": "a push reaches message sync 200–800 ms after it is accepted, in send order per device (D18)",
         "eventualPeople": "backend People reads (B1 GET, B5) show the state of about 300 ms earlier (D18)",
         "explicitNulls": "optional members are sent as null or [] instead of being left out (D19)",

@@ -63,7 +63,7 @@ public struct ConsoleReporter: RunReporter {
         if let group { out += paint(group, .bold) + " › " }
         // A suite step is named by its flow and place; a trace record, rule or finding by its own name.
         out += TerminalText(
-            step.check.locatesRecord || step.check == .secretFinding
+            [.replayDifference, .flowRule, .secretFinding].contains(step.check)
                 ? step.name : "\(step.flow) › \(step.index + 1). \(step.name)")
         if step.verdict == .assumptionNotMet {
             let ids = Set(step.failures.compactMap(\.decision)).sorted().joined(separator: ", ")

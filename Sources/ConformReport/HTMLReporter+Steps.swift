@@ -42,7 +42,9 @@ extension HTMLReporter {
         out +=
             "<summary><h3>\(badge(step.verdict)) <span class=\"step-name\">\(Escaping.html(step.flow)) › \(step.index + 1). \(Escaping.html(step.name))</span></h3></summary>\n"
         out += "<dl class=\"facts step-facts\">\n"
-        out += fact(step.check.locatesRecord ? "Record" : "Source", "<code>\(Escaping.html(step.location))</code>")
+        out += fact(
+            step.locatesRecord ? "Record" : step.place == .none ? "File" : "Source",
+            "<code>\(Escaping.html(step.location))</code>")
         if !step.spec.isEmpty { out += fact("Spec", Self.linkedSpec(step.spec.summary)) }
         if step.attempts > 1 { out += fact("Attempts", String(step.attempts)) }
         if step.retries > 0 {

@@ -169,10 +169,10 @@ public struct JSONReporter: DocumentReporter {
         o["flow"] = .string(s.flow)
         o["index"] = .int(s.index + 1)
         o["name"] = .string(s.name)
-        // `location` keeps its `file:line:col` form (a trace record's `seq` as the line) for readers of older reports;
-        // `record` names a trace record as `file#seq`.
+        // `location` keeps its `file:line:col` form (a trace record's `seq` as the line, `0:0` where the step has no
+        // place in its file) for readers of older reports; `record` names a trace record as `file#seq`.
         o["location"] = .string("\(s.file):\(s.mark)")
-        if s.check.locatesRecord { o["record"] = .string(s.location) }
+        if s.locatesRecord { o["record"] = .string(s.location) }
         if s.check != .suiteExpectation { o["check"] = .string(s.check.rawValue) }
         o["spec"] = .string(s.spec.summary)
         o["specReference"] = [

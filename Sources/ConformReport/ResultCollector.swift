@@ -23,6 +23,8 @@ public final class ResultCollector: Sendable {
         var retriesNotKept = (count: 0, steps: 0)
         /// What the result tells once, in the order first seen, with the steps (kept or not) each concerns.
         var notices: [RunNotice] = []
+        /// Every step added, kept or not, by verdict.
+        var counts: [Verdict: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -52,6 +54,7 @@ public final class ResultCollector: Sendable {
         events(.stepFinished(step))
         let notice = step.errors.lazy.compactMap { $0.fields["notice"] }.first
         state.withLock { s in
+            s.counts[step.verdict, default: 0] += 1
             if let notice {
                 if let i = s.notices.firstIndex(where: { $0.text == notice }) {
                     s.notices[i].steps += 1
@@ -80,6 +83,9 @@ public final class ResultCollector: Sendable {
         }
     }
 
+    /// Every step added so far, kept or not, by verdict: what a command's summary line counts, as its result will.
+    public var counts: [Verdict: Int] { state.withLock { $0.counts } }
+
     /// Adds `step` to the suite with `suite`'s id.
     public func add(_ step: StepResult, to suite: Suite) { add(step, to: ResultGroup(suite)) }
 
@@ -94,7 +100,7 @@ public final class ResultCollector: Sendable {
         let suites = groups.map { group in
             var steps = group.steps
             if sortedByLine {
-                steps.sort { $0.mark.line < $1.mark.line }
+                steps.sort { $0.place.mark.line < $1.place.mark.line }
                 for i in steps.indices { steps[i].index = i }
             }
             return SuiteResult(group: group.group, steps: steps, duration: steps.reduce(0) { $0 + $1.duration })

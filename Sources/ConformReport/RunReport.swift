@@ -307,6 +307,13 @@ struct RunReportReader {
             duration: try number(v["duration"], "\(path).duration"),
             check: try check(v["check"], "\(path).check"))
         if let retries = v["retries"] { step.retries = try int(retries, "\(path).retries", 0...Self.maxCount) }
+        // A record is written with its `seq` as the line; the line 0 (`0:0`, or `0:1` in older reports) has no place.
+        if mark.line == 0 {
+            step.place = .none
+        } else if v["record"] != nil {
+            _ = try string(v["record"], "\(path).record")
+            step.place = .record(seq: mark.line)
+        }
         return step
     }
 }

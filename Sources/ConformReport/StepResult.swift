@@ -7,7 +7,7 @@ import ConformDiagnostics
 /// what the steps of one flow share (suite, flow, file, the suite's reference) is one shared ``Origin``, the
 /// counts are 32-bit, and a step's own reference is stored only when it differs from its suite's.
 public struct StepResult: Sendable, Hashable {
-    /// What kind of check a step is: it decides how the step is located and whether severities mean anything.
+    /// What kind of check a step is: it decides whether severities mean anything (where a step is, ``Place`` says).
     public enum Check: String, Sendable, Hashable, CaseIterable {
         /// A suite step's expectations (`conform run`): located at `file:line:col`, with severities.
         case suiteExpectation = "suite expectation"
@@ -24,8 +24,6 @@ public struct StepResult: Sendable, Hashable {
         /// at the step's `file:line:col`, without severities (a request description has none).
         case clientRequest = "client request"
 
-        /// Whether the step's mark is a trace record's `seq` (kept as its line) rather than a place in a text file.
-        public var locatesRecord: Bool { self == .replayDifference || self == .flowRule }
         /// Whether failures carry a severity worth showing (`must`, `should`, `assumed`): only suite expectations
         /// have one; a difference, a broken rule or a secret found is simply a finding.
         public var hasSeverities: Bool { self == .suiteExpectation }
@@ -88,15 +86,51 @@ public struct StepResult: Sendable, Hashable {
         get { origin.check }
         set { origin = origin.with(check: newValue) }
     }
-    /// Where the step is: `file:line:col` of a suite step or a text file, or `file#seq` of a trace record.
-    public var location: String { check.locatesRecord ? "\(file)#\(mark.line)" : "\(file):\(mark)" }
+    /// Where in ``file`` the step is.
+    public enum Place: Sendable, Hashable {
+        /// A place in a text file (a suite step, a secret found): shown `file:line:col`.
+        case source(SourceMark)
+        /// A trace record: shown `file#seq`.
+        case record(seq: Int)
+        /// Nothing in the file to point at (what a whole trace lacks, records that could not be read): shown `file`.
+        case none
+
+        /// The place as reports that keep the `file:line:col` form write it: a record's `seq` as the line, nothing
+        /// as `0:0`.
+        public var mark: SourceMark {
+            switch self {
+            case .source(let mark): mark
+            case .record(let seq): SourceMark(line: seq, column: 1)
+            case .none: SourceMark(line: 0, column: 0)
+            }
+        }
+    }
+
+    /// Where the step is: `file:line:col` of a suite step or a text file, `file#seq` of a trace record, or `file`.
+    public var location: String {
+        switch place {
+        case .source(let mark): "\(file):\(mark)"
+        case .record(let seq): "\(file)#\(seq)"
+        case .none: file
+        }
+    }
+    /// Whether the step is a trace record.
+    public var locatesRecord: Bool {
+        if case .record = place { return true }
+        return false
+    }
     /// The step's place in its flow, from 0.
     public var index: Int {
         get { Int(storedIndex) }
         set { storedIndex = Int32(clamping: newValue) }
     }
     public var name: String
-    public var mark: SourceMark
+    public var place: Place
+    /// ``place`` as a `line:col` mark (see ``Place/mark``); setting it makes the place a source mark.
+    public var mark: SourceMark {
+        get { place.mark }
+        set { place = .source(newValue) }
+    }
     /// The step's reference, or its suite's when it has none of its own.
     public var spec: SpecReference {
         get { ownSpec.first ?? origin.spec }
@@ -148,8 +182,19 @@ public struct StepResult: Sendable, Hashable {
         error: String? = nil, attempts: Int = 0, duration: Double = 0, check: Check = .suiteExpectation
     ) {
         self.init(
+            suiteID: suiteID, flow: flow, index: index, name: name, file: file, place: .source(mark), spec: spec,
+            verdict: verdict, request: request, response: response, failures: failures, error: error,
+            attempts: attempts, duration: duration, check: check)
+    }
+
+    public init(
+        suiteID: String, flow: String, index: Int, name: String, file: String, place: Place, spec: SpecReference,
+        verdict: Verdict, request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
+        error: String? = nil, attempts: Int = 0, duration: Double = 0, check: Check = .suiteExpectation
+    ) {
+        self.init(
             origin: Origin(suiteID: suiteID, flow: flow, file: file, spec: spec, check: check), index: index,
-            name: name, mark: mark,
+            name: name, place: place,
             spec: spec, verdict: verdict, request: request, response: response, failures: failures, error: error,
             attempts: attempts, duration: duration)
     }
@@ -160,10 +205,22 @@ public struct StepResult: Sendable, Hashable {
         request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
         error: String? = nil, attempts: Int = 0, duration: Double = 0
     ) {
+        self.init(
+            origin: origin, index: index, name: name, place: .source(mark), spec: spec, verdict: verdict,
+            request: request, response: response, failures: failures, error: error, attempts: attempts,
+            duration: duration)
+    }
+
+    /// A result that shares `origin` with the other steps of its flow, at `place`.
+    public init(
+        origin: Origin, index: Int, name: String, place: Place, spec: SpecReference, verdict: Verdict,
+        request: HTTPRequest? = nil, response: HTTPResponse? = nil, failures: [CheckFailure] = [],
+        error: String? = nil, attempts: Int = 0, duration: Double = 0
+    ) {
         self.origin = origin
         self.storedIndex = Int32(clamping: index)
         self.name = name
-        self.mark = mark
+        self.place = place
         self.ownSpec = spec == origin.spec ? [] : [spec]
         self.verdict = verdict
         self.exchange = request == nil && response == nil ? .none : .inline(request, response)
@@ -176,7 +233,7 @@ public struct StepResult: Sendable, Hashable {
     /// Equal when every public part is: how the parts are stored (which reference sits in the origin) does not count.
     public static func == (lhs: StepResult, rhs: StepResult) -> Bool {
         lhs.suiteID == rhs.suiteID && lhs.flow == rhs.flow && lhs.file == rhs.file && lhs.index == rhs.index
-            && lhs.name == rhs.name && lhs.mark == rhs.mark && lhs.spec == rhs.spec && lhs.verdict == rhs.verdict
+            && lhs.name == rhs.name && lhs.place == rhs.place && lhs.spec == rhs.spec && lhs.verdict == rhs.verdict
             && lhs.exchange == rhs.exchange && lhs.failures == rhs.failures && lhs.errors == rhs.errors
             && lhs.attempts == rhs.attempts && lhs.duration == rhs.duration && lhs.check == rhs.check
             && lhs.retries == rhs.retries

@@ -1,6 +1,6 @@
 import ConformDiagnostics
 
-/// The ids of the diagnostics this module emits: recorded traffic, traces, noise and redaction rules, the secret scan and the flow checker.
+/// The ids of the diagnostics this module emits: recorded traffic, traces, noise and redaction rules, the secret scan.
 extension DiagnosticID {
     /// A noise or redaction rule file is not valid.
     public static let configInvalid = DiagnosticID("config.invalid")
@@ -16,16 +16,10 @@ extension DiagnosticID {
     public static let traceInvalid = DiagnosticID("trace.invalid")
     /// A recording holds a secret that was not redacted.
     public static let secretUnredacted = DiagnosticID("secret.unredacted")
-    /// Recorded client traffic breaks a rule of the flow.
-    public static let flowViolation = DiagnosticID("flow.violation")
-    /// A server (the recording proxy's, `serve`'s, `mock`'s) cannot listen on the address asked for.
-    public static let cliCannotListen = DiagnosticID("cli.cannot-listen")
-    /// A recording proxy could not forward an exchange or write it down.
-    public static let cliProxy = DiagnosticID("cli.proxy")
 
     /// Every id above, for the catalog the tests gather from every module.
     public static let trafficIDs: [DiagnosticID] = [
         .configInvalid, .recordingInvalid, .recordingLineInvalid, .harInvalid, .harEntryInvalid, .traceInvalid,
-        .secretUnredacted, .flowViolation, .cliCannotListen, .cliProxy,
+        .secretUnredacted,
     ]
 }

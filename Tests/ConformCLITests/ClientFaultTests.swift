@@ -1,4 +1,5 @@
 import ConformCore
+import ConformProxy
 import ConformTestSupport
 import ConformTraffic
 import Foundation

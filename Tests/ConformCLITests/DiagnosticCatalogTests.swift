@@ -2,6 +2,8 @@ import ConformBundles
 import ConformCLI
 import ConformCore
 import ConformDiagnostics
+import ConformFlowCheck
+import ConformProxy
 import ConformReference
 import ConformReport
 import ConformRunner
@@ -20,6 +22,7 @@ import Testing
         ("ConformReport", DiagnosticID.reportIDs), ("ConformRunner", DiagnosticID.runnerIDs),
         ("ConformReference", DiagnosticID.referenceIDs),
         ("ConformTraffic", DiagnosticID.trafficIDs), ("ConformBundles", DiagnosticID.bundleIDs),
+        ("ConformFlowCheck", DiagnosticID.flowCheckIDs), ("ConformProxy", DiagnosticID.proxyIDs),
         ("ConformTesting", DiagnosticID.certificationIDs), ("ConformCLI", DiagnosticID.cliIDs),
     ]
 

@@ -1,9 +1,9 @@
 import ConformCore
+import ConformFlowCheck
 import ConformMobileMessaging
 import ConformReference
 import ConformReport
 import ConformTestSupport
-import ConformTraffic
 import Foundation
 import Testing
 

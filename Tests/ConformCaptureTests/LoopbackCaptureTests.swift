@@ -2,6 +2,7 @@ import ConformCapture
 import ConformCore
 import ConformCurl
 import ConformMobileMessaging
+import ConformProxy
 import ConformReference
 import ConformServer
 import ConformTestSupport

@@ -13,8 +13,9 @@ import Testing
         let steps = verdicts.enumerated().map { i, verdict in
             var step = StepResult(
                 suiteID: group.id, flow: "d1", index: i, name: "exchange \(i + 1): GET /x", file: "trace.jsonl",
-                mark: SourceMark(line: i + 1, column: 1), spec: SpecReference(), verdict: verdict,
-                check: command.check)
+                place: [.replayDifference, .flowRule].contains(command.check)
+                    ? .record(seq: i + 1) : .source(SourceMark(line: i + 1, column: 1)),
+                spec: SpecReference(), verdict: verdict, check: command.check)
             if verdict == .fail {
                 step.failures = [
                     CheckFailure(
@@ -133,6 +134,27 @@ import Testing
             spec: SpecReference(), verdict: .pass)
         #expect(run.location == "suite.yaml:9:5")
         #expect(run.check == .suiteExpectation && run.check.hasSeverities)
+        // A step about a whole trace points at no record of it: the file alone, never a made-up `#0`.
+        var whole = replayed
+        whole.place = .none
+        #expect(whole.location == "trace.jsonl")
+    }
+
+    @Test func everyPlaceReadsBackFromTheJSONReport() throws {
+        var result = Self.result(.replay, [.pass, .fail, .skipped])
+        result.suites[0].steps[2].place = .none
+        let text = JSONReporter(sink: MemorySink(), deterministic: true).text(result)
+        let steps = try #require(
+            try JSONValue.parse(Data(text.utf8))["suites"]?.arrayValue?.first?["steps"]?.arrayValue)
+        #expect(steps.map { $0["location"]?.stringValue } == ["trace.jsonl:1:1", "trace.jsonl:2:1", "trace.jsonl:0:0"])
+        #expect(steps.map { $0["record"]?.stringValue } == ["trace.jsonl#1", "trace.jsonl#2", nil])
+        let back = try RunReport.read(Data(text.utf8), source: "r.json").result
+        #expect(back.steps.map(\.place) == [.record(seq: 1), .record(seq: 2), .none])
+        let run = Self.result(.run, [.pass])
+        let runBack = try RunReport.read(
+            Data(JSONReporter(sink: MemorySink(), deterministic: true).text(run).utf8), source: "r.json"
+        ).result
+        #expect(runBack.steps.map(\.place) == [.source(SourceMark(line: 1, column: 1))])
     }
 
     @Test func theJSONReportCarriesTheCommandGroupAndCheckAndReadsBack() throws {
@@ -231,6 +253,7 @@ import Testing
         #expect(result.steps.count == 3)
         #expect(result.othersNotKept == [.fail: 497, .error: 200])
         #expect(result.counts == [.pass: 1, .fail: 500, .error: 200])
+        #expect(collector.counts == result.counts, "a command's summary line counts what its result counts")
         #expect(result.stepCount == 701)
         #expect(shown.withLock { $0 } == 701)
         #expect(result.status == .mismatch)

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformMobileMessaging
 import ConformReport
 import ConformRunner
@@ -109,6 +110,14 @@ import Testing
         #expect(report.unmatched.count == 1)
         #expect(report.pending.count == 2)
         #expect(!report.complete)
+        // The result places the refused request at its closest step, from the entry's own file and mark.
+        let unplaced = try #require(mock.result(target: "http://127.0.0.1:1", duration: 0).suites.last?.steps.first)
+        #expect(unplaced.place == .source(SourceMark(line: 7, column: 5)) && unplaced.location == "mock.yaml:7:5")
+        // With no step pending, a request is placed nowhere in a file: the target alone, never `:0:0`.
+        let empty = SuiteMock(suites: [], profile: .mobileMessaging)
+        #expect(empty.handle(HTTPRequest(method: .get, url: "/nothing/here")).status == 404)
+        let nowhere = try #require(empty.result(target: "http://127.0.0.1:1", duration: 0).suites.last?.steps.last)
+        #expect(nowhere.place == .none && nowhere.location == "http://127.0.0.1:1", "\(nowhere.location)")
     }
 
     @Test func theAndroidDialectMatchesAPatchDescribedEitherWay() {

@@ -6,6 +6,8 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformFlowCheck
+@testable import ConformProxy
 @testable import ConformTraffic
 
 /// App events in recordings, HAR files, events files and the recording proxy's reserved path.

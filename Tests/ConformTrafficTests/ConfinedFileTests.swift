@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// Files a HAR or a recording names on disk are read only inside its directory, through no link.

@@ -5,6 +5,8 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformFlowCheck
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// Credential roles below the command line: which role a redacted value has, the metadata that names them, the

@@ -2,6 +2,7 @@ import ConformCore
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
 @testable import ConformTraffic
 
 /// The rules that need app events, on real exchanges with the embedded reference.

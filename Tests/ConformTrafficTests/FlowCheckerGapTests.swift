@@ -3,6 +3,7 @@ import ConformCrypto
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
 @testable import ConformTraffic
 
 /// Causal order, and what `user-switch`, `jwt-subject`, `restricted-personal-data`, `backend-credentials` and

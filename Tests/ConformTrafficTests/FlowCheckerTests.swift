@@ -4,6 +4,7 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
 @testable import ConformTraffic
 
 /// Builds client traces in either SDK dialect.

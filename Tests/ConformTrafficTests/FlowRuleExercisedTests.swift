@@ -3,6 +3,7 @@ import ConformReport
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
 @testable import ConformTraffic
 
 /// A rule the traffic gave nothing to judge is "not exercised", never a pass; a check that exercised nothing

@@ -4,6 +4,7 @@ import ConformReference
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// `replay --fresh-identities`: the persons named where the protocol profile says, rewritten alike everywhere.

@@ -3,6 +3,7 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// Many header fields in one message: compared in linear time, and capped at `HTTPFields.maxCount` by every reader.

@@ -2,6 +2,7 @@ import ConformCore
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// `applyNoting` says a recorded body can hold no id the map does not know only when every id it replaced was a

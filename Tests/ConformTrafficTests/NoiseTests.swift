@@ -6,6 +6,7 @@ import ConformYAML
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 @Suite struct NoiseTests {

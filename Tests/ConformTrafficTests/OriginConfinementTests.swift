@@ -1,5 +1,7 @@
 import ConformCore
 import ConformCurl
+import ConformProxy
+import ConformReplay
 import ConformServer
 import ConformTestSupport
 import ConformTraffic

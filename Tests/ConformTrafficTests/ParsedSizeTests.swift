@@ -3,6 +3,7 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// What bounds the memory of reading a trace: values per recording line and HAR entry, and the size of a body

@@ -2,6 +2,7 @@ import ConformCore
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// Devices sharing a person replay in recorded order, also where an exchange names no person but reads what another

@@ -5,6 +5,8 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
+@testable import ConformProxy
 @testable import ConformTraffic
 
 /// A second protocol, as small as the traffic tools need: two bases, one endpoint, its own places of secrets and its

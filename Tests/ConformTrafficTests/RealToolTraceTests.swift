@@ -4,6 +4,7 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// HARs written by Playwright (Chromium) and mitmproxy (see scripts/fixtures/real-tool-hars.py), read whatever

@@ -1,7 +1,9 @@
 import ConformCore
 import ConformCurl
 import ConformMobileMessaging
+import ConformProxy
 import ConformReference
+import ConformReplay
 import ConformServer
 import ConformTestSupport
 import ConformTraffic

@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCurl
 import ConformMobileMessaging
+import ConformProxy
 import ConformServer
 import ConformTestSupport
 import ConformTraffic

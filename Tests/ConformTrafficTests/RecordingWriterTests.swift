@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 @Suite struct RecordingWriterTests {

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// A Bearer JWT the recorder redacted: re-signed with the key the user gives (claims as recorded, times re-dated,

@@ -6,6 +6,8 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
+@testable import ConformReplay
 @testable import ConformTraffic
 
 @Suite struct ReferenceReplayTests {

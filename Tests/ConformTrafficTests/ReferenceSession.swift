@@ -2,6 +2,7 @@ import ConformCore
 import ConformReference
 import Foundation
 
+@testable import ConformFlowCheck
 @testable import ConformTraffic
 
 /// A client trace made of real exchanges with the embedded reference (real pushRegIds, user JSON, listings and

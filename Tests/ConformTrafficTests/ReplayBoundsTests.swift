@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// What a replay holds is bounded by counts, not by the recording's length: the mismatches kept for the summary and

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformReplay
 import ConformServer
 import ConformTestSupport
 import ConformTraffic

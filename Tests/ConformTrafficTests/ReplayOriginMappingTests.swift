@@ -7,6 +7,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// An implementation that names its own origin (M12's baseUrl, New-Base-URL, Location) answers a replay with the

@@ -5,6 +5,7 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// `conform replay --shard K/N`: devices that share a person, and the backend calls about that person, stay together.

@@ -6,6 +6,7 @@ import ConformServer
 import Foundation
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// A replay against a server that compresses its answers: the coding and a `Vary` that names only

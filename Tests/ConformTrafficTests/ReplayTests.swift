@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import ConformReplay
 @testable import ConformTraffic
 
 @Suite struct ReplayTests {

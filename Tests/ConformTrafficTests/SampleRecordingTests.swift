@@ -4,6 +4,8 @@ import ConformReference
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
+@testable import ConformReplay
 @testable import ConformTraffic
 
 /// The redacted sample in `recordings/personalization-flow`, re-recorded only when `CONFORM_RECORD_GOLDENS=1`.

@@ -2,6 +2,7 @@ import ConformCore
 import ConformMobileMessaging
 import Foundation
 
+@testable import ConformFlowCheck
 @testable import ConformTraffic
 
 func exchange(

@@ -3,6 +3,7 @@ import ConformTestSupport
 import Foundation
 import Testing
 
+@testable import ConformFlowCheck
 @testable import ConformTraffic
 
 /// The traffic library's problems are catalogued diagnostics, rendered by the one renderer.

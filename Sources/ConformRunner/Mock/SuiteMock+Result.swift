@@ -14,9 +14,8 @@ extension SuiteMock {
             for flow in suite.flows {
                 for (n, step) in flow.steps.enumerated() {
                     guard case .exchange = step.action else { continue }
-                    let label = "\(n + 1). \(step.name)"
                     let played = report.matched.first {
-                        $0.suiteID == suite.id && $0.flow == flow.name && $0.step == label
+                        $0.suiteID == suite.id && $0.flow == flow.name && $0.stepIndex == n
                     }
                     var result = StepResult(
                         suiteID: suite.id, flow: flow.name, index: n, name: step.name, file: suite.file,
@@ -33,11 +32,12 @@ extension SuiteMock {
             let group = ResultGroup(
                 kind: .unmatched, id: "unmatched", title: "Requests no pending step accepted", file: target)
             let steps = report.unmatched.enumerated().map { i, entry in
-                let (file, mark) = Self.split(entry.location)
                 var step = StepResult(
                     suiteID: group.id, flow: "requests", index: i,
-                    name: "\(entry.request.method) \(entry.request.target)", file: file ?? target,
-                    mark: mark, spec: SpecReference(), verdict: .fail, request: entry.request, response: entry.response,
+                    name: "\(entry.request.method) \(entry.request.target)",
+                    file: entry.file.isEmpty ? target : entry.file,
+                    place: entry.file.isEmpty ? .none : .source(entry.mark), spec: SpecReference(), verdict: .fail,
+                    request: entry.request, response: entry.response,
                     attempts: 1, check: .clientRequest)
                 if entry.step.isEmpty {
                     step.errors = [StepError(.unmatched, "no step of the suites accepts this request")]
@@ -54,14 +54,5 @@ extension SuiteMock {
             suiteResults.append(SuiteResult(group: group, steps: steps, duration: 0))
         }
         return RunResult(command: .mock, suites: suiteResults, duration: duration, target: target)
-    }
-
-    /// `FILE:LINE:COLUMN` split from the right (a file may hold colons); no file for an empty location.
-    static func split(_ location: String) -> (String?, SourceMark) {
-        let parts = location.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count >= 3, let line = Int(parts[parts.count - 2]), let column = Int(parts[parts.count - 1]) else {
-            return (location.isEmpty ? nil : location, SourceMark(line: 0, column: 0))
-        }
-        return (parts.dropLast(2).joined(separator: ":"), SourceMark(line: line, column: column))
     }
 }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformReport
 import Foundation
 import Synchronization
@@ -14,14 +15,39 @@ public final class SuiteMock: HTTPHandler {
     public struct Entry: Sendable, Hashable {
         public var suiteID: String
         public var flow: String
-        public var step: String
-        public var location: String
+        /// The step's place in its flow, from 0, and its name (empty for a request no step came close to).
+        public var stepIndex: Int
+        public var stepName: String
+        /// The suite file and the step's place in it (empty and `0:0` for a request no step came close to).
+        public var file: String
+        public var mark: SourceMark
         public var request: HTTPRequest
         public var status: Int
         /// Why the request matched no step (empty when it matched).
         public var mismatches: [Mismatch]
         /// The answer the mock sent.
         public var response: HTTPResponse?
+
+        /// `n. name` of the step, as reports show it; empty when there is none.
+        public var step: String { stepName.isEmpty ? "" : "\(stepIndex + 1). \(stepName)" }
+        /// `file:line:col` of the step; empty when there is none.
+        public var location: String { file.isEmpty ? "" : "\(file):\(mark)" }
+
+        init(
+            suiteID: String, flow: String, stepIndex: Int, stepName: String, file: String, mark: SourceMark,
+            request: HTTPRequest, status: Int, mismatches: [Mismatch], response: HTTPResponse? = nil
+        ) {
+            (self.suiteID, self.flow, self.stepIndex, self.stepName) = (suiteID, flow, stepIndex, stepName)
+            (self.file, self.mark, self.request, self.status) = (file, mark, request, status)
+            (self.mismatches, self.response) = (mismatches, response)
+        }
+
+        /// A request no step came close to.
+        init(unplaced request: HTTPRequest, status: Int) {
+            self.init(
+                suiteID: "", flow: "", stepIndex: 0, stepName: "", file: "", mark: SourceMark(line: 0, column: 0),
+                request: request, status: status, mismatches: [])
+        }
     }
 
     /// What the mock saw: matched steps, unmatched requests, and steps never reached.
@@ -218,8 +244,8 @@ public final class SuiteMock: HTTPHandler {
         state.history.append((request, response))
         state.matched.append(
             Entry(
-                suiteID: suite.id, flow: flow.name, step: "\(f.next + 1). \(candidate.step.name)",
-                location: "\(suite.file):\(candidate.step.mark)", request: request, status: response.status.code,
+                suiteID: suite.id, flow: flow.name, stepIndex: f.next, stepName: candidate.step.name,
+                file: suite.file, mark: candidate.step.mark, request: request, status: response.status.code,
                 mismatches: [], response: response))
         return true
     }
@@ -239,15 +265,15 @@ public final class SuiteMock: HTTPHandler {
     }
 
     private func refuse(_ request: HTTPRequest, closest: (Int, [Mismatch])?, state: inout State) -> HTTPResponse {
-        var entry = Entry(suiteID: "", flow: "", step: "", location: "", request: request, status: 404, mismatches: [])
+        var entry = Entry(unplaced: request, status: 404)
         var text = "No pending step of the suites accepts \(request.method) \(request.target)."
         if let (i, mismatches) = closest {
             let f = state.flows[i]
             let suite = suites[f.suite]
             let step = suite.flows[f.flow].steps[f.next]
             entry = Entry(
-                suiteID: suite.id, flow: suite.flows[f.flow].name, step: "\(f.next + 1). \(step.name)",
-                location: "\(suite.file):\(step.mark)", request: request, status: 404, mismatches: mismatches)
+                suiteID: suite.id, flow: suite.flows[f.flow].name, stepIndex: f.next, stepName: step.name,
+                file: suite.file, mark: step.mark, request: request, status: 404, mismatches: mismatches)
             let why = mismatches.prefix(3).map { "\($0.path): expected \($0.expected), got \($0.actual)" }.joined(
                 separator: "; ")
             text += " Closest: \(suite.id) › \(entry.flow) › \(entry.step) (\(entry.location)): \(why)."

@@ -1,15 +1,16 @@
 import Foundation
 
 /// ISO-8601 timestamps in UTC with milliseconds, formatted and parsed without locale or formatter state.
-enum ISOTimestamp {
+public enum ISOTimestamp {
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-    static func truncatedToMilliseconds(_ date: Date) -> Date {
+    /// `date` cut to whole milliseconds, as a recording keeps it.
+    public static func truncatedToMilliseconds(_ date: Date) -> Date {
         Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000)
     }
 
     /// `2026-01-05T10:00:00.123Z`.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let ms = milliseconds(date)
         let (days, msOfDay) = floorDivide(ms, 86_400_000)
         let (y, m, d) = civil(fromDays: days)

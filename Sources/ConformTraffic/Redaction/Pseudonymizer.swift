@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// Turns secrets into stable, recognisable pseudonyms: the same secret and key always give the same pseudonym.
-struct Pseudonymizer: Sendable {
+public struct Pseudonymizer: Sendable {
     let digest: any KeyedDigest
     /// Pseudonyms already derived: a recording meets the same application code, token or email on exchange after
     /// exchange, and an HMAC costs more than a lookup. Memory only; never written.
@@ -19,7 +19,7 @@ struct Pseudonymizer: Sendable {
     /// Leading digits of pseudonymous phone numbers (no real E.164 number starts with 0).
     static let phonePrefix = "000"
     /// `kid` of pseudonymous JWTs.
-    static let jwtKeyID = "conform-redacted"
+    public static let jwtKeyID = "conform-redacted"
 
     private func bytes(_ kind: String, _ value: String) -> [UInt8] {
         digest.mac(Array("\(kind)\u{0}\(value)".utf8))
@@ -50,7 +50,8 @@ struct Pseudonymizer: Sendable {
         return out
     }
 
-    static func isPseudonym(_ value: String) -> Bool {
+    /// Whether `value` is a pseudonym a redaction made: it carries the pseudonyms' prefix or email domain.
+    public static func isPseudonym(_ value: String) -> Bool {
         value.hasPrefix(prefix) || value.hasSuffix("@" + emailDomain)
     }
 

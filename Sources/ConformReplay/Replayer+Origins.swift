@@ -1,0 +1,87 @@
+import ConformCore
+import ConformTraffic
+import Foundation
+
+/// Where an implementation names its own origin: the recorded origins become the target's in the expected answer.
+extension Replayer {
+    /// The origins a recorded exchange may name as its implementation's own: the one its request went to, and the
+    /// origin of the upstream the recorder forwarded it to, when the recording's metadata names it.
+    func recordedOrigins(_ exchange: RecordedExchange) -> [String] {
+        var out: [String] = []
+        if let origin = Self.recordedOrigin(exchange.request) { out.append(origin) }
+        if let origin = options.upstreamOrigins[exchange.upstream] ?? options.upstreamOrigins["*"],
+            !out.contains(origin)
+        {
+            out.append(origin)
+        }
+        return out
+    }
+
+    /// The origin a request as sent reaches: its URL's, or for an in-process target (an origin-form URL) `http://`
+    /// and its `Host`, which is what an implementation reached that way names.
+    static func targetOrigin(_ sent: HTTPRequest) -> String? {
+        let origin = URLParts(sent.url).origin
+        return origin.isEmpty ? recordedOrigin(sent) : origin
+    }
+
+    /// The origin a recorded request went to: its URL's, or `http://` and its recorded `Host`.
+    static func recordedOrigin(_ request: HTTPRequest) -> String? {
+        let origin = URLParts(request.url).origin
+        if !origin.isEmpty { return origin }
+        guard let host = request.headerFields["Host"], !host.isEmpty,
+            HTTPSyntax.urlFormProblem("http://\(host)/") == nil
+        else { return nil }
+        return "http://\(host)"
+    }
+
+    /// `response` with `from` (an origin) replaced by `to` in its text body and header values; a longer origin that
+    /// merely starts with `from` (`http://a.example` in `http://a.example.org`) is left alone.
+    public static func mapOrigin(_ response: HTTPResponse, from: String, to: String) -> HTTPResponse {
+        let pattern = Array(from.utf8)
+        guard !pattern.isEmpty else { return response }
+        var out = response
+        // Bytes are searched as bytes: most bodies and header values do not name the origin, and are left as they are.
+        if String(validating: response.body, as: UTF8.self) != nil,
+            let body = response.body.withUnsafeBytes({ mappedOrigin(in: $0.bindMemory(to: UInt8.self), pattern, to) })
+        {
+            out.body = Data(body)
+        }
+        if response.headerFields.contains(where: { $0.value.utf8.count >= pattern.count }) {
+            var changed = false
+            let fields = response.headerFields.map { field in
+                var value = field.value
+                let mapped = value.withUTF8 { mappedOrigin(in: $0, pattern, to) }
+                if let mapped {
+                    changed = true
+                    return HTTPFields.Field(name: field.name, value: String(decoding: mapped, as: UTF8.self))
+                }
+                return field
+            }
+            if changed { out.headerFields = HTTPFields(fields) }
+        }
+        return out
+    }
+
+    /// `text` with each occurrence of the origin `pattern` replaced by `to`, or `nil` when none is; a longer origin
+    /// that merely starts with it is left alone.
+    private static func mappedOrigin(in text: UnsafeBufferPointer<UInt8>, _ pattern: [UInt8], _ to: String) -> [UInt8]?
+    {
+        guard text.count >= pattern.count, let first = pattern.first else { return nil }
+        var splice = ByteSplice()
+        var i = 0
+        let last = text.count - pattern.count
+        while i <= last {
+            guard text[i] == first, pattern.indices.allSatisfy({ text[i + $0] == pattern[$0] }) else {
+                i += 1
+                continue
+            }
+            let end = i + pattern.count
+            // An origin ends at a path, query, fragment, quote, space or the end of the text.
+            if end == text.count || originEnds.contains(text[end]) { splice.replace(i..<end, of: text, with: to.utf8) }
+            i = end
+        }
+        return splice.result(text)
+    }
+
+    private static let originEnds = Set("/?#\"' \\<>,)]}".utf8)
+}

@@ -96,6 +96,14 @@ let package = Package(
                 "ConformCore", "ConformDiagnostics", "ConformFlowCheck", "ConformReport", "ConformServer",
                 "ConformTraffic", "ConformTransports",
             ]),
+        // Certification bundles (docs/certification.md): written beside a run, merged from shards, verified by playing
+        // their plan against their log; the suite run session of the runner, signatures by ConformCrypto.
+        .target(
+            name: "ConformBundles",
+            dependencies: [
+                "ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport", "ConformRunner",
+                "ConformTraffic", "ConformTransports", "ConformYAML",
+            ]),
         // Packet captures (pcap, pcapng, live) read into recordings: TCP reassembly and HTTP/1.1 from both directions.
         .target(
             name: "ConformCapture", dependencies: ["ConformCore", "ConformTraffic", "ConformDiagnostics", "CPcap"]),
@@ -105,7 +113,7 @@ let package = Package(
                 "ConformCore", "ConformReport", "ConformRunner", "ConformCurl", "ConformReference", "ConformServer",
                 "ConformTraffic", "ConformReplay", "ConformFlowCheck", "ConformProxy", "ConformTransports", "ConformYAML",
                 "ConformDiagnostics", "ConformMobileMessaging", "ConformCapture", "ConformCrypto", "CMalloc",
-                "ConformExplore",
+                "ConformExplore", "ConformBundles",
             ]
         ),
         // The bundled suites are a resource through a symlink (Suites -> ../../suites): one copy, in suites/.
@@ -191,6 +199,12 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
+            name: "ConformBundlesTests",
+            dependencies: [
+                "ConformBundles", "ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformMobileMessaging",
+                "ConformReference", "ConformReport", "ConformRunner", "ConformTestSupport", "ConformTraffic",
+            ]),
+        .testTarget(
             name: "ConformCaptureTests",
             dependencies: [
                 "ConformCapture", "ConformCore", "ConformTraffic", "ConformProxy", "ConformServer", "ConformReference",
@@ -204,6 +218,7 @@ let package = Package(
                 "ConformCurl", "ConformTransports", "ConformMobileMessaging", "ConformTraffic", "ConformFlowCheck",
                 "ConformProxy", "ConformTestSupport",
                 "ConformCrypto", "ConformTesting", "ConformYAML", "ConformDiagnostics", "ConformExplore",
+                "ConformBundles",
             ],
             exclude: ["Cases", "Adapters", "HARConsumers"]
         ),

@@ -8,11 +8,7 @@ extension DiagnosticID {
     public static let cliFailed = DiagnosticID("cli.failed")
     /// The local CA, or a TLS certificate or key given on the command line, cannot be made, read or used.
     public static let tlsUnusable = DiagnosticID("tls.unusable")
-    /// A key given to sign a bundle or to check its signature cannot be read or is not an Ed25519 key.
-    public static let bundleKeyUnusable = DiagnosticID("bundle.key-unusable")
 
     /// Every id above, for the catalog the tests gather from every module.
-    public static let cliIDs: [DiagnosticID] = [
-        .runTargetUnavailable, .cliFailed, .tlsUnusable, .bundleKeyUnusable,
-    ]
+    public static let cliIDs: [DiagnosticID] = [.runTargetUnavailable, .cliFailed, .tlsUnusable]
 }

@@ -125,14 +125,16 @@ enum DiffCommand {
             io.err.write(loaded.renderedProblems())
             throw CLIFailure(notRun)
         }
+        // Each side's run is a suite run as `conform run` assembles it: its base URLs, `CONFORM_VAR_*`, `--var`.
         func run(_ target: Target) async throws -> RunResult {
-            let plan = RunPlan(
+            let run = SuiteRun(
                 suites: loaded.suites, overrides: overrides,
-                targetDefaults: target.variableDefaults(ConformCommand.profile),
-                targetDescription: target.description, functions: ConformCommand.profile.functions)
+                environment: RunPlan.variables(fromEnvironment: io.environment),
+                targetDefaults: target.variableDefaults(ConformCommand.profile), exchangeTimeout: timeout,
+                targetDescription: target.description, profile: ConformCommand.profile)
             return await Runner(
                 transport: try target.makeTransport(timeout: timeout, tls: tls).retrying(retry)
-            ).run(plan)
+            ).run(run.plan)
         }
         let ra = try await run(a)
         let rb = try await run(b)

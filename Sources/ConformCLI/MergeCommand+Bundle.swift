@@ -1,24 +1,10 @@
-import ConformCore
+import ConformBundles
 import ConformCrypto
-import ConformDiagnostics
 import ConformReport
-import ConformRunner
-import ConformTraffic
-import Foundation
 
-/// `conform merge --bundle OUT SHARD_BUNDLE…`: the bundles of every shard of one run joined into one bundle, each
-/// shard checked as `verify` checks a bundle (its files against its manifest, its verdict judged again from its
-/// log and compared with its reports) before it is joined. The merged bundle holds the plan's files once, each
-/// shard's `bundle.json` and log under `shards/K`, and the reports of the whole run (docs/certification.md).
+/// `conform merge --bundle OUT SHARD_BUNDLE…`: the bundles of every shard of one run joined into one bundle
+/// (``BundleMerge``, docs/certification.md).
 enum MergeBundle {
-    /// One shard's bundle, checked and judged again.
-    struct Checked {
-        var path: String
-        var directory: String
-        var bundle: VerifiedBundle
-        var report: RunReport
-    }
-
     static func main(_ parsed: Arguments, out: String, io: CommandIO) async throws(UsageError) -> Int32 {
         guard !parsed.positionals.isEmpty else {
             throw UsageError(
@@ -28,232 +14,21 @@ enum MergeBundle {
         }
         let requests = try ReportRequest.all(parsed, subcommand: "merge", io: io)
         let signingKey: Ed25519.PrivateKey?
-        switch try BundleSignature.signOption(parsed, io: io) {
+        switch try BundleKeyOption.sign(parsed, io: io) {
         case .success(let key): signingKey = key
         case .failure(let failure):
             io.report(failure.diagnostic)
             return ConformCommand.ExitCode.cannotRun
         }
-        var shards: [Checked] = []
-        for path in parsed.positionals {
-            switch try await check(path, io: io) {
-            case .failure(let failure):
-                io.report(failure.diagnostic)
-                io.err.write("Merge: refused; nothing was written to \(out)\n")
-                return ConformCommand.ExitCode.cannotRun
-            case .success(let checked):
-                if let first = shards.first, let why = difference(checked, first) {
-                    io.report(
-                        Diagnostic(
-                            .bundleInvalid, file: path,
-                            message: "is not a shard of the same run as \(first.path): \(why)",
-                            help: "merge the bundles of the shards of one run: one plan, kit, target and product"))
-                    io.err.write("Merge: refused; nothing was written to \(out)\n")
-                    return ConformCommand.ExitCode.cannotRun
-                }
-                shards.append(checked)
-            }
-        }
-        var merged: RunResult
-        do {
-            merged = try RunReport.merge(shards.map(\.report)).result
-        } catch {
-            io.report(error.diagnostic)
-            io.err.write("Merge: refused; nothing was written to \(out)\n")
-            return ConformCommand.ExitCode.cannotRun
-        }
-        let first = shards[0]
-        let whole = RunSelection(
-            tags: first.bundle.info.tags, filters: first.bundle.info.filters, steps: first.bundle.info.steps
-        )
-        .apply(first.bundle.suites)
-        var scope = first.bundle.scope(suites: whole, shard: .whole)
-        var written: [String] = []
-        for shard in shards {
-            for name in shard.bundle.report.result.scope?.otherSuites ?? [] where !written.contains(name) {
-                written.append(name)
-            }
-        }
-        if written.count == scope.otherSuites.count { scope.otherSuites = written }
-        merged.scope = scope
-        let provenances = shards.compactMap(\.bundle.report.result.provenance)
-        if var provenance = provenances.first {
-            provenance.startedAt = provenances.map(\.startedAt).min() ?? provenance.startedAt
-            provenance.finishedAt = provenances.compactMap(\.finishedAt).max()
-            merged.provenance = provenance
-        }
-        let ordered = shards.sorted { $0.report.placement.shard.index < $1.report.placement.shard.index }
-        return await write(
-            merged, shards: ordered, out: out, requests: requests, signingKey: signingKey, parsed: parsed, io: io)
-    }
-
-    /// The shard's bundle at `path`, checked as `verify` checks it, or why it cannot be joined (naming it).
-    static func check(_ path: String, io: CommandIO) async throws(UsageError) -> Result<Checked, CLIFailure> {
-        let directory = io.resolve(path)
-        func refused(_ problem: BundleProblem) -> Result<Checked, CLIFailure> {
-            .failure(
-                CLIFailure(
-                    Diagnostic(
-                        .bundleInvalid, file: path + "/" + problem.file,
-                        message: "the shard's bundle does not verify: \(problem.message)", help: problem.help)))
-        }
-        func refused(_ message: String, help: String) -> Result<Checked, CLIFailure> {
-            .failure(CLIFailure(Diagnostic(.bundleInvalid, file: path, message: message, help: help)))
-        }
-        let bundle: VerifiedBundle
-        do {
-            bundle = try VerifiedBundle(directory: directory, shown: path)
-        } catch {
-            return refused(error)
-        }
-        guard bundle.info.shards.isEmpty else {
-            return refused(
-                "is a bundle merged from shards already", help: "pass the bundles the shards wrote themselves")
-        }
-        guard bundle.info.kitVersion == ConformCommand.version, bundle.info.kitCommit == ConformCommand.commit else {
-            return refused(
-                "was written by conform \(bundle.info.kitVersion) (commit \(bundle.info.kitCommit)), this is conform \(ConformCommand.version) (commit \(ConformCommand.commit))",
-                help: "merge with the kit that ran the shards")
-        }
-        if let problems = bundle.suiteProblems {
-            io.err.write(problems)
-            return refused("the shard's suites have problems", help: "make the shard's bundle again")
-        }
-        do {
-            try bundle.checkSuitesAgainstProvenance()
-        } catch {
-            return refused(error)
-        }
-        guard let part = bundle.parts.first else { return refused("holds no log", help: "make the bundle again") }
-        let placement = try bundle.plan(of: part).placement
-        let outcome: Session.Outcome
-        do {
-            outcome = try await bundle.judge(console: nil, reports: [])
-        } catch let error as UsageError {
-            throw error
-        } catch {
-            return refused("cannot be judged again: \(error)", help: "make the shard's bundle again")
-        }
-        guard let judged = outcome.result else {
-            return refused("its run cannot be judged again", help: "make the shard's bundle again")
-        }
-        do {
-            let disagreements = try bundle.disagreements(judged: judged, directory: directory, sameKit: true)
-            if let (file, differences) = disagreements.first {
-                return .failure(
-                    CLIFailure(
-                        Diagnostic(
-                            .bundleDisagrees, file: path + "/" + file,
-                            message:
-                                "the shard's report does not follow from its log (\(Noun("difference").counted(differences.count))): \(differences.prefix(3).joined(separator: "; "))",
-                            help: "the shard's bundle was changed after its run; make it again")))
-            }
-        } catch {
-            return refused(error)
-        }
-        io.err.write(
-            "Shard \(part.info.shard ?? "1/1"): \(path): intact, judged again from its log, the same as its reports (\(Noun("step").counted(judged.stepCount)))\n"
-        )
-        return .success(
-            Checked(
-                path: path, directory: directory, bundle: bundle,
-                report: RunReport(result: judged, placement: placement, source: path)))
-    }
-
-    /// What makes `a` a shard of another run than `b`, in words; `nil` when they are shards of one run.
-    static func difference(_ a: Checked, _ b: Checked) -> String? {
-        if let why = VerifiedBundle.planDifference(a.bundle.info, b.bundle.info) { return why }
-        if a.bundle.suiteFiles.map(\.contents) != b.bundle.suiteFiles.map(\.contents) {
-            return "its suite files hold other text"
-        }
-        let productA = a.bundle.report.result.provenance?.product, productB = b.bundle.report.result.provenance?.product
-        if productA != productB {
-            return
-                "its product is \(productA.map { "'\($0.description)'" } ?? "none"), not \(productB.map { "'\($0.description)'" } ?? "none")"
-        }
-        return nil
-    }
-
-    /// Writes the merged bundle to `out`: the plan's files, each shard's `bundle.json` and log (copied with their
-    /// SHA-256 checked again), the whole run's reports, the manifest, and the signature with `signingKey`.
-    static func write(
-        _ merged: RunResult, shards: [Checked], out: String, requests: [ReportTarget],
-        signingKey: Ed25519.PrivateKey?, parsed: Arguments, io: CommandIO
-    ) async -> Int32 {
-        let directory = io.resolve(out)
-        let first = shards[0]
-        do throws(BundleProblem) {
-            try CertificationBundle.create(directory)
-            for file in first.bundle.suiteFiles {
-                try CertificationBundle.write(file.contents, as: file.name, in: directory)
-            }
-            try CertificationBundle.write(
-                Data("conform \(ConformCommand.version)\ncommit \(ConformCommand.commit)\n".utf8),
-                as: CertificationBundle.versionFile, in: directory)
-            if let entry = first.bundle.manifest.entries.first(where: { $0.path == CertificationBundle.productFile }) {
-                try CertificationBundle.copy(
-                    entry.path, from: first.directory, sha256: entry.sha256, as: entry.path, in: directory)
-            }
-            var names: [String] = []
-            for shard in shards {
-                let name = "shards/\(shard.report.placement.shard.index)"
-                let log = CertificationBundle.logDirectory + "/"
-                for file in [
-                    CertificationBundle.infoFile, log + RecordingLayout.exchangesFile, log + RecordingLayout.metaFile,
-                ] {
-                    guard let entry = shard.bundle.manifest.entries.first(where: { $0.path == file }) else {
-                        throw BundleProblem(
-                            file: shard.path + "/" + file, "the shard's manifest does not list it",
-                            help: "make the shard's bundle again")
-                    }
-                    try CertificationBundle.copy(
-                        file, from: shard.directory, sha256: entry.sha256, as: name + "/" + file, in: directory)
-                }
-                names.append(name)
-            }
-            let info = first.bundle.info
-            var whole = BundleInfo(
-                kitVersion: info.kitVersion, kitCommit: info.kitCommit, seed: "", target: info.target,
-                bases: info.bases, variables: info.variables, tags: info.tags, filters: info.filters,
-                steps: info.steps, shard: nil, failFast: info.failFast, allowedHosts: info.allowedHosts,
-                suites: info.suites)
-            whole.shards = names
-            try CertificationBundle.write(
-                Data((whole.json.serialized(.pretty) + "\n").utf8), as: CertificationBundle.infoFile, in: directory)
-        } catch {
-            io.report(error.diagnostic)
-            return ConformCommand.ExitCode.cannotRun
-        }
-        let bundleReports = [
-            (ReportTarget.Kind.json, CertificationBundle.jsonReport), (.junit, CertificationBundle.junitReport),
-            (.html, CertificationBundle.htmlReport),
-        ].map { kind, name in
-            ReportTarget(
-                kind: kind, file: URL(fileURLWithPath: (directory as NSString).appendingPathComponent(name)),
-                shownPath: (out as NSString).appendingPathComponent(name))
-        }
-        let session = Session(
+        let merge = BundleMerge(
+            directory: io.resolve(out), out: out, kit: .cli, signingKey: signingKey,
             console: ConsoleReporter(
                 sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose")),
-            reports: requests + bundleReports)
-        let outcome = await session.run { events in
-            RunListing.replay(merged, to: events)
-            return merged
-        }
+            reports: requests, output: io.bundleConsole, resolve: { [io] in io.resolve($0) })
         do {
-            let manifest = try CertificationBundle.seal(directory)
-            io.err.write(
-                "Bundle: \(out) (\(manifest.entries.count + 1) files, manifest \(BundleManifest.fileName)), merged from \(Noun("shard").counted(shards.count))\n"
-            )
-            if let signingKey {
-                try BundleSignature.sign(manifest.text, with: signingKey, in: directory)
-                io.err.write(
-                    "Bundle: signed by key \(signingKey.publicKey.fingerprint) (\(BundleManifest.signatureFile))\n")
-            }
+            return try await merge.run(parsed.positionals).rawValue
         } catch {
-            io.report(error.diagnostic)
-            return ConformCommand.ExitCode.cannotRun
+            throw UsageError(message: error.message, subcommand: "verify")
         }
-        return io.status(of: outcome)
     }
 }

@@ -5,8 +5,6 @@ import Foundation
 
 /// `conform merge REPORTS…`: the JSON reports of the shards of one run, reported as that one run.
 enum MergeCommand {
-    /// The largest JSON report read (a bound on memory; a 100,000-step report is well under it).
-    static let maxReportBytes = 1 << 30
     /// Reports larger than this (16 MiB) keep their exchanges in a spool file rather than in memory.
     static let spoolFrom = 16 << 20
 
@@ -28,7 +26,7 @@ enum MergeCommand {
             // and the compact results.
             let spool = try? ExchangeSpool()
             for path in parsed.positionals {
-                let bytes = try read(path, io: io)
+                let bytes = try RunReport.bytes(ofFile: io.resolve(path), shown: path)
                 reports.append(
                     try RunReport.read(bytes: bytes, source: path, spool: bytes.count > spoolFrom ? spool : nil))
             }
@@ -39,7 +37,7 @@ enum MergeCommand {
                     sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose")),
                 reports: requests)
             let outcome = await session.run { events in
-                RunListing.replay(merged.result, to: events)
+                merged.result.replay(to: events)
                 return merged.result
             }
             return io.status(of: outcome)
@@ -48,48 +46,4 @@ enum MergeCommand {
             return ConformCommand.ExitCode.cannotRun
         }
     }
-
-    /// The bytes of the report at `path`, read into one buffer (the parser works on it without a second copy).
-    static func read(_ path: String, io: CommandIO) throws(RunReportError) -> [UInt8] {
-        let fd = open(io.resolve(path), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw RunReportError(
-                "cannot read \(path): \(String(cString: strerror(errno)))",
-                help: "pass the JSON report files of every shard")
-        }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw RunReportError(
-                "cannot read \(path): not a regular file", help: "pass the JSON report files of every shard")
-        }
-        let size = Int(status.st_size)
-        guard size <= maxReportBytes else {
-            throw RunReportError(
-                "\(path) is \(size) bytes, more than the \(maxReportBytes) a report may have",
-                help: "pass the JSON reports written by 'conform run --report json:FILE'")
-        }
-        var failure: Int32 = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            while count < size {
-                let n = readBytes(fd, buffer.baseAddress! + count, size - count)
-                if n < 0, errno == EINTR { continue }
-                if n < 0 { failure = errno }
-                if n <= 0 { break }
-                count += n
-            }
-        }
-        guard failure == 0 else {
-            throw RunReportError(
-                "cannot read \(path): \(String(cString: strerror(failure)))",
-                help: "check that the file exists and is readable")
-        }
-        return bytes
-    }
-}
-
-/// `read(2)` under a name that does not clash with ``MergeCommand/read(_:io:)``.
-private func readBytes(_ fd: Int32, _ pointer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
-    read(fd, pointer, count)
 }

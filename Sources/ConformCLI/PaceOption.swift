@@ -1,4 +1,5 @@
 import ConformReplay
+import ConformReport
 
 /// `--speed X|max` and `--rate N/s`: how fast `conform replay` sends.
 enum PaceOption {
@@ -35,7 +36,7 @@ enum PaceOption {
     ) throws(UsageError) -> Double {
         guard let value = number(text), range.contains(value) else {
             throw UsageError(
-                message: "\(help); got '\(ShardOption.printable(shown ?? text))'", subcommand: subcommand)
+                message: "\(help); got '\(Shard.printable(shown ?? text))'", subcommand: subcommand)
         }
         return value
     }

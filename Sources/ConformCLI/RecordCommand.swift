@@ -49,7 +49,7 @@ enum RecordCommand {
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(30)
-        let transport = CurlTransport(
+        let transport = Target.upstream(
             timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody(),
             tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io))
         // The faults sit below the recording: what they answer is what the app gets and the recording holds.

@@ -46,15 +46,9 @@ enum ReplayCommand {
                     options: options, credentials: credentials.live, signer: credentials.signer, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
-            let direct: any Transport =
-                if case .http = target {
-                    CurlTransport(
-                        timeout: timeout, insecure: parsed.has("--insecure"), maxConcurrentExchanges: connections,
-                        maxBodyBytes: maxBody, tls: tls)
-                } else {
-                    try target.makeTransport(
-                        timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls)
-                }
+            let direct = try target.makeTransport(
+                timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls,
+                maxConcurrentExchanges: connections)
             let wire = direct.retrying(retry)
             // Live credentials go in below everything that reports: outcomes hold the recording's pseudonyms.
             let signed: any Transport =

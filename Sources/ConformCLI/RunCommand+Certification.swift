@@ -5,44 +5,16 @@ import ConformRunner
 import ConformYAML
 import Foundation
 
-/// What a run tells its reports about itself: its scope (selection, share of the bundled plan, shard), and its
-/// provenance (kit, suites, command line, variables, product, start).
+/// What a run tells its reports about itself: its scope (selection, share of the bundled plan, shard), and the
+/// product under test.
 extension RunCommand {
-    /// The selection options as given, each as it would be typed.
-    static func selectionWords(_ parsed: Arguments) -> [String] {
-        selectionWords(tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
-    }
-
-    /// `--tag 'x'`, `--filter 'y'`, `--step 'z'`, each value quoted as a POSIX shell reads it back.
-    static func selectionWords(tags: [String], filters: [String], steps: [String]) -> [String] {
-        [("--tag", tags), ("--filter", filters), ("--step", steps)].flatMap { name, values in
-            values.map { "\(name) '" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        }
-    }
-
     /// The scope of a run of `suites` (selected and sharded) out of the plan, against the kit's bundled suites.
     static func scope(_ parsed: Arguments, suites: [Suite], placement: ShardPlacement, io: CommandIO) -> RunScope {
-        scope(
-            selection: selectionWords(parsed), suites: suites, shard: placement.shard,
-            failFast: parsed.has("--fail-fast"))
-    }
-
-    /// The scope of a run of `suites` with `selection`, against the kit's bundled suites.
-    static func scope(selection: [String], suites: [Suite], shard: Shard, failFast: Bool) -> RunScope {
-        RunScope(
-            running: suites, bundled: SuiteFiles.bundledSuiteHashes(), selection: selection, shard: shard,
-            failFast: failFast)
-    }
-
-    /// The provenance of a run of the plan `planSuites`, started now; variables are the target's bases, the
-    /// environment's and the command line's, `credentials` masked.
-    static func provenance(
-        _ parsed: Arguments, planSuites: [Suite], variables: [String: String], credentials: RunCredentials,
-        product: ProductIdentity?
-    ) -> RunProvenance {
-        RunProvenance(
-            plan: planSuites, commandLine: ["conform", parsed.subcommand] + parsed.given, variables: variables,
-            product: product, keep: credentials.publicValues, credentials: credentials.names)
+        let selection = RunSelection(
+            tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
+        return RunScope(
+            running: suites, bundled: SuiteFiles.bundledSuiteHashes(), selection: selection.words,
+            shard: placement.shard, failFast: parsed.has("--fail-fast"))
     }
 
     /// The product under test from `--product NAME --product-version V` or `--product-file FILE`; `nil` when
@@ -101,29 +73,5 @@ enum SmallFile {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         return try? handle.read(upToCount: limit) ?? Data()
-    }
-}
-
-extension SuiteFiles {
-    /// The kit's own suites: those installed beside the executable (`../share/conform/suites`), or else those of
-    /// the source tree the kit was built from; `nil` when neither is there.
-    static func bundledDirectory() -> String? {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let installed = executable.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("share/conform/suites").path
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("suites").path
-        for directory in [installed, source] {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
-                return directory
-            }
-        }
-        return nil
-    }
-
-    /// The SHA-256 of each of the kit's bundled suite files (empty when they are not found).
-    static func bundledSuiteHashes() -> Set<String> {
-        bundledDirectory().map { RunScope.suiteHashes(inDirectory: $0) } ?? []
     }
 }

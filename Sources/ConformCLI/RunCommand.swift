@@ -1,3 +1,4 @@
+import ConformBundles
 import ConformCore
 import ConformCrypto
 import ConformDiagnostics
@@ -7,65 +8,27 @@ import Foundation
 
 /// `conform run`: load suites, pick the target, run, report, exit 0/1/2.
 enum RunCommand {
-    /// A `--var` for a name no suite among those given declares or uses would be silently ignored (a misspelt
-    /// `--var apikey=…` and the public default credentials used instead): a usage error with the closest name, or the
-    /// bundled suite that uses it. A name only unselected suites use is fine, so one environment can serve every
-    /// selection. The environment's `CONFORM_VAR_*` serve a whole plan (a CI exports them all and runs one suite per
-    /// job): one no suite given uses is a note on stderr, never an error.
+    /// A `--var` for a name no suite given uses is a usage error, a `CONFORM_VAR_*` one a note
+    /// (``SuiteRun/unusedVariables(overrides:environment:suites:profile:bundledUsers:)``).
     static func checkVariableNames(
         _ overrides: [String: String], environment: [String: String], _ suites: [Suite], io: CommandIO
     ) throws(UsageError) {
-        var known = Set(ConformCommand.profile.baseNames)
-        for suite in suites { known.formUnion(suite.names) }
-        lazy var bundled = bundledUsers(io: io)
-        func closest(_ name: String) -> String {
-            closestMatch(to: name, in: known.sorted()).map { "; did you mean '\($0)'?" } ?? ""
-        }
-        for name in overrides.keys.sorted() where !known.contains(name) {
-            let hint = bundled[name].map { "; the bundled suite \($0) uses it: pass that suite too" } ?? closest(name)
-            throw UsageError(
-                message: "--var \(name)=… sets '\(name)', which no suite given declares or uses\(hint)",
-                subcommand: "run")
-        }
-        for name in environment.keys.sorted() where !known.contains(name) && overrides[name] == nil {
-            let hint = bundled[name].map { " (the bundled suite \($0) uses it)" } ?? closest(name)
-            io.err.write("note: CONFORM_VAR_\(name) sets '\(name)', which no suite given uses\(hint); ignored\n")
-        }
+        let (refused, notes) = SuiteRun.unusedVariables(
+            overrides: overrides, environment: environment, suites: suites, profile: ConformCommand.profile
+        ) { SuiteFiles.variableUsers(profile: ConformCommand.profile, resolve: io.resolve) }
+        if let refused { throw UsageError(message: refused, subcommand: "run") }
+        for note in notes { io.err.write(note + "\n") }
     }
 
-    /// The variables of the bundled suites, each with the file of the first suite that uses it: for the hint of a
-    /// variable no suite given uses. Empty when the bundled suites are not found or do not load.
-    static func bundledUsers(io: CommandIO) -> [String: String] {
-        guard let files = try? SuiteFiles.expand([SuiteFiles.defaultDirectory(io: io)], io: io) else { return [:] }
-        var users: [String: String] = [:]
-        for suite in SuiteFiles.load(files, io: io).suites {
-            for name in suite.names where users[name] == nil { users[name] = suite.file }
-        }
-        return users
-    }
-
-    /// The credentials `suites` send that the run was given no value for, when the target is not the embedded
-    /// reference: the suites' defaults (the reference's public test codes) would go to a live implementation, which
-    /// answers 401 and reads as a failure of its own. A warning naming each, at start; their names go to the plan
-    /// (``RunPlan/defaultCredentials``), which judges a run they got refused as one that could not run.
-    @discardableResult
+    /// The credentials `suites` send with the profile's public defaults, when the target is not the embedded
+    /// reference (``SuiteRun/publicDefaultCredentials(_:given:profile:)``): a warning naming each, at start; their
+    /// names go to the plan (``RunPlan/defaultCredentials``), which judges a run they got refused as one that could
+    /// not run.
     static func warnDefaultCredentials(
         _ suites: [Suite], given: [String: String], target: Target, io: CommandIO
     ) -> [String] {
         if case .builtin = target { return [] }
-        let credentials = Suite.credentialVariables(of: suites, profile: ConformCommand.profile)
-        let publicValues = Set(ConformCommand.profile.redaction.publicValues)
-        // Only defaults that are the reference's own credentials: a deliberately wrong one (a refusal test's) is
-        // meant to go anywhere.
-        var publicDefaults: Set<String> = []
-        for suite in suites {
-            for variable in suite.variables {
-                if case .string(let template) = variable.defaultValue, publicValues.contains(template.source) {
-                    publicDefaults.insert(variable.name)
-                }
-            }
-        }
-        let defaulted = credentials.sorted().filter { given[$0] == nil && publicDefaults.contains($0) }
+        let defaulted = SuiteRun.publicDefaultCredentials(suites, given: given, profile: ConformCommand.profile)
         for name in defaulted {
             io.err.write(
                 "warning: no value given for '\(name)', a credential the suites send: their default (the reference's "
@@ -100,7 +63,7 @@ enum RunCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         let signingKey: Ed25519.PrivateKey?
-        switch try BundleSignature.signOption(parsed, io: io) {
+        switch try BundleKeyOption.sign(parsed, io: io) {
         case .success(let key): signingKey = key
         case .failure(let failure):
             io.report(failure.diagnostic)
@@ -128,63 +91,53 @@ enum RunCommand {
                 Diagnostic(.runTargetUnavailable, message: "cannot set up the target \(target.description): \(error)"))
             return ConformCommand.ExitCode.cannotRun
         }
-        var plan = RunPlan(
-            suites: suites, overrides: overrides,
+        var run = SuiteRun(
+            suites: suites, planSuites: planSuites, overrides: overrides,
             environment: RunPlan.variables(fromEnvironment: io.environment),
             targetDefaults: target.variableDefaults(ConformCommand.profile), exchangeTimeout: timeout,
-            maxConcurrentSuites: jobs,
-            targetDescription: target.description,
-            functions: ConformCommand.profile.functions
-        )
-        plan.failFast = parsed.has("--fail-fast")
-        plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
+            maxConcurrentSuites: jobs, targetDescription: target.description, profile: ConformCommand.profile)
+        run.plan.failFast = parsed.has("--fail-fast")
+        run.plan.allowedHosts = try SuiteFiles.allowedHosts(parsed, subcommand: "run")
         // A bundle's run keeps its exchanges and draws its generated values from a seed, so `verify` can play it.
         let bundle = try parsed.value("--bundle").map { (path: String) throws(UsageError) -> RunBundle? in
             guard repeats == 1 else {
                 throw UsageError(message: "--bundle records one run; leave out --repeat", subcommand: "run")
             }
-            return RunBundle.open(path, signingKey: signingKey, io: io)
+            return RunBundle.open(
+                io.resolve(path), shown: path, signingKey: signingKey, kit: .cli, output: io.bundleConsole)
         }
-        let given = plan.targetDefaults.merging(plan.environment.merging(overrides) { _, new in new }) { _, new in new }
         // Learned from where the plan sends them: masked in every report, left out of a bundle, and known to its
         // log's redactor before the first exchange is written.
-        let credentials = RunCredentials(plan: planSuites, variables: given, profile: ConformCommand.profile)
-        plan.defaultCredentials = warnDefaultCredentials(suites, given: given, target: target, io: io)
+        let credentials = run.credentials
+        run.plan.defaultCredentials = warnDefaultCredentials(suites, given: run.given, target: target, io: io)
+        var console: any RunReporter = ConsoleReporter(
+            sink: io.out, color: color, verbose: parsed.has("--verbose"), masker: run.masker)
         if let bundle {
             guard let bundle else { return ConformCommand.ExitCode.cannotRun }
             bundle.log.learn(credentials: credentials.values)
             transport = bundle.log.transport(around: transport)
-            plan.generatorSeed = bundle.seed
+            run.plan.generatorSeed = bundle.seed
+            // The run's verdict is shown once the bundle is sealed: a run that gives no bundle shows none.
+            console = HeldSummary(console)
         }
-        let session = Session(
-            console: ConsoleReporter(
-                sink: io.out, color: color, verbose: parsed.has("--verbose"),
-                masker: SecretMasker(secrets: credentials.values)),
-            reports: reports + (bundle??.reports ?? []), placement: placement,
+        let session = run.session(
+            console: console, reports: reports + (bundle??.reports ?? []), placement: placement,
             scope: scope(parsed, suites: suites, placement: placement, io: io),
-            provenance: provenance(
-                parsed, planSuites: planSuites, variables: given, credentials: credentials, product: product),
-            secrets: credentials.values)
-        // Memory stays flat however long the run: file reports read each exchange back from a spool on disk, and
-        // the console shows only the exchanges of steps that did not pass.
-        var retention = Runner.Retention.failures
-        if session.writesReports { retention = (try? ExchangeSpool()).map { .spool($0) } ?? .memory }
-        let runner = Runner(transport: transport, retention: retention)
-        let outcome = await session.run { events in
-            guard repeats > 1 else { return await runner.run(plan, events: events) }
-            // The repetitions run first; the reports then show each step once, with its worst verdict.
-            let result = await runner.run(plan, times: repeats) { n, run in
-                io.err.write("Repetition \(n) of \(repeats): \(run.status.words.lowercased())\n")
-            }
-            RunListing.replay(result, to: events)
-            return result
+            provenance: run.provenance(
+                commandLine: ["conform", parsed.subcommand] + parsed.given, product: product))
+        let outcome = await run.run(through: transport, in: session, times: repeats) { n, result in
+            io.err.write("Repetition \(n) of \(repeats): \(result.status.words.lowercased())\n")
         }
-        if let bundle = bundle ?? nil,
-            !bundle.finish(
-                parsed, plan: plan, planSuites: planSuites, credentials: credentials, product: product, io: io)
-        {
-            _ = io.status(of: outcome)
-            return ConformCommand.ExitCode.cannotRun
+        if let bundle = bundle ?? nil {
+            guard
+                bundle.finish(
+                    plan: run.plan, planSuites: planSuites, selection: selection, shard: parsed.value("--shard"),
+                    credentials: credentials, product: product, resolve: io.resolve, output: io.bundleConsole)
+            else {
+                for problem in outcome.problems { io.report(problem) }
+                return ConformCommand.ExitCode.cannotRun
+            }
+            (console as? HeldSummary)?.release()
         }
         return io.status(of: outcome)
     }

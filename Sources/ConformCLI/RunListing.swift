@@ -2,7 +2,7 @@ import ConformCore
 import ConformReport
 import ConformRunner
 
-/// `conform run --list` and the reports of a repeated run.
+/// `conform run --list`.
 enum RunListing {
     /// Every suite and step that would run, with the steps brought in as prerequisites marked.
     static func render(_ suites: [Suite], selection: RunSelection) -> String {
@@ -24,15 +24,6 @@ enum RunListing {
             }
         }
         return out + "\(count(suites.count, "suite")), \(count(steps, "step")) would run\n"
-    }
-
-    /// Hands a finished result to reporters as if it had just run: start, every suite, finish.
-    static func replay(_ result: RunResult, to events: (RunEvent) -> Void) {
-        events(
-            .runStarted(
-                RunPlanSummary(suiteCount: result.suites.count, stepCount: result.stepCount, target: result.target)))
-        for suite in result.suites { events(.suiteFinished(suite)) }
-        events(.runFinished(result))
     }
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

@@ -102,17 +102,34 @@ enum Target: CustomStringConvertible {
     /// what an http(s) target's TLS trusts and presents.
     ///
     /// The builtin reference is its own transport, so its latency variant waits without blocking a thread.
+    /// `maxConcurrentExchanges` bounds an http(s) target's connections (curl's default when `nil`).
     func makeTransport(
         timeout: Duration, insecure: Bool = false, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
-        tls: ClientTLS = ClientTLS(), proxy: String? = nil
+        tls: ClientTLS = ClientTLS(), proxy: String? = nil, maxConcurrentExchanges: Int? = nil
     ) throws -> any Transport {
         switch self {
         case .builtin(let faults, let variants):
             ReferenceImplementation(configuration: .default, faults: Set(faults), variants: Set(variants))
         case .http:
-            CurlTransport(timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
+            Self.upstream(
+                timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy,
+                maxConcurrentExchanges: maxConcurrentExchanges)
         case .exec(let command): ExecTransport(command: command, timeout: timeout, maxBodyBytes: maxBodyBytes)
         }
+    }
+
+    /// The transport to any http(s) origin a request names: a recording proxy's upstreams, an http(s) target.
+    static func upstream(
+        timeout: Duration, insecure: Bool = false, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
+        tls: ClientTLS = ClientTLS(), proxy: String? = nil, maxConcurrentExchanges: Int? = nil
+    ) -> any Transport {
+        guard let maxConcurrentExchanges else {
+            return CurlTransport(
+                timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
+        }
+        return CurlTransport(
+            timeout: timeout, insecure: insecure, maxConcurrentExchanges: maxConcurrentExchanges,
+            maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
     }
 }
 

@@ -1,4 +1,5 @@
 import ConformDiagnostics
+import ConformRunner
 import Foundation
 
 /// `conform validate SUITES…`: every problem in every file, or how many suites and steps are valid and exit 0.

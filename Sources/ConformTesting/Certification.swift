@@ -53,30 +53,21 @@ public enum Certification {
                         help: "pass suite files (*.yaml) or directories holding them")),
                 run: nil)
         }
-        let plan = RunPlan(
+        let run = SuiteRun(
             suites: loaded.suites, overrides: variables,
             environment: RunPlan.variables(fromEnvironment: options.environment), targetDefaults: target.baseURLs,
-            exchangeTimeout: options.exchangeTimeout, targetDescription: target.description,
-            functions: profile.functions)
-        // The session of `conform run`: the console, the report files and the exit status, from the one result.
+            exchangeTimeout: options.exchangeTimeout, targetDescription: target.description, profile: profile)
+        // The session of `conform run`: the console, the report files and the exit status, from the one result;
+        // partial or certifiable against the bundled suites, and where the verdict comes from, as `conform run`.
         let console = MemorySink()
-        // Partial or certifiable against the bundled suites, and where the verdict comes from, as `conform run`.
-        let given = target.baseURLs.merging(plan.environment.merging(variables) { _, new in new }) { _, new in new }
-        let credentials = RunCredentials(plan: loaded.suites, variables: given, profile: profile)
-        let session = Session(
-            console: ConsoleReporter(
-                sink: console, color: false, verbose: options.verbose,
-                masker: SecretMasker(secrets: credentials.values)),
+        let session = run.session(
+            console: ConsoleReporter(sink: console, color: false, verbose: options.verbose, masker: run.masker),
             reports: options.reports.map { ReportTarget(kind: $0.kind.target, file: $0.file) },
             scope: RunScope(
                 running: loaded.suites,
                 bundled: RunScope.suiteHashes(inDirectory: CertificationSuites.bundledDirectory.path)),
-            provenance: RunProvenance(
-                plan: loaded.suites, commandLine: [], variables: given, product: nil,
-                keep: credentials.publicValues, credentials: credentials.names),
-            secrets: credentials.values)
-        let runner = Runner(transport: target.transport)
-        let outcome = await session.run { events in await runner.run(plan, events: events) }
+            provenance: run.provenance(commandLine: []))
+        let outcome = await run.run(through: target.transport, in: session, retention: .memory)
         let summary = console.text + outcome.problems.map(rendered).joined()
         return CertificationResult(
             outcome: CertificationResult.Outcome(exitCode: outcome.status.rawValue), summary: summary,

@@ -1,3 +1,4 @@
+import ConformBundles
 import ConformTestSupport
 import ConformTraffic
 import Foundation

@@ -1,3 +1,4 @@
+import ConformBundles
 import ConformCLI
 import ConformCore
 import ConformReport

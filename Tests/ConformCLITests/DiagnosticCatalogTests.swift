@@ -1,3 +1,4 @@
+import ConformBundles
 import ConformCLI
 import ConformCore
 import ConformDiagnostics
@@ -20,7 +21,7 @@ import Testing
         ("ConformYAML", DiagnosticID.yamlIDs), ("ConformCore", DiagnosticID.suiteIDs),
         ("ConformReport", DiagnosticID.reportIDs), ("ConformRunner", DiagnosticID.runnerIDs),
         ("ConformReference", DiagnosticID.referenceIDs),
-        ("ConformTraffic", DiagnosticID.trafficIDs + DiagnosticID.bundleIDs),
+        ("ConformTraffic", DiagnosticID.trafficIDs), ("ConformBundles", DiagnosticID.bundleIDs),
         ("ConformFlowCheck", DiagnosticID.flowCheckIDs), ("ConformProxy", DiagnosticID.proxyIDs),
         ("ConformTesting", DiagnosticID.certificationIDs), ("ConformCLI", DiagnosticID.cliIDs),
     ]

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformTraffic
 import Foundation
 
 /// How `conform verify` judges a redacted log: the test data a run sent (a made-up e-mail address, phone number or

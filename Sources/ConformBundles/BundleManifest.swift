@@ -1,4 +1,5 @@
 import ConformCrypto
+import ConformTraffic
 import Foundation
 
 /// The SHA-256 manifest of a certification bundle, `MANIFEST.sha256`: one `<hex>  <path>` line per file (the

@@ -8,34 +8,45 @@ import Foundation
 
 /// `conform run --bundle DIR`: the run's reports, its exchange log, its suites, the product file, the kit's
 /// version and what verification needs, sealed by a SHA-256 manifest (docs/certification.md).
-struct RunBundle {
-    var directory: String
-    var shown: String
-    var log: BundleLog
-    var seed: String
+public struct RunBundle {
+    /// The bundle's directory, resolved, and as the user named it.
+    public var directory: String
+    public var shown: String
+    public var log: BundleLog
+    /// The seed the run draws its generated values from, so that verification renders the same requests.
+    public var seed: String
     /// The key that signs the manifest (`--sign KEY`), if any.
-    var signingKey: Ed25519.PrivateKey?
+    public var signingKey: Ed25519.PrivateKey?
+    public var kit: BundleKit
 
     /// Makes the bundle's directory and opens its exchange log; `nil` once the reason it cannot is reported.
-    static func open(_ path: String, signingKey: Ed25519.PrivateKey? = nil, io: CommandIO) -> RunBundle? {
-        let directory = io.resolve(path)
+    public static func open(
+        _ directory: String, shown: String, signingKey: Ed25519.PrivateKey? = nil, kit: BundleKit,
+        output: BundleConsole
+    ) -> RunBundle? {
         do {
             try CertificationBundle.create(directory)
             let seed = Hex.encode(RandomBytes.generate(count: 32))
             let log = try BundleLog(
                 directory: (directory as NSString).appendingPathComponent(CertificationBundle.logDirectory),
-                redaction: RedactionPolicy(profile: ConformCommand.profile), seed: seed)
-            return RunBundle(directory: directory, shown: path, log: log, seed: seed, signingKey: signingKey)
+                redaction: RedactionPolicy(profile: kit.profile), seed: seed)
+            return RunBundle(
+                directory: directory, shown: shown, log: log, seed: seed, signingKey: signingKey, kit: kit)
         } catch let problem as BundleProblem {
-            io.report(problem.diagnostic)
+            output.report(problem.diagnostic)
         } catch {
-            io.report(failure: error)
+            output.report(failure: error)
         }
         return nil
     }
 
     /// The report files the bundle holds: JSON, JUnit and HTML.
-    var reports: [ReportTarget] {
+    public var reports: [ReportTarget] { CertificationBundle.reports(in: directory, shown: shown) }
+}
+
+extension CertificationBundle {
+    /// The report files a bundle in `directory` (`shown` as named) holds: JSON, JUnit and HTML.
+    public static func reports(in directory: String, shown: String) -> [ReportTarget] {
         [
             (ReportTarget.Kind.json, CertificationBundle.jsonReport), (.junit, CertificationBundle.junitReport),
             (.html, CertificationBundle.htmlReport),
@@ -45,12 +56,15 @@ struct RunBundle {
                 shownPath: (shown as NSString).appendingPathComponent(name))
         }
     }
+}
 
-    /// Writes the rest of the bundle once the run is over, then its manifest; a problem is reported and makes the
-    /// run unable to give a bundle (exit 2).
-    func finish(
-        _ parsed: Arguments, plan: RunPlan, planSuites: [Suite], credentials: RunCredentials,
-        product: ProductIdentity?, io: CommandIO
+extension RunBundle {
+    /// Writes the rest of the bundle once the run of `plan` (out of `planSuites`, read from `resolve(file)`,
+    /// selected with `selection`, the shard `shard` as given) is over, then its manifest; a problem is reported and
+    /// makes the run unable to give a bundle (false).
+    public func finish(
+        plan: RunPlan, planSuites: [Suite], selection: RunSelection, shard: String?, credentials: RunCredentials,
+        product: ProductIdentity?, resolve: (String) -> String, output: BundleConsole
     ) -> Bool {
         log.close()
         do {
@@ -63,7 +77,7 @@ struct RunBundle {
             for (i, suite) in planSuites.enumerated() {
                 // Numbered in plan order, so that two files of one name from different directories both fit.
                 let name = String(format: "%03d-", i + 1) + (suite.file as NSString).lastPathComponent
-                guard let data = FileManager.default.contents(atPath: io.resolve(suite.file)),
+                guard let data = FileManager.default.contents(atPath: resolve(suite.file)),
                     LoadedSuites.contentHash(of: data) == suite.contentHash
                 else {
                     throw BundleProblem(
@@ -74,34 +88,34 @@ struct RunBundle {
             }
             let given = plan.environment.merging(plan.overrides) { _, new in new }
             let info = BundleInfo(
-                kitVersion: ConformCommand.version, kitCommit: ConformCommand.commit, seed: seed,
+                kitVersion: kit.version, kitCommit: kit.commit, seed: seed,
                 target: plan.targetDescription, bases: plan.targetDefaults,
                 variables: given.filter { !credentials.hides($0.key, value: $0.value) },
-                tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"),
-                shard: parsed.value("--shard"), failFast: plan.failFast, allowedHosts: plan.allowedHosts,
+                tags: selection.tags, filters: selection.filters, steps: selection.steps, shard: shard,
+                failFast: plan.failFast, allowedHosts: plan.allowedHosts,
                 suites: names, failures: log.failures, pseudonyms: log.pseudonyms)
             try CertificationBundle.write(
                 Data((info.json.serialized(.pretty) + "\n").utf8), as: CertificationBundle.infoFile, in: directory)
             try CertificationBundle.write(
-                Data("conform \(ConformCommand.version)\ncommit \(ConformCommand.commit)\n".utf8),
+                Data(kit.versionFileText.utf8),
                 as: CertificationBundle.versionFile, in: directory)
             if let product {
                 try CertificationBundle.write(
                     Data(product.fileText.utf8), as: CertificationBundle.productFile, in: directory)
             }
             let manifest = try CertificationBundle.seal(directory)
-            io.err.write(
+            output.err.write(
                 "Bundle: \(shown) (\(manifest.entries.count + 1) files, manifest \(BundleManifest.fileName))\n")
             if let signingKey {
                 try BundleSignature.sign(manifest.text, with: signingKey, in: directory)
-                io.err.write(
+                output.err.write(
                     "Bundle: signed by key \(signingKey.publicKey.fingerprint) (\(BundleManifest.signatureFile))\n")
             }
             return true
         } catch let problem as BundleProblem {
-            io.report(problem.diagnostic)
+            output.report(problem.diagnostic)
         } catch {
-            io.report(failure: error)
+            output.report(failure: error)
         }
         return false
     }

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformTraffic
 import ConformTransports
 import Foundation
 import Synchronization

@@ -5,26 +5,26 @@ import ConformReport
 /// only the lines between the common start and end are compared, by Myers' algorithm (the standard library's
 /// `difference(from:)`) when neither side has more than ``maxCompared`` of them, else as all removed and all
 /// added; at most `maxLines` lines are shown, then how many more there are.
-struct LineDiff: Sendable, Hashable {
+public struct LineDiff: Sendable, Hashable {
     /// One line of the diff: ` ` kept, `-` only in the old text, `+` only in the new one.
-    struct Line: Sendable, Hashable {
-        var mark: Character
-        var text: String
+    public struct Line: Sendable, Hashable {
+        public var mark: Character
+        public var text: String
     }
 
     /// The hunk headers and lines, in order, every line shown as `mark` + text.
-    var lines: [String]
+    public var lines: [String]
     /// How many lines differ (removed plus added).
-    var changed: Int
+    public var changed: Int
 
     /// Above this many differing lines on either side, the middle is not searched for common lines.
-    static let maxCompared = 2000
+    public static let maxCompared = 2000
     /// Lines of context around each change.
-    static let context = 2
+    public static let context = 2
     /// A line longer than this many characters is cut (`…`).
-    static let maxLineCharacters = 200
+    public static let maxLineCharacters = 200
 
-    init(old: String, new: String) {
+    public init(old: String, new: String) {
         let a = old.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let b = new.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var prefix = 0
@@ -87,7 +87,7 @@ struct LineDiff: Sendable, Hashable {
     }
 
     /// The diff's first `maxLines` lines, each indented by `indent`, then `… N more lines of the diff` when cut.
-    func rendered(maxLines: Int, indent: String) -> String {
+    public func rendered(maxLines: Int, indent: String) -> String {
         var out = lines.prefix(maxLines).map { indent + $0 + "\n" }.joined()
         if lines.count > maxLines {
             out += indent + "… \(Noun("more line").counted(lines.count - maxLines)) of the diff not shown\n"
@@ -96,7 +96,7 @@ struct LineDiff: Sendable, Hashable {
     }
 
     /// A line as a terminal may show it: control characters and bidirectional controls escaped, cut when long.
-    static func shown(_ text: String) -> String {
+    public static func shown(_ text: String) -> String {
         let escaped = TerminalText.escaped(text)
         guard escaped.count > maxLineCharacters else { return escaped }
         return String(escaped.prefix(maxLineCharacters)) + "…"

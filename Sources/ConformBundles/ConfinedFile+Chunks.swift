@@ -1,3 +1,4 @@
+import ConformTraffic
 import Foundation
 
 #if canImport(Glibc)

@@ -10,10 +10,10 @@ import Foundation
 /// what the run judged again says.
 extension VerifiedBundle {
     /// The largest `report.json` read (512 MiB), refused before it is read; it is read whole, then step by step.
-    static let maxReportBytes = 512 << 20
+    public static let maxReportBytes = 512 << 20
 
     /// The bytes of `name` in the bundle, refused before reading when larger than `limit`.
-    static func bytes(_ name: String, in directory: String, limit: Int) throws(BundleProblem) -> [UInt8] {
+    public static func bytes(_ name: String, in directory: String, limit: Int) throws(BundleProblem) -> [UInt8] {
         do {
             return try ConfinedFile.bytes(name, in: directory, limit: limit)
         } catch {
@@ -118,7 +118,7 @@ extension VerifiedBundle {
     /// The certification each report states and the HTML page's `<script>` and `<style>` are compared only when
     /// `sameKit` (the bundle was written by this kit's version and commit): another kit has its own bundled suites
     /// and writes its own page.
-    func disagreements(judged: RunResult, directory: String, sameKit: Bool) throws(BundleProblem) -> [(
+    public func disagreements(judged: RunResult, directory: String, sameKit: Bool) throws(BundleProblem) -> [(
         file: String, differences: [String]
     )] {
         var out: [(file: String, differences: [String])] = []

@@ -6,9 +6,11 @@ extension DiagnosticID {
     public static let bundleInvalid = DiagnosticID("bundle.invalid")
     /// A bundle's report does not follow from its exchange log and suites.
     public static let bundleDisagrees = DiagnosticID("bundle.disagrees")
+    /// A key given to sign a bundle or to check its signature cannot be read or is not an Ed25519 key.
+    public static let bundleKeyUnusable = DiagnosticID("bundle.key-unusable")
 
     /// Every id above, for the catalog the tests gather from every module.
-    public static let bundleIDs: [DiagnosticID] = [.bundleInvalid, .bundleDisagrees]
+    public static let bundleIDs: [DiagnosticID] = [.bundleInvalid, .bundleDisagrees, .bundleKeyUnusable]
 }
 
 extension BundleProblem {

@@ -7,22 +7,22 @@ import Foundation
 
 /// A suite of a bundle that has the file name or the id of one of the kit's bundled suites but not its text: the
 /// bundled suite modified (a status check loosened, a step taken out), shown as a diff from the kit's.
-struct ModifiedSuite: Sendable, Hashable {
+public struct ModifiedSuite: Sendable, Hashable {
     /// The suite's file inside the bundle (`suites/004-02-login.yaml`).
-    var file: String
-    var id: String
+    public var file: String
+    public var id: String
     /// The kit's bundled suite it was made from, by its file name.
-    var kitFile: String
+    public var kitFile: String
     /// From the kit's text to the bundle's; `nil` past the first ``maxDiffed`` modified suites.
-    var diff: LineDiff?
+    public var diff: LineDiff?
 
     /// The most lines of a suite's diff `verify` shows.
-    static let maxShownLines = 40
+    public static let maxShownLines = 40
     /// The most modified suites of one bundle that are diffed (and shown with their diffs).
-    static let maxDiffed = 50
+    public static let maxDiffed = 50
 
     /// `modified: FILE (suite ID) differs from this kit's bundled suite KIT (N lines differ):` and the diff.
-    var rendered: String {
+    public var rendered: String {
         let head = "Suites: modified: \(file) (suite \(id)) differs from this kit's bundled suite \(kitFile)"
         guard let diff else {
             return head + " (not diffed: only the first \(Self.maxDiffed) modified suites are)\n"
@@ -34,9 +34,9 @@ struct ModifiedSuite: Sendable, Hashable {
 
 extension VerifiedBundle {
     /// The bundle's suites that are a bundled suite of this kit modified: not byte for byte one of the kit's
-    /// (`kitDirectory`), but with the file name (without the bundle's `NNN-` prefix) or the id of one.
-    func modifiedSuites(kitDirectory: String?) -> [ModifiedSuite] {
-        guard let kitDirectory else { return [] }
+    /// (``BundleKit/bundledDirectory``), but with the file name (without the bundle's `NNN-` prefix) or the id of one.
+    public func modifiedSuites() -> [ModifiedSuite] {
+        guard let kitDirectory = kit.bundledDirectory else { return [] }
         let kitNames = LoadedSuites.suiteFiles(inDirectory: kitDirectory)
         var kitTexts: [String: Data] = [:]
         for name in kitNames {
@@ -48,7 +48,7 @@ extension VerifiedBundle {
         guard !others.isEmpty else { return [] }
         // The kit's suites by id, loaded only when a suite differs.
         let kitSuites = LoadedSuites(
-            files: kitNames.map { (name: $0, contents: kitTexts[$0]) }, profile: ConformCommand.profile
+            files: kitNames.map { (name: $0, contents: kitTexts[$0]) }, profile: kit.profile
         ).suites
         var out: [ModifiedSuite] = []
         for other in others {
@@ -73,7 +73,7 @@ extension VerifiedBundle {
     }
 
     /// A suite's file name as the run had it: the bundle's `suites/NNN-` taken off.
-    static func bundledName(_ name: String) -> String {
+    public static func bundledName(_ name: String) -> String {
         let last = (name as NSString).lastPathComponent
         let digits = last.prefix { $0.isASCII && $0.isNumber }
         guard digits.count == 3, last.dropFirst(3).hasPrefix("-") else { return last }
@@ -83,7 +83,7 @@ extension VerifiedBundle {
     /// Refuses a suite file that is not the one the run judged with: its SHA-256 differs from the one the
     /// report's provenance gives for its place in the plan (the suite was changed after the run and the manifest
     /// written again).
-    func checkSuitesAgainstProvenance() throws(BundleProblem) {
+    public func checkSuitesAgainstProvenance() throws(BundleProblem) {
         guard let files = report.result.provenance?.suiteFiles, files.count == suiteFiles.count else { return }
         for (written, bundled) in zip(files, suiteFiles) {
             let hash = LoadedSuites.contentHash(of: bundled.contents)

@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCrypto
 import ConformReport
+import ConformTraffic
 import Foundation
 
 /// A certification bundle (`conform run --bundle DIR`, docs/certification.md): the reports of a run, its complete

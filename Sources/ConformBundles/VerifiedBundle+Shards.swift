@@ -6,15 +6,15 @@ import Foundation
 /// and each shard's own `bundle.json` and log under `shards/K`, judged again shard by shard.
 extension VerifiedBundle {
     /// What one log answers: the whole run's, or one shard's in a merged bundle.
-    struct Part {
+    public struct Part: Sendable {
         /// The shard's directory inside the bundle (`shards/2`); empty for the bundle of one run.
-        var directory: String
+        public var directory: String
         /// The run's `bundle.json`, or the shard's own.
-        var info: BundleInfo
-        var transport: ExchangeLogTransport
+        public var info: BundleInfo
+        public var transport: ExchangeLogTransport
 
         /// The shard's file `name`, as the bundle names it.
-        func file(_ name: String) -> String { directory.isEmpty ? name : directory + "/" + name }
+        public func file(_ name: String) -> String { directory.isEmpty ? name : directory + "/" + name }
     }
 
     /// The parts of a bundle: its own log, or, merged, each shard's `bundle.json` and log, each shard's
@@ -86,7 +86,7 @@ extension VerifiedBundle {
 
     /// What makes the run of `a` another plan than the run of `b` (kit, target, bases, variables, selection,
     /// `--fail-fast`, allowed hosts, suite files), in words; `nil` when they are one plan.
-    static func planDifference(_ a: BundleInfo, _ b: BundleInfo) -> String? {
+    public static func planDifference(_ a: BundleInfo, _ b: BundleInfo) -> String? {
         if a.kitVersion != b.kitVersion || a.kitCommit != b.kitCommit {
             return
                 "written by conform \(a.kitVersion) (commit \(a.kitCommit)), not conform \(b.kitVersion) (commit \(b.kitCommit))"

@@ -244,7 +244,8 @@ public struct BundleMerge {
             return .cannotRun
         }
         let session = Session(
-            console: console, reports: reports + CertificationBundle.reports(in: directory, shown: out))
+            console: console, reports: reports + CertificationBundle.reports(in: directory, shown: out),
+            credentialHeaders: kit.profile.credentialHeaderNames)
         let outcome = await session.run { events in
             merged.replay(to: events)
             return merged

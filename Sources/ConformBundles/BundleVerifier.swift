@@ -154,7 +154,9 @@ public struct BundleVerifier {
             }
         }
         if !reports.isEmpty {
-            let written = await Session(console: nil, reports: reports).run(reported)
+            let written = await Session(
+                console: nil, reports: reports, credentialHeaders: kit.profile.credentialHeaderNames
+            ).run(reported)
             guard written.problems.isEmpty else {
                 for problem in written.problems { output.report(problem) }
                 return .cannotRun

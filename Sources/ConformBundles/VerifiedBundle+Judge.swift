@@ -54,7 +54,7 @@ extension VerifiedBundle {
             let (run, _, shard) = try plan(of: part)
             let session = Session(
                 console: console, reports: reports, scope: scope(suites: run.plan.suites, shard: shard),
-                provenance: report.result.provenance)
+                provenance: report.result.provenance, credentialHeaders: kit.profile.credentialHeaderNames)
             return await run.run(through: part.transport, in: session, retention: .memory)
         }
         var results: [RunReport] = []
@@ -69,7 +69,7 @@ extension VerifiedBundle {
         let whole = selection.apply(suites)
         let session = Session(
             console: console, reports: reports, scope: scope(suites: whole, shard: .whole),
-            provenance: report.result.provenance)
+            provenance: report.result.provenance, credentialHeaders: kit.profile.credentialHeaderNames)
         return await session.run { [merged] events in
             merged.replay(to: events)
             return merged

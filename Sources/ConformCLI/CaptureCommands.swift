@@ -180,6 +180,10 @@ enum CaptureCommands {
         // The live check's result, through the one console and the reports, as `conform check` of the recording.
         let result = live.result(
             path: out, exchanges: summary.exchanges, duration: ReportRequest.seconds(since: started))
-        return io.status(of: await Session(console: HARCommands.console(io: io), reports: reports).run(result))
+        return io.status(
+            of: await Session(
+                console: HARCommands.console(io: io), reports: reports,
+                credentialHeaders: ConformCommand.profile.credentialHeaderNames
+            ).run(result))
     }
 }

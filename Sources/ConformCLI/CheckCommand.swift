@@ -21,7 +21,8 @@ enum CheckCommand {
         }
         let session = Session(
             console: HARCommands.console(io: io, verbose: parsed.has("--verbose")),
-            reports: try ReportRequest.all(parsed, subcommand: "check", io: io))
+            reports: try ReportRequest.all(parsed, subcommand: "check", io: io),
+            credentialHeaders: ConformCommand.profile.credentialHeaderNames)
         let started = ContinuousClock.now
         var traces: [FlowCheckReport.Trace] = []
         // What the traces held, for the summary: a check of nothing is no pass.

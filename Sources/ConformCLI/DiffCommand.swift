@@ -24,7 +24,8 @@ enum DiffCommand {
         // Without inputs, ./suites and nothing else: a diff compares what the user has, never the installed suites.
         let inputs = parsed.positionals.isEmpty ? ["suites"] : parsed.positionals
         let session = Session(
-            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "diff", io: io))
+            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "diff", io: io),
+            credentialHeaders: ConformCommand.profile.credentialHeaderNames)
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "diff", io: io)
         let started = ContinuousClock.now
         let substitutions = try parsed.substitutions()

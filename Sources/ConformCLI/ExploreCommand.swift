@@ -48,7 +48,8 @@ enum ExploreCommand {
         let report = await Explorer(configuration: exploration, target: transport).run()
         let color = io.color && !parsed.has("--no-color")
         let session = Session(
-            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: reports)
+            console: ConsoleReporter(sink: io.out, color: color, verbose: parsed.has("--verbose")), reports: reports,
+            credentialHeaders: ConformCommand.profile.credentialHeaderNames)
         let outcome = await session.run(report.result)
         for line in report.lines { io.out.write(line + "\n") }
         return io.status(of: outcome)

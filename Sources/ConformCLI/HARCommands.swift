@@ -142,7 +142,8 @@ enum HARCommands {
             throw UsageError(message: "scan takes files or directories", subcommand: "scan")
         }
         let session = Session(
-            console: Self.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "scan", io: io))
+            console: Self.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "scan", io: io),
+            credentialHeaders: ConformCommand.profile.credentialHeaderNames)
         do {
             let started = ContinuousClock.now
             // Report paths as the user named them (relative to the current directory), not resolved.

@@ -35,7 +35,7 @@ enum MergeCommand {
             let session = Session(
                 console: ConsoleReporter(
                     sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose")),
-                reports: requests)
+                reports: requests, credentialHeaders: ConformCommand.profile.credentialHeaderNames)
             let outcome = await session.run { events in
                 merged.result.replay(to: events)
                 return merged.result

@@ -64,7 +64,8 @@ enum MockCommand {
         let credentials = RunCredentials(plan: suites, variables: overrides, profile: ConformCommand.profile)
         let session = Session(
             console: ConsoleReporter(sink: io.out, color: io.color, masker: SecretMasker(secrets: credentials.values)),
-            reports: reports, secrets: credentials.values)
+            reports: reports, secrets: credentials.values,
+            credentialHeaders: ConformCommand.profile.credentialHeaderNames)
         let host = parsed.value("--host") ?? "127.0.0.1"
         guard let tls = try ListenerTLS.resolve(parsed, host: host, subcommand: "mock", io: io) else {
             return ConformCommand.ExitCode.cannotRun

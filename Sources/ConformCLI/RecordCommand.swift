@@ -112,7 +112,9 @@ enum ProxySessions {
             return ProxySession.Listening(baseURL: listeners.baseURL, notes: notes, stop: listeners.stop)
         }
         configure(&proxy)
-        let session = Session(console: HARCommands.console(io: io), reports: reports)
+        let session = Session(
+            console: HARCommands.console(io: io), reports: reports,
+            credentialHeaders: ConformCommand.profile.credentialHeaderNames)
         return await proxy.run(session: session, until: { await Termination.wait() }).rawValue
     }
 

@@ -29,7 +29,8 @@ enum ReplayCommand {
         let connections = try parsed.integer("--connections") ?? 8
         let retry = try parsed.retryPolicy()
         let session = Session(
-            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io))
+            console: HARCommands.console(io: io), reports: try ReportRequest.all(parsed, subcommand: "replay", io: io),
+            credentialHeaders: ConformCommand.profile.credentialHeaderNames)
         let tls = try ClientTLSOptions.parse(parsed, subcommand: "replay", io: io)
         guard let credentials = try credentials(recording, parsed: parsed, io: io) else {
             return ConformCommand.ExitCode.cannotRun

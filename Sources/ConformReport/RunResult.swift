@@ -51,6 +51,9 @@ public struct RunResult: Sendable, Hashable {
     /// The credentials the run was given (the values of the variables its suites send as credentials), never
     /// written anywhere: every reporter hides them wherever they appear (``SecretMasker/init(learningFrom:)``).
     public var secrets: [String] = []
+    /// The headers whose whole value is a credential in the run's protocol (its profile's), which every reporter
+    /// hides as it hides `Authorization`.
+    public var credentialHeaders: [String] = []
 
     public init(suites: [SuiteResult], duration: Double, target: String, kind: Kind = .conformance) {
         self.suites = suites

@@ -17,8 +17,13 @@ public struct SecretMasker: Sendable, Hashable {
 
     /// Secret values seen in headers, longest first, hidden wherever they appear in URLs, bodies and messages.
     public private(set) var secrets: [String]
+    /// Headers whose whole value is a credential in the run's protocol (its profile's: Mobile Messaging's `AppCode`
+    /// and `applicationcode`), lower-cased; masked beside those of any HTTP exchange.
+    public private(set) var codeHeaders: Set<String> = []
 
-    public init(secrets: [String] = []) {
+    /// A masker that hides `secrets` wherever they appear, and the whole value of the headers `codeHeaders` names.
+    public init(secrets: [String] = [], codeHeaders: [String] = []) {
+        self.codeHeaders = Set(codeHeaders.map { $0.lowercased() })
         // A secret is also hidden where a URL or a form carries it percent-encoded.
         let written = secrets.flatMap { secret -> [String] in
             let encoded = secret.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? secret
@@ -34,18 +39,23 @@ public struct SecretMasker: Sendable, Hashable {
     /// received in the headers and credential query parameters of its exchanges.
     public init(learningFrom result: RunResult) {
         var found = Set(result.secrets)
+        let codeHeaders = Set(result.credentialHeaders.map { $0.lowercased() })
         // Suite by suite, one exchange at a time: a spooled exchange is read back and let go.
         for suite in result.suites {
-            for step in suite.steps where step.hasExchange { found.formUnion(Self.secrets(of: step)) }
+            for step in suite.steps where step.hasExchange {
+                found.formUnion(Self.secrets(of: step, codeHeaders: codeHeaders))
+            }
         }
-        self.init(secrets: Array(found))
+        self.init(secrets: Array(found), codeHeaders: result.credentialHeaders)
     }
 
     /// The secrets of one step's exchange: in its headers and in its URL's credential query parameters.
-    static func secrets(of step: StepResult) -> Set<String> {
+    static func secrets(of step: StepResult, codeHeaders: Set<String>) -> Set<String> {
         var found: Set<String> = []
         for fields in [step.request?.headerFields, step.response?.headerFields].compactMap({ $0 }) {
-            for field in fields { found.formUnion(secretParts(name: field.name, value: field.value)) }
+            for field in fields {
+                found.formUnion(secretParts(name: field.name, value: field.value, codeHeaders: codeHeaders))
+            }
         }
         if let url = step.request?.url { found.formUnion(queryCredentials(url)) }
         return found
@@ -70,13 +80,14 @@ public struct SecretMasker: Sendable, Hashable {
         case credential, code, cookie, setCookie, plain
     }
 
-    static func kind(of name: String) -> HeaderKind {
+    /// How the header `name` is treated, `codeHeaders` (lower-cased) being the protocol's own credential headers.
+    static func kind(of name: String, codeHeaders: Set<String> = []) -> HeaderKind {
         let n = name.lowercased()
         switch n {
         case "authorization", "proxy-authorization": return .credential
         case "cookie": return .cookie
         case "set-cookie", "set-cookie2": return .setCookie
-        case "appcode", "applicationcode", "application-code", "x-application-code": return .code
+        case _ where codeHeaders.contains(n): return .code
         default:
             let words = ["api-key", "apikey", "api_key", "token", "secret", "password", "passwd", "x-auth", "session"]
             return words.contains { n.contains($0) } ? .code : .plain
@@ -85,7 +96,7 @@ public struct SecretMasker: Sendable, Hashable {
 
     /// The value of a header as the report shows it.
     public func header(name: String, value: String) -> String {
-        switch Self.kind(of: name) {
+        switch Self.kind(of: name, codeHeaders: codeHeaders) {
         case .credential:
             let trimmed = value.trimmingCharacters(in: .whitespaces)
             guard let space = trimmed.firstIndex(of: " ") else { return Self.hide(trimmed) }
@@ -119,9 +130,12 @@ public struct SecretMasker: Sendable, Hashable {
         return out
     }
 
-    /// Whether a header, member or variable named `name` holds a credential (`Authorization`, `AppCode`, `apiKey`,
-    /// `token`, `secret`, `password`, a cookie).
-    public static func isCredentialName(_ name: String) -> Bool { kind(of: name) != .plain }
+    /// Whether a header, member or variable named `name` holds a credential in any protocol (`Authorization`,
+    /// `apiKey`, `token`, `secret`, `password`, a cookie), or may (a name with `code` in it: an application, access
+    /// or authorization code; a variable so named is hidden rather than risked).
+    public static func isCredentialName(_ name: String) -> Bool {
+        kind(of: name) != .plain || name.lowercased().contains("code")
+    }
 
     /// A credential as reports show it: `••••` and at most its last four characters (see ``hide(_:)``).
     public static func masked(_ secret: String) -> String { hide(secret) }
@@ -142,8 +156,8 @@ public struct SecretMasker: Sendable, Hashable {
     }
 
     /// The parts of a header value that are secret, for hiding them elsewhere.
-    static func secretParts(name: String, value: String) -> [String] {
-        switch kind(of: name) {
+    static func secretParts(name: String, value: String, codeHeaders: Set<String>) -> [String] {
+        switch kind(of: name, codeHeaders: codeHeaders) {
         case .credential:
             let trimmed = value.trimmingCharacters(in: .whitespaces)
             guard let space = trimmed.firstIndex(of: " ") else { return [trimmed] }

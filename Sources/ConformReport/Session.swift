@@ -24,11 +24,15 @@ public struct Session: Sendable {
     public var provenance: RunProvenance?
     /// The credentials the run was given, which every reporter hides (``RunResult/secrets``).
     public var secrets: [String]
+    /// The protocol's credential headers, which every reporter hides (``RunResult/credentialHeaders``).
+    public var credentialHeaders: [String]
 
     public init(
         console: (any RunReporter)?, reports: [ReportTarget] = [], placement: ShardPlacement? = nil,
-        scope: RunScope? = nil, provenance: RunProvenance? = nil, secrets: [String] = []
+        scope: RunScope? = nil, provenance: RunProvenance? = nil, secrets: [String] = [],
+        credentialHeaders: [String] = []
     ) {
+        self.credentialHeaders = credentialHeaders
         self.console = console
         self.reports = reports
         self.placement = placement
@@ -42,6 +46,7 @@ public struct Session: Sendable {
         var result = result
         if result.scope == nil { result.scope = scope }
         if result.secrets.isEmpty { result.secrets = secrets }
+        if result.credentialHeaders.isEmpty { result.credentialHeaders = credentialHeaders }
         if result.provenance == nil, var provenance {
             provenance.finishedAt = finishedAt
             result.provenance = provenance

@@ -61,7 +61,7 @@ public struct SuiteRun: Sendable {
     ) -> Session {
         Session(
             console: console, reports: reports, placement: placement, scope: scope, provenance: provenance,
-            secrets: credentials.values)
+            secrets: credentials.values, credentialHeaders: profile.credentialHeaderNames)
     }
 
     /// Runs the plan through `transport` in `session`: the events as they come, the result, the exit status. The

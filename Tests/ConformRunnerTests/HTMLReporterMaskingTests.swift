@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReport
 import ConformRunner
 import Foundation
@@ -18,13 +19,34 @@ import Testing
     }
 
     @Test func applicationCodesApiKeysAndCookiesAreHidden() {
-        #expect(masker.header(name: "AppCode", value: "conform-app-code") == "••••code")
-        #expect(masker.header(name: "applicationcode", value: "conform-jwt-app-code") == "••••code")
+        // The protocol's own credential headers are its profile's: a masker told them hides their whole value.
+        let mobileMessaging = SecretMasker(codeHeaders: ProtocolProfile.mobileMessaging.credentialHeaderNames)
+        #expect(mobileMessaging.header(name: "AppCode", value: "conform-app-code") == "••••code")
+        #expect(mobileMessaging.header(name: "applicationcode", value: "conform-jwt-app-code") == "••••code")
+        #expect(masker.header(name: "AppCode", value: "conform-app-code") == "conform-app-code", "not any protocol's")
         #expect(masker.header(name: "X-Api-Key", value: "conform-api-key") == "••••-key")
         #expect(masker.header(name: "x-auth-token", value: "abc") == "••••")
         #expect(masker.header(name: "Cookie", value: "session=abc123; theme=dark") == "session=••••; theme=••••")
         #expect(
             masker.header(name: "Set-Cookie", value: "sid=abcdef; Path=/; HttpOnly") == "sid=••••; Path=/; HttpOnly")
+    }
+
+    /// A session hands the profile's credential headers to the result, and every report's masker learns from it.
+    @Test func aSessionsCredentialHeadersReachEveryReportsMasker() {
+        let group = ResultGroup(kind: .deviceFlow, id: "flow d1", title: "d1", file: "t.jsonl")
+        var step = StepResult(
+            suiteID: group.id, flow: "d1", index: 0, name: "exchange 1", file: "t.jsonl", place: .record(seq: 1),
+            spec: SpecReference(), verdict: .fail, check: .replayDifference)
+        step.request = HTTPRequest(
+            method: .get, url: "/mobile/1/appinstance/r1/user?x=secret-app-code-9876",
+            headerFields: ["AppCode": "secret-app-code-9876"])
+        let result = RunResult(
+            command: .replay, suites: [SuiteResult(group: group, steps: [step], duration: 0)], duration: 0, target: "t")
+        let session = Session(
+            console: nil, credentialHeaders: ProtocolProfile.mobileMessaging.credentialHeaderNames)
+        let masker = SecretMasker(learningFrom: session.stamped(result))
+        #expect(masker.text("x=secret-app-code-9876") == "x=••••9876", "learned from the header, hidden in text")
+        #expect(SecretMasker(learningFrom: result).text("x=secret-app-code-9876") == "x=secret-app-code-9876")
     }
 
     @Test func otherHeadersAreShownExceptForTokensInThem() {

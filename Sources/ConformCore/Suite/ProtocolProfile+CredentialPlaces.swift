@@ -25,3 +25,9 @@ extension ProtocolProfile {
         Self.secretQueryKeys.contains((name.removingPercentEncoding ?? name).lowercased())
     }
 }
+
+extension ProtocolProfile {
+    /// The protocol's own headers whose whole value is a credential or a code's digest (``RedactionKeys``), which
+    /// reports hide beside `Authorization` and cookies.
+    public var credentialHeaderNames: [String] { redaction.credentialHeaders + redaction.codeDigestHeaders }
+}

@@ -108,7 +108,14 @@ struct SequencePlayer: Sendable {
                 exploration: configuration.profile.exploration, names: names, textsSent: textsSent)
             builder.pushes = pushes
             builder.device = names["d\(step.device + 1)"]
-            expectations.append(builder.expectation(for: op, response: record.response))
+            var judged = op
+            // A primary-only push to a person without a primary device: its acceptance is only assumed, too.
+            if let facts = op.slots.contains(.text) ? pushes["t\(text)"] : nil, facts.primaryOnly,
+                !facts.personHadPrimary, let decision = configuration.profile.exploration.pushAssumptions.noPrimary
+            {
+                judged.statusAssumedBy = decision
+            }
+            expectations.append(builder.expectation(for: judged, response: record.response))
             if let path = op.registers, let body = try? JSONValue.parse(record.response.body),
                 let id = builder.value(at: path, in: body)?.stringValue
             {

@@ -175,7 +175,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<device>/user"
                 \(userAuth)
                 json: {firstName: <firstName>, customAttributes: {explorePlan: <plan>}}
-                """),
+                """, weight: 2),
         ExploreOperation(
             name: "backend-personalize", endpoint: "B3", spec: "API B3, §4.1 [D2, D4, D6]", slots: [.device, .person],
             parameters: [ExploreParameter("force", booleans), ExploreParameter("primary", booleans)],
@@ -222,7 +222,7 @@ extension MobileMessaging {
                 url: "{{ backend }}/push/2/message/single"
                 \(pushAuth)
                 json: {from: "{{ appCode }}", to: {externalUserId: "<person>"}, text: "<text>", targetOnlyPrimaryDevices: <onlyPrimary>}
-                """, primaryOnly: "onlyPrimary"),
+                """, primaryOnly: "onlyPrimary", weight: 2),
         ExploreOperation(
             name: "push-to-tag", endpoint: "B6", spec: "API B6 (to by tag, §11.4) [D17]", slots: [.person, .text],
             request: """
@@ -239,7 +239,7 @@ extension MobileMessaging {
                 url: "{{ backend }}/push/3/messages"
                 \(pushAuth)
                 json: {messages: [{sender: "{{ appCode }}", destinations: [{type: EXTERNAL_USER_ID, externalUserId: "<person>", targetOnlyPrimaryDevices: <onlyPrimary>}], content: {type: TEXT, text: "<text>"}}]}
-                """, primaryOnly: "onlyPrimary"),
+                """, primaryOnly: "onlyPrimary", weight: 2),
         ExploreOperation(
             name: "push-multi", endpoint: "B7", spec: "API B7 (two messages: the person, a device) [D17, D18]",
             slots: [.person, .device, .text],

@@ -105,9 +105,10 @@ struct SequenceGenerator: Sendable {
     }
 
     /// A random sequence of `maxLength`/2…`maxLength` steps. A sequence with no installation registers one; one
-    /// with fewer than it may have registers another one time in three; otherwise every operation that can come
-    /// next is as likely, then its slots and values. A change is followed, one time in two, by a read that can show
-    /// it: a push by a read of pushes on some device, a device's change by a read of that device.
+    /// with fewer than it may have registers another one time in three; otherwise an operation that can come next,
+    /// as likely as its weight says, then its slots and values. A change is followed, one time in two, by a read that can show
+    /// it: a push by a read of pushes on some device, a device's change by a read of that device (half the time) or
+    /// of any device or person (a sibling device, the person it left).
     func draw(_ random: inout SeededRandom) -> ExploreSequence {
         var sequence = ExploreSequence([])
         let length = Int.random(in: max(1, maxLength / 2)...maxLength, using: &random)
@@ -128,22 +129,36 @@ struct SequenceGenerator: Sendable {
                 Bool.random(using: &random)
             else { continue }
             let showsPushes = op.slots.contains(.text)
+            // A change shows on the device it acts on, or on what shares its person: half the time a read of
+            // that device, else any read of a device or a person.
+            let sameDevice = Bool.random(using: &random)
             let reads = candidates(after: sequence).filter { next in
                 let read = operations[next.operation]
                 guard read.reads else { return false }
                 let readsPushes = read.observations.contains { if case .texts = $0 { true } else { false } }
-                return showsPushes ? readsPushes : (!readsPushes && next.device == step.device)
+                if showsPushes { return readsPushes }
+                guard !readsPushes else { return false }
+                return !sameDevice || (read.slots.contains(.device) && next.device == step.device)
             }
             if !reads.isEmpty { sequence.steps.append(pick(reads, &random)) }
         }
         return sequence
     }
 
-    /// An operation among `options` (each as likely), then one of its steps.
+    /// An operation among `options` (as likely as its weight says), then one of its steps.
     private func pick(_ options: [ExploreStep], _ random: inout SeededRandom) -> ExploreStep {
         let byOperation = Dictionary(grouping: options, by: \.operation)
         let keys = byOperation.keys.sorted()
-        let steps = byOperation[keys[Int.random(in: 0..<keys.count, using: &random)]]!
+        var draw = Int.random(in: 0..<keys.reduce(0) { $0 + operations[$1].weight }, using: &random)
+        var chosen = keys[0]
+        for key in keys {
+            draw -= operations[key].weight
+            if draw < 0 {
+                chosen = key
+                break
+            }
+        }
+        let steps = byOperation[chosen]!
         return steps[Int.random(in: 0..<steps.count, using: &random)]
     }
 

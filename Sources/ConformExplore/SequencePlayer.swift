@@ -87,17 +87,35 @@ struct SequencePlayer: Sendable {
         var expectations: [StepExpectation] = []
         var textsSent: [String] = []
         var states: [CoverageCell] = []
+        var pushes: [String: PushFacts] = [:]
+        var everPrimary: Set<String> = []
         var text = 0
-        for (step, record) in zip(sequence.steps, records) {
+        for (index, (step, record)) in zip(sequence.steps, records).enumerated() {
             let op = operations[step.operation]
             states.append(CoverageCell.of(op, step: step, names: names, before: record.before))
+            for person in record.before.persons {
+                everPrimary.formUnion(person.installations.filter(\.isPrimary).map(\.pushRegId))
+            }
             if op.slots.contains(.text) {
                 text += 1
                 textsSent.append("t\(text)")
+                let after = index + 1 < records.count ? records[index + 1].before : nil
+                var facts = PushFacts(op, step, names: names, before: record.before, after: after)
+                facts.primaryBefore = everPrimary
+                pushes["t\(text)"] = facts
             }
-            let builder = ExpectationBuilder(
+            var builder = ExpectationBuilder(
                 exploration: configuration.profile.exploration, names: names, textsSent: textsSent)
-            expectations.append(builder.expectation(for: op, response: record.response))
+            builder.pushes = pushes
+            builder.device = names["d\(step.device + 1)"]
+            var judged = op
+            // A primary-only push to a person without a primary device: its acceptance is only assumed, too.
+            if let facts = op.slots.contains(.text) ? pushes["t\(text)"] : nil, facts.primaryOnly,
+                !facts.personHadPrimary, let decision = configuration.profile.exploration.pushAssumptions.noPrimary
+            {
+                judged.statusAssumedBy = decision
+            }
+            expectations.append(builder.expectation(for: judged, response: record.response))
             if let path = op.registers, let body = try? JSONValue.parse(record.response.body),
                 let id = builder.value(at: path, in: body)?.stringValue
             {

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformReference
 
 /// What a generated step expects, worked out from the reference's answer under the profile's rules: the checks that
 /// must hold, those a decision assumes, the control a read repeats until (pushes that must arrive), and whether it
@@ -57,6 +58,10 @@ struct ExpectationBuilder: Sendable {
     var names: [String: String]
     /// The variables of every push text sent so far in the sequence, in order.
     var textsSent: [String]
+    /// What the reference did with each push text so far, by its variable.
+    var pushes: [String: PushFacts] = [:]
+    /// The reference's id of the device the step names.
+    var device: String?
 
     func expectation(for op: ExploreOperation, response: HTTPResponse) -> StepExpectation {
         var e = StepExpectation()
@@ -93,14 +98,15 @@ struct ExpectationBuilder: Sendable {
         switch observation {
         case .value(let path, let rule):
             let found = body.flatMap { value(at: path, in: $0) }
-            e.add(rule, json: .at(path, expected(found)))
+            let wanted = expected(found)
+            e.add(rule, json: wanted == .raw("$none") ? Self.none(at: path) : .at(path, wanted))
         case .flag(let path, let whenSet, let whenClear):
             let set = body.flatMap { value(at: path, in: $0) }?.boolValue == true
             e.add(set ? whenSet : whenClear, json: .at(path, set ? .raw("true") : .clear))
         case .members(let path, let key, let rule, let flag, let whenSet, let whenClear):
             let items = body.flatMap { value(at: path, in: $0) }?.arrayValue ?? []
             guard !items.isEmpty else {
-                e.add(rule, json: .at(path, .raw("$none")))
+                e.add(rule, json: Self.none(at: path))
                 return
             }
             var members: [YAMLFlow] = []
@@ -126,15 +132,49 @@ struct ExpectationBuilder: Sendable {
             let arrived = textsSent.filter { names[$0].map(received.contains) ?? false }
             let away = textsSent.filter { !arrived.contains($0) }
             func text(_ name: String) -> YAMLFlow { .map([(textKey, .raw("\"{{ \(name) }}\""))]) }
-            if !away.isEmpty {
-                let any = away.count == 1 ? text(away[0]) : .map([("$oneOf", .list(away.map(text)))])
-                e.add(rule, json: .at(path, .map([("$not", .map([("$contains", .list([any]))]))])))
+            // Texts kept away under a MUST, then those only a decision keeps away (ExplorePushAssumptions).
+            var groups: [(rule: ExploreRule, texts: [String])] = []
+            for name in away {
+                let keptAwayBy = assumption(keepingAway: name).map(ExploreRule.assumed) ?? rule
+                if let i = groups.firstIndex(where: { $0.rule == keptAwayBy }) {
+                    groups[i].texts.append(name)
+                } else {
+                    groups.append((keptAwayBy, [name]))
+                }
+            }
+            for (groupRule, names) in groups.sorted(by: { $0.rule == rule && $1.rule != rule }) {
+                let any = names.count == 1 ? text(names[0]) : .map([("$oneOf", .list(names.map(text)))])
+                e.add(groupRule, json: .at(path, .map([("$not", .map([("$contains", .list([any]))]))])))
             }
             if !arrived.isEmpty {
                 e.until = .map([("json", .at(path, .map([("$contains", .list(arrived.map(text)))])))])
                 e.eventually = true
             }
         }
+    }
+
+    /// The decision that only assumes push `name` stays away from the step's device, when one does: the reference
+    /// queued it there and withdrew it, or it is a primary-only push to a person without a primary device, or to a
+    /// device that had been primary.
+    private func assumption(keepingAway name: String) -> String? {
+        guard let facts = pushes[name], let device else { return nil }
+        let rules = exploration.pushAssumptions
+        if facts.queuedOn.contains(device), let decision = rules.withdrawn { return decision }
+        guard facts.primaryOnly else { return nil }
+        if !facts.personHadPrimary, let decision = rules.noPrimary { return decision }
+        if facts.primaryBefore.contains(device), let decision = rules.formerPrimary { return decision }
+        return nil
+    }
+
+    /// No value at `path`, also where a member on the way to it has none: `{a: {$oneOf: [$none, {b: $none}]}}` for
+    /// `$.a.b`, so an implementation that leaves out an empty map (or sends it as `null`) reads as one that sends it.
+    static func none(at path: String) -> YAMLFlow {
+        func nested(_ members: ArraySlice<String>) -> YAMLFlow {
+            guard let first = members.first else { return .raw("$none") }
+            guard members.count > 1 else { return .map([(first, .raw("$none"))]) }
+            return .map([(first, .map([("$oneOf", .list([.raw("$none"), nested(members.dropFirst())]))]))])
+        }
+        return nested(ArraySlice(path.split(separator: ".").dropFirst().map(String.init)))
     }
 
     /// What the reference's value expects: the variable it stands for, `$none` for no value, `true`, clear for
@@ -157,5 +197,40 @@ struct ExpectationBuilder: Sendable {
         var current: JSONValue? = body
         for member in path.split(separator: ".").dropFirst() { current = current?[String(member)] }
         return current
+    }
+}
+
+/// What the reference did with one push: the devices it queued it on, whether it was primary-only, whether the
+/// person it named had a primary device when it was sent, and which devices had been primary until then.
+struct PushFacts: Sendable, Hashable {
+    var queuedOn: Set<String> = []
+    var primaryOnly = false
+    var personHadPrimary = false
+    /// The reference's ids of every device that had been primary up to the push.
+    var primaryBefore: Set<String> = []
+
+    init() {}
+
+    init(
+        _ op: ExploreOperation, _ step: ExploreStep, names: [String: String], before: ReferenceSnapshot,
+        after: ReferenceSnapshot?
+    ) {
+        if let after {
+            for person in after.persons {
+                for installation in person.installations {
+                    let earlier = Set(before.installation(installation.pushRegId)?.pendingMessageIds ?? [])
+                    if installation.pendingMessageIds.contains(where: { !earlier.contains($0) }) {
+                        queuedOn.insert(installation.pushRegId)
+                    }
+                }
+            }
+        }
+        if let parameter = op.primaryOnly, let i = op.parameters.firstIndex(where: { $0.name == parameter }),
+            i < step.choices.count
+        {
+            primaryOnly = ["true", "1"].contains(op.parameters[i].values[step.choices[i]])
+        }
+        let person = names["p\(step.person + 1)"].flatMap { before.person(externalUserId: $0) }
+        personHadPrimary = person?.installations.contains(where: \.isPrimary) ?? false
     }
 }

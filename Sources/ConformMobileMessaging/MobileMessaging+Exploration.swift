@@ -11,8 +11,9 @@ extension MobileMessaging {
         mustErrorCodes: ["USER_MERGE_INTERRUPTED", "AMBIGUOUS_PERSONALIZE_CANDIDATES", "PERSONALIZATION_IMPOSSIBLE"],
         assumedRefusals: [
             "USER_MERGE_INTERRUPTED": "D2", "AMBIGUOUS_PERSONALIZE_CANDIDATES": "D1",
-            "PERSONALIZATION_IMPOSSIBLE": "D1",
-        ])
+            "PERSONALIZATION_IMPOSSIBLE": "D1", "FORBIDDEN": "D16",
+        ],
+        pushAssumptions: ExplorePushAssumptions(withdrawn: "D12", formerPrimary: "D6", noPrimary: "D7"))
 
     static let explorationApplications: [String: ExploreApplication] = [
         "all": application("conform-app-code", "conform-api-key"),
@@ -38,6 +39,8 @@ extension MobileMessaging {
     private static let backendAuth = #"headers: {Authorization: "App {{ apiKey }}", AppCode: "{{ appCode }}"}"#
     private static let pushAuth = #"headers: {Authorization: "App {{ apiKey }}"}"#
     private static let booleans = ["false", "true"]
+    /// A mobile query boolean in both spellings the SDKs send: Android's `true`/`false`, iOS's `1`/`0` (D13).
+    private static let queryBooleans = ["false", "true", "0", "1"]
     private static let primaryFlag = ExploreObservation.flag("$.isPrimary", whenSet: .must, whenClear: .assumed("D6"))
 
     static let installationOperations: [ExploreOperation] = [
@@ -107,11 +110,11 @@ extension MobileMessaging {
 
     static let personalizationOperations: [ExploreOperation] = [
         ExploreOperation(
-            name: "personalize", endpoint: "M4", spec: "flow step 2; API M4 [D1, D2, D3, D4, D6]",
+            name: "personalize", endpoint: "M4", spec: "flow step 2; API M4 [D1, D2, D3, D4, D6, D13]",
             slots: [.device, .person],
             parameters: [
-                ExploreParameter("force", booleans), ExploreParameter("primary", booleans),
-                ExploreParameter("keepAsLead", booleans),
+                ExploreParameter("force", queryBooleans), ExploreParameter("primary", queryBooleans),
+                ExploreParameter("keepAsLead", queryBooleans),
             ],
             request: """
                 method: POST
@@ -120,7 +123,7 @@ extension MobileMessaging {
                 \(userAuth)
                 json: {userIdentity: {externalUserId: "<person>"}}
                 """,
-            observations: [.value("$.externalUserId", .must)]),
+            observations: [.value("$.externalUserId", .must)], weight: 3),
         ExploreOperation(
             name: "repersonalize", endpoint: "M5", spec: "flow step 2 (Android's repersonalize); API M5, §3.4",
             slots: [.device, .person],
@@ -139,6 +142,16 @@ extension MobileMessaging {
                 """,
             statusAssumedBy: "D5"),
         ExploreOperation(
+            name: "depersonalize-other", endpoint: "M6",
+            spec: "flow step 3 (logout of another device); API M6 (other installation), §3.5 [D5, D16]",
+            slots: [.device, .other],
+            request: """
+                method: POST
+                url: "{{ mobile }}/mobile/1/appinstance/<other>/depersonalize"
+                \(mobileAuth)
+                """,
+            statusAssumedBy: "D5"),
+        ExploreOperation(
             name: "read-user", endpoint: "M7", spec: "API M7 [D3, D5, D6, D19]", slots: [.device],
             request: """
                 method: GET
@@ -149,19 +162,20 @@ extension MobileMessaging {
             reads: true,
             observations: [
                 .value("$.externalUserId", .must), .value("$.firstName", .must), .value("$.type", .must),
+                .value("$.customAttributes.explorePlan", .must),
                 .members(
                     "$.instances", key: "pushRegId", rule: .must, flag: "isPrimary", whenSet: .must,
                     whenClear: .assumed("D6")),
             ]),
         ExploreOperation(
             name: "update-user", endpoint: "M8", spec: "flow step 2 (user data); API M8", slots: [.device],
-            parameters: [ExploreParameter("firstName", ["Ana", "Bo"])],
+            parameters: [ExploreParameter("firstName", ["Ana", "Bo"]), ExploreParameter("plan", ["gold", "null"])],
             request: """
                 method: PATCH
                 url: "{{ mobile }}/mobile/1/appinstance/<device>/user"
                 \(userAuth)
-                json: {firstName: <firstName>}
-                """),
+                json: {firstName: <firstName>, customAttributes: {explorePlan: <plan>}}
+                """, weight: 2),
         ExploreOperation(
             name: "backend-personalize", endpoint: "B3", spec: "API B3, §4.1 [D2, D4, D6]", slots: [.device, .person],
             parameters: [ExploreParameter("force", booleans), ExploreParameter("primary", booleans)],
@@ -172,7 +186,23 @@ extension MobileMessaging {
                 \(backendAuth)
                 json: {identity: {externalId: "<person>"}, attributes: {tags: ["<tag>"]}}
                 """,
-            observations: [.value("$.externalId", .must)]),
+            observations: [.value("$.externalId", .must)], weight: 2),
+        ExploreOperation(
+            name: "read-person", endpoint: "B5", spec: "API B5 [D4, D5, D6]", slots: [.person],
+            request: """
+                method: GET
+                url: "{{ backend }}/people/2/persons"
+                query: {identifier: "<person>", type: EXTERNAL_ID}
+                \(backendAuth)
+                """,
+            reads: true,
+            observations: [
+                .value("$.externalId", .must), .value("$.type", .must),
+                .value("$.customAttributes.explorePlan", .must),
+                .members(
+                    "$.contactInformation.push", key: "registrationId", rule: .must, flag: "isPrimary", whenSet: .must,
+                    whenClear: .assumed("D6")),
+            ]),
         ExploreOperation(
             name: "backend-depersonalize", endpoint: "B4", spec: "API B4 (remote logout) [D5]", slots: [.device],
             request: """
@@ -192,7 +222,7 @@ extension MobileMessaging {
                 url: "{{ backend }}/push/2/message/single"
                 \(pushAuth)
                 json: {from: "{{ appCode }}", to: {externalUserId: "<person>"}, text: "<text>", targetOnlyPrimaryDevices: <onlyPrimary>}
-                """),
+                """, primaryOnly: "onlyPrimary", weight: 2),
         ExploreOperation(
             name: "push-to-tag", endpoint: "B6", spec: "API B6 (to by tag, §11.4) [D17]", slots: [.person, .text],
             request: """
@@ -209,6 +239,15 @@ extension MobileMessaging {
                 url: "{{ backend }}/push/3/messages"
                 \(pushAuth)
                 json: {messages: [{sender: "{{ appCode }}", destinations: [{type: EXTERNAL_USER_ID, externalUserId: "<person>", targetOnlyPrimaryDevices: <onlyPrimary>}], content: {type: TEXT, text: "<text>"}}]}
+                """, primaryOnly: "onlyPrimary", weight: 2),
+        ExploreOperation(
+            name: "push-multi", endpoint: "B7", spec: "API B7 (two messages: the person, a device) [D17, D18]",
+            slots: [.person, .device, .text],
+            request: """
+                method: POST
+                url: "{{ backend }}/push/2/message/multi"
+                \(pushAuth)
+                json: {messages: [{from: "{{ appCode }}", to: {externalUserId: "<person>"}, text: "<text>"}, {from: "{{ appCode }}", to: {pushRegistrationId: "<device>"}, text: "<text>"}]}
                 """),
         ExploreOperation(
             name: "push-to-device", endpoint: "B6", spec: "API B6 (to.pushRegistrationId) [D18]",

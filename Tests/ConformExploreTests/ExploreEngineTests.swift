@@ -63,9 +63,10 @@ import Testing
         #expect(seen.allSatisfy { $0.steps.count == 2 })
         // A first step names the first person only: the second is the same sequence with the persons swapped.
         #expect(seen.allSatisfy { $0.steps[0].person == 0 })
-        // Register first: 33 steps can follow (a person-naming step names p1 only, no person being used yet);
-        // one of the five pushes to p1 first: 11 each (a registration, or a push to p1 or p2).
-        #expect(seen.count == 33 + 5 * 11)
+        // Register first: 93 steps can follow (a person-naming step names p1 only, no person being used yet;
+        // personalize alone has 64 spellings of its three query booleans); one of the six steps that name only a
+        // person (five pushes, a person read) first: 13 each (a registration, or one of them for p1 or p2).
+        #expect(seen.count == 93 + 6 * 13)
     }
 
     @Test func aRefusalADecisionOnlyAssumesIsAnAssumption() {
@@ -112,11 +113,40 @@ import Testing
         ).lines()
         #expect(
             lines.contains(
-                #"      json: {externalUserId: "{{ p1 }}", firstName: $none, type: $none, instances: {$anyOrder: [{pushRegId: "{{ d1 }}"}, {pushRegId: "{{ d2 }}"}], $contains: [{pushRegId: "{{ d1 }}", isPrimary: true}]}}"#
+                #"      json: {externalUserId: "{{ p1 }}", firstName: $none, type: $none, customAttributes: {$oneOf: [$none, {explorePlan: $none}]}, instances: {$anyOrder: [{pushRegId: "{{ d1 }}"}, {pushRegId: "{{ d2 }}"}], $contains: [{pushRegId: "{{ d1 }}", isPrimary: true}]}}"#
             ))
         #expect(
             lines.contains(
                 #"        - {json: {instances: {$contains: [{pushRegId: "{{ d2 }}", isPrimary: {$oneOf: [false, $none]}}]}}}"#
             ))
+    }
+
+    /// A push the reference kept away from the device is a MUST, unless a decision only assumes it stays away:
+    /// withdrawn when the device changed person (D12), primary-only to a person without a primary device (D7).
+    @Test func aPushKeptAwayOnlyByAnAssumedDecisionIsAnAssumption() {
+        var builder = ExpectationBuilder(
+            exploration: MobileMessaging.exploration, names: ["d1": "id-1", "t1": "one", "t2": "two", "t3": "three"],
+            textsSent: ["t1", "t2", "t3"])
+        var withdrawn = PushFacts()
+        withdrawn.queuedOn = ["id-1"]
+        var noPrimary = PushFacts()
+        noPrimary.primaryOnly = true
+        builder.pushes = ["t1": withdrawn, "t2": noPrimary, "t3": PushFacts()]
+        builder.device = "id-1"
+        let lines = builder.expectation(
+            for: operations[index("sync")], response: HTTPResponse(status: 200, body: Data(#"{"payloads":[]}"#.utf8))
+        ).lines(interval: "50ms")
+        #expect(
+            lines == [
+                "    expect:",
+                "      status: 2xx",
+                "      json: {payloads: {$not: {$contains: [{\"gcm.notification.body\": \"{{ t3 }}\"}]}}}",
+                "    assume:",
+                "      D12:",
+                "        - {json: {payloads: {$not: {$contains: [{\"gcm.notification.body\": \"{{ t1 }}\"}]}}}}",
+                "      D7:",
+                "        - {json: {payloads: {$not: {$contains: [{\"gcm.notification.body\": \"{{ t2 }}\"}]}}}}",
+                "    eventually: {timeout: \"{{ asyncWindow }}\", interval: 50ms}",
+            ])
     }
 }

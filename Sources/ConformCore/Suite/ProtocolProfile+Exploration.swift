@@ -14,19 +14,40 @@ extension ProtocolProfile {
         public var mustErrorCodes: Set<String>
         /// Refusals whose status class a decision only assumes, by error code: the decision (`D2`).
         public var assumedRefusals: [String: String]
+        /// The decisions that only assume a push stays away from a device (see ``ExplorePushAssumptions``).
+        public var pushAssumptions: ExplorePushAssumptions
         public init(
             operations: [ExploreOperation], applications: [String: ExploreApplication], errorCodePath: String,
-            mustErrorCodes: Set<String> = [], assumedRefusals: [String: String] = [:]
+            mustErrorCodes: Set<String> = [], assumedRefusals: [String: String] = [:],
+            pushAssumptions: ExplorePushAssumptions = ExplorePushAssumptions()
         ) {
             self.operations = operations
             self.applications = applications
             self.errorCodePath = errorCodePath
             self.mustErrorCodes = mustErrorCodes
             self.assumedRefusals = assumedRefusals
+            self.pushAssumptions = pushAssumptions
         }
 
         /// A protocol that declares nothing to explore.
         public static let none = Exploration(operations: [], applications: [:], errorCodePath: "$")
+    }
+}
+
+/// Where a push the reference kept away from a device may still reach it on a conforming implementation: the
+/// decision that only assumes it stays away, for each case the explorer tells from the reference's state. A case
+/// without a decision is a MUST.
+public struct ExplorePushAssumptions: Sendable, Hashable {
+    /// The push was queued for the device and withdrawn before it was handed out (the device changed person).
+    public var withdrawn: String?
+    /// A primary-only push, and the device had been primary before (exclusivity of the primary flag).
+    public var formerPrimary: String?
+    /// A primary-only push to a person without a primary device.
+    public var noPrimary: String?
+    public init(withdrawn: String? = nil, formerPrimary: String? = nil, noPrimary: String? = nil) {
+        self.withdrawn = withdrawn
+        self.formerPrimary = formerPrimary
+        self.noPrimary = noPrimary
     }
 }
 
@@ -82,12 +103,20 @@ public struct ExploreOperation: Sendable, Hashable {
     public var reads: Bool
     /// What its answer shows beyond the status class.
     public var observations: [ExploreObservation]
+    /// For a push: the parameter that makes it reach primary devices only when its value is `true` or `1`.
+    public var primaryOnly: String?
+    /// How likely a random sequence draws it next, relative to the others (1: as likely as an operation without
+    /// a weight). Operations that build the state others act on (a login) are weighted up, so that sequences reach
+    /// the states where a history matters (two devices of one person, one of them switched) within a budget.
+    public var weight: Int
 
     public init(
         name: String, endpoint: String, spec: String, slots: Set<ExploreSlot>, parameters: [ExploreParameter] = [],
         request: String, registers: String? = nil, retires: Bool = false, statusAssumedBy: String? = nil,
-        reads: Bool = false, observations: [ExploreObservation] = []
+        reads: Bool = false, observations: [ExploreObservation] = [], primaryOnly: String? = nil, weight: Int = 1
     ) {
+        self.primaryOnly = primaryOnly
+        self.weight = max(1, weight)
         self.name = name
         self.endpoint = endpoint
         self.spec = spec

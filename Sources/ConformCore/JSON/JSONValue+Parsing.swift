@@ -268,15 +268,11 @@ private struct JSONParser {
                 guard index < bytes.count else { break }
                 let escape = bytes[index]
                 index += 1
+                if let simple = JSONValue.unescaped(escape) {
+                    out.append(simple)
+                    continue
+                }
                 switch escape {
-                case UInt8(ascii: "\""): out.append(0x22)
-                case UInt8(ascii: "\\"): out.append(0x5C)
-                case UInt8(ascii: "/"): out.append(0x2F)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
                 case UInt8(ascii: "u"):
                     var scalar = try hex4()
                     if (0xD800..<0xDC00).contains(scalar), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
@@ -352,5 +348,24 @@ private struct JSONParser {
         // 1e999 is valid JSON text but no double: refuse it rather than hold an infinity no writer can write back.
         guard d.isFinite else { throw error("number out of range (beyond ±1.8e308)") }
         return .double(d)
+    }
+}
+
+extension JSONValue {
+    /// The byte a one-letter JSON escape (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`) stands for, given the
+    /// letter after the backslash; `nil` for `u` and for what is no escape.
+    @inlinable
+    public static func unescaped(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""): 0x22
+        case UInt8(ascii: "\\"): 0x5C
+        case UInt8(ascii: "/"): 0x2F
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
     }
 }

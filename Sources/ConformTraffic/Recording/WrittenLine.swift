@@ -136,17 +136,8 @@ struct WrittenLine {
             if byte == UInt8(ascii: "\\") {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
                 guard index + 1 < bytes.count else { return nil }
-                switch bytes[index + 1] {
-                case UInt8(ascii: "\""): out.append(0x22)
-                case UInt8(ascii: "\\"): out.append(0x5C)
-                case UInt8(ascii: "/"): out.append(0x2F)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "t"): out.append(0x09)
-                default: return nil
-                }
+                guard let simple = JSONValue.unescaped(bytes[index + 1]) else { return nil }
+                out.append(simple)
                 index += 2
                 run = index
                 continue

@@ -57,6 +57,10 @@ struct SequencePlayer: Sendable {
     }
 
     func play(_ sequence: ExploreSequence, id: String = "explore") async -> PlayedSequence {
+        // Played on in-process implementations, a sequence may never suspend: between sequences the other tasks of
+        // the process get their turn, so an exploration (or its shrinking) never holds a thread of the shared pool
+        // for its whole length.
+        await Task.yield()
         let operations = configuration.profile.exploration.operations
         let identities = freshIdentities(for: sequence)
         let window = configuration.windowText

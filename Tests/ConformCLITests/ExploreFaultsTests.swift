@@ -109,18 +109,7 @@ import Testing
                     ] + mode)
                 if run.code != 0 { break }
             }
-            #expect(run.code == 1, "explore --fault \(fault) printed:\n\(run.out)\(run.err)")
-            #expect(run.out.contains("Result: DIVERGES FROM THE REFERENCE"))
-            let line = try #require(run.out.split(separator: "\n").first { $0.hasPrefix("Shrunk suite: ") })
-            let path = String(line.dropFirst("Shrunk suite: ".count).prefix { $0 != " " })
-            #expect(path.hasPrefix(out.url.path + "/explore-seed\(seed)-"))
-            let text = try String(contentsOfFile: path, encoding: .utf8)
-            #expect(text.contains("spec: \"flow step") || text.contains("spec: \"API"))
-            // The shrunk suite is an ordinary suite: it fails on the fault and passes on the reference.
-            let onFault = try await binary.conform(["run", path, "--fault", fault, "--no-color"])
-            #expect(onFault.code == 1, "run on the fault printed:\n\(onFault.out)\(onFault.err)")
-            let onReference = try await binary.conform(["run", path, "--no-color"])
-            #expect(onReference.code == 0, "run on the reference printed:\n\(onReference.out)\(onReference.err)")
+            try await binary.expectShrunkSuite(run, fault: fault, seed: seed, out: out.url.path)
         }
     }
 

@@ -19,8 +19,12 @@ final class LineReader {
     }
 
     private let fd: Int32
+    /// The window: bytes read but not yet handed out are `buffer[start..<end]`; past `end` is free room for the
+    /// next read. It grows only for a line longer than it, and is compacted in place, never zeroed again.
     private var buffer: [UInt8] = []
     private var start = 0
+    private var end = 0
+    /// How far from `start` the search for a newline has already looked.
     private var scanned = 0
     private var atEOF = false
     private let chunkSize: Int
@@ -45,18 +49,18 @@ final class LineReader {
 
     func next() throws(Failure) -> Line? {
         while true {
-            if let newline = buffer[scanned...].firstIndex(of: 0x0A) {
+            if let newline = newline(from: scanned) {
                 let line = buffer[start..<newline]
                 start = newline + 1
                 scanned = start
                 return Line(bytes: line, terminated: true)
             }
-            scanned = buffer.count
+            scanned = end
             if scanned - start > maxLineBytes { throw .lineTooLong(maxLineBytes) }
             if atEOF {
-                guard start < buffer.count else { return nil }
-                let line = buffer[start...]
-                start = buffer.count
+                guard start < end else { return nil }
+                let line = buffer[start..<end]
+                start = end
                 scanned = start
                 return Line(bytes: line, terminated: false)
             }
@@ -64,24 +68,45 @@ final class LineReader {
         }
     }
 
+    /// The index of the first newline in `buffer[from..<end]`, found by `memchr`.
+    private func newline(from: Int) -> Int? {
+        guard from < end else { return nil }
+        return buffer.withUnsafeBytes { bytes -> Int? in
+            guard let found = memchr(bytes.baseAddress! + from, 0x0A, end - from) else { return nil }
+            return bytes.baseAddress!.distance(to: UnsafeRawPointer(found))
+        }
+    }
+
     private func fill() throws(Failure) {
+        let live = end - start
         if start > 0 {
-            buffer.removeSubrange(0..<start)
+            if live > 0 {
+                buffer.withUnsafeMutableBytes { _ = memmove($0.baseAddress!, $0.baseAddress! + start, live) }
+            }
             scanned -= start
             start = 0
+            end = live
         }
-        let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunkSize))
+        if buffer.count - end < chunkSize { grow(to: max(end + chunkSize, buffer.count * 2)) }
         var n: Int
         repeat {
-            n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, chunkSize) }
+            n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + end, chunkSize) }
         } while n < 0 && errno == EINTR
-        guard n >= 0 else {
-            buffer.removeSubrange(old...)
-            throw .read(errno)
-        }
-        buffer.removeSubrange((old + n)...)
+        guard n >= 0 else { throw .read(errno) }
+        end += n
         if n == 0 { atEOF = true }
+    }
+
+    /// Makes the window `count` bytes, keeping what it holds (copied, the rest zeroed, each once).
+    private func grow(to count: Int) {
+        let kept = end
+        buffer = buffer.withUnsafeBytes { old in
+            [UInt8](unsafeUninitializedCapacity: count) { new, initialized in
+                if kept > 0 { _ = memcpy(new.baseAddress!, old.baseAddress!, kept) }
+                _ = memset(new.baseAddress! + kept, 0, count - kept)
+                initialized = count
+            }
+        }
     }
 }
 

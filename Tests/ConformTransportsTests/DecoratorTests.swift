@@ -125,6 +125,47 @@ struct DecoratorTests {
         #expect(hanging.cancelled.withLock { $0 })
     }
 
+    /// Holds every job it is given until `open()`: an exchange queued behind a busy machine.
+    final class Gate: TaskExecutor {
+        private let held = Mutex<[UnownedJob]?>([])
+        private let queue = DispatchQueue(label: "gate")
+        var pending: Int { held.withLock { $0?.count ?? 0 } }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            let run = held.withLock { held -> Bool in
+                guard held != nil else { return true }
+                held!.append(job)
+                return false
+            }
+            if run { queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) } }
+        }
+
+        func open() {
+            for job in held.withLock({ $0.take() }) ?? [] {
+                queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+            }
+        }
+    }
+
+    struct Queued: Transport {
+        let gate = Gate()
+        var preferredTaskExecutor: (any TaskExecutor)? { gate }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { HTTPResponse(status: 204) }
+    }
+
+    @Test("a deadline counts from when the exchange starts, not while it waits for a thread")
+    func deadlineCountsFromTheStart() async throws {
+        let queued = Queued()
+        let transport = DeadlineTransport(inner: queued, deadline: .milliseconds(50))
+        let exchange = Task { try await transport.send(HTTPRequest(method: .get, url: "/queued")) }
+        while queued.gate.pending == 0 { await Task.yield() }
+        // Far past the deadline and its grace while the exchange has not started.
+        try await Task.sleep(for: .milliseconds(600))
+        queued.gate.open()
+        #expect(try await exchange.value.status.code == 204)
+    }
+
     @Test("a transport that enforces timeouts gets the deadline, or the request's own when shorter")
     func deadlineBecomesTheRequestTimeout() async throws {
         let transport = DeadlineTransport(inner: TimeoutEcho(), deadline: .milliseconds(300))

@@ -2,7 +2,8 @@ import Synchronization
 
 /// Ends every exchange within one deadline, whatever the inner transport does: a transport that enforces timeouts
 /// gets the deadline as the request's timeout (or the request's own, when shorter); for any other, the exchange is
-/// abandoned (and its task cancelled) when the deadline passes, and the caller gets ``TransportError/Kind/timeout``.
+/// abandoned (and its task cancelled) when the deadline passes, counted from when the exchange starts running, and
+/// the caller gets ``TransportError/Kind/timeout``.
 ///
 /// The runner, the replayer, the differential and the recording proxy send through it; the deadlines of every
 /// exchange under way are watched by one shared ``DeadlineWatch``, not a sleeping task each.
@@ -30,11 +31,14 @@ public struct DeadlineTransport: TransportDecorator {
             (continuation: CheckedContinuation<HTTPResponse, any Error>) in
             slot.set(continuation)
             let url = request.url
-            let timer = DeadlineWatch.shared.add(deadline: .now + limit + DeadlineWatch.grace) {
-                let error = TransportError(.timeout, "no response within \(limit) from \(url)")
-                if slot.resume(with: .failure(error)) { slot.cancelExchange() }
-            }
-            slot.exchange = Task {
+            slot.exchange = Task(executorPreference: inner.preferredTaskExecutor) {
+                // The deadline counts from when the exchange starts, not from when its task was queued: time spent
+                // waiting for a thread (a loaded machine, other runs in the same process) is the harness's, never
+                // the implementation's.
+                let timer = DeadlineWatch.shared.add(deadline: .now + limit + DeadlineWatch.grace) {
+                    let error = TransportError(.timeout, "no response within \(limit) from \(url)")
+                    if slot.resume(with: .failure(error)) { slot.cancelExchange() }
+                }
                 do {
                     slot.resume(with: .success(try await inner.send(outgoing)))
                 } catch {

@@ -89,12 +89,13 @@ let package = Package(
         .target(
             name: "ConformFlowCheck",
             dependencies: ["ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformReport", "ConformTraffic"]),
-        // The recording proxy and its session (`record`, `serve --check`): the one traffic module on ConformServer.
+        // The recording proxy and its session (`record`, `serve --check`), and the listeners of every serving command
+        // (plain HTTP, HTTPS from the local CA or the user's own certificate): the one traffic module on ConformServer.
         .target(
             name: "ConformProxy",
             dependencies: [
-                "ConformCore", "ConformDiagnostics", "ConformFlowCheck", "ConformReport", "ConformServer",
-                "ConformTraffic", "ConformTransports",
+                "ConformCore", "ConformCrypto", "ConformDiagnostics", "ConformFlowCheck", "ConformReport",
+                "ConformServer", "ConformTraffic", "ConformTransports",
             ]),
         // Certification bundles (docs/certification.md): written beside a run, merged from shards, verified by playing
         // their plan against their log; the suite run session of the runner, signatures by ConformCrypto.

@@ -1,5 +1,6 @@
 import ConformCrypto
 import ConformDiagnostics
+import ConformProxy
 
 /// `conform ca`: the local CA, made once, shown and exported.
 enum CACommand {

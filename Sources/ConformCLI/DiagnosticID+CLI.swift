@@ -6,9 +6,7 @@ extension DiagnosticID {
     public static let runTargetUnavailable = DiagnosticID("run.target-unavailable")
     /// A command could not go on for a reason no other id names.
     public static let cliFailed = DiagnosticID("cli.failed")
-    /// The local CA, or a TLS certificate or key given on the command line, cannot be made, read or used.
-    public static let tlsUnusable = DiagnosticID("tls.unusable")
 
     /// Every id above, for the catalog the tests gather from every module.
-    public static let cliIDs: [DiagnosticID] = [.runTargetUnavailable, .cliFailed, .tlsUnusable]
+    public static let cliIDs: [DiagnosticID] = [.runTargetUnavailable, .cliFailed]
 }

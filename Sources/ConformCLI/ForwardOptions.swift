@@ -119,26 +119,3 @@ func raiseDescriptorLimit(to wanted: rlim_t = 8192) {
     limit.rlim_cur = min(wanted, limit.rlim_max)
     _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
-
-/// What a listener on every interface tells the user: the addresses a phone on the same network uses, and the risk.
-enum DeviceAddresses {
-    /// Nothing for a listener on one address; for `0.0.0.0` or `::`, one line per non-loopback address and a warning.
-    static func notes(host: String, port: UInt16, scheme: String) -> [String] {
-        guard ["0.0.0.0", "::", "[::]"].contains(host) else { return [] }
-        let addresses = ListenerTLS.localAddresses().filter { !$0.hasPrefix("127.") && $0 != "::1" }
-        var notes = [
-            "Listening on every interface: anyone who can reach this machine can use it, and the credentials the app "
-                + "sends pass through it; stop it when you are done (docs/devices.md)"
-        ]
-        if addresses.isEmpty {
-            notes.append(
-                "This machine has no address but loopback: a device over USB can use adb reverse tcp:\(port) tcp:\(port)"
-            )
-        }
-        for address in addresses {
-            let shown = address.contains(":") ? "[\(address)]" : address
-            notes.append("From a device on this network: \(scheme)://\(shown):\(port)")
-        }
-        return notes
-    }
-}

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformProxy
 import ConformReport
 import ConformTestSupport
 import ConformTraffic

@@ -1,24 +1,19 @@
 import ConformCore
-import ConformCrypto
 import ConformReplay
 import ConformTraffic
 
 /// `replay --credential ROLE=VALUE` and `CONFORM_CREDENTIAL_<ROLE>`: live values for a redacted recording's
 /// credentials, sent in place of their pseudonyms and never written anywhere.
 extension ReplayCommand {
-    /// `--credential jwtSecret=HEX` and `jwtKeyId=KID`: the key and key id that re-sign redacted tokens.
-    static let tokenKeyNames = ["jwtSecret", "jwtKeyId"]
-
     /// The recording opened, the credentials its metadata names (a recording's `meta.json`, a HAR's
-    /// `log._conformCredentials`), whether it says it was redacted, the live values given for them, and the origins
-    /// of the upstreams it was recorded from (``RecordingMeta/upstreams``), and the key that re-signs its redacted
-    /// tokens (`--credential jwtSecret=HEX`, `jwtKeyId=KID`, or `CONFORM_CREDENTIAL_JWTSECRET`, `…_JWTKEYID`);
+    /// `log._conformCredentials`), whether it says it was redacted, the origins of the upstreams it was recorded
+    /// from (``RecordingMeta/upstreams``), and what the replay sends for its credentials (``ReplayCredentials``);
     /// `nil` (after reporting why) when the recording or its metadata cannot be read.
     static func credentials(
         _ recording: String, parsed: Arguments, io: CommandIO
     ) throws(UsageError) -> (
-        trace: Trace, recorded: [RedactedCredential], redacted: Bool, live: LiveCredentials,
-        origins: [String: String], signer: (secret: [UInt8], keyID: String?)?
+        trace: Trace, recorded: [RedactedCredential], redacted: Bool, given: ReplayCredentials,
+        origins: [String: String]
     )? {
         let trace: Trace
         let recorded: [RedactedCredential]
@@ -42,37 +37,12 @@ extension ReplayCommand {
             }
             given.append((String(item[..<eq]), String(item[item.index(after: eq)...])))
         }
-        // The key that signs the application's tokens is not a credential a recording holds a pseudonym of.
-        let signing = tokenKeyNames.map { name in given.last { $0.key.lowercased() == name.lowercased() }?.value }
-        given.removeAll { key in tokenKeyNames.contains { $0.lowercased() == key.key.lowercased() } }
-        var environment = io.environment
-        for name in tokenKeyNames {
-            let variable = LiveCredentials.environmentPrefix + name.uppercased()
-            environment[variable] = nil
-        }
-        let live: LiveCredentials
         do {
-            live = try LiveCredentials.resolve(
-                given: given, environment: environment, recorded: recorded, profile: ConformCommand.profile)
+            let resolved = try ReplayCredentials.resolve(
+                given: given, environment: io.environment, recorded: recorded, profile: ConformCommand.profile)
+            return (trace, recorded, redacted, resolved, origins)
         } catch {
             throw UsageError(message: error.message, subcommand: "replay")
         }
-        let secretText = signing[0] ?? io.environment[LiveCredentials.environmentPrefix + "JWTSECRET"]
-        let keyID = signing[1] ?? io.environment[LiveCredentials.environmentPrefix + "JWTKEYID"]
-        var signer: (secret: [UInt8], keyID: String?)?
-        if let secretText {
-            guard let secret = Hex.decode(secretText), !secret.isEmpty else {
-                throw UsageError(
-                    message: "--credential jwtSecret=… takes the application's JWT secret key in hex "
-                        + "(as the reference's jwtKeys and the suites' jwtSecret write it)",
-                    subcommand: "replay")
-            }
-            signer = (secret, keyID)
-        } else if keyID != nil {
-            throw UsageError(
-                message: "--credential jwtKeyId=… names the key of --credential jwtSecret=…, which is missing",
-                subcommand: "replay")
-        }
-        return (trace, recorded, redacted, live, origins, signer)
     }
 }

@@ -36,27 +36,21 @@ enum ReplayCommand {
             return ConformCommand.ExitCode.cannotRun
         }
         options.upstreamOrigins = credentials.origins
-        options.signsRedactedTokens = credentials.signer != nil
+        options.signsRedactedTokens = credentials.given.signer != nil
         let hints = CredentialHints(
-            recorded: credentials.recorded, redacted: credentials.redacted, live: credentials.live,
+            recorded: credentials.recorded, redacted: credentials.redacted, live: credentials.given.live,
             profile: ConformCommand.profile)
         do {
             if let output = parsed.value("--learn-noise") {
                 return try await learnNoise(
                     recording, into: output, target: target, timeout: timeout, tls: tls, noise: noise,
-                    options: options, credentials: credentials.live, signer: credentials.signer, io: io)
+                    options: options, credentials: credentials.given, io: io)
             }
             // A few connections beat one per exchange in flight: fewer threads to switch between (see docs/performance.md).
             let direct = try target.makeTransport(
                 timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: maxBody, tls: tls,
                 maxConcurrentExchanges: connections)
-            let wire = direct.retrying(retry)
-            // Live credentials go in below everything that reports: outcomes hold the recording's pseudonyms.
-            let signed: any Transport =
-                credentials.signer.map {
-                    RedactedTokenSigner(inner: wire, secret: $0.secret, keyID: $0.keyID, credentials: credentials.live)
-                } ?? wire
-            let transport = CredentialTransport(inner: signed, credentials: credentials.live)
+            let transport = credentials.given.transport(over: direct.retrying(retry))
             // Any trace is read record by record.
             let trace = credentials.trace
             if let shard {
@@ -135,17 +129,11 @@ extension ReplayCommand {
     /// `--learn-noise FILE`: two replays of the recording, and the rules that tell their differences apart.
     static func learnNoise(
         _ recording: String, into output: String, target: Target, timeout: Duration, tls: ClientTLS,
-        noise: NoiseRules, options: ReplayOptions, credentials: LiveCredentials,
-        signer: (secret: [UInt8], keyID: String?)? = nil, io: CommandIO
+        noise: NoiseRules, options: ReplayOptions, credentials: ReplayCredentials, io: CommandIO
     ) async throws -> Int32 {
         // Each replay's transport, as the replay's own: redacted tokens re-signed, live credentials swapped in.
         func transport() throws -> any Transport {
-            let wire = try target.makeTransport(timeout: timeout, tls: tls)
-            let signed: any Transport =
-                signer.map {
-                    RedactedTokenSigner(inner: wire, secret: $0.secret, keyID: $0.keyID, credentials: credentials)
-                } ?? wire
-            return CredentialTransport(inner: signed, credentials: credentials)
+            credentials.transport(over: try target.makeTransport(timeout: timeout, tls: tls))
         }
         // Two replays of the same exchanges: the (small) trace a noise file is learned from is held.
         let exchanges = try await TrafficSupport.trace(recording, io: io)

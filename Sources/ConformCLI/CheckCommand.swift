@@ -28,14 +28,14 @@ enum CheckCommand {
         // What the traces held, for the summary: a check of nothing is no pass.
         var exchanges = 0
         var appEvents = 0
-        var placing = CodePlacing(codes: codes)
+        var placing = ApplicationCodes.Placing(codes: codes)
         for path in parsed.positionals {
             do {
                 let placed =
                     codes.isEmpty
                     ? ApplicationCodes.Resolution()
                     : try await codes.place(in: try TrafficSupport.trace(path, io: io), profile: ConformCommand.profile)
-                placing.add(placed, trace: path, io: io)
+                for note in placing.add(placed, trace: path) { io.err.write(note + "\n") }
                 let configuration = codes.applied(to: configuration, aliases: placed.aliases)
                 var events: [AppEvent] = []
                 if let file = parsed.value("--events") {
@@ -51,7 +51,9 @@ enum CheckCommand {
                 return ConformCommand.ExitCode.cannotRun
             }
         }
-        try placing.finish(io: io)
+        // A code that cannot be placed is a usage error.
+        if let first = placing.ambiguous.first { throw UsageError(message: first, subcommand: "check") }
+        for warning in placing.warnings { io.err.write(warning + "\n") }
         let eventsText = appEvents > 0 ? " and \(appEvents) app event\(appEvents == 1 ? "" : "s")" : ""
         io.out.write("Checked \(exchanges) exchange\(exchanges == 1 ? "" : "s")\(eventsText)\n")
         let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }

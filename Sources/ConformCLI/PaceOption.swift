@@ -51,29 +51,3 @@ enum PaceOption {
         return Double(text)
     }
 }
-
-/// The lines a paced replay adds to its summary: the pace asked and reached, latencies, lag behind the schedule.
-enum PaceReport {
-    static func lines(_ timing: ReplayTiming, pace: ReplayPace) -> String {
-        let asked: String
-        switch pace {
-        case .speed(let factor): asked = "the recorded pace ×\(number(factor))"
-        case .rate(let perSecond): asked = "\(number(perSecond))/s"
-        case .max: asked = "as fast as possible"
-        }
-        let l = timing.latency, lag = timing.lag
-        return """
-            Pace: \(asked); reached \(number(timing.achievedRate))/s (\(l.count) exchanges in \(String(format: "%.2f", timing.elapsed)) s)
-            Latency: p50 \(ms(l.percentile(0.5))), p90 \(ms(l.percentile(0.9))), p99 \(ms(l.percentile(0.99))), max \(ms(l.maximum))
-            Behind schedule: p50 \(ms(lag.percentile(0.5))), p99 \(ms(lag.percentile(0.99))), at most \(ms(lag.maximum))
-
-            """
-    }
-
-    static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
-
-    static func number(_ value: Double) -> String {
-        if value == value.rounded() && abs(value) < 1e9 { return String(Int(value)) }
-        return value >= 100 ? String(format: "%.0f", value) : String(format: "%.3g", value)
-    }
-}

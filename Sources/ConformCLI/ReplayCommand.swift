@@ -85,7 +85,7 @@ enum ReplayCommand {
                     }, onOutcome: onOutcome)
                 progress.clear()
                 io.out.write(
-                    Self.summaryLines(summary, counts: collector.counts, target: target, options: options))
+                    summary.text(counts: collector.counts, target: target.description, options: options))
                 if let hint = hints.summary { io.out.write("help: \(hint)\n") }
                 if summary.unreadable > 0 {
                     // What the unreadable records held was not replayed: the behaviour cannot be called the same.
@@ -147,46 +147,6 @@ extension ReplayCommand {
         io.out.write("Learned \(count) noise rule\(count == 1 ? "" : "s") from two replays; wrote \(output)\n")
         io.out.write("help: review the rules, then replay with --noise \(output)\n")
         return 0
-    }
-
-    /// The replay's line, counted from its steps as its result counts them (`counts`), and what it did beyond its
-    /// steps (`summary`): the shard, fresh identities, why exchanges could not be judged, the pace.
-    static func summaryLines(
-        _ summary: ReplaySummary, counts: [Verdict: Int], target: Target, options: ReplayOptions
-    ) -> String {
-        let (matched, differed) = (counts[.pass, default: 0], counts[.fail, default: 0])
-        let (noResponse, cannotJudge) = (counts[.error, default: 0], counts[.skipped, default: 0])
-        let unjudged =
-            (cannotJudge > 0 ? ", \(cannotJudge) could not be judged" : "")
-            + (summary.unreadable > 0
-                ? ", \(summary.unreadable) unreadable record\(summary.unreadable == 1 ? "" : "s") skipped" : "")
-        let total = matched + differed + noResponse + cannotJudge
-        var out =
-            "Replayed \(Noun("exchange").counted(total)) against \(target.description): \(matched) matched, "
-            + "\(differed) differed, \(noResponse) got no response\(unjudged)\n"
-        if let partition = options.partition {
-            out +=
-                "Shard \(partition.shard): \(partition.ownedGroupCount) of \(partition.groupCount) groups of devices "
-                + "sharing a person\n"
-        }
-        if let fresh = options.freshIdentities { out += "Fresh identities: prefix \(fresh.prefix)\n" }
-        if summary.redactedTokens > 0 {
-            out +=
-                "\(Noun("exchange").counted(summary.redactedTokens)) could not be judged: "
-                + "\(RedactedToken.cannotReplay)\n"
-        }
-        if summary.refusedTokens > 0 {
-            out +=
-                "\(Noun("exchange").counted(summary.refusedTokens)) could not be judged: the recording shows the "
-                + "target refused their redacted token, and whether its signature was valid was redacted with it\n"
-        }
-        if summary.leftoverState > 0 {
-            out +=
-                "\(Noun("exchange").counted(summary.leftoverState)) differed as if an earlier replay had left its "
-                + "persons on the target\nhelp: replay with --fresh-identities\n"
-        }
-        if options.pace != .max { out += PaceReport.lines(summary.timing, pace: options.pace) }
-        return out
     }
 }
 

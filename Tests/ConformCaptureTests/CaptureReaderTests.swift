@@ -205,3 +205,16 @@ func read(_ bytes: [UInt8], options: CaptureOptions = CaptureOptions()) throws -
         reassembly(Data([0, 0, 0, 3] + Array("GET".utf8)))
     }
 }
+
+/// What a live capture asks the kernel for: TCP, on the chosen ports when there are some, and the user's filter.
+@Suite struct KernelFilterTests {
+    @Test func portsAndTheUsersFilterAreAllRequired() {
+        var options = CaptureOptions(profile: .none)
+        #expect(options.kernelFilter(adding: nil) == "tcp")
+        options.ports = [9090, 8080]
+        #expect(options.kernelFilter(adding: nil) == "tcp and (port 8080 or port 9090)")
+        #expect(
+            options.kernelFilter(adding: "host 10.0.0.5 or host ::1")
+                == "tcp and (port 8080 or port 9090) and (host 10.0.0.5 or host ::1)")
+    }
+}

@@ -66,20 +66,14 @@ enum ForwardOptions {
         let reports = try ProxySessions.reports(parsed, subcommand: "record", io: io)
         guard let store = CACommand.store(io) else { return ConformCommand.ExitCode.cannotRun }
         let authority: CertificateAuthority
-        do {
-            let (loaded, created) = try store.loadOrCreate()
-            if created {
-                io.out.write(
-                    "Made the local CA in \(store.directory); run 'conform ca' to export it for clients and devices\n")
-            }
-            authority = loaded
-        } catch {
-            io.report(Diagnostic(.tlsUnusable, message: error.message, help: "see docs/tls.md"))
+        switch store.loadOrCreateNoting() {
+        case .success(let loaded):
+            for notice in loaded.notices { io.out.write(notice + "\n") }
+            authority = loaded.authority
+        case .failure(let problem):
+            io.report(problem)
             return ConformCommand.ExitCode.cannotRun
         }
-        let leaves = LeafCache(authority: authority)
-        let fingerprint = authority.certificate.sha256Fingerprint
-        raiseDescriptorLimit()
         // Each refusal and failed handshake is told once as it comes (on stderr, beside live violations) and counted.
         let err = io.err
         let notices = ForwardNotices { err.write(TerminalText.escaped($0) + "\n") }
@@ -88,34 +82,7 @@ enum ForwardOptions {
             listen: listen, check: parsed.has("--check"), reports: reports,
             codes: try ProxySessions.codes(parsed, subcommand: "record"), banner: "Recording",
             limits: ProxyLimits(requestDeadline: timeout + .seconds(1)),
-            configure: { session in
-                session.forward = policy
-                session.notices = notices
-                session.serving = { handler, serverLimits in
-                    let server = try ForwardProxyServer(
-                        handler: handler, host: listen.host, port: listen.port, limits: serverLimits,
-                        policy: policy,
-                        identity: { host in
-                            guard let name = ServerName(host), let leaf = try? leaves.leaf(for: [name]) else {
-                                return nil
-                            }
-                            return TLSIdentity(keyPEM: leaf.key.pem, certificatePEM: leaf.certificate.pem)
-                        }, notices: notices)
-                    try server.start()
-                    var notes = ["TLS: allowed hosts are opened with leaves from the local CA (SHA-256 \(fingerprint))"]
-                    notes += DeviceAddresses.notes(host: listen.host, port: server.boundPort, scheme: "http")
-                    return ProxySession.Listening(baseURL: server.baseURL, notes: notes, stop: server.stop)
-                }
-            }, io: io)
+            configure: { session in session.serveForward(policy: policy, authority: authority, notices: notices) },
+            io: io)
     }
-}
-
-/// Lets the forward proxy hold what its limits allow: up to 922 connections waiting for their head, 512 tunnels with
-/// two descriptors each, and 1,024 connections in each of its two servers need more than the 1,024 descriptors a
-/// shell often allows by default; the soft limit is raised towards the hard one (8,192 at most), never lowered.
-func raiseDescriptorLimit(to wanted: rlim_t = 8192) {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < wanted else { return }
-    limit.rlim_cur = min(wanted, limit.rlim_max)
-    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }

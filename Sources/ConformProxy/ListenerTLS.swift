@@ -45,22 +45,18 @@ public struct ListenerTLS: Sendable {
     private static func fromLocalCA(_ store: CertificateAuthorityStore, names: [ServerName], extraPort: UInt16?)
         -> Result<(tls: ListenerTLS, notices: [String]), Diagnostic>
     {
-        do {
-            let (authority, created) = try store.loadOrCreate()
-            let notices =
-                created
-                ? ["Made the local CA in \(store.directory); run 'conform ca' to export it for clients and devices"]
-                : []
-            let leaf = try authority.issue(for: names)
-            let shown = leaf.names.map(\.text).joined(separator: ", ")
-            let tls = ListenerTLS(
-                identity: TLSIdentity(keyPEM: leaf.key.pem, certificatePEM: leaf.certificate.pem),
-                extraPort: extraPort,
-                about: "certificate for \(shown) from the local CA (SHA-256 \(authority.certificate.sha256Fingerprint))"
-            )
-            return .success((tls, notices))
-        } catch {
-            return .failure(Diagnostic(.tlsUnusable, message: error.message, help: "see docs/tls.md"))
+        store.loadOrCreateNoting().flatMap { authority, notices in
+            do throws(TLSError) {
+                let leaf = try authority.issue(for: names)
+                let shown = leaf.names.map(\.text).joined(separator: ", ")
+                let fingerprint = authority.certificate.sha256Fingerprint
+                let tls = ListenerTLS(
+                    identity: TLSIdentity(keyPEM: leaf.key.pem, certificatePEM: leaf.certificate.pem),
+                    extraPort: extraPort, about: "certificate for \(shown) from the local CA (SHA-256 \(fingerprint))")
+                return .success((tls, notices))
+            } catch {
+                return .failure(Diagnostic(.tlsUnusable, message: error.message, help: "see docs/tls.md"))
+            }
         }
     }
 

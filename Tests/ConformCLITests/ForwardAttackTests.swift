@@ -1,3 +1,4 @@
+import ConformProxy
 import ConformTestSupport
 import Foundation
 import Testing
@@ -18,7 +19,7 @@ struct ForwardAttackTests {
 
     @Test func theProxyServesThroughAnAttackAndRecoversAfter() async throws {
         // The attack's descriptors and the proxy's, whatever the shell allowed.
-        raiseDescriptorLimit()
+        ProxySession.raiseDescriptorLimit()
         let scratch = try Scratch("forwardattack")
         let environment = TLSCommandTests.environment(scratch)
         let recorder = try await offThePool {

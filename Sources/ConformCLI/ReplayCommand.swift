@@ -59,7 +59,8 @@ enum ReplayCommand {
                 options.partition = try await ReplayPartition.build(
                     trace.exchanges(), shard: shard, sharedFlow: options.sharedFlow)
             }
-            let progress = Progress(io: io, enabled: io.interactive && !parsed.has("--quiet"))
+            let progress = ProgressLine(
+                sink: io.err, counting: "exchanges replayed", enabled: io.interactive && !parsed.has("--quiet"))
             let replayer = Replayer(transport: transport, noise: noise, options: options)
             // Only a requested report keeps a step per exchange that passed; the console counts them.
             let started = ContinuousClock.now
@@ -148,31 +149,4 @@ extension ReplayCommand {
         io.out.write("help: review the rules, then replay with --noise \(output)\n")
         return 0
     }
-}
-
-/// A one-line counter on a terminal for long replays: every 500 exchanges, and at least every quarter second so a
-/// slow paced replay shows it is alive.
-final class Progress: Sendable {
-    private let io: CommandIO
-    private let enabled: Bool
-    private let state = Mutex((count: 0, shown: ContinuousClock.now))
-
-    init(io: CommandIO, enabled: Bool) {
-        self.io = io
-        self.enabled = enabled
-    }
-
-    func tick() {
-        guard enabled else { return }
-        let now = ContinuousClock.now
-        let shown = state.withLock { s -> Int? in
-            s.count += 1
-            guard s.count % 500 == 0 || now - s.shown >= .milliseconds(250) else { return nil }
-            s.shown = now
-            return s.count
-        }
-        if let shown { io.err.write(TerminalText.control("\r") + TerminalText("\(shown) exchanges replayed")) }
-    }
-
-    func clear() { if enabled { io.err.write(.control("\r\u{1B}[K")) } }
 }

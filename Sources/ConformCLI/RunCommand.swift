@@ -30,10 +30,7 @@ enum RunCommand {
         if case .builtin = target { return [] }
         let defaulted = SuiteRun.publicDefaultCredentials(suites, given: given, profile: ConformCommand.profile)
         for name in defaulted {
-            io.err.write(
-                "warning: no value given for '\(name)', a credential the suites send: their default (the reference's "
-                    + "public one) goes to \(target.description); give it with CONFORM_VAR_\(name) or --var \(name)=…\n"
-            )
+            io.err.write(SuiteRun.publicDefaultWarning(name, target: target.description) + "\n")
         }
         return defaulted
     }
@@ -172,17 +169,11 @@ enum RunCommand {
         try checkVariableNames(
             overrides, environment: RunPlan.variables(fromEnvironment: io.environment), loaded.suites, io: io)
         // A shard runs the suites whose id hashes to it; the JSON report places them in the whole plan for merging.
-        // Every shard selects alike, so the shards of a selection still make one whole run.
-        var suites = selection.apply(loaded.suites)
-        if suites.isEmpty {
-            io.report(
-                Diagnostic(
-                    .runNoSelection, message: "no suite or step matches the selection (--tag, --filter, --step)",
-                    help: "list what is there with 'conform run --list', then pick from it"))
+        switch loaded.chosen(selection: selection, shard: shard) {
+        case .success(let chosen): return (chosen.suites, chosen.placement, loaded.suites)
+        case .failure(let problem):
+            io.report(problem)
             return nil
         }
-        var placement = ShardPlacement.whole(suiteCount: suites.count)
-        if let shard { (suites, placement) = ShardPlacement.select(suites, shard: shard) }
-        return (suites, placement, loaded.suites)
     }
 }

@@ -87,18 +87,8 @@ enum ServeCommand {
         server.announce(io)
         // The reference's documented codes are public; any other is masked as reports mask credentials.
         let publicValues = Set(ConformCommand.profile.redaction.publicValues)
-        func shown(_ credential: String) -> String {
-            publicValues.contains(credential) ? credential : SecretMasker.masked(credential)
-        }
-        let apps = configuration.applications.map {
-            "\($0.id) (\($0.userDataMode.rawValue)): applicationCode \(shown($0.applicationCode)), "
-                + "API key \(shown($0.apiKey))"
-        }
-        io.out.write("Applications: " + apps.joined(separator: "; ") + "\n")
-        if !faults.isEmpty { io.out.write("Faults: " + faults.map(\.rawValue).joined(separator: ", ") + "\n") }
-        if !variants.isEmpty {
-            io.out.write("Variants: " + variants.map(\.rawValue).joined(separator: ", ") + "\n")
-        }
+        let lines = reference.servedLines { publicValues.contains($0) ? $0 : SecretMasker.masked($0) }
+        for line in lines { io.out.write(line + "\n") }
         io.out.write("Press Ctrl-C to stop.\n")
         await Termination.wait()
         server.stop()

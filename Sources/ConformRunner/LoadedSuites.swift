@@ -1,6 +1,7 @@
 import ConformCore
 import ConformCrypto
 import ConformDiagnostics
+import ConformReport
 import Foundation
 
 /// Suite files loaded together for one run: each parsed and versioned by its SHA-256, suite ids unique, and every
@@ -99,5 +100,24 @@ public struct LoadedSuites: Sendable {
                     && !$0.split(separator: "/").contains { $0.hasPrefix(".") }
             }
             .sorted()
+    }
+}
+
+extension LoadedSuites {
+    /// The suites a run plays: `selection` applied, then `shard` (every shard selects alike, so the shards of a
+    /// selection still make one whole run), with their place in the whole plan; or why no suite is left.
+    public func chosen(selection: RunSelection, shard: Shard?) -> Result<
+        (suites: [Suite], placement: ShardPlacement), Diagnostic
+    > {
+        let selected = selection.apply(suites)
+        guard !selected.isEmpty else {
+            return .failure(
+                Diagnostic(
+                    .runNoSelection, message: "no suite or step matches the selection (--tag, --filter, --step)",
+                    help: "list what is there with 'conform run --list', then pick from it"))
+        }
+        guard let shard else { return .success((selected, ShardPlacement.whole(suiteCount: selected.count))) }
+        let (inShard, placement) = ShardPlacement.select(selected, shard: shard)
+        return .success((inShard, placement))
     }
 }

@@ -49,6 +49,13 @@ extension SuiteRun {
         }
         return credentials.sorted().filter { given[$0] == nil && publicDefaults.contains($0) }
     }
+
+    /// What the run tells the user at its start about each credential of ``publicDefaultCredentials(_:given:profile:)``
+    /// going to `target`, and how to give it.
+    public static func publicDefaultWarning(_ name: String, target: String) -> String {
+        "warning: no value given for '\(name)', a credential the suites send: their default (the reference's public "
+            + "one) goes to \(target); give it with CONFORM_VAR_\(name) or --var \(name)=…"
+    }
 }
 
 extension SuiteFiles {

@@ -13,10 +13,8 @@ extension ReferenceEngine {
         state.persons[person]?.installations.append(id)
         if body["isPrimary"]?.boolValue == true { state.setPrimary(id, true, exclusive: true) }
         let created = state.installations[id] ?? installation
-        return .json(
-            200,
-            ReferenceRendering.installation(
-                created, includePushRegId: !has(.registrationWithoutPushRegId), explicitNulls: has(.explicitNulls)))
+        return ReferenceRendering.installationResponse(
+            created, includePushRegId: !has(.registrationWithoutPushRegId), explicitNulls: has(.explicitNulls))
     }
 
     /// M3: `GET /mobile/1/appinstance/{id}`.
@@ -25,7 +23,7 @@ extension ReferenceEngine {
     {
         let (app, _) = try mobileApplication(request, allowBearer: false, state: state)
         let installation = try mobileTarget(id, app: app, request: request, state: &state)
-        return .json(200, ReferenceRendering.installation(installation, explicitNulls: has(.explicitNulls)))
+        return ReferenceRendering.installationResponse(installation, explicitNulls: has(.explicitNulls))
     }
 
     /// M2: `PATCH /mobile/1/appinstance/{id}`, own or another installation of the same person (§3.2).
@@ -45,10 +43,8 @@ extension ReferenceEngine {
             // D6: at most one primary device per person.
             state.setPrimary(id, flag, exclusive: !has(.primaryNotExclusive))
         }
-        return .json(
-            200,
-            ReferenceRendering.installation(
-                state.installations[id] ?? installation, explicitNulls: has(.explicitNulls)))
+        return ReferenceRendering.installationResponse(
+            state.installations[id] ?? installation, explicitNulls: has(.explicitNulls))
     }
 
     /// M11: `DELETE /mobile/1/appinstance/{id}` removes an (expired) registration.

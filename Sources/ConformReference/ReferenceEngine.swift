@@ -12,22 +12,24 @@ struct ReferenceEngine: Sendable {
     func has(_ variant: ReferenceVariant) -> Bool { variants.contains(variant) }
 
     func handle(_ request: HTTPRequest, state: inout ReferenceState) -> HTTPResponse {
+        // The path and its route, found once for the whole request.
+        let path = request.path
+        let route = ReferenceRoute(path: path)
         var response: HTTPResponse
         do {
-            response = try dispatch(request, state: &state)
+            response = try dispatch(request, path: path, route: route, state: &state)
         } catch {
-            response = errorResponse(error, mobile: ReferenceRoute(path: request.path)?.isMobile ?? true)
+            response = errorResponse(error, mobile: route?.isMobile ?? true)
         }
         // Variant noContent: a void mobile endpoint's success is a 204 without a body (its answer is a 2xx the SDK
         // ignores); the backend's B4 is documented as 200.
-        if has(.noContent), (200..<300).contains(response.status.code),
-            ReferenceRoute(path: request.path)?.isMobile == true,
-            ReferenceEndpoint.matching(method: request.effectiveMethod, path: request.path)?.answersWithBody == false
+        if has(.noContent), (200..<300).contains(response.status.code), route?.isMobile == true,
+            ReferenceEndpoint.matching(method: request.effectiveMethod, path: path)?.answersWithBody == false
         {
             response = HTTPResponse(status: 204)
         }
         // §1.1: a mobile response may move the SDK to another base URL.
-        if ReferenceRoute(path: request.path)?.isMobile == true {
+        if route?.isMobile == true {
             if has(.newBaseURLNotAbsolute) {
                 response.headerFields["New-Base-URL"] = "/mobile"
             } else if has(.newBaseURL) {
@@ -58,16 +60,16 @@ struct ReferenceEngine: Sendable {
         return response
     }
 
-    private func dispatch(_ request: HTTPRequest, state: inout ReferenceState) throws(ReferenceError) -> HTTPResponse {
-        guard let route = ReferenceRoute(path: request.path) else {
-            throw .service(404, "NOT_FOUND", "No endpoint at '\(request.path)'.")
-        }
+    private func dispatch(
+        _ request: HTTPRequest, path: String, route: ReferenceRoute?, state: inout ReferenceState
+    ) throws(ReferenceError) -> HTTPResponse {
+        guard let route else { throw .service(404, "NOT_FOUND", "No endpoint at '\(path)'.") }
         // D14: POST + X-HTTP-Method-Override: PATCH is PATCH.
         let method = has(.methodOverrideIgnored) ? request.method : request.effectiveMethod
         guard route.methods.contains(method) else {
             var error = ReferenceError.service(
                 405, "METHOD_NOT_ALLOWED",
-                "\(method) is not allowed on '\(request.path)'; use \(route.methods.map(\.rawValue).joined(separator: ", "))."
+                "\(method) is not allowed on '\(path)'; use \(route.methods.map(\.rawValue).joined(separator: ", "))."
             )
             error.headers["Allow"] = route.methods.map(\.rawValue).joined(separator: ", ")
             throw error

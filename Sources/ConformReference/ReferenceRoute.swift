@@ -96,6 +96,9 @@ enum ReferenceRoute: Sendable, Hashable {
 
     /// The table row `path` matches and the segment `{id}` stood for (empty when the pattern has none).
     static func entry(path: String) -> (Entry, String)? {
+        // An ASCII path without escapes is matched on its bytes, with no segment copied but the id: every request
+        // is routed, and a path's segments decode to themselves.
+        if let found = path.utf8.withContiguousStorageIfAvailable({ plainEntry($0) }), let found { return found }
         var segments = Substring(path).utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
             percentDecode(Substring($0))
         }
@@ -112,6 +115,42 @@ enum ReferenceRoute: Sendable, Hashable {
             if matched { return (entry, id) }
         }
         return nil
+    }
+
+    /// ``entry(path:)`` for a path of ASCII bytes without `%`: `.some(nil)` when no row matches, `nil` when the
+    /// path needs the decoding comparison.
+    private static func plainEntry(_ bytes: UnsafeBufferPointer<UInt8>) -> (Entry, String)?? {
+        guard !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 }) else { return nil }
+        var count = 0
+        var inSegment = false
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") {
+                inSegment = false
+            } else if !inSegment {
+                inSegment = true
+                count += 1
+            }
+        }
+        for entry in table where entry.segments.count == count {
+            var id = ""
+            var position = 0
+            var matched = true
+            for wanted in entry.segments {
+                while bytes[position] == UInt8(ascii: "/") { position += 1 }
+                var end = position
+                while end < bytes.count, bytes[end] != UInt8(ascii: "/") { end += 1 }
+                let actual = UnsafeBufferPointer(rebasing: bytes[position..<end])
+                if wanted == "{id}" {
+                    id = String(decoding: actual, as: UTF8.self)
+                } else if !actual.elementsEqual(wanted.utf8) {
+                    matched = false
+                    break
+                }
+                position = end
+            }
+            if matched { return .some((entry, id)) }
+        }
+        return .some(nil)
     }
 
     /// The methods the endpoint accepts.

@@ -164,7 +164,14 @@ struct IdentifierSource: Sendable {
     /// are 40 lower-case hex digits.
     mutating func next(_ kind: String) -> String {
         counter += 1
-        var bytes = SHA256.hash(seed + Array("\u{0}\(kind)\u{0}\(counter)".utf8))
+        // The digest's input, seed NUL kind NUL counter, built in one buffer: one id per registration.
+        var input = seed
+        input.reserveCapacity(seed.count + kind.utf8.count + 22)
+        input.append(0)
+        input.append(contentsOf: kind.utf8)
+        input.append(0)
+        input.append(contentsOf: String(counter).utf8)
+        var bytes = SHA256.hash(input)
         if opaque {
             if kind != "registration" { return String(Hex.encode(bytes).prefix(40)) }
             let digits = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -175,7 +182,7 @@ struct IdentifierSource: Sendable {
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return Hex.uuidString(Array(bytes.prefix(16)))
+        return Hex.uuidString(bytes)  // the first 16 bytes
     }
 }
 

@@ -22,6 +22,32 @@ import Testing
         #expect(ReferenceEndpoint.matching(method: .get, path: "/mobile/1/appinstance/x%2Fy")?.id == "M3")
     }
 
+    /// Plain ASCII paths are routed on their bytes, others through decoding: both find the same row and id.
+    @Test func plainAndEscapedPathsRouteAlike() {
+        let plain = ReferenceEndpoint.matching(method: .post, path: "//mobile/1/appinstance/abc//personalize/")
+        #expect(plain?.id == "M4")
+        #expect(ReferenceEndpoint.matching(method: .post, path: "/mobile/1/appinstance/%61bc/personalize")?.id == "M4")
+        #expect(ReferenceEndpoint.matching(method: .post, path: "/mobile/1/%61ppinstance/abc/personalize")?.id == "M4")
+        #expect(ReferenceEndpoint.matching(method: .post, path: "/mobile/1/appinstance/é/personalize")?.id == "M4")
+        #expect(ReferenceEndpoint.matching(method: .post, path: "/mobile/1/appinstance/abc/personalizeX") == nil)
+        #expect(ReferenceEndpoint.matching(method: .get, path: "/") == nil)
+        #expect(ReferenceEndpoint.matching(method: .get, path: "") == nil)
+        // The id is the decoded segment either way: a device registered under it is found by both spellings.
+        let reference = ReferenceImplementation()
+        let register = HTTPRequest(
+            method: .post, url: "http://conform.invalid/mobile/1/appinstance",
+            headerFields: ["Authorization": "App conform-app-code", "Content-Type": "application/json"],
+            body: Data(#"{"pushServiceToken":"t","pushServiceType":"Firebase"}"#.utf8))
+        let id = (try? JSONValue.parse(reference.handle(register).body))?["pushRegId"]?.stringValue ?? ""
+        for spelling in [id, id.replacingOccurrences(of: "-", with: "%2D")] {
+            let get = HTTPRequest(
+                method: .get, url: "http://conform.invalid/mobile/1/appinstance/\(spelling)",
+                headerFields: ["Authorization": "App conform-app-code", "pushregistrationid": id])
+            let response = reference.handle(get)
+            #expect(response.status.code == 200, "\(spelling): \(String(decoding: response.body, as: UTF8.self))")
+        }
+    }
+
     /// No endpoint of the table falls through to the 404 of an unknown path, whatever it answers otherwise.
     @Test func theReferenceAnswersEveryEndpointOfTheTable() {
         let reference = ReferenceImplementation()

@@ -1,13 +1,19 @@
 #!/bin/sh
 # `conform serve` under wrk on loopback, next to nginx serving a static JSON file in the same run.
-# Usage: bench/serve/run.sh [SECONDS_PER_RUN]   (3 runs each; prints medians)
+# Usage: [CONFORM_BINARY=PATH] bench/serve/run.sh [SECONDS_PER_RUN]   (3 runs each; prints medians)
 set -eu
 cd "$(dirname "$0")/../.."
 DURATION="${1:-5}"
 . bench/lib/nginx.sh
 . bench/lib/wrk.sh
-swift build -c release --product conform >/dev/null
-BIN="$(swift build -c release --show-bin-path)/conform"
+# CONFORM_BINARY=PATH measures that build instead (e.g. a copy kept from before a change, run alternately with the new
+# one on the same box).
+if [ -n "${CONFORM_BINARY:-}" ]; then
+    BIN="$CONFORM_BINARY"
+else
+    swift build -c release --product conform >/dev/null
+    BIN="$(swift build -c release --show-bin-path)/conform"
+fi
 WORK="$(mktemp -d)"
 SERVER_PID=""; NGINX_PID=""
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2>/dev/null; rm -rf "$WORK"; }

@@ -45,6 +45,17 @@ public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// Compares header names ignoring ASCII case, without allocating.
     static func sameName(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
+        // Native strings are compared on their bytes: every request looks up a few fields among its own.
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where x[i] != y[i] {
+                    let lower = x[i] | 0x20
+                    if lower != y[i] | 0x20 || lower < UInt8(ascii: "a") || lower > UInt8(ascii: "z") { return false }
+                }
+                return true
+            }
+        }
+        if let contiguous, let contiguous { return contiguous }
         var x = a.utf8.makeIterator()
         var y = b.utf8.makeIterator()
         while true {

@@ -30,15 +30,7 @@ public struct HTTPRequest: Sendable, Hashable {
     public var queryItems: [(name: String, value: String)] { URLParts(url).queryItems }
 
     /// The first value of the query parameter `name`.
-    public func queryValue(_ name: String) -> String? {
-        guard let query = URLParts.rawQuery(of: url) else { return nil }
-        for pair in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            let eq = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
-            guard percentDecode(Substring(pair[pair.startIndex..<eq])) == name else { continue }
-            return eq == pair.endIndex ? "" : percentDecode(Substring(pair[pair.index(after: eq)...]))
-        }
-        return nil
-    }
+    public func queryValue(_ name: String) -> String? { URLParts.queryValue(name, in: url) }
 
     /// The method the server should act on: `X-HTTP-Method-Override` on a POST wins (Android PATCH).
     public var effectiveMethod: HTTPMethod {
@@ -86,7 +78,7 @@ public struct HTTPResponse: Sendable, Hashable {
     public static func json(_ status: HTTPStatus, _ value: JSONValue, headers: HTTPFields = [:]) -> HTTPResponse {
         var fields = headers
         fields["Content-Type"] = "application/json"
-        let body = Data(value.serialized().utf8)
+        let body = Data(value.compactUTF8())
         fields["Content-Length"] = String(body.count)
         return HTTPResponse(status: status, headerFields: fields, body: body)
     }

@@ -6,34 +6,47 @@ public struct URLParts: Sendable, Hashable {
     public var query: String?
 
     public init(_ url: String) {
-        // Scans UTF-8 once; URLs are ASCII in practice and the delimiters always are.
-        var utf8 = Substring(url).utf8
-        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { utf8 = utf8[..<hash] }
-        var originEnd = utf8.startIndex
-        // Only a scheme (a letter, then letters, digits, `+`, `-`, `.`) before `://` starts an origin: an
-        // origin-form target such as `/a?next=http://b/` keeps its whole path and query.
-        if let colon = utf8.firstIndex(of: UInt8(ascii: ":")), Self.isScheme(utf8[utf8.startIndex..<colon]) {
-            let after = utf8[colon...]
-            if after.starts(with: "://".utf8) {
-                let authorityStart = utf8.index(colon, offsetBy: 3)
-                originEnd =
-                    utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }
-                    ?? utf8.endIndex
-            }
+        if let parts = url.utf8.withContiguousStorageIfAvailable({ Self.split($0) }) {
+            self = parts
+            return
         }
-        origin = String(Substring(utf8[utf8.startIndex..<originEnd]))
-        let rest = utf8[originEnd...]
-        if let q = rest.firstIndex(of: UInt8(ascii: "?")) {
-            path = String(Substring(rest[rest.startIndex..<q]))
-            query = String(Substring(rest[rest.index(after: q)...]))
-        } else {
-            path = String(Substring(rest))
-            query = nil
-        }
-        if path.isEmpty { path = "/" }
+        self = Self.split(Array(url.utf8))
     }
 
-    private static func isScheme(_ bytes: Substring.UTF8View) -> Bool {
+    /// The split on UTF-8 bytes in one pass, each part copied once: a URL is parsed for every request a server
+    /// answers, where walking a `Substring.UTF8View` index by index cost more than the rest of the work.
+    private static func split<C: RandomAccessCollection<UInt8>>(_ bytes: C) -> URLParts where C.Index == Int {
+        var end = bytes.endIndex
+        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { end = hash }
+        let start = bytes.startIndex
+        var originEnd = start
+        // Only a scheme (a letter, then letters, digits, `+`, `-`, `.`) before `://` starts an origin: an
+        // origin-form target such as `/a?next=http://b/` keeps its whole path and query.
+        if let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")), isScheme(bytes[start..<colon]),
+            end - colon >= 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        {
+            originEnd =
+                bytes[(colon + 3)..<end].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? end
+        }
+        let text = { (range: Range<Int>) in String(decoding: bytes[range], as: UTF8.self) }
+        var parts = URLParts(origin: text(start..<originEnd), path: "", query: nil)
+        if let q = bytes[originEnd..<end].firstIndex(of: UInt8(ascii: "?")) {
+            parts.path = text(originEnd..<q)
+            parts.query = text((q + 1)..<end)
+        } else {
+            parts.path = text(originEnd..<end)
+        }
+        if parts.path.isEmpty { parts.path = "/" }
+        return parts
+    }
+
+    private init(origin: String, path: String, query: String?) {
+        self.origin = origin
+        self.path = path
+        self.query = query
+    }
+
+    private static func isScheme<C: Collection<UInt8>>(_ bytes: C) -> Bool {
         guard let first = bytes.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z") else {
             return false
         }
@@ -45,12 +58,41 @@ public struct URLParts: Sendable, Hashable {
         }
     }
 
-    /// The raw query of `url` (without `?` and fragment) as UTF-8, without splitting the rest.
-    static func rawQuery(of url: String) -> Substring.UTF8View? {
-        var utf8 = Substring(url).utf8
-        if let hash = utf8.firstIndex(of: UInt8(ascii: "#")) { utf8 = utf8[..<hash] }
-        guard let q = utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        return utf8[utf8.index(after: q)...]
+    /// The first value of the query parameter `name` in `url` (percent-decoded), without splitting the rest.
+    static func queryValue(_ name: String, in url: String) -> String? {
+        if let found = url.utf8.withContiguousStorageIfAvailable({ queryValue(name, in: $0) }) { return found }
+        return queryValue(name, in: Array(url.utf8))
+    }
+
+    private static func queryValue<C: RandomAccessCollection<UInt8>>(_ name: String, in bytes: C) -> String?
+    where C.Index == Int {
+        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        guard var pairStart = bytes[..<end].firstIndex(of: UInt8(ascii: "?")).map({ $0 + 1 }) else { return nil }
+        while pairStart <= end {
+            let pairEnd = bytes[pairStart..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            if pairStart < pairEnd {
+                let eq = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")) ?? pairEnd
+                if decodedEquals(bytes[pairStart..<eq], name) {
+                    return eq == pairEnd ? "" : decoded(bytes[(eq + 1)..<pairEnd])
+                }
+            }
+            pairStart = pairEnd + 1
+        }
+        return nil
+    }
+
+    /// Whether the percent-decoded `bytes` are `name` as `String` compares them; ASCII on both sides without `%`
+    /// is compared byte for byte, which is the same answer.
+    private static func decodedEquals<C: Collection<UInt8>>(_ bytes: C, _ name: String) -> Bool {
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 }), name.utf8.allSatisfy({ $0 < 0x80 }) {
+            return bytes.elementsEqual(name.utf8)
+        }
+        return decoded(bytes) == name
+    }
+
+    private static func decoded<C: Collection<UInt8>>(_ bytes: C) -> String {
+        guard bytes.contains(UInt8(ascii: "%")) else { return String(decoding: bytes, as: UTF8.self) }
+        return percentDecode(Substring(String(decoding: bytes, as: UTF8.self)).utf8)
     }
 
     /// Path plus `?query` when present.

@@ -7,7 +7,6 @@ import ConformRunner
 import ConformTraffic
 import ConformTransports
 import Foundation
-import Synchronization
 
 /// `conform diff --target A --target B SUITES_OR_RECORDINGS`: the same exchanges against two implementations, step by step.
 enum DiffCommand {
@@ -84,18 +83,7 @@ enum DiffCommand {
             options: options)
         let trace = try TrafficSupport.trace(input, io: io).exchanges(onWarning: TrafficSupport.warnings(io))
         // The line for this input counts its steps by verdict, as the result will.
-        let verdicts = Mutex<[Verdict: Int]>([:])
-        try await differential.run(sequence: trace, trace: input) { diffed, group in
-            verdicts.withLock { $0[diffed.verdict, default: 0] += 1 }
-            step(diffed, group)
-        }
-        let counts = verdicts.withLock { $0 }
-        let (same, unjudged) = (counts[.pass, default: 0], counts[.skipped, default: 0])
-        let judged = counts.values.reduce(0, +) - unjudged
-        var line =
-            "\(input): \(Noun("exchange").counted(judged)), \(same) the same, \(judged - same) different"
-        if unjudged > 0 { line += ", \(unjudged) could not be judged" }
-        io.out.write(line + "\n")
+        io.out.write(try await differential.compare(trace, trace: input, onStep: step) + "\n")
         if let fresh { io.out.write("Fresh identities: prefix \(fresh.prefix)\n") }
         let skipped = trace.tally.unreadable
         if skipped > 0 {

@@ -2,6 +2,7 @@ import ConformCore
 import ConformReport
 import ConformTraffic
 import Foundation
+import Synchronization
 
 /// Sends the same exchanges to two implementations, each with its own id remapping, and reports where they differ.
 public struct Differential: Sendable {
@@ -35,6 +36,23 @@ public struct Differential: Sendable {
         let collector = ResultCollector()
         try await body { collector.add($0, to: $1) }
         return collector.result(.diff, target: "A, B", duration: 0, sortedByLine: true)
+    }
+
+    /// Streams a trace's exchanges through ``run(sequence:trace:onStep:)`` and returns the line that counts them by
+    /// verdict, as the result will: compared, the same, different, and could not be judged.
+    public func compare(
+        _ exchanges: TraceExchanges, trace: String, onStep: @escaping @Sendable (StepResult, ResultGroup) -> Void
+    ) async throws -> String {
+        let verdicts = Mutex<[Verdict: Int]>([:])
+        try await run(sequence: exchanges, trace: trace) { step, group in
+            verdicts.withLock { $0[step.verdict, default: 0] += 1 }
+            onStep(step, group)
+        }
+        let counts = verdicts.withLock { $0 }
+        let (same, unjudged) = (counts[.pass, default: 0], counts[.skipped, default: 0])
+        let judged = counts.values.reduce(0, +) - unjudged
+        let line = "\(trace): \(Noun("exchange").counted(judged)), \(same) the same, \(judged - same) different"
+        return line + (unjudged > 0 ? ", \(unjudged) could not be judged" : "")
     }
 
     /// Streams `sequence` through a ``Replayer`` whose expected side is A: one scheduler, pace, concurrency and the

@@ -53,4 +53,17 @@ enum CACommand {
         }
         return CertificateAuthorityStore(directory: directory)
     }
+
+    /// The local CA, made first when there is none (which is said once), or a reported problem.
+    static func authority(_ io: CommandIO) -> CertificateAuthority? {
+        guard let store = store(io) else { return nil }
+        switch store.loadOrCreateNoting() {
+        case .success(let loaded):
+            for notice in loaded.notices { io.out.write(notice + "\n") }
+            return loaded.authority
+        case .failure(let problem):
+            io.report(problem)
+            return nil
+        }
+    }
 }

@@ -85,12 +85,8 @@ enum DiffCommand {
         // The line for this input counts its steps by verdict, as the result will.
         io.out.write(try await differential.compare(trace, trace: input, onStep: step) + "\n")
         if let fresh { io.out.write("Fresh identities: prefix \(fresh.prefix)\n") }
-        let skipped = trace.tally.unreadable
-        if skipped > 0 {
-            // What the skipped lines held was sent to neither side: the two cannot be called the same.
-            let unread = ReplayResults.unreadable(skipped, trace: input)
-            for s in unread.steps { step(s, unread.group) }
-        }
+        // What the skipped lines held was sent to neither side: the two cannot be called the same.
+        ReplayResults.addUnreadable(trace.tally.unreadable, trace: input, to: step)
     }
 
     /// The target's transport; for an http(s) target, recorded URLs are sent to its origin.

@@ -64,16 +64,7 @@ enum ForwardOptions {
         listen: (host: String, port: UInt16), timeout: Duration, io: CommandIO
     ) async throws(UsageError) -> Int32 {
         let reports = try ProxySessions.reports(parsed, subcommand: "record", io: io)
-        guard let store = CACommand.store(io) else { return ConformCommand.ExitCode.cannotRun }
-        let authority: CertificateAuthority
-        switch store.loadOrCreateNoting() {
-        case .success(let loaded):
-            for notice in loaded.notices { io.out.write(notice + "\n") }
-            authority = loaded.authority
-        case .failure(let problem):
-            io.report(problem)
-            return ConformCommand.ExitCode.cannotRun
-        }
+        guard let authority = CACommand.authority(io) else { return ConformCommand.ExitCode.cannotRun }
         // Each refusal and failed handshake is told once as it comes (on stderr, beside live violations) and counted.
         let err = io.err
         let notices = ForwardNotices { err.write(TerminalText.escaped($0) + "\n") }

@@ -42,13 +42,11 @@ extension ListenerTLS {
                 }
                 names.append(name)
             }
-            guard let store = CACommand.store(io) else { return nil }
-            source = .localCA(store, extraNames: names)
+            guard let authority = CACommand.authority(io) else { return nil }
+            source = .localCA(authority, extraNames: names)
         }
         switch make(source, host: host, extraPort: extraPort, resolve: io.resolve) {
-        case .success(let made):
-            for notice in made.notices { io.out.write(notice + "\n") }
-            return made.tls
+        case .success(let tls): return tls
         case .failure(let problem):
             io.report(problem)
             return nil

@@ -88,11 +88,8 @@ enum ReplayCommand {
                 io.out.write(
                     summary.text(counts: collector.counts, target: target.description, options: options))
                 if let hint = hints.summary { io.out.write("help: \(hint)\n") }
-                if summary.unreadable > 0 {
-                    // What the unreadable records held was not replayed: the behaviour cannot be called the same.
-                    let unread = ReplayResults.unreadable(summary.unreadable, trace: recording)
-                    for step in unread.steps { collector.add(step, to: unread.group) }
-                }
+                // What the unreadable records held was not replayed: the behaviour cannot be called the same.
+                ReplayResults.addUnreadable(summary.unreadable, trace: recording) { collector.add($0, to: $1) }
                 return collector.result(
                     .replay, target: target.description, duration: ReportRequest.seconds(since: started),
                     sortedByLine: true)

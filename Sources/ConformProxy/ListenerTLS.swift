@@ -22,41 +22,38 @@ public struct ListenerTLS: Sendable {
 
     /// Where the certificate comes from.
     public enum Source: Sendable {
-        /// A leaf from the local CA in `store` (made first when there is none) for the listener's own names and
-        /// `extraNames`.
-        case localCA(CertificateAuthorityStore, extraNames: [ServerName])
+        /// A leaf from the local CA (``CertificateAuthorityStore/loadOrCreateNoting()``) for the listener's own
+        /// names and `extraNames`.
+        case localCA(CertificateAuthority, extraNames: [ServerName])
         /// The user's own PEM chain and unencrypted key, at paths as the user wrote them (`resolve` finds them).
         case own(certificateFile: String, keyFile: String)
     }
 
-    /// The listener's certificate for `host` from `source`, with what to tell the user once (the local CA made),
-    /// or the problem, naming the file it comes from.
+    /// The listener's certificate for `host` from `source`, or the problem, naming the file it comes from.
     public static func make(
         _ source: Source, host: String, extraPort: UInt16?, resolve: (String) -> String = { $0 }
-    ) -> Result<(tls: ListenerTLS, notices: [String]), Diagnostic> {
+    ) -> Result<ListenerTLS, Diagnostic> {
         switch source {
-        case .localCA(let store, let extraNames):
-            return fromLocalCA(store, names: listenNames(host) + extraNames, extraPort: extraPort)
+        case .localCA(let authority, let extraNames):
+            return fromLocalCA(authority, names: listenNames(host) + extraNames, extraPort: extraPort)
         case .own(let certificateFile, let keyFile):
-            return own(certificateFile, keyFile, extraPort: extraPort, resolve: resolve).map { ($0, []) }
+            return own(certificateFile, keyFile, extraPort: extraPort, resolve: resolve)
         }
     }
 
-    private static func fromLocalCA(_ store: CertificateAuthorityStore, names: [ServerName], extraPort: UInt16?)
-        -> Result<(tls: ListenerTLS, notices: [String]), Diagnostic>
+    private static func fromLocalCA(_ authority: CertificateAuthority, names: [ServerName], extraPort: UInt16?)
+        -> Result<ListenerTLS, Diagnostic>
     {
-        store.loadOrCreateNoting().flatMap { authority, notices in
-            do throws(TLSError) {
-                let leaf = try authority.issue(for: names)
-                let shown = leaf.names.map(\.text).joined(separator: ", ")
-                let fingerprint = authority.certificate.sha256Fingerprint
-                let tls = ListenerTLS(
+        do {
+            let leaf = try authority.issue(for: names)
+            let shown = leaf.names.map(\.text).joined(separator: ", ")
+            let fingerprint = authority.certificate.sha256Fingerprint
+            return .success(
+                ListenerTLS(
                     identity: TLSIdentity(keyPEM: leaf.key.pem, certificatePEM: leaf.certificate.pem),
-                    extraPort: extraPort, about: "certificate for \(shown) from the local CA (SHA-256 \(fingerprint))")
-                return .success((tls, notices))
-            } catch {
-                return .failure(Diagnostic(.tlsUnusable, message: error.message, help: "see docs/tls.md"))
-            }
+                    extraPort: extraPort, about: "certificate for \(shown) from the local CA (SHA-256 \(fingerprint))"))
+        } catch {
+            return .failure(Diagnostic(.tlsUnusable, message: error.message, help: "see docs/tls.md"))
         }
     }
 

@@ -33,6 +33,13 @@ public enum ReplayResults {
         return SuiteResult(group: group, steps: [step], duration: 0)
     }
 
+    /// Hands ``unreadable(_:trace:)``'s step to `add`, when any record could not be read.
+    public static func addUnreadable(_ count: Int, trace: String, to add: (StepResult, ResultGroup) -> Void) {
+        guard count > 0 else { return }
+        let unread = unreadable(count, trace: trace)
+        for step in unread.steps { add(step, unread.group) }
+    }
+
     /// A replayed exchange: passed, failed with its differences (the recorded answer is what was expected), an
     /// error when no answer came, or skipped when the recording cannot judge it.
     public static func step(_ outcome: ReplayOutcome, trace: String) -> StepResult {

@@ -102,7 +102,7 @@ public enum FlowCheckReport {
                         ]
                     }
                     if !broken.isEmpty {
-                        result.failures = [CheckFailure(severity: .must, mismatches: broken.map(mismatch))]
+                        result.failures = [CheckFailure(severity: .must, findings: broken.map(finding))]
                         if let exchange = broken.first?.exchange {
                             result.request = exchange.request
                             result.response =
@@ -181,14 +181,15 @@ public enum FlowCheckReport {
         return SuiteResult(group: group, steps: steps, duration: 0)
     }
 
-    static func mismatch(_ violation: FlowViolation) -> Mismatch {
+    /// The violation as a finding: the rule, the exchange or event that broke it, what was seen, and the help.
+    static func finding(_ violation: FlowViolation) -> Finding {
         let what =
             violation.endpoint.hasPrefix("event:")
             ? "event \(violation.seq) (\(violation.endpoint.dropFirst(6)))"
             : "exchange \(violation.seq) (\(violation.endpoint))"
-        return Mismatch(
-            path: "\(what), flow \(violation.flow)", expected: violation.rule.summary, actual: violation.message,
-            note: "help: \(violation.help)")
+        return Finding(
+            rule: violation.rule.id, place: "\(what), flow \(violation.flow)", requirement: violation.rule.summary,
+            found: violation.message, help: violation.help)
     }
 
     /// Puts each trace's notes on the error text of its first rule, so reports show them next to the verdicts.

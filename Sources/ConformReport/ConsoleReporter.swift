@@ -102,6 +102,12 @@ public struct ConsoleReporter: RunReporter {
                 out += "\(indent)        actual:   \(paint(masker.text(m.actual), .red))\n"
                 if let note = m.note { out += "\(indent)        note:     \(masker.text(note))\n" }
             }
+            for f in failure.findings {
+                out += "\(indent)    \(paint(label, .red)) \(masker.text(f.heading))\n"
+                out += "\(indent)        requires: \(paint(masker.text(f.requirement), .green))\n"
+                out += "\(indent)        found:    \(paint(masker.text(f.found), .red))\n"
+                out += "\(indent)        help:     \(masker.text(f.help))\n"
+            }
         }
         return out
     }

@@ -124,7 +124,7 @@ extension HTMLReporter {
                     "<th scope=\"row\" class=\"suite-cell\"><a href=\"\(anchor)\"><code>\(Escaping.html(rule))</code></a>"
                 if !summary.isEmpty { out += "<span class=\"suite-title\">\(Escaping.html(summary))</span>" }
                 out += "</th>"
-                let n = step.verdict == .fail ? max(1, step.failures.reduce(0) { $0 + $1.mismatches.count }) : 0
+                let n = step.verdict == .fail ? max(1, step.failures.reduce(0) { $0 + $1.count }) : 0
                 total += n
                 out +=
                     n > 0

@@ -65,7 +65,11 @@ extension HTMLReporter {
             out +=
                 "<p class=\"\(skipped ? "skip-text" : "error-text")\"><strong>\(label):</strong> \(Escaping.html(masker.text(text)))</p>\n"
         }
-        if !step.failures.isEmpty { out += diff(step.failures, severities: step.check.hasSeverities, masker: masker) }
+        if step.failures.contains(where: { !$0.mismatches.isEmpty }) {
+            out += diff(step.failures, severities: step.check.hasSeverities, masker: masker)
+        }
+        let findings = step.failures.flatMap(\.findings)
+        if !findings.isEmpty { out += table(findings, masker: masker) }
         if step.request != nil || step.response != nil {
             out += "<div class=\"exchange\">\n"
             out += step.request.map { request($0, masker: masker) } ?? ""
@@ -95,6 +99,21 @@ extension HTMLReporter {
                 if let note = m.note { out += "<div class=\"note\">\(Escaping.html(masker.text(note)))</div>" }
                 out += "</td></tr>\n"
             }
+        }
+        out += "</tbody>\n</table>\n"
+        return out
+    }
+
+    /// The rules broken, each with what it requires, what was found and how to put it right.
+    func table(_ findings: [Finding], masker: SecretMasker) -> String {
+        var out = "<table class=\"diff\">\n<caption>Findings</caption>\n"
+        out +=
+            "<thead><tr><th scope=\"col\">Rule</th><th scope=\"col\">Requires</th><th scope=\"col\">Found</th></tr></thead>\n<tbody>\n"
+        for f in findings {
+            out += "<tr><th scope=\"row\"><code>\(Escaping.html(masker.text(f.heading)))</code></th>"
+            out += "<td class=\"expected\">\(Escaping.html(masker.text(f.requirement)))</td>"
+            out += "<td class=\"actual\">\(Escaping.html(masker.text(f.found)))"
+            out += "<div class=\"note\">help: \(Escaping.html(masker.text(f.help)))</div></td></tr>\n"
         }
         out += "</tbody>\n</table>\n"
         return out

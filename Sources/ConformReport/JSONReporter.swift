@@ -211,6 +211,16 @@ public struct JSONReporter: DocumentReporter {
                                 "note": m.note.map { .string(masker.text($0)) } ?? .null,
                             ]
                         }),
+                    "findings": .array(
+                        f.findings.map { finding in
+                            [
+                                "rule": .string(masker.text(finding.rule)),
+                                "place": .string(masker.text(finding.place)),
+                                "requirement": .string(masker.text(finding.requirement)),
+                                "found": .string(masker.text(finding.found)),
+                                "help": .string(masker.text(finding.help)),
+                            ]
+                        }),
                 ]
             })
         return .object(o)

@@ -69,7 +69,8 @@ public struct JUnitReporter: DocumentReporter {
                     let first = masker.text(
                         step.failures.first?.mismatches.first.map {
                             "\($0.path): expected \($0.expected), got \($0.actual)"
-                        } ?? step.error ?? "failed")
+                        } ?? step.failures.first?.findings.first.map { "\($0.heading): \($0.found)" } ?? step.error
+                            ?? "failed")
                     let type =
                         step.check.hasSeverities
                         ? step.failures.map(\.severity).max()?.rawValue ?? "exchange" : step.check.rawValue
@@ -137,6 +138,10 @@ public struct JUnitReporter: DocumentReporter {
                     ? "" : f.severity == .assumed ? "assumed \(f.decision ?? "") " : "\(f.severity.rawValue) "
                 lines.append(
                     "\(label)\(m.path): expected \(m.expected), got \(m.actual)" + (m.note.map { " (\($0))" } ?? ""))
+            }
+            for finding in f.findings {
+                lines.append(
+                    "\(finding.heading): \(finding.found) (requires: \(finding.requirement); help: \(finding.help))")
             }
         }
         return masker.text(lines.joined(separator: "\n"))

@@ -86,10 +86,21 @@ extension RunReportReader {
                     actual: try string(m["actual"], "\(p).actual"),
                     note: m["note"]?.isNull ?? true ? nil : try string(m["note"], "\(p).note")))
         }
+        var findings: [Finding] = []
+        // Reports written before findings had their own member hold none.
+        let listed = v["findings"] == nil ? [] : try array(v["findings"], "\(path).findings")
+        for (i, f) in listed.enumerated() {
+            let p = "\(path).findings[\(i)]"
+            findings.append(
+                Finding(
+                    rule: try string(f["rule"], "\(p).rule"), place: try string(f["place"], "\(p).place"),
+                    requirement: try string(f["requirement"], "\(p).requirement"),
+                    found: try string(f["found"], "\(p).found"), help: try string(f["help"], "\(p).help")))
+        }
         return CheckFailure(
             severity: try severity(v["severity"], "\(path).severity"),
             decision: v["decision"]?.isNull ?? true ? nil : try string(v["decision"], "\(path).decision"),
-            mismatches: mismatches)
+            mismatches: mismatches, findings: findings)
     }
 
     func request(_ v: JSONValue, _ path: String) throws(RunReportError) -> HTTPRequest {

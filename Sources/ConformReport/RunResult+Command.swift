@@ -56,7 +56,7 @@ extension RunResult {
         var n = 0
         for suite in suites {
             for step in suite.steps where step.verdict == .fail {
-                n += max(1, step.failures.reduce(0) { $0 + $1.mismatches.count })
+                n += max(1, step.failures.reduce(0) { $0 + $1.count })
             }
         }
         return n
@@ -95,7 +95,7 @@ extension RunResult {
         var out: [(rule: String, violations: Int)] = []
         for step in steps where step.verdict == .fail && step.check == .flowRule {
             let rule = String(step.name.prefix { $0 != ":" })
-            let n = max(1, step.failures.reduce(0) { $0 + $1.mismatches.count })
+            let n = max(1, step.failures.reduce(0) { $0 + $1.count })
             if let i = out.firstIndex(where: { $0.rule == rule }) {
                 out[i].violations += n
             } else {

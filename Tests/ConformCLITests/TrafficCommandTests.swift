@@ -85,13 +85,13 @@ import Testing
         #expect(result.out.contains("Result: 3 violations"), "\(result.out)")
         // The one console: each broken rule with the exchanges that break it.
         #expect(result.out.contains("✘ check-3-logout › logout-depersonalize: "), "\(result.out)")
-        #expect(result.out.contains("violation exchange 6 (M7), flow \(id)\n"), "\(result.out)")
+        #expect(result.out.contains("violation logout-depersonalize at exchange 6 (M7), flow \(id)\n"), "\(result.out)")
         #expect(result.out.contains("✘ check-1-registration › registration-first: "), "\(result.out)")
         #expect(
-            result.out.contains("violation exchange 1 (M4), flow 0f8fad5b-d9cb-469f-a165-70867728950e\n"),
+            result.out.contains("violation registration-first at exchange 1 (M4), flow 0f8fad5b-d9cb-469f-a165-70867728950e\n"),
             "\(result.out)")
         #expect(result.out.contains("✘ check-2-login › user-switch: "), "\(result.out)")
-        #expect(result.out.contains("violation exchange 4 (M4), flow \(id)\n"), "\(result.out)")
+        #expect(result.out.contains("violation user-switch at exchange 4 (M4), flow \(id)\n"), "\(result.out)")
         #expect(result.err.contains("violation: exchange 1 (M4"), "violations are reported live on stderr")
         let written = try String(contentsOfFile: out + "/exchanges.jsonl", encoding: .utf8)
         #expect(written.split(separator: "\n").count == 6)

@@ -1,19 +1,5 @@
 import Foundation
 
-/// The checks of one severity that did not hold for one response.
-public struct CheckFailure: Sendable, Hashable {
-    public var severity: Severity
-    /// The decision an `assumed` check rests on.
-    public var decision: String?
-    public var mismatches: [Mismatch]
-
-    public init(severity: Severity, decision: String? = nil, mismatches: [Mismatch]) {
-        self.severity = severity
-        self.decision = decision
-        self.mismatches = mismatches
-    }
-}
-
 extension RequestSpec {
     /// Renders the request a client sends: URL with query appended, headers, body.
     public func render(in scope: TemplateScope) throws(TemplateError) -> HTTPRequest {

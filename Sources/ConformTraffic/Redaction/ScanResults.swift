@@ -27,10 +27,10 @@ public enum ScanResults {
                     failures: [
                         CheckFailure(
                             severity: .must,
-                            mismatches: [
-                                Mismatch(
-                                    path: finding.kind.rawValue, expected: "redacted",
-                                    actual: "unredacted '\(finding.excerpt)'", note: "help: \(finding.help)")
+                            findings: [
+                                Finding(
+                                    rule: finding.kind.rawValue, requirement: "redacted",
+                                    found: "unredacted '\(finding.excerpt)'", help: finding.help)
                             ])
                     ], attempts: 1)
             }

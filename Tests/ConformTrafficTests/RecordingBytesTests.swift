@@ -1,0 +1,173 @@
+import ConformCore
+import ConformMobileMessaging
+import Foundation
+import Testing
+
+@testable import ConformTraffic
+
+/// The recorder's byte paths against the paths they replaced: the exchange line against the compact text of the
+/// tree of its members, and JSON bodies redacted over their bytes against the same bodies redacted through their tree,
+/// on hostile inputs (control characters, invalid UTF-8, huge headers, escapes, duplicate names, secrets at depth).
+@Suite struct RecordingBytesTests {
+    /// The line as the tree of its members in the writer's order, written compact: what the line must be.
+    static func treeLine(_ e: RecordedExchange) -> String {
+        func headers(_ fields: HTTPFields) -> JSONValue {
+            .array(fields.map { .array([.string($0.name), .string($0.value)]) })
+        }
+        func message(_ head: [(String, JSONValue)], _ fields: HTTPFields, _ body: Data) -> JSONValue {
+            var members = head + [("headers", headers(fields))]
+            if !body.isEmpty {
+                if let text = String(validating: body, as: UTF8.self) {
+                    members.append(("body", .string(text)))
+                } else {
+                    members.append(("bodyBase64", .string(body.base64EncodedString())))
+                }
+            }
+            return .object(JSONObject(members))
+        }
+        var status: [(String, JSONValue)] = [("status", .int(e.response.status.code))]
+        if let version = e.response.httpVersion, version != "HTTP/1.1" {
+            status.append(("httpVersion", .string(version)))
+        }
+        var members: [(String, JSONValue)] = [
+            ("seq", .int(e.seq)), ("flow", .string(e.flow)), ("upstream", .string(e.upstream)),
+            ("startedAt", .string(ISOTimestamp.format(e.startedAt))), ("durationMs", .double(e.durationMs)),
+            (
+                "request",
+                message(
+                    [("method", .string(e.request.method.rawValue)), ("url", .string(e.request.url))],
+                    e.request.headerFields, e.request.body)
+            ),
+            ("response", message(status, e.response.headerFields, e.response.body)),
+        ]
+        if !e.omitted.isEmpty { members.append(("omitted", .array(e.omitted.map { .string($0) }))) }
+        if e.resynchronised { members.append(("resynchronised", .bool(true))) }
+        return JSONValue.object(JSONObject(members)).serialized() + "\n"
+    }
+
+    static let control = String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })
+
+    static var hostileExchanges: [RecordedExchange] {
+        var invalid = exchange(url: "/mobile/1/x?q=\"quoted\"\\back", body: "")
+        invalid.request.body = Data([0xFF, 0xFE, 0x00, 0x22, 0x5C, 0xC3])
+        invalid.response.body = Data([0xED, 0xA0, 0x80])  // a UTF-16 surrogate written as UTF-8: not valid UTF-8
+        invalid.response.httpVersion = "HTTP/2"
+        var controls = exchange(
+            url: "/mobile/1/\(control)", headers: ["X-C": control + "\u{7F}\"\\"], body: control + "é😀\u{2028}",
+            responseBody: "{\"a\":\"\(control)\"}", flow: "flow\u{0}\"\\")
+        controls.omitted = ["note \"one\"", "\u{1}"]
+        controls.resynchronised = true
+        controls.durationMs = 1234.5678
+        var huge = exchange(
+            url: "/mobile/1/x", headers: ["X-Huge": String(repeating: "h\"", count: 70_000)],
+            body: String(repeating: "{\"e\":\"a@b.com\"}", count: 5000))
+        huge.response.headerFields = HTTPFields((0..<200).map { HTTPFields.Field(name: "X-\($0)", value: "\($0)") })
+        var dates: [RecordedExchange] = []
+        for seconds in [0, -0.001, -86_400 * 365 * 3000.0, 253_402_300_799.999, 253_402_300_800, 1_767_600_000.9996] {
+            var dated = exchange(seq: 99_999_999, url: "/d")
+            dated.startedAt = Date(timeIntervalSince1970: seconds)
+            dated.durationMs = seconds
+            dates.append(dated)
+        }
+        return [exchange(url: "/mobile/1/appinstance"), invalid, controls, huge] + dates
+    }
+
+    @Test func theLineIsTheTreeOfItsMembersWrittenCompact() throws {
+        for e in Self.hostileExchanges {
+            let line = e.jsonLine()
+            #expect(line == Self.treeLine(e), "\(e.request.url.prefix(40))")
+            #expect(e.jsonLineBytes() == Array(line.utf8))
+            // Read back where the reader takes the line (no control characters in a URL or a field, a year it reads).
+            if e.request.headerFields.count <= HTTPFields.maxCount,
+                e.response.headerFields.count <= HTTPFields.maxCount,
+                HTTPSyntax.problem(in: e.request) == nil, ISOTimestamp.parse(ISOTimestamp.format(e.startedAt)) != nil
+            {
+                let read = try RecordedExchange(jsonLine: Array(line.utf8.dropLast()))
+                #expect(read.request.body == e.request.body)
+                #expect(read.response.body == e.response.body)
+                #expect(read.request.headerFields == e.request.headerFields)
+            }
+        }
+    }
+
+    @Test func aBoundedLineIsTheSameBytesAsItsText() {
+        for e in Self.hostileExchanges {
+            for limit in [300, 4096, 1 << 20, RecordingLayout.maxLineBytes] {
+                let bytes = e.boundedJSONLineBytes(limit: limit)
+                #expect(String(decoding: bytes, as: UTF8.self) == e.boundedJSONLine(limit: limit))
+                #expect(bytes.count <= max(limit, 2000), "limit \(limit)")
+            }
+        }
+    }
+
+    @Test func timestampsAreWrittenAsTheyAreFormatted() {
+        for seconds in [0, -0.001, -1e11, 1e9, 253_402_300_799.999, 253_402_300_800, 1_767_600_000.9996] {
+            let date = Date(timeIntervalSince1970: seconds)
+            var bytes: [UInt8] = []
+            ISOTimestamp.write(date, into: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == ISOTimestamp.format(date), "\(seconds)")
+        }
+    }
+
+    static let bodies: [String] = [
+        #"{"pushServiceToken":"fcm-bench","pushServiceType":"Firebase","os":"Android","osVersion":"14"}"#,
+        #"{"a":{"b":[{"c":{"email":"x@y.com","phones":["+385911234567",385911234567,12]}}]},"phone":"+1 202 555 0142"}"#,
+        #"{ "email" : "a@b.com" }"#, "  {\"email\":\"a@b.com\"}", "{\"email\":\"a@b.com\"}\n",
+        #"{"e":"a\u0040b.com","f":"c@d.com"}"#, #"{"t":"x\/y@z.com"}"#, #"{"t":"x\/y"}"#,
+        #"{"s":"line\nbreak +385911234567\t\"q\"\\"}"#, "{\"s\":\"raw\u{1}control a@b.com\"}",
+        #"{"email":"a@b.com","email":"c"}"#, #"{"pushServiceToken":"x","pushServiceToken":"y"}"#,
+        #"{"phone":385911234567,"n":-0,"e":"a@b.com"}"#, #"{"f":1.5e3,"e":"a@b.com"}"#, #"{"f":1.50,"g":1}"#,
+        #"{"big":123456789012345678901,"e":"a@b.com"}"#, #"{"phone":-385911234567}"#,
+        #"{"inf":1e999,"x@y.com":1}"#, #"{"e":"a@b.com"} x"#, #"{"e":"a@b.com"}}"#, #"["a@b.com","+385911234567"]"#,
+        "{}", "[]", "[[]]", "[{},[{}]]", #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":.5}"#, #"{"a":tru}"#,
+        #"{"a":nul,"e":"a@b.com"}"#, #"{"a":true,"b":false,"c":null,"e":"a@b.com"}"#, #"{"e\"x":"a@b.com"}"#,
+        #"{"név":"é@ü.com","emoji":"😀 +385911234567","mail":"ö@example.org"}"#,
+        #"{"token":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl"}"#,
+        #"{"pushRegId":"0f8fad5b-d9cb-469f-a165-70867728950e","regEnabled":true,"isPrimary":false}"#,
+        #"{"a":"\u00e9@x.com"}"#, #"{"a":"\ud83d\ude00"}"#, #"{"a":"\x"}"#, #"{"a":"unterminated"#, #"{"a" "b"}"#,
+        #"{"a":1,}"#, #"[1,]"#, #"{,}"#, "{\"a\":\"b\"", "[", "{",
+    ]
+
+    static var generatedBodies: [String] {
+        let deep = String(repeating: "[", count: 100) + "\"a@b.com\"" + String(repeating: "]", count: 100)
+        let deeper = String(repeating: "{\"phone\":", count: 70) + "385911234567" + String(repeating: "}", count: 70)
+        let wide = "{" + (0..<100).map { "\"k\($0)\":\"u\($0)@mail.example.org\"" }.joined(separator: ",") + "}"
+        let large =
+            "["
+            + Array(repeating: #"{"email":"p@q.org","n":1,"s":"\" +385911234567"}"#, count: 20_000)
+            .joined(separator: ",") + "]"
+        let hugeString = "{\"s\":\"" + String(repeating: "a@b.co ", count: 100_000) + "\"}"
+        return [deep, deeper, wide, large, hugeString]
+    }
+
+    @Test func jsonBodiesRedactOverBytesAsThroughTheirTree() {
+        // Two redactors with the same key, so what one learns (a JWT's credential claim) the other learns alike.
+        let bytePath = testRedactor()
+        let treePath = testRedactor()
+        var invalid = Data(#"{"e":"a@b.com","x":""#.utf8)
+        invalid += Data([0xFF, 0x22, 0x7D])
+        let inputs = (Self.bodies + Self.generatedBodies).map { Data($0.utf8) } + [invalid, Data([0x7B, 0x7D, 0xC3])]
+        for body in inputs {
+            let fast = bytePath.redact(body: body)
+            let tree = treePath.redactThroughTree(body: body)
+            #expect(fast == tree, "\(String(decoding: body.prefix(80), as: UTF8.self))")
+        }
+    }
+
+    @Test func theCommonBodiesAreTakenOverTheirBytes() {
+        let redactor = testRedactor()
+        let leaf: JSONLeafScan.Leaf = { redactor.replacement(for: $0, at: Redactor.Place(key: $1, arrayKey: $2)) }
+        let token = Data(Self.bodies[0].utf8)
+        let redacted = JSONLeafScan.redacted(token, leaf: leaf)
+        #expect(
+            redacted.map { String(decoding: $0, as: UTF8.self).hasPrefix(#"{"pushServiceToken":"redacted-token-"#) }
+                == true)
+        #expect(redacted == redactor.redactThroughTree(body: token))
+        let answer = Data(Self.bodies.first { $0.hasPrefix(#"{"pushRegId""#) }!.utf8)
+        #expect(JSONLeafScan.redacted(answer, leaf: leaf) == answer, "nothing to replace: kept as it came")
+        // Left to the tree: a changed body not in compact form, a \u escape, a duplicate name.
+        for text in [#"{ "email" : "a@b.com" }"#, #"{"e":"a\u0040b.com"}"#, #"{"email":"a@b.com","email":"c"}"#] {
+            #expect(JSONLeafScan.redacted(Data(text.utf8), leaf: leaf) == nil, "\(text)")
+        }
+    }
+}

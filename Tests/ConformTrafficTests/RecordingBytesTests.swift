@@ -170,4 +170,25 @@ import Testing
             #expect(JSONLeafScan.redacted(Data(text.utf8), leaf: leaf) == nil, "\(text)")
         }
     }
+
+    /// An `Authorization` value is redacted once per base: later exchanges get the same text, and the same value sent
+    /// to another base is still redacted under that base's role.
+    @Test func anAuthorizationValueRedactsAlikeEveryTimeAndByThePathsRole() throws {
+        let redactor = testRedactor()
+        func sent(_ url: String, _ value: String) -> String? {
+            redactor.redact(HTTPRequest(method: .get, url: url, headerFields: ["Authorization": value]))
+                .headerFields["Authorization"]
+        }
+        let first = try #require(sent("/mobile/1/appinstance/a", "App code-123456"))
+        #expect(first.hasPrefix("App redacted-"))
+        #expect(sent("/mobile/2/appinstance/b?x=1", "App code-123456") == first)
+        #expect(
+            redactor.redactedCredentials == [RedactedCredential(role: "appCode", pseudonym: String(first.dropFirst(4)))]
+        )
+        #expect(sent("/people/2/persons", "App code-123456") == first, "the same pseudonym")
+        #expect(
+            redactor.redactedCredentials.map(\.role) == ["appCode", "apiKey"], "the backend's role is named as well")
+        #expect(sent("/mobile/1/x", "App  code-123456 ") == first, "spaces around the value are not part of it")
+        #expect(sent("/mobile/1/x", "App conform-app-code") == "App conform-app-code", "a public value is kept")
+    }
 }

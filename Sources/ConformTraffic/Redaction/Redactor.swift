@@ -39,6 +39,17 @@ public final class Redactor: Sendable {
     /// order of ``roles``, with the base each is limited to: ``ProtocolProfile/credentialRole(scheme:path:in:bases:)``
     /// compiled once.
     private let authorizationRoles: [String: [(base: String?, role: ProtocolProfile.CredentialRole)]]
+    /// `Authorization` values of the protocol's credential schemes as redacted, by value and the base of the path
+    /// they were sent to (which decides the role): a client sends the same application code on every exchange. What
+    /// a first redaction records (the credential met, its role) is recorded then; the same value redacts alike every
+    /// later time. Emptied when full, like the pseudonyms' table.
+    private let authorizationMemo = Mutex<[AuthorizationKey: String]>([:])
+
+    private struct AuthorizationKey: Hashable {
+        let value: String
+        /// The base the request's path belongs to; `nil` inside for a path of no base, `nil` outside for a response.
+        let base: String??
+    }
 
     /// A redactor with a fresh random key; invalid user patterns are skipped (validate policies when loading them).
     public convenience init(policy: RedactionPolicy) {
@@ -75,10 +86,8 @@ public final class Redactor: Sendable {
 
     /// The role of the credential in `Authorization: <scheme> …` of a request to `url`: the first of ``roles`` with
     /// such a place on any path or on the base the path belongs to.
-    private func authorizationRole(scheme lower: String, url: String) -> ProtocolProfile.CredentialRole? {
-        guard let candidates = authorizationRoles[lower] else { return nil }
-        let base = basePaths.baseName(forPath: URLParts(url).path)
-        return candidates.first { $0.base == nil || $0.base == base }?.role
+    private func authorizationRole(scheme lower: String, base: String?) -> ProtocolProfile.CredentialRole? {
+        authorizationRoles[lower]?.first { $0.base == nil || $0.base == base }?.role
     }
 
     /// The exchange with every secret in URL, headers and bodies replaced.
@@ -197,6 +206,9 @@ public final class Redactor: Sendable {
     }
 
     private func redact(authorization value: String, url: String?) -> String {
+        let base = url.map { basePaths.baseName(forPath: URLParts($0).path) }
+        let key = AuthorizationKey(value: value, base: base)
+        if let known = authorizationMemo.withLock({ $0[key] }) { return known }
         let trimmed = value.trimmingWhitespace
         guard let space = trimmed.firstIndex(of: " ") else { return pseudonyms.opaque(trimmed) }
         let scheme = trimmed[..<space]
@@ -204,8 +216,13 @@ public final class Redactor: Sendable {
         if keep.contains(secret) { return value }
         switch scheme.lowercased() {
         case let lower where credentialSchemes.contains(lower):
-            let role = url.flatMap { authorizationRole(scheme: lower, url: $0) }
-            return "\(scheme) \(credential(secret, role: role))"
+            let role = base.flatMap { authorizationRole(scheme: lower, base: $0) }
+            let redacted = "\(scheme) \(credential(secret, role: role))"
+            authorizationMemo.withLock { memo in
+                if memo.count >= PseudonymMemo.capacity { memo.removeAll(keepingCapacity: true) }
+                memo[key] = redacted
+            }
+            return redacted
         case "bearer" where secret.split(separator: ".", omittingEmptySubsequences: false).count == 3:
             return "\(scheme) \(jwt(secret))"
         default:

@@ -156,7 +156,9 @@ import Testing
 
     @Test func theCommonBodiesAreTakenOverTheirBytes() {
         let redactor = testRedactor()
-        let leaf: JSONLeafScan.Leaf = { redactor.replacement(for: $0, at: Redactor.Place(key: $1, arrayKey: $2)) }
+        let leaf: JSONLeafScan.Leaf = { value, key, arrayKey, _ in
+            redactor.replacement(for: value, at: Redactor.Place(key: key, arrayKey: arrayKey))
+        }
         let token = Data(Self.bodies[0].utf8)
         let redacted = JSONLeafScan.redacted(token, leaf: leaf)
         #expect(
@@ -190,5 +192,32 @@ import Testing
             redactor.redactedCredentials.map(\.role) == ["appCode", "apiKey"], "the backend's role is named as well")
         #expect(sent("/mobile/1/x", "App  code-123456 ") == first, "spaces around the value are not part of it")
         #expect(sent("/mobile/1/x", "App conform-app-code") == "App conform-app-code", "a public value is kept")
+    }
+
+    /// The flow the recorder derives from an answer's bytes is the one the tree gives, whatever the answer holds.
+    @Test func theFlowReadOverBytesIsTheTreesFlow() {
+        let keys = ProtocolProfile.mobileMessaging.flows
+        let answers = [
+            #"{"pushRegId":"abc"}"#, #"{"pushRegId":""}"#, #"{"pushRegId":5}"#, #"{"pushRegId":{"a":"b"}}"#,
+            #"{"a":{"pushRegId":"deep"}}"#, #"{"pushRegId":"a","pushRegId":"b"}"#, #"[{"pushRegId":"x"}]"#,
+            #" {"pushRegId":"ws"}"#, #"{"pushRegId":"\u0041"}"#, #"{"pushRegId":"x\/y"}"#, #"{"pushRegId":"é😀"}"#,
+            #"{"pushRegId":"a" "#, #"{"pushRegId":null,"x":1.5}"#,
+        ]
+        let bodies = answers + Self.bodies + Self.generatedBodies
+        for body in bodies {
+            for url in ["/mobile/1/appinstance", "/mobile/1/appinstance/from-path/user", "/people/2/persons", "/x"] {
+                let request = HTTPRequest(method: .post, url: url)
+                let response = HTTPResponse(status: 200, body: Data(body.utf8))
+                #expect(
+                    keys.recordedFlow(request: request, response: response)
+                        == keys.flow(request: request, response: response), "\(url) \(body.prefix(60))")
+            }
+        }
+        let registered = HTTPResponse(status: 200, body: Data(answers[0].utf8))
+        #expect(
+            keys.recordedFlow(request: HTTPRequest(method: .post, url: "/mobile/1/appinstance"), response: registered)
+                == "abc")
+        let named = HTTPRequest(method: .get, url: "/mobile/1/x", headerFields: ["pushregistrationid": "hdr"])
+        #expect(keys.recordedFlow(request: named, response: registered) == "hdr")
     }
 }

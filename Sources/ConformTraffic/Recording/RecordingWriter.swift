@@ -165,7 +165,7 @@ public final class RecordingWriter: Sendable {
         upstream: String, request: HTTPRequest, response: HTTPResponse, startedAt: Date, durationMs: Double,
         flow: String? = nil, resynchronised: Bool = false
     ) throws(RecordingError) -> RecordedExchange {
-        let flow = flow ?? flows.flow(request: request, response: response)
+        let flow = flow ?? flows.recordedFlow(request: request, response: response)
         var read = RecordedExchange(
             seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
             response: response)

@@ -12,9 +12,9 @@ import Foundation
 /// changed body in any other form goes through the tree too; a body in which nothing changes is kept as it came,
 /// as the tree path keeps it.
 struct JSONLeafScan {
-    /// What replaces a leaf (`.string` or `.int`) under its member name, or in an array under the array's name;
-    /// `nil` or the same value to keep it.
-    typealias Leaf = (JSONValue, _ key: String?, _ arrayKey: String?) -> JSONValue?
+    /// What replaces a leaf (`.string` or `.int`) under its member name, or in an array under the array's name, at
+    /// its depth (1 for the members or elements of the body itself); `nil` or the same value to keep it.
+    typealias Leaf = (JSONValue, _ key: String?, _ arrayKey: String?, _ depth: Int) -> JSONValue?
 
     /// Deeper nesting is left to the tree (whose parser refuses past 512).
     static let maxDepth = 64
@@ -52,6 +52,20 @@ struct JSONLeafScan {
         }
     }
 
+    /// The string a JSON object body holds in its top-level member `member` (`.some(nil)` when it holds none, or
+    /// no string), read as ``JSONValue/parsedBody(_:)`` would read it; `nil` when the scan does not take the body.
+    /// Only bodies up to 64 KB are taken: no parse of those reaches the parser's memory budget.
+    static func topLevelString(_ body: Data, member: String) -> String?? {
+        guard body.count <= 65_536 else { return nil }
+        // Duplicate names are not taken, so the one member of that name is the tree's.
+        var found: String?
+        let taken = withoutActuallyEscaping({ (value: JSONValue, key: String?, _: String?, depth: Int) -> JSONValue? in
+            if depth == 1, key == member { found = value.stringValue }
+            return nil
+        }) { redacted(body, leaf: $0) }
+        return taken == nil ? nil : .some(found)
+    }
+
     private func spliced() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + edits.count * 48)
@@ -82,14 +96,18 @@ struct JSONLeafScan {
             let start = index
             guard let text = string() else { return false }
             let node = JSONValue.string(text)
-            if let replaced = leaf(node, key, arrayKey), replaced != node { edits.append((start..<index, replaced)) }
+            if let replaced = leaf(node, key, arrayKey, depth), replaced != node {
+                edits.append((start..<index, replaced))
+            }
             return true
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = index
             guard let integer = number() else { return false }
             guard let integer else { return true }
             let node = JSONValue.int(integer)
-            if let replaced = leaf(node, key, arrayKey), replaced != node { edits.append((start..<index, replaced)) }
+            if let replaced = leaf(node, key, arrayKey, depth), replaced != node {
+                edits.append((start..<index, replaced))
+            }
             return true
         case UInt8(ascii: "t"): return literal("true")
         case UInt8(ascii: "f"): return literal("false")

@@ -8,7 +8,9 @@ extension Redactor {
     func redact(body: Data) -> Data {
         if policy.jsonPaths.isEmpty,
             let redacted = JSONLeafScan.redacted(
-                body, leaf: { self.replacement(for: $0, at: Place(key: $1, arrayKey: $2)) })
+                body,
+                leaf: { value, key, arrayKey, _ in self.replacement(for: value, at: Place(key: key, arrayKey: arrayKey))
+                })
         {
             return redacted
         }

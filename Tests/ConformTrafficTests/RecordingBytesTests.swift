@@ -220,4 +220,22 @@ import Testing
         let named = HTTPRequest(method: .get, url: "/mobile/1/x", headerFields: ["pushregistrationid": "hdr"])
         #expect(keys.recordedFlow(request: named, response: registered) == "hdr")
     }
+
+    /// A URL whose query names no credential parameter (read over its bytes) is kept as it is; any name that may be
+    /// one, in any case, percent-encoded, or after a `#` that is no fragment mark, goes through the full redaction.
+    @Test func aQueryIsSplitOnlyWhenANameMayBeACredential() {
+        let redactor = testRedactor()
+        for url in ["/mobile/1/appinstance?ri=true", "/x?a=1&os=Android&", "/x?a=1#&apikey=secret-123456", "/x?", "/x"]
+        {
+            #expect(redactor.redact(query: url) == url)
+        }
+        for url in [
+            "/x?APIKEY=secret-123456", "/x?a=1&Api_Key=secret-123456#frag", "/x?ap%69key=secret-123456",
+            "/x?a=1#\u{301}&apikey=secret-123456", "/x?n\u{e9}=1&token=secret-123456",
+            "/people/2/persons?TYPE=phone&identifier=385911234567",
+        ] {
+            let redacted = redactor.redact(query: url)
+            #expect(!redacted.contains("secret-123456") && !redacted.contains("385911234567"), "\(url) → \(redacted)")
+        }
+    }
 }

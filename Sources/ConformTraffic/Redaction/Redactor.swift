@@ -39,6 +39,9 @@ public final class Redactor: Sendable {
     /// order of ``roles``, with the base each is limited to: ``ProtocolProfile/credentialRole(scheme:path:in:bases:)``
     /// compiled once.
     private let authorizationRoles: [String: [(base: String?, role: ProtocolProfile.CredentialRole)]]
+    /// The query parameter names a URL must have for ``redact(query:)`` to change it, lower-cased bytes: the
+    /// credential parameters and the phone lookup's kind.
+    private let queryNames: [[UInt8]]
     /// `Authorization` values of the protocol's credential schemes as redacted, by value and the base of the path
     /// they were sent to (which decides the role): a client sends the same application code on every exchange. What
     /// a first redaction records (the credential met, its role) is recorded then; the same value redacts alike every
@@ -82,6 +85,9 @@ public final class Redactor: Sendable {
             }
         }
         self.authorizationRoles = authorizationRoles
+        self.queryNames =
+            (RedactionPolicy.secretQueryKeys.map { $0.lowercased() } + [phoneLookup?.kind].compactMap { $0 })
+            .map { Array($0.utf8) }
     }
 
     /// The role of the credential in `Authorization: <scheme> …` of a request to `url`: the first of ``roles`` with
@@ -168,7 +174,7 @@ public final class Redactor: Sendable {
     /// A URL with the values of credential query parameters replaced, and the identifier of a query that names
     /// a phone (the profile's phone lookup, e.g. `type=PHONE&identifier=…`) replaced by a phone pseudonym.
     func redact(query url: String) -> String {
-        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return url }
+        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")), mayRedact(queryOf: url) else { return url }
         let head = url[...mark]
         var fragment = ""
         var query = String(url[url.index(after: mark)...])
@@ -203,6 +209,43 @@ public final class Redactor: Sendable {
         guard changed else { return url }
         let rebuilt: [String] = pairs.map { name, value in value.map { "\(name)=\($0)" } ?? name }
         return String(head) + rebuilt.joined(separator: "&") + fragment
+    }
+
+    /// Whether any query parameter of `url` may be one ``redact(query:)`` replaces, or names a phone lookup, read
+    /// over its bytes: `false` only when every name is ASCII without escapes and none is a credential parameter or
+    /// the lookup's kind, so the URL is kept without splitting it.
+    private func mayRedact(queryOf url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            guard var index = bytes.firstIndex(of: UInt8(ascii: "?")) else { return false }
+            index += 1
+            while index < bytes.count, bytes[index] != UInt8(ascii: "#") {
+                let start = index
+                while index < bytes.count,
+                    ![UInt8(ascii: "&"), UInt8(ascii: "="), UInt8(ascii: "#")].contains(bytes[index])
+                {
+                    if bytes[index] == UInt8(ascii: "%") || bytes[index] >= 0x80 { return true }
+                    index += 1
+                }
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if queryNames.contains(where: { Self.equalIgnoringASCIICase(name, $0) }) { return true }
+                while index < bytes.count, bytes[index] != UInt8(ascii: "&"), bytes[index] != UInt8(ascii: "#") {
+                    index += 1
+                }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "&") { index += 1 }
+            }
+            // A `#` followed by a combining mark is no fragment mark to the splitting that follows: let it decide.
+            return index + 1 < bytes.count && bytes[index + 1] >= 0x80
+        }
+    }
+
+    private static func equalIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard bytes.count == lower.count else { return false }
+        for (byte, expected) in zip(bytes, lower) {
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != expected { return false }
+        }
+        return true
     }
 
     private func redact(authorization value: String, url: String?) -> String {

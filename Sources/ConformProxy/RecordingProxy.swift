@@ -149,7 +149,7 @@ public struct RecordingProxy: Sendable {
         do {
             let written = try writer.append(
                 upstream: name, request: request, response: response, startedAt: exchange.startedAt,
-                durationMs: exchange.durationMs, flow: profile.flows.flow(request: request, response: response))
+                durationMs: exchange.durationMs, flow: profile.flows.recordedFlow(request: request, response: response))
             onExchange(written)
         } catch {
             onError("cannot record exchange \(request.method) \(request.target): \(error)")

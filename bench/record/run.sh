@@ -8,6 +8,10 @@
 # thread), which is the rate those libraries allow before the recorder does any work of its own; the same with each
 # of 16 server threads sending its request itself (blocking libcurl, no hand-over between threads); and libh2o's own
 # reverse proxy (bench/server-library/h2o-null.c -u), another server library from Debian with its own HTTP client.
+# The recorder's own CPU per exchange (utime + stime from /proc over its runs, divided by the requests wrk completed
+# through it) is printed beside its rate: less sensitive to a loaded box than the rate. CONFORM_BINARY_BEFORE=PATH
+# starts a second recorder from another build and alternates it with the first in every round, to compare two builds
+# in one session.
 # Usage: bench/record/run.sh [SECONDS_PER_RUN]   (CONFORM_BINARY=PATH skips the release build)
 # Installs wrk, nginx, gcc and the two libraries' headers from Debian when missing.
 set -eu
@@ -30,9 +34,9 @@ fi
 . bench/lib/nginx.sh
 WORK="$(mktemp -d)"
 chmod 755 "$WORK"
-RECORD_PID=""; UP_PID=""; FRONT_PID=""; NULL_PID=""; BLOCKING_PID=""; H2O_PID=""
+RECORD_PID=""; UP_PID=""; FRONT_PID=""; NULL_PID=""; BLOCKING_PID=""; H2O_PID=""; BEFORE_PID=""
 cleanup() {
-    for pid in "$RECORD_PID" "$FRONT_PID" "$UP_PID" "$NULL_PID" "$BLOCKING_PID" "$H2O_PID"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
+    for pid in "$RECORD_PID" "$FRONT_PID" "$UP_PID" "$NULL_PID" "$BLOCKING_PID" "$H2O_PID" "$BEFORE_PID"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -107,12 +111,24 @@ BLOCKING_PID="$C_PID"; BLOCKING_URL="$C_URL"
 start_c h2o "$WORK/h2o-null" -t 2 -u "$UP_URL"
 H2O_PID="$C_PID"; H2O_URL="$C_URL"
 
-"$CONFORM_BINARY" record --upstream "$UP_URL" --out "$WORK/recording" --listen 127.0.0.1:0 \
-    >"$WORK/record.out" 2>"$WORK/record.err" &
-RECORD_PID=$!
-for _ in $(seq 100); do grep -q '^Recording on ' "$WORK/record.out" 2>/dev/null && break; sleep 0.1; done
-RECORD_URL="$(grep -o 'http://[0-9.:]*' "$WORK/record.out" | head -1)"
-[ -n "$RECORD_URL" ] || { echo "conform record did not start: $(cat "$WORK/record.err")" >&2; exit 1; }
+# start_recorder NAME BINARY: `conform record` into WORK/NAME-recording; sets R_PID and R_URL.
+start_recorder() {
+    "$2" record --upstream "$UP_URL" --out "$WORK/$1-recording" --listen 127.0.0.1:0 \
+        >"$WORK/$1.out" 2>"$WORK/$1.err" &
+    R_PID=$!
+    for _ in $(seq 100); do grep -q '^Recording on ' "$WORK/$1.out" 2>/dev/null && break; sleep 0.1; done
+    R_URL="$(grep -o 'http://[0-9.:]*' "$WORK/$1.out" | head -1)"
+    [ -n "$R_URL" ] || { echo "conform record ($2) did not start: $(cat "$WORK/$1.err")" >&2; exit 1; }
+}
+start_recorder record "$CONFORM_BINARY"
+RECORD_PID="$R_PID"; RECORD_URL="$R_URL"
+if [ -n "${CONFORM_BINARY_BEFORE:-}" ]; then
+    start_recorder before "$CONFORM_BINARY_BEFORE"
+    BEFORE_PID="$R_PID"; BEFORE_URL="$R_URL"
+fi
+# cpu_ticks PID: the process's utime + stime so far, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICKS="$(getconf CLK_TCK)"
 
 cat >"$WORK/post.lua" <<'LUA'
 wrk.method = "POST"
@@ -122,14 +138,23 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"pushServiceToken":"fcm-bench","pushServiceType":"Firebase","os":"Android","osVersion":"14"}'
 LUA
 
-# one NAME URL: a wrk run, its rate, p99 latency and completed requests appended to WORK/NAME.
+# one NAME URL [PID]: a wrk run, its rate, p99 latency and completed requests appended to WORK/NAME; with PID, the
+# CPU that process spent per completed request (µs) appended to WORK/cpu-NAME.
 one() {
+    if [ -n "${3:-}" ]; then t0="$(cpu_ticks "$3")"; fi
     out="$(wrk -t2 -c32 -d"${DURATION}s" --latency -s "$WORK/post.lua" "$2")"
     rps="$(printf '%s\n' "$out" | awk '/Requests\/sec/ {print $2}')"
     p99="$(printf '%s\n' "$out" | awk '$1 == "99%" {print $2}')"
     done_count="$(printf '%s\n' "$out" | awk '/requests in/ {print $1}')"
     bad="$(printf '%s\n' "$out" | grep -E 'Non-2xx|Socket errors' | tr '\n' ' ' || true)"
-    echo "$1: $rps req/s, p99 $p99, $done_count requests $bad"
+    cpu=""
+    if [ -n "${3:-}" ]; then
+        cpu="$(awk -v a="$t0" -v b="$(cpu_ticks "$3")" -v n="$done_count" -v t="$TICKS" \
+            'BEGIN { printf "%.1f", (b - a) / t * 1e6 / n }')"
+        echo "$cpu" >>"$WORK/cpu-$1"
+        cpu=", $cpu us of its CPU per request"
+    fi
+    echo "$1: $rps req/s, p99 $p99, $done_count requests$cpu, load $(cut -d' ' -f1 /proc/loadavg) $bad"
     echo "$rps $p99 $done_count" >>"$WORK/runs-$1"
 }
 echo "# wrk -t2 -c32 -d${DURATION}s, POST bodies, 3 runs each, alternating"
@@ -140,7 +165,8 @@ for i in 1 2 3; do
     one null-proxy "$NULL_URL"
     one null-blocking "$BLOCKING_URL"
     one h2o-proxy "$H2O_URL"
-    one record "$RECORD_URL"
+    one record "$RECORD_URL" "$RECORD_PID"
+    if [ -n "$BEFORE_PID" ]; then one record-before "$BEFORE_URL" "$BEFORE_PID"; fi
 done
 # Added latency: under saturation every front queues, so the p99s above say more about queues than about what a
 # front adds; one connection at a time shows what each hop costs a single exchange.
@@ -166,7 +192,14 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill -INT "$RECORD_PID"
 wait "$RECORD_PID" || true
 RECORD_PID=""
-recorded="$(wc -l <"$WORK/recording/exchanges.jsonl")"
+recorded="$(wc -l <"$WORK/record-recording/exchanges.jsonl")"
+if [ -n "$BEFORE_PID" ]; then
+    kill -INT "$BEFORE_PID"
+    wait "$BEFORE_PID" || true
+    BEFORE_PID=""
+    before_recorded="$(wc -l <"$WORK/before-recording/exchanges.jsonl")"
+    before_answered="$(awk '{s += $3} END {print s}' "$WORK/runs-record-before")"
+fi
 answered="$(cat "$WORK/runs-record" "$WORK/lone-record" | awk '{s += $3} END {print s}')"
 
 col() { awk -v c="$2" '{print $c}' "$WORK/runs-$1" | median; }
@@ -200,4 +233,11 @@ echo "median: null-proxy -b -t 16 $blocking against nginx proxy_pass $ng req/s: 
 echo "median: libh2o's reverse proxy $h2o against nginx proxy_pass $ng req/s: ratio $(ratio "$h2o" "$ng")"
 echo "median: conform record $rec against null-proxy $null req/s: ratio $(ratio "$rec" "$null")"
 echo "median: conform record $rec against nginx proxy_pass $ng req/s: ratio $(ratio "$rec" "$ng")"
+echo "median: conform record's own CPU $(median <"$WORK/cpu-record") us per request"
+if [ -n "${CONFORM_BINARY_BEFORE:-}" ]; then
+    before="$(col record-before 1)"
+    echo "median: conform record (CONFORM_BINARY_BEFORE) $before against nginx proxy_pass $ng req/s: ratio $(ratio "$before" "$ng"), its CPU $(median <"$WORK/cpu-record-before") us per request"
+    echo "recorded (CONFORM_BINARY_BEFORE): $before_recorded exchanges for $before_answered requests wrk completed through it"
+    [ "$before_recorded" -ge "$before_answered" ] || { echo "LOST: the earlier build's recording misses $((before_answered - before_recorded)) exchanges" >&2; exit 1; }
+fi
 [ "$recorded" -ge "$answered" ] || { echo "LOST: the recording misses $((answered - recorded)) exchanges" >&2; exit 1; }

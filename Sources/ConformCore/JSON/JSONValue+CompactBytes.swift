@@ -55,6 +55,14 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
     }
 
+    /// Appends UTF-8 `bytes` (valid UTF-8, which is not checked) as a JSON string literal, escaped as
+    /// ``writeString(_:into:)`` escapes the same text: a body or a field written without making a `String` of it.
+    public static func writeString(utf8 bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        appendEscaped(bytes.assumingMemoryBound(to: UInt8.self), to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
     private static func appendEscaped<C: RandomAccessCollection<UInt8>>(_ bytes: C, to out: inout [UInt8])
     where C.Index == Int {
         var runStart = bytes.startIndex

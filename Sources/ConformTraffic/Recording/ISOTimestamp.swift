@@ -22,6 +22,39 @@ public enum ISOTimestamp {
             "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(milli, 3))Z"
     }
 
+    /// Appends ``format(_:)``'s text to `out` without making a `String` of it (a recording line is bytes).
+    static func write(_ date: Date, into out: inout [UInt8]) {
+        let ms = milliseconds(date)
+        let (days, msOfDay) = floorDivide(ms, 86_400_000)
+        let (y, m, d) = civil(fromDays: days)
+        guard (0...9999).contains(y) else {
+            out.append(contentsOf: format(date).utf8)
+            return
+        }
+        func digits(_ v: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(v / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(y, 4)
+        out.append(UInt8(ascii: "-"))
+        digits(m, 2)
+        out.append(UInt8(ascii: "-"))
+        digits(d, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(msOfDay / 3_600_000, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(msOfDay / 60_000 % 60, 2)
+        out.append(UInt8(ascii: ":"))
+        digits(msOfDay / 1000 % 60, 2)
+        out.append(UInt8(ascii: "."))
+        digits(msOfDay % 1000, 3)
+        out.append(UInt8(ascii: "Z"))
+    }
+
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; `nil` when it is not one.
     static func parse(_ text: String) -> Date? {
         let b = Array(text.utf8)

@@ -3,50 +3,7 @@ import Foundation
 
 extension RecordedExchange {
     /// The exchange as one line of `exchanges.jsonl` (with the trailing newline), keys in a fixed order.
-    public func jsonLine() -> String {
-        var out = ""
-        out.reserveCapacity(estimatedLineBytes)
-        out += "{\"seq\":\(seq),\"flow\":"
-        JSONValue.writeString(flow, into: &out)
-        out += ",\"upstream\":"
-        JSONValue.writeString(upstream, into: &out)
-        out += ",\"startedAt\":\"\(ISOTimestamp.format(startedAt))\",\"durationMs\":"
-        out += JSONValue.double(durationMs).serialized()
-        out += ",\"request\":{\"method\":"
-        JSONValue.writeString(request.method.rawValue, into: &out)
-        out += ",\"url\":"
-        JSONValue.writeString(request.url, into: &out)
-        Self.writeHeaders(request.headerFields, into: &out)
-        Self.writeBody(request.body, into: &out)
-        out += "},\"response\":{\"status\":\(response.status.code)"
-        // Written when it is not HTTP/1.1, which a line without it means.
-        if let version = response.httpVersion, version != "HTTP/1.1" {
-            out += ",\"httpVersion\":"
-            JSONValue.writeString(version, into: &out)
-        }
-        Self.writeHeaders(response.headerFields, into: &out)
-        Self.writeBody(response.body, into: &out)
-        out += "}"
-        if !omitted.isEmpty {
-            out += ",\"omitted\":["
-            for (i, note) in omitted.enumerated() {
-                if i > 0 { out += "," }
-                JSONValue.writeString(note, into: &out)
-            }
-            out += "]"
-        }
-        if resynchronised { out += ",\"resynchronised\":true" }
-        out += "}\n"
-        return out
-    }
-
-    /// About how long ``jsonLine()`` is (escapes aside), so the line is built without growing its buffer.
-    private var estimatedLineBytes: Int {
-        var bytes = 256 + flow.utf8.count + upstream.utf8.count + request.url.utf8.count
-        for field in request.headerFields { bytes += field.name.utf8.count + field.value.utf8.count + 6 }
-        for field in response.headerFields { bytes += field.name.utf8.count + field.value.utf8.count + 6 }
-        return bytes + (request.body.count + response.body.count) * 9 / 8
-    }
+    public func jsonLine() -> String { String(decoding: jsonLineBytes(), as: UTF8.self) }
 
     /// The exchange as a line of at most `limit` bytes: bodies (the largest first), then headers, that would not
     /// fit are left out and named in ``omitted``, so one huge exchange never makes a recording unreadable.
@@ -54,6 +11,19 @@ extension RecordedExchange {
     /// A header list of more than ``HTTPFields/maxCount`` fields is left out the same way, so every written line reads
     /// back as written.
     public func boundedJSONLine(limit: Int) -> String {
+        String(decoding: boundedJSONLineBytes(limit: limit), as: UTF8.self)
+    }
+
+    /// ``boundedJSONLine(limit:)`` as bytes, what the writer writes.
+    public func boundedJSONLineBytes(limit: Int) -> [UInt8] {
+        // No body escapes to more than six bytes a byte (base64 to less), so small bodies need no count.
+        let mostly = (request.body.count + response.body.count) * 6 + 32
+        if mostly <= limit, request.headerFields.count <= HTTPFields.maxCount,
+            response.headerFields.count <= HTTPFields.maxCount
+        {
+            let line = jsonLineBytes()
+            if line.count <= limit { return line }
+        }
         var bounded = self
         if request.headerFields.count > HTTPFields.maxCount {
             bounded.request.headerFields = HTTPFields()
@@ -70,7 +40,7 @@ extension RecordedExchange {
         let largestFirst = bodies.sorted(by: { $0.size > $1.size }).filter { $0.size > 0 }
         // Bodies whose text alone passes the limit are left out before any line is built (the order and the notes
         // are those of building and measuring): a 60 MiB body of control bytes escapes to 360 MiB of line.
-        var encoded = Self.encodedBytes(request.body) + Self.encodedBytes(response.body)
+        var encoded = mostly <= limit ? 0 : Self.encodedBytes(request.body) + Self.encodedBytes(response.body)
         var dropped = 0
         for body in largestFirst where encoded > limit {
             encoded -= Self.encodedBytes(body.name == "request.body" ? request.body : response.body)
@@ -78,24 +48,24 @@ extension RecordedExchange {
             bounded.omitted.append("\(body.name): \(body.size) bytes, over the recording line limit of \(limit)")
             dropped += 1
         }
-        let line = bounded.jsonLine()
-        guard line.utf8.count > limit else { return line }
+        let line = bounded.jsonLineBytes()
+        guard line.count > limit else { return line }
         for body in largestFirst.dropFirst(dropped) {
             body.drop(&bounded)
             bounded.omitted.append("\(body.name): \(body.size) bytes, over the recording line limit of \(limit)")
-            let shorter = bounded.jsonLine()
-            if shorter.utf8.count <= limit { return shorter }
+            let shorter = bounded.jsonLineBytes()
+            if shorter.count <= limit { return shorter }
         }
         bounded.request.headerFields = HTTPFields()
         bounded.response.headerFields = HTTPFields()
         bounded.omitted.append("request.headers and response.headers: over the recording line limit of \(limit)")
-        let bare = bounded.jsonLine()
-        if bare.utf8.count <= limit { return bare }
+        let bare = bounded.jsonLineBytes()
+        if bare.count <= limit { return bare }
         // Only a URL (or flow) longer than the limit is left: keep the exchange's place with its number alone.
         bounded.request.url = String(request.url.prefix(1024))
         bounded.flow = String(flow.prefix(256))
         bounded.omitted.append("request.url: \(request.url.utf8.count) bytes, cut to 1024 characters")
-        return bounded.jsonLine()
+        return bounded.jsonLineBytes()
     }
 
     /// The bytes `body` takes in a line as ``writeBody(_:into:)`` writes it (a JSON string, or base64), counted
@@ -117,29 +87,6 @@ extension RecordedExchange {
     /// The note for a header list over ``HTTPFields/maxCount``, the same from the writer and the readers.
     static func tooManyFields(_ message: String, _ count: Int) -> String {
         "\(message).headers: \(count) fields, more than the \(HTTPFields.maxCount) a message may have; left out"
-    }
-
-    private static func writeHeaders(_ fields: HTTPFields, into out: inout String) {
-        out += ",\"headers\":["
-        for (i, field) in fields.enumerated() {
-            if i > 0 { out += "," }
-            out += "["
-            JSONValue.writeString(field.name, into: &out)
-            out += ","
-            JSONValue.writeString(field.value, into: &out)
-            out += "]"
-        }
-        out += "]"
-    }
-
-    private static func writeBody(_ body: Data, into out: inout String) {
-        guard !body.isEmpty else { return }
-        if let text = String(validating: body, as: UTF8.self) {
-            out += ",\"body\":"
-            JSONValue.writeString(text, into: &out)
-        } else {
-            out += ",\"bodyBase64\":\"\(body.base64EncodedString())\""
-        }
     }
 
     /// Decodes one line of `exchanges.jsonl`; the error names the JSON path of what is wrong.

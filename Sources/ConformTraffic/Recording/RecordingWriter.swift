@@ -20,8 +20,8 @@ public final class RecordingWriter: Sendable {
     public let droppedTail: RecordingError?
     /// How the protocol names the device of an exchange written without its flow.
     public let flows: ProtocolProfile.FlowKeys
-    private let file: String
-    private let state: Mutex<State>
+    let file: String
+    let state: Mutex<State>
     private let metaFile: String
     /// What `meta.json` says, and how many of the redactor's credentials it names; `nil` when the file was there
     /// already and could not be read (an append never rewrites what it cannot read).
@@ -29,7 +29,7 @@ public final class RecordingWriter: Sendable {
     /// ``meta``'s count, read on every exchange written without taking its lock.
     private let metaCount = Atomic<Int>(0)
 
-    private struct State {
+    struct State {
         var fd: Int32
         var nextSeq: Int
         /// The scan that finds where an appended recording's numbering goes on, until its number is taken.
@@ -165,7 +165,7 @@ public final class RecordingWriter: Sendable {
         upstream: String, request: HTTPRequest, response: HTTPResponse, startedAt: Date, durationMs: Double,
         flow: String? = nil, resynchronised: Bool = false
     ) throws(RecordingError) -> RecordedExchange {
-        let flow = flow ?? flows.flow(request: request, response: response)
+        let flow = flow ?? flows.recordedFlow(request: request, response: response)
         var read = RecordedExchange(
             seq: 0, flow: flow, upstream: upstream, startedAt: startedAt, durationMs: durationMs, request: request,
             response: response)
@@ -177,13 +177,13 @@ public final class RecordingWriter: Sendable {
         // written from many tasks are serialised only for the write itself.
         let expected = state.withLock { $0.numbered() }
         exchange.seq = expected
-        var line = exchange.boundedJSONLine(limit: maxLineBytes)
+        var line = exchange.boundedJSONLineBytes(limit: maxLineBytes)
         return try state.withLock { (state) throws(RecordingError) -> RecordedExchange in
             if state.numbered() != expected {
                 exchange.seq = state.nextSeq
-                line =
-                    Self.renumbered(line, from: expected, to: exchange.seq)
-                    ?? exchange.boundedJSONLine(limit: maxLineBytes)
+                if !Self.renumber(&line, from: expected, to: exchange.seq) {
+                    line = exchange.boundedJSONLineBytes(limit: maxLineBytes)
+                }
             }
             try write(line, into: &state)
             state.nextSeq += 1
@@ -194,10 +194,17 @@ public final class RecordingWriter: Sendable {
     /// `line` (which begins with its number, `{"seq":N`) under number `to` instead of `from`, when both have as
     /// many digits, so the line keeps its length and whatever its bounding left out; `nil` otherwise.
     static func renumbered(_ line: String, from: Int, to: Int) -> String? {
-        let old = "{\"seq\":\(from)"
-        let new = "{\"seq\":\(to)"
-        guard old.utf8.count == new.utf8.count, line.hasPrefix(old) else { return nil }
-        return new + line.dropFirst(old.count)
+        var bytes = Array(line.utf8)
+        return renumber(&bytes, from: from, to: to) ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
+    /// ``renumbered(_:from:to:)`` in place on the line's bytes; `false` (and `line` unchanged) when it cannot be.
+    static func renumber(_ line: inout [UInt8], from: Int, to: Int) -> Bool {
+        let old = Array("{\"seq\":\(from)".utf8)
+        let new = Array("{\"seq\":\(to)".utf8)
+        guard old.count == new.count, line.starts(with: old) else { return false }
+        line.replaceSubrange(0..<new.count, with: new)
+        return true
     }
 
     /// Redacts and appends an exchange that already has a number (an import); later appends continue after it.
@@ -208,7 +215,7 @@ public final class RecordingWriter: Sendable {
         try nameNewCredentials()
         try state.withLock { (state) throws(RecordingError) in
             _ = state.numbered()
-            try write(written.boundedJSONLine(limit: maxLineBytes), into: &state)
+            try write(written.boundedJSONLineBytes(limit: maxLineBytes), into: &state)
             state.nextSeq = max(state.nextSeq, written.seq + 1)
         }
         return written
@@ -226,7 +233,7 @@ public final class RecordingWriter: Sendable {
         }
         return try state.withLock { (state) throws(RecordingError) -> AppEvent in
             if event.seq <= 0 { event.seq = state.numbered() } else { _ = state.numbered() }
-            try write(event.jsonLine(), into: &state)
+            try write(Array(event.jsonLine().utf8), into: &state)
             state.nextSeq = max(state.nextSeq, event.seq + 1)
             return event
         }
@@ -301,106 +308,6 @@ public final class RecordingWriter: Sendable {
         }
     }
 
-    /// Makes the file end with a newline before appending, reading only its last line: a torn last line is cut
-    /// off (and returned, to report), a complete one missing only its newline gets it.
-    private static func endCleanly(_ file: String, maxLineBytes: Int) throws(RecordingError) -> RecordingError? {
-        guard let handle = FileHandle(forUpdatingAtPath: file) else {
-            throw RecordingError(file: file, message: "cannot open for appending", help: "check permissions")
-        }
-        defer { try? handle.close() }
-        do {
-            let size = try handle.seekToEnd()
-            guard size > 0 else { return nil }
-            try handle.seek(toOffset: size - 1)
-            if handle.readData(ofLength: 1) == Data([0x0A]) { return nil }
-            // Find where the last line starts: after the last newline in the file.
-            var end = size
-            var lineStart: UInt64 = 0
-            while end > 0 {
-                let from = end >= 65536 ? end - 65536 : 0
-                try handle.seek(toOffset: from)
-                let chunk = handle.readData(ofLength: Int(end - from))
-                if let newline = chunk.lastIndex(of: 0x0A) {
-                    lineStart = from + UInt64(newline - chunk.startIndex) + 1
-                    break
-                }
-                end = from
-            }
-            let length = size - lineStart
-            var whole = false
-            if length <= UInt64(maxLineBytes) {
-                try handle.seek(toOffset: lineStart)
-                let line = handle.readData(ofLength: Int(length))
-                whole =
-                    line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
-                    || (try? TraceRecord(jsonLine: line)) != nil
-            }
-            if !whole {
-                try handle.truncate(atOffset: lineStart)
-                return RecordingError(
-                    file: file,
-                    message: "the last line was incomplete (\(length) bytes without a newline at byte \(lineStart)); "
-                        + "removed before appending",
-                    help: "the recorder was probably killed while writing; the exchanges before it are intact")
-            }
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data([0x0A]))
-            return nil
-        } catch {
-            throw RecordingError(
-                file: file, message: "cannot repair the end of the file before appending (\(error))",
-                help: "check free disk space and permissions")
-        }
-    }
-
     /// Exchanges and events that could not be written (a full disk, an I/O error); each was reported by its append.
     public var lostCount: Int { state.withLock { $0.lost } }
-
-    /// Appends one whole line, or nothing: a write that fails part-way is cut back to where the line began, so the
-    /// file stays readable and a later line never joins a partial one.
-    private func write(_ line: String, into state: inout State) throws(RecordingError) {
-        let fd = state.fd
-        guard fd >= 0 else {
-            throw RecordingError(file: file, message: "the writer is closed", help: "open a new RecordingWriter")
-        }
-        if let end = state.repairTo {
-            guard ftruncate(fd, end) == 0 else {
-                state.lost += 1
-                throw RecordingError(
-                    file: file,
-                    message: "cannot remove a partial line left by an earlier failed write "
-                        + "(\(String(cString: strerror(errno)))); this exchange is not recorded",
-                    help: "check free disk space and permissions")
-            }
-            state.repairTo = nil
-        }
-        var line = line
-        let total = line.utf8.count
-        var offset = 0
-        while offset < total {
-            let n = line.withUTF8 { output(fd, UnsafeRawPointer($0.baseAddress!) + offset, total - offset) }
-            if n < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                state.lost += 1
-                var cut = "nothing of it was written"
-                if offset > 0 {
-                    // Only this writer appends (under the lock), so the line began `offset` bytes before the end.
-                    let end = lseek(fd, 0, SEEK_END)
-                    let start = end >= 0 ? end - off_t(offset) : -1
-                    if start >= 0, ftruncate(fd, start) == 0 {
-                        cut = "its partial line was removed"
-                    } else {
-                        state.repairTo = start >= 0 ? start : nil
-                        cut = "its partial line is removed before the next write"
-                    }
-                }
-                throw RecordingError(
-                    file: file,
-                    message: "write failed (\(String(cString: strerror(code)))): this exchange is not recorded; \(cut)",
-                    help: "check free disk space and permissions")
-            }
-            offset += n
-        }
-    }
 }

@@ -12,6 +12,18 @@ struct KnownSecrets: Sendable {
 
     private var pseudonyms: [String: String] = [:]
     private var byPrefix: [UInt64: [(secret: [UInt8], pseudonym: String)]] = [:]
+    /// One bit for each prefix filed (by a hash of it, 65,536 bits): a scan looks ``byPrefix`` up only where the
+    /// bit is set, so a text with no known secret in it costs a shift and a load a byte, not a hash.
+    private var filter: [UInt64] = []
+
+    private static func bit(_ prefix: UInt64) -> Int {
+        Int(truncatingIfNeeded: (prefix &* 0x9E37_79B9_7F4A_7C15) >> 48)
+    }
+
+    private func mayHold(_ prefix: UInt64) -> Bool {
+        let bit = Self.bit(prefix)
+        return filter[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+    }
 
     var isEmpty: Bool { pseudonyms.isEmpty }
 
@@ -19,7 +31,11 @@ struct KnownSecrets: Sendable {
         let bytes = Array(secret.utf8)
         guard bytes.count >= Self.minimumLength else { return }
         if pseudonyms.updateValue(pseudonym, forKey: secret) == nil {
-            byPrefix[Self.prefix(bytes, at: 0), default: []].append((bytes, pseudonym))
+            let prefix = Self.prefix(bytes, at: 0)
+            byPrefix[prefix, default: []].append((bytes, pseudonym))
+            if filter.isEmpty { filter = Array(repeating: 0, count: 1024) }
+            let bit = Self.bit(prefix)
+            filter[bit >> 6] |= 1 << UInt64(bit & 63)
         }
     }
 
@@ -33,7 +49,12 @@ struct KnownSecrets: Sendable {
         var found: [Range<Int>] = []
         var i = 0
         while i + Self.minimumLength <= bytes.count {
-            let longest = (byPrefix[Self.prefix(bytes, at: i)] ?? []).filter {
+            let prefix = Self.prefix(bytes, at: i)
+            guard mayHold(prefix) else {
+                i += 1
+                continue
+            }
+            let longest = (byPrefix[prefix] ?? []).filter {
                 i + $0.secret.count <= bytes.count && Array(bytes[i..<i + $0.secret.count]) == $0.secret
             }.map(\.secret.count).max()
             guard let length = longest else {
@@ -58,8 +79,13 @@ struct KnownSecrets: Sendable {
             var copied = 0
             var i = 0
             while i + Self.minimumLength <= bytes.count {
+                let prefix = Self.prefix(bytes, at: i)
+                guard mayHold(prefix) else {
+                    i += 1
+                    continue
+                }
                 var longest: (secret: [UInt8], pseudonym: String)?
-                for candidate in byPrefix[Self.prefix(bytes, at: i)] ?? []
+                for candidate in byPrefix[prefix] ?? []
                 where candidate.secret.count > (longest?.secret.count ?? 0) && i + candidate.secret.count <= bytes.count
                     && Self.equal(bytes, at: i, candidate.secret)
                 {

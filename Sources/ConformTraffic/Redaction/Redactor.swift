@@ -11,27 +11,48 @@ public final class Redactor: Sendable {
 
     public let policy: RedactionPolicy
     let pseudonyms: Pseudonymizer
-    private let userPatterns: [TextPattern]
-    private let headerNames: Set<String>
-    private let phoneFields: Set<String>
-    private let tokenFields: Set<String>
-    private let keep: Set<String>
+    let userPatterns: [TextPattern]
+    let headerNames: Set<String>
+    let phoneFields: Set<String>
+    let tokenFields: Set<String>
+    let keep: Set<String>
     /// The protocol's credential schemes, credential headers, digest headers and credential claims, lower-cased.
-    private let credentialSchemes: Set<String>
-    private let credentialHeaders: Set<String>
-    private let codeDigestHeaders: Set<String>
-    private let credentialClaims: [String]
+    let credentialSchemes: Set<String>
+    let credentialHeaders: Set<String>
+    let codeDigestHeaders: Set<String>
+    let credentialClaims: [String]
     /// Digest header values (`applicationcode`) of kept application codes (first 10 hex digits of their SHA-256).
-    private let keptCodeHashes: Set<String>
+    let keptCodeHashes: Set<String>
     /// Credentials seen in headers, so the same value elsewhere (a body's `from`, a JWT claim) gets the same pseudonym.
-    private let knownSecrets = Mutex(KnownSecrets())
+    let knownSecrets = Mutex(KnownSecrets())
     /// The credentials of the profile's roles replaced so far, in the order met (``redactedCredentials``).
-    private let roled = Mutex((list: [RedactedCredential](), set: Set<RedactedCredential>()))
+    let roled = Mutex((list: [RedactedCredential](), set: Set<RedactedCredential>()))
     /// How many are in ``roled``: read on every exchange written, so the metadata is rewritten only when it grew.
-    private let roledCount = Atomic<Int>(0)
-    private let roles: [ProtocolProfile.CredentialRole]
+    let roledCount = Atomic<Int>(0)
+    let roles: [ProtocolProfile.CredentialRole]
     /// The profile's phone lookup query (`type=PHONE&identifier=…`), its names and kind lower-cased.
-    private let phoneLookup: (kind: String, phone: String, identifier: String)?
+    let phoneLookup: (kind: String, phone: String, identifier: String)?
+
+    /// The profile's bases alone, which tell the base a request path belongs to (a credential's role by path).
+    private let basePaths: ProtocolProfile
+    /// For each credential scheme (lower-cased), the roles that `Authorization` places of that scheme name, in the
+    /// order of ``roles``, with the base each is limited to: ``ProtocolProfile/credentialRole(scheme:path:in:bases:)``
+    /// compiled once.
+    private let authorizationRoles: [String: [(base: String?, role: ProtocolProfile.CredentialRole)]]
+    /// The query parameter names a URL must have for ``redact(query:)`` to change it, lower-cased bytes: the
+    /// credential parameters and the phone lookup's kind.
+    private let queryNames: [[UInt8]]
+    /// `Authorization` values of the protocol's credential schemes as redacted, by value and the base of the path
+    /// they were sent to (which decides the role): a client sends the same application code on every exchange. What
+    /// a first redaction records (the credential met, its role) is recorded then; the same value redacts alike every
+    /// later time. Emptied when full, like the pseudonyms' table.
+    private let authorizationMemo = Mutex<[AuthorizationKey: String]>([:])
+
+    private struct AuthorizationKey: Hashable {
+        let value: String
+        /// The base the request's path belongs to; `nil` inside for a path of no base, `nil` outside for a response.
+        let base: String??
+    }
 
     /// A redactor with a fresh random key; invalid user patterns are skipped (validate policies when loading them).
     public convenience init(policy: RedactionPolicy) {
@@ -55,6 +76,24 @@ public final class Redactor: Sendable {
             ($0.kindParameter.lowercased(), $0.phoneKind.lowercased(), $0.identifierParameter.lowercased())
         }
         self.keptCodeHashes = Set(policy.keep.map { String(Hex.encode(SHA256.hash($0)).prefix(10)) })
+        self.basePaths = ProtocolProfile(name: "", bases: policy.bases)
+        var authorizationRoles: [String: [(base: String?, role: ProtocolProfile.CredentialRole)]] = [:]
+        for role in roles {
+            for place in role.places {
+                guard case .authorization(let scheme, let base) = place else { continue }
+                authorizationRoles[scheme.lowercased(), default: []].append((base, role))
+            }
+        }
+        self.authorizationRoles = authorizationRoles
+        self.queryNames =
+            (RedactionPolicy.secretQueryKeys.map { $0.lowercased() } + [phoneLookup?.kind].compactMap { $0 })
+            .map { Array($0.utf8) }
+    }
+
+    /// The role of the credential in `Authorization: <scheme> …` of a request to `url`: the first of ``roles`` with
+    /// such a place on any path or on the base the path belongs to.
+    private func authorizationRole(scheme lower: String, base: String?) -> ProtocolProfile.CredentialRole? {
+        authorizationRoles[lower]?.first { $0.base == nil || $0.base == base }?.role
     }
 
     /// The exchange with every secret in URL, headers and bodies replaced.
@@ -135,7 +174,7 @@ public final class Redactor: Sendable {
     /// A URL with the values of credential query parameters replaced, and the identifier of a query that names
     /// a phone (the profile's phone lookup, e.g. `type=PHONE&identifier=…`) replaced by a phone pseudonym.
     func redact(query url: String) -> String {
-        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")) else { return url }
+        guard let mark = url.utf8.firstIndex(of: UInt8(ascii: "?")), mayRedact(queryOf: url) else { return url }
         let head = url[...mark]
         var fragment = ""
         var query = String(url[url.index(after: mark)...])
@@ -172,7 +211,47 @@ public final class Redactor: Sendable {
         return String(head) + rebuilt.joined(separator: "&") + fragment
     }
 
+    /// Whether any query parameter of `url` may be one ``redact(query:)`` replaces, or names a phone lookup, read
+    /// over its bytes: `false` only when every name is ASCII without escapes and none is a credential parameter or
+    /// the lookup's kind, so the URL is kept without splitting it.
+    private func mayRedact(queryOf url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            guard var index = bytes.firstIndex(of: UInt8(ascii: "?")) else { return false }
+            index += 1
+            while index < bytes.count, bytes[index] != UInt8(ascii: "#") {
+                let start = index
+                while index < bytes.count,
+                    ![UInt8(ascii: "&"), UInt8(ascii: "="), UInt8(ascii: "#")].contains(bytes[index])
+                {
+                    if bytes[index] == UInt8(ascii: "%") || bytes[index] >= 0x80 { return true }
+                    index += 1
+                }
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if queryNames.contains(where: { Self.equalIgnoringASCIICase(name, $0) }) { return true }
+                while index < bytes.count, bytes[index] != UInt8(ascii: "&"), bytes[index] != UInt8(ascii: "#") {
+                    index += 1
+                }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "&") { index += 1 }
+            }
+            // A `#` followed by a combining mark is no fragment mark to the splitting that follows: let it decide.
+            return index + 1 < bytes.count && bytes[index + 1] >= 0x80
+        }
+    }
+
+    private static func equalIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ lower: [UInt8]) -> Bool {
+        guard bytes.count == lower.count else { return false }
+        for (byte, expected) in zip(bytes, lower) {
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != expected { return false }
+        }
+        return true
+    }
+
     private func redact(authorization value: String, url: String?) -> String {
+        let base = url.map { basePaths.baseName(forPath: URLParts($0).path) }
+        let key = AuthorizationKey(value: value, base: base)
+        if let known = authorizationMemo.withLock({ $0[key] }) { return known }
         let trimmed = value.trimmingWhitespace
         guard let space = trimmed.firstIndex(of: " ") else { return pseudonyms.opaque(trimmed) }
         let scheme = trimmed[..<space]
@@ -180,11 +259,13 @@ public final class Redactor: Sendable {
         if keep.contains(secret) { return value }
         switch scheme.lowercased() {
         case let lower where credentialSchemes.contains(lower):
-            let role = url.flatMap {
-                ProtocolProfile.credentialRole(
-                    scheme: String(scheme), path: URLParts($0).path, in: roles, bases: policy.bases)
+            let role = base.flatMap { authorizationRole(scheme: lower, base: $0) }
+            let redacted = "\(scheme) \(credential(secret, role: role))"
+            authorizationMemo.withLock { memo in
+                if memo.count >= PseudonymMemo.capacity { memo.removeAll(keepingCapacity: true) }
+                memo[key] = redacted
             }
-            return "\(scheme) \(credential(secret, role: role))"
+            return redacted
         case "bearer" where secret.split(separator: ".", omittingEmptySubsequences: false).count == 3:
             return "\(scheme) \(jwt(secret))"
         default:
@@ -192,7 +273,7 @@ public final class Redactor: Sendable {
         }
     }
 
-    private func credential(_ secret: String, role: ProtocolProfile.CredentialRole? = nil) -> String {
+    func credential(_ secret: String, role: ProtocolProfile.CredentialRole? = nil) -> String {
         if keep.contains(secret) || Pseudonymizer.isPseudonym(secret) { return secret }
         let pseudonym = pseudonyms.credential(secret)
         if secret.count >= KnownSecrets.minimumLength {
@@ -233,7 +314,7 @@ public final class Redactor: Sendable {
     /// How many ``redactedCredentials`` there are (cheap: one atomic read).
     public var redactedCredentialCount: Int { roledCount.load(ordering: .acquiring) }
 
-    private func jwt(_ token: String) -> String {
+    func jwt(_ token: String) -> String {
         pseudonyms.jwt(token) { claims in
             var redacted = redact(json: claims)
             if case .object(var object) = redacted {
@@ -247,168 +328,5 @@ public final class Redactor: Sendable {
             }
             return redacted
         }
-    }
-
-    // MARK: bodies and text
-
-    func redact(body: Data) -> Data {
-        guard !body.isEmpty, let text = String(validating: body, as: UTF8.self) else { return body }
-        let first = text.utf8.first { !Self.isJSONSpace($0) }
-        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let value = try? JSONValue.parse(body) {
-            var changed = false
-            let redacted = redact(node: value, at: Place(), changed: &changed)
-            return changed ? Data(redacted.serialized().utf8) : body
-        }
-        let redacted = redact(text: text)
-        return redacted == text ? body : Data(redacted.utf8)
-    }
-
-    func redact(json value: JSONValue) -> JSONValue {
-        var changed = false
-        return redact(node: value, at: Place(), changed: &changed)
-    }
-
-    /// Where a node sits: its concrete path (kept only when the policy has JSON paths to match), its own key, and
-    /// for an array element the key of the array.
-    private struct Place {
-        var path: JSONPath?
-        var key: String?
-        var arrayKey: String?
-
-        func child(key: String, tracking: Bool) -> Place {
-            Place(path: tracking ? (path ?? JSONPath()).appending(key: key) : nil, key: key, arrayKey: nil)
-        }
-
-        func element(_ index: Int, tracking: Bool) -> Place {
-            Place(path: tracking ? (path ?? JSONPath()).appending(index: index) : nil, key: nil, arrayKey: key)
-        }
-    }
-
-    /// `node` with every secret replaced; `changed` is set when anything was.
-    private func redact(node: JSONValue, at place: Place, changed: inout Bool) -> JSONValue {
-        if let replaced = replacement(for: node, at: place) {
-            if replaced != node { changed = true }
-            return replaced
-        }
-        let tracking = !policy.jsonPaths.isEmpty
-        switch node {
-        case .array(let items):
-            var out = items
-            for i in items.indices {
-                out[i] = redact(node: items[i], at: place.element(i, tracking: tracking), changed: &changed)
-            }
-            return .array(out)
-        case .object(let object):
-            var out = object
-            for (key, value) in object {
-                out[key] = redact(node: value, at: place.child(key: key, tracking: tracking), changed: &changed)
-            }
-            return .object(out)
-        default:
-            return node
-        }
-    }
-
-    /// What replaces `node` (a leaf, or a whole subtree a policy path names), or `nil` to look inside it.
-    private func replacement(for node: JSONValue, at place: Place) -> JSONValue? {
-        if !policy.jsonPaths.isEmpty {
-            let path = place.path ?? JSONPath()
-            if policy.jsonPaths.contains(where: { $0.matches(path) }) {
-                switch node {
-                case .null: return node
-                case .string(let s): return keep.contains(s) ? node : .string(pseudonyms.opaque(s))
-                default: return .string(pseudonyms.opaque(node.serialized()))
-                }
-            }
-        }
-        // An element of an array under a phone field (`"phones": ["+385…"]`) is a phone too.
-        if let parent = place.arrayKey, phoneFields.contains(parent.lowercased()) {
-            switch node {
-            case .string(let s) where Self.isPhoneLike(s) && !keep.contains(s): return .string(pseudonyms.phone(s))
-            case .int(let i) where i >= 100_000: return .string(pseudonyms.phone(String(i)))
-            default: break
-            }
-        }
-        guard let name = place.key else {
-            if case .string(let s) = node { return .string(redact(text: s)) }
-            return nil
-        }
-        let lower = name.lowercased()
-        switch node {
-        case .string(let s) where phoneFields.contains(lower) && Self.isPhoneLike(s) && !keep.contains(s):
-            return .string(pseudonyms.phone(s))
-        case .int(let i) where phoneFields.contains(lower) && i >= 100_000:
-            return .string(pseudonyms.phone(String(i)))
-        case .string(let s) where tokenFields.contains(lower) && !s.isEmpty && !keep.contains(s):
-            return .string(pseudonyms.token(s))
-        case .string(let s):
-            return .string(redact(text: s))
-        default:
-            return nil
-        }
-    }
-
-    private static func isJSONSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-
-    static func isPhoneLike(_ s: String) -> Bool {
-        let digits = s.filter(\.isASCIIDigit).count
-        return digits >= 6 && s.allSatisfy { $0.isASCIIDigit || " +-().".contains($0) }
-    }
-
-    /// Emails, phone numbers and JWTs that a URL or a form wrote percent-encoded (`user%40example.com`, twice
-    /// `user%2540example.com`): found in the decoded text and replaced in the text's own form, encoded as they were.
-    private func redact(encoded text: String) -> String {
-        guard let decoded = PercentDecoded(text) else { return text }
-        let plain = decoded.text
-        typealias Finder = (matches: [Range<String.Index>], replacement: (Substring) -> String?)
-        var finders: [Finder] = []
-        if plain.containsBytes("eyJ") {
-            finders.append(
-                (TextPattern.jwt.matches(in: plain), { self.keep.contains(String($0)) ? nil : self.jwt(String($0)) }))
-        }
-        if policy.emailsInText, plain.containsBytes("@") {
-            finders.append(
-                (
-                    TextPattern.email.matches(in: plain),
-                    { self.keep.contains(String($0)) ? nil : self.pseudonyms.email(String($0)) }
-                ))
-        }
-        if policy.phonesInText, plain.containsBytes("+") {
-            finders.append(
-                (
-                    TextPattern.internationalPhone.matches(in: plain),
-                    { self.keep.contains(String($0)) ? nil : self.pseudonyms.phone(String($0)) }
-                ))
-        }
-        let known = knownSecrets.withLock { $0 }
-        if !known.isEmpty {
-            finders.append((known.ranges(in: plain), { known.pseudonym(of: String($0)) }))
-        }
-        return decoded.replacing(decoded.edits(finders, in: text), in: text)
-    }
-
-    /// Replaces known credentials, emails, international phone numbers and user patterns in free text.
-    public func redact(text: String) -> String {
-        var out = knownSecrets.withLock { $0.replacing(in: text) }
-        if out.containsBytes("%") { out = redact(encoded: out) }
-        if out.containsBytes("eyJ") {
-            out = TextPattern.jwt.replacing(in: out) { keep.contains(String($0)) ? nil : jwt(String($0)) }
-        }
-        if policy.emailsInText, out.containsBytes("@") {
-            out = TextPattern.email.replacing(in: out) {
-                keep.contains(String($0)) ? nil : pseudonyms.email(String($0))
-            }
-        }
-        if policy.phonesInText, out.containsBytes("+") || out.containsBytes("%2B") || out.containsBytes("%2b") {
-            out = TextPattern.internationalPhone.replacing(in: out) {
-                keep.contains(String($0)) ? nil : pseudonyms.phone(String($0))
-            }
-        }
-        for pattern in userPatterns {
-            out = pattern.replacing(in: out) { keep.contains(String($0)) ? nil : pseudonyms.opaque(String($0)) }
-        }
-        return out
     }
 }

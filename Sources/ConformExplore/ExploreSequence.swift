@@ -155,10 +155,9 @@ struct SequenceGenerator: Sendable {
         return sequence
     }
 
-    /// An operation among `options`, as likely as its weight times the mean of its steps' focus, then one of its
-    /// steps as likely as its focus: `1 + focus × uses` (``ExploreModel/uses(_:_:)``). Every step keeps a chance
-    /// of at least its operation's weight over the others' total, so nothing the profile offers becomes
-    /// impossible to draw.
+    /// An operation among `options`, as likely as its weight times the largest factor of its steps, then one of its
+    /// steps as likely as its factor, `1 + focus × uses` (``ExploreModel/uses(_:_:)``). A step that uses nothing
+    /// keeps the factor 1, never 0, so nothing the profile offers becomes impossible to draw.
     private func pick(_ options: [ExploreStep], _ model: ExploreModel, _ random: inout SeededRandom) -> ExploreStep {
         let byOperation = Dictionary(grouping: options, by: \.operation)
         let keys = byOperation.keys.sorted()

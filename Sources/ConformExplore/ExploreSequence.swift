@@ -74,6 +74,9 @@ struct SequenceGenerator: Sendable {
     var devices: Int
     var persons: Int
     var maxLength: Int
+    /// How much more likely a step is for each thing the sequence built that it uses (``ExploreModel/uses(_:_:)``):
+    /// `1 + focus × uses` times; 0 draws as the profile's weights alone say.
+    var focus = 6
 
     /// The steps that may come next after `sequence` (every operation, device, person and parameter value), with
     /// persons used in order of first use (symmetry: persons not used yet are interchangeable).
@@ -104,13 +107,20 @@ struct SequenceGenerator: Sendable {
         return out
     }
 
-    /// A random sequence of `maxLength`/2…`maxLength` steps. A sequence with no installation registers one; one
-    /// with fewer than it may have registers another one time in three; otherwise an operation that can come next,
-    /// as likely as its weight says, then its slots and values. A change is followed, one time in two, by a read that can show
-    /// it: a push by a read of pushes on some device, a device's change by a read of that device (half the time) or
-    /// of any device or person (a sibling device, the person it left).
+    /// A random sequence of `maxLength`/2…`maxLength` steps, drawn with an abstract model of what it has done so far
+    /// (``ExploreModel``). A sequence with no installation registers one; one with fewer than it may have registers
+    /// another one time in three; otherwise an operation that can come next, as likely as its weight says times how
+    /// much its steps use what the sequence built, then one of its steps (devices, person, values), as likely as
+    /// what it uses says. A change is followed, one time in two, by a read that can show it: a push by a read of
+    /// pushes on some device, a device's change by a read of that device (half the time) or of any device or
+    /// person (a sibling device, the person it left), again drawn by what each read would show.
     func draw(_ random: inout SeededRandom) -> ExploreSequence {
         var sequence = ExploreSequence([])
+        var model = ExploreModel()
+        func append(_ step: ExploreStep) {
+            sequence.steps.append(step)
+            model.apply(step, operations[step.operation])
+        }
         let length = Int.random(in: max(1, maxLength / 2)...maxLength, using: &random)
         while sequence.steps.count < length {
             let options = candidates(after: sequence)
@@ -122,8 +132,8 @@ struct SequenceGenerator: Sendable {
                 !registrations.isEmpty
                 && (alive.isEmpty || others.isEmpty
                     || (registered < devices && Int.random(in: 0..<3, using: &random) == 0))
-            let step = pick(register ? registrations : others, &random)
-            sequence.steps.append(step)
+            let step = pick(register ? registrations : others, model, &random)
+            append(step)
             let op = operations[step.operation]
             guard !op.reads, op.registers == nil, sequence.steps.count < length,
                 Bool.random(using: &random)
@@ -140,26 +150,38 @@ struct SequenceGenerator: Sendable {
                 guard !readsPushes else { return false }
                 return !sameDevice || (read.slots.contains(.device) && next.device == step.device)
             }
-            if !reads.isEmpty { sequence.steps.append(pick(reads, &random)) }
+            if !reads.isEmpty { append(pick(reads, model, &random)) }
         }
         return sequence
     }
 
-    /// An operation among `options` (as likely as its weight says), then one of its steps.
-    private func pick(_ options: [ExploreStep], _ random: inout SeededRandom) -> ExploreStep {
+    /// An operation among `options`, as likely as its weight times the largest factor of its steps, then one of its
+    /// steps as likely as its factor, `1 + focus × uses` (``ExploreModel/uses(_:_:)``). A step that uses nothing
+    /// keeps the factor 1, never 0, so nothing the profile offers becomes impossible to draw.
+    private func pick(_ options: [ExploreStep], _ model: ExploreModel, _ random: inout SeededRandom) -> ExploreStep {
         let byOperation = Dictionary(grouping: options, by: \.operation)
         let keys = byOperation.keys.sorted()
-        var draw = Int.random(in: 0..<keys.reduce(0) { $0 + operations[$1].weight }, using: &random)
-        var chosen = keys[0]
+        var weights: [Int: [Double]] = [:]
+        var totals: [Double] = []
         for key in keys {
-            draw -= operations[key].weight
-            if draw < 0 {
-                chosen = key
-                break
-            }
+            let op = operations[key]
+            let steps = byOperation[key]!
+            let each = steps.map { 1 + Double(focus * model.uses($0, op)) }
+            weights[key] = each
+            totals.append(Double(op.weight) * (each.max() ?? 1))
         }
-        let steps = byOperation[chosen]!
-        return steps[Int.random(in: 0..<steps.count, using: &random)]
+        let chosen = keys[Self.index(totals, &random)]
+        return byOperation[chosen]![Self.index(weights[chosen]!, &random)]
+    }
+
+    /// An index of `weights`, each as likely as its weight.
+    private static func index(_ weights: [Double], _ random: inout SeededRandom) -> Int {
+        var draw = Double.random(in: 0..<weights.reduce(0, +), using: &random)
+        for (i, weight) in weights.enumerated() {
+            draw -= weight
+            if draw < 0 { return i }
+        }
+        return weights.count - 1
     }
 
     private func universe(of sequence: ExploreSequence) -> (registered: Int, alive: [Int], persons: Int) {

@@ -62,7 +62,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<device>"
                 \(mobileAuth)
                 json: {isPrimary: <primary>}
-                """),
+                """, effect: .setsPrimary(.device, parameter: "primary")),
         ExploreOperation(
             name: "set-other-primary", endpoint: "M2",
             spec: "flow, primary devices; API M2 (other installation) [D6, D16]",
@@ -72,7 +72,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<other>"
                 \(mobileAuth)
                 json: {isPrimary: <primary>}
-                """),
+                """, effect: .setsPrimary(.other, parameter: "primary")),
         ExploreOperation(
             name: "read-installation", endpoint: "M3", spec: "API M3 [D6]", slots: [.device],
             request: """
@@ -97,7 +97,7 @@ extension MobileMessaging {
                 url: "{{ backend }}/people/2/contactInformation/push/<device>"
                 \(backendAuth)
                 json: {isPrimary: <primary>}
-                """),
+                """, effect: .setsPrimary(.device, parameter: "primary")),
         ExploreOperation(
             name: "delete", endpoint: "M11", spec: "flow step 6 (expired registration); API M11", slots: [.device],
             request: """
@@ -123,7 +123,8 @@ extension MobileMessaging {
                 \(userAuth)
                 json: {userIdentity: {externalUserId: "<person>"}}
                 """,
-            observations: [.value("$.externalUserId", .must)], weight: 3),
+            observations: [.value("$.externalUserId", .must)], weight: 3,
+            effect: .personalizes(force: "force", primary: "primary")),
         ExploreOperation(
             name: "repersonalize", endpoint: "M5", spec: "flow step 2 (Android's repersonalize); API M5, §3.4",
             slots: [.device, .person],
@@ -132,7 +133,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<device>/repersonalize"
                 \(userAuth)
                 json: {userIdentity: {externalUserId: "<person>"}}
-                """),
+                """, effect: .personalizes(force: nil, primary: nil)),
         ExploreOperation(
             name: "depersonalize", endpoint: "M6", spec: "flow step 3 (logout); API M6 [D5]", slots: [.device],
             request: """
@@ -140,7 +141,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<device>/depersonalize"
                 \(mobileAuth)
                 """,
-            statusAssumedBy: "D5"),
+            statusAssumedBy: "D5", effect: .depersonalizes(.device)),
         ExploreOperation(
             name: "depersonalize-other", endpoint: "M6",
             spec: "flow step 3 (logout of another device); API M6 (other installation), §3.5 [D5, D16]",
@@ -150,7 +151,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<other>/depersonalize"
                 \(mobileAuth)
                 """,
-            statusAssumedBy: "D5"),
+            statusAssumedBy: "D5", effect: .depersonalizes(.other)),
         ExploreOperation(
             name: "read-user", endpoint: "M7", spec: "API M7 [D3, D5, D6, D19]", slots: [.device],
             request: """
@@ -175,7 +176,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<device>/user"
                 \(userAuth)
                 json: {firstName: <firstName>, customAttributes: {explorePlan: <plan>}}
-                """, weight: 2),
+                """, weight: 2, effect: .setsUserData),
         ExploreOperation(
             name: "backend-personalize", endpoint: "B3", spec: "API B3, §4.1 [D2, D4, D6]", slots: [.device, .person],
             parameters: [ExploreParameter("force", booleans), ExploreParameter("primary", booleans)],
@@ -186,7 +187,8 @@ extension MobileMessaging {
                 \(backendAuth)
                 json: {identity: {externalId: "<person>"}, attributes: {tags: ["<tag>"]}}
                 """,
-            observations: [.value("$.externalId", .must)], weight: 2),
+            observations: [.value("$.externalId", .must)], weight: 2,
+            effect: .personalizes(force: "force", primary: "primary")),
         ExploreOperation(
             name: "read-person", endpoint: "B5", spec: "API B5 [D4, D5, D6]", slots: [.person],
             request: """
@@ -210,7 +212,7 @@ extension MobileMessaging {
                 url: "{{ backend }}/people/2/contactInformation/push/<device>/depersonalize"
                 \(backendAuth)
                 """,
-            statusAssumedBy: "D5"),
+            statusAssumedBy: "D5", effect: .depersonalizes(.device)),
     ]
 
     static let pushOperations: [ExploreOperation] = [

@@ -64,14 +64,10 @@ import Testing
     ]
 
     /// Faults the operations can show but neither seed reaches within the budget, and what they need: the known
-    /// gaps of the stated budget (docs/explore.md), not run here. Shrinking this list is the next work on explore.
-    static let missedWithinTheBudget = [
-        "targetOnlyPrimaryIgnored":
-            "a primary-only push to a person with a primary device, synced by a sibling that was never primary (D6)",
-        "v3TargetOnlyPrimaryIgnored":
-            "a primary-only v3 push to a person with a primary device, synced by a sibling that was never primary (D6)",
-        "depersonalizeKeepsUserData": "user data set, a logout, a read of the device's anonymous user",
-    ]
+    /// gaps of the stated budget (docs/explore.md), not run here. None since the generator draws by what a sequence
+    /// built (`ExploreModel`): the last three (`targetOnlyPrimaryIgnored`, `v3TargetOnlyPrimaryIgnored`,
+    /// `depersonalizeKeepsUserData`) are found and shrunk like the others.
+    static let missedWithinTheBudget: [String: String] = [:]
 
     static let all = ReferenceFault.allCases.map(\.rawValue)
     static let found = all.filter {
@@ -86,6 +82,11 @@ import Testing
         #expect(
             listed.subtracting(Self.all).isEmpty, "names no fault of the reference: \(listed.subtracting(Self.all))")
         #expect(Set(Self.applications.keys).isSubset(of: Self.found))
+        // Only a sequence shows these (user data, a logout, a read; a primary-only push and a sibling that never
+        // was primary): the generator's model reaches them within the budget (docs/explore.md).
+        #expect(
+            Set(["targetOnlyPrimaryIgnored", "v3TargetOnlyPrimaryIgnored", "depersonalizeKeepsUserData"])
+                .isSubset(of: Self.found))
         // Every other fault is in `found`: the parameterized test below must find it within the budget.
         #expect(Self.found.count + listed.count == Self.all.count)
     }

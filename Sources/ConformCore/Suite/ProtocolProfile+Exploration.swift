@@ -109,13 +109,18 @@ public struct ExploreOperation: Sendable, Hashable {
     /// a weight). Operations that build the state others act on (a login) are weighted up, so that sequences reach
     /// the states where a history matters (two devices of one person, one of them switched) within a budget.
     public var weight: Int
+    /// What it changes in the abstract model the generator keeps while it draws (see ``ExploreEffect``), when it
+    /// changes who owns an installation, a primary flag or a user's data.
+    public var effect: ExploreEffect?
 
     public init(
         name: String, endpoint: String, spec: String, slots: Set<ExploreSlot>, parameters: [ExploreParameter] = [],
         request: String, registers: String? = nil, retires: Bool = false, statusAssumedBy: String? = nil,
-        reads: Bool = false, observations: [ExploreObservation] = [], primaryOnly: String? = nil, weight: Int = 1
+        reads: Bool = false, observations: [ExploreObservation] = [], primaryOnly: String? = nil, weight: Int = 1,
+        effect: ExploreEffect? = nil
     ) {
         self.primaryOnly = primaryOnly
+        self.effect = effect
         self.weight = max(1, weight)
         self.name = name
         self.endpoint = endpoint
@@ -129,6 +134,23 @@ public struct ExploreOperation: Sendable, Hashable {
         self.reads = reads
         self.observations = observations
     }
+}
+
+/// What an operation changes in the abstract model the explorer's generator keeps while it draws a sequence: who
+/// owns which installation, which one is primary, which user holds data. The generator uses it only to favour the
+/// steps that act on or read what the sequence built (docs/explore.md, "How the generator chooses"); what is right
+/// is still decided by the reference. A parameter counts as set when its value is `true` or `1`.
+public enum ExploreEffect: Sendable, Hashable {
+    /// `<device>` joins `<person>`. `force` names the parameter that lets a device of another person switch (without
+    /// it, the device stays where it is), `primary` the one that makes it its person's only primary device.
+    case personalizes(force: String?, primary: String?)
+    /// The installation in the slot (`.device`, or `.other` when it shares the caller's person) leaves its person.
+    case depersonalizes(ExploreSlot)
+    /// The installation in the slot (`.other` only when it shares the caller's person) takes the parameter's value
+    /// as its primary flag; setting it clears the flag of its person's other devices.
+    case setsPrimary(ExploreSlot, parameter: String)
+    /// The user of `<device>` gets data of its own (attributes).
+    case setsUserData
 }
 
 /// A placeholder an operation's request uses.

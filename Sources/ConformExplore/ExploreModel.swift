@@ -1,0 +1,191 @@
+import ConformCore
+
+/// The generator's abstract model of what a sequence has done so far, kept while it draws, as the state machines of
+/// QuickCheck and Hypothesis keep theirs: which installations are registered, whose each one is, which is primary
+/// and which ever was, which persons hold user data, which pushes no sync has read yet, and what changed since a
+/// read last showed it. It follows the profile's ``ExploreEffect``s and only guides what is drawn next: whether an
+/// answer is right is still the reference's call.
+struct ExploreModel: Sendable, Hashable {
+    struct Device: Sendable, Hashable {
+        var alive = true
+        var person: Int?
+        var primary = false
+        var everPrimary = false
+        /// Its owner or primary flag changed since a read of it last showed it.
+        var unread = false
+        /// It left a person holding user data (a logout, a switch), and no read of it has shown it since.
+        var leftData = false
+        /// Pushes no sync of it has read yet: ones meant to reach it, ones a primary-only push kept away from it.
+        var pending = 0
+        var keptAway = 0
+    }
+
+    private(set) var devices: [Device] = []
+    /// Persons whose user data the sequence set.
+    private(set) var withData: Set<Int> = []
+    /// Persons whose devices, primary device or data changed since a read last showed them.
+    private(set) var unreadPersons: Set<Int> = []
+
+    /// The alive devices of `person`.
+    func devices(of person: Int) -> [Int] {
+        devices.indices.filter { devices[$0].alive && devices[$0].person == person }
+    }
+
+    /// Whether the step sets the parameter named `name` (its value is `true` or `1`).
+    static func sets(_ name: String?, _ op: ExploreOperation, _ step: ExploreStep) -> Bool {
+        guard let name, let i = op.parameters.firstIndex(where: { $0.name == name }), i < step.choices.count,
+            step.choices[i] < op.parameters[i].values.count
+        else { return false }
+        return ["true", "1"].contains(op.parameters[i].values[step.choices[i]])
+    }
+
+    /// The device the effect acts on (`<device>` or `<other>`), when the call may act on it: another installation
+    /// only when it shares the caller's person.
+    private func acted(on slot: ExploreSlot, _ step: ExploreStep) -> Int? {
+        guard slot == .other else { return step.device }
+        guard let mine = devices[step.device].person, devices[step.other].person == mine else { return nil }
+        return step.other
+    }
+
+    mutating func apply(_ step: ExploreStep, _ op: ExploreOperation) {
+        if op.registers != nil {
+            devices.append(Device())
+            return
+        }
+        let d = step.device
+        if op.reads {
+            if op.observations.contains(where: { if case .texts = $0 { true } else { false } }) {
+                devices[d].pending = 0
+                devices[d].keptAway = 0
+            } else if op.slots.contains(.device) {
+                devices[d].unread = false
+                devices[d].leftData = false
+                if let p = devices[d].person { unreadPersons.remove(p) }
+            } else if op.slots.contains(.person) {
+                unreadPersons.remove(step.person)
+            }
+            return
+        }
+        if op.retires {
+            leave(d)
+            devices[d].alive = false
+            return
+        }
+        if op.slots.contains(.text) {
+            let onlyPrimary = Self.sets(op.primaryOnly, op, step)
+            if op.slots.contains(.person) {
+                for x in devices(of: step.person) {
+                    if !onlyPrimary || devices[x].primary { devices[x].pending += 1 } else { devices[x].keptAway += 1 }
+                }
+            }
+            if op.slots.contains(.device) { devices[d].pending += 1 }
+            return
+        }
+        switch op.effect {
+        case .personalizes(let force, let primary):
+            let current = devices[d].person
+            if let current, current != step.person, !Self.sets(force, op, step) { return }
+            if current != step.person {
+                leave(d)
+                devices[d].person = step.person
+            }
+            unreadPersons.insert(step.person)
+            if Self.sets(primary, op, step) { setPrimary(d, true) }
+        case .depersonalizes(let slot):
+            if let x = acted(on: slot, step) { leave(x) }
+        case .setsPrimary(let slot, let parameter):
+            if let x = acted(on: slot, step) { setPrimary(x, Self.sets(parameter, op, step)) }
+        case .setsUserData:
+            if let p = devices[d].person {
+                withData.insert(p)
+                unreadPersons.insert(p)
+            }
+        case nil:
+            return
+        }
+    }
+
+    /// Device `x` leaves its person: not primary any more, and if that person held data, its next read shows
+    /// whether the data stayed behind.
+    private mutating func leave(_ x: Int) {
+        if let p = devices[x].person {
+            if withData.contains(p) { devices[x].leftData = true }
+            unreadPersons.insert(p)
+        }
+        devices[x].person = nil
+        devices[x].primary = false
+        devices[x].unread = true
+        // Pushes still queued for the person it left are for that person only: a sync shows whether they stayed.
+        devices[x].keptAway += devices[x].pending
+        devices[x].pending = 0
+    }
+
+    private mutating func setPrimary(_ x: Int, _ value: Bool) {
+        if value, let p = devices[x].person {
+            for y in devices(of: p) where y != x { devices[y].primary = false }
+        }
+        devices[x].primary = value
+        devices[x].everPrimary = devices[x].everPrimary || value
+        devices[x].unread = true
+        if let p = devices[x].person { unreadPersons.insert(p) }
+    }
+
+    /// How many things the sequence built the step would use (show, act on, push to), for the generator to draw it
+    /// more likely: a read of a device or person that changed since a read last showed it (more for a device that
+    /// left a person holding data); a sync of a device a push was meant for (more for one a primary-only push kept
+    /// away); a push to a person with several devices (more for a primary-only one, to a person with a primary
+    /// device and one that never was); a login that gives a person a second device or takes a device away from a
+    /// person holding data or pushes not synced yet; a logout of such a device; a primary flag set next to a device that
+    /// never was primary; the first user data of a person. 0 for a step that uses nothing in particular.
+    func uses(_ step: ExploreStep, _ op: ExploreOperation) -> Int {
+        if op.registers != nil || op.retires { return 0 }
+        let d = step.device
+        if op.reads {
+            if op.observations.contains(where: { if case .texts = $0 { true } else { false } }) {
+                return (devices[d].pending > 0 ? 1 : 0) + (devices[d].keptAway > 0 ? 2 : 0)
+            }
+            if op.slots.contains(.device) {
+                let device = devices[d]
+                let personUnread = device.person.map { unreadPersons.contains($0) } ?? false
+                // Data left behind shows in a read of the device's user (values), not of its flags.
+                let showsUser = op.observations.contains { if case .value = $0 { true } else { false } }
+                return (device.unread ? 1 : 0) + (device.leftData && showsUser ? 2 : 0) + (personUnread ? 1 : 0)
+            }
+            return unreadPersons.contains(step.person) ? 1 : 0
+        }
+        if op.slots.contains(.text) {
+            guard op.slots.contains(.person) else { return 0 }
+            let reached = devices(of: step.person)
+            var n = reached.count >= 2 ? 1 : 0
+            if Self.sets(op.primaryOnly, op, step), reached.contains(where: { devices[$0].primary }),
+                reached.contains(where: { !devices[$0].everPrimary })
+            {
+                n += 2
+            }
+            return n
+        }
+        switch op.effect {
+        case .personalizes(let force, _):
+            let current = devices[d].person
+            guard current != step.person else { return 0 }
+            if current != nil && !Self.sets(force, op, step) { return 0 }
+            let sibling = devices(of: step.person).isEmpty ? 0 : 1
+            let awayFromData = current.map { withData.contains($0) } == true ? 1 : 0
+            let awayFromPushes = current != nil && devices[d].pending > 0 ? 1 : 0
+            return sibling + awayFromData + awayFromPushes
+        case .depersonalizes(let slot):
+            guard let x = acted(on: slot, step), let p = devices[x].person else { return 0 }
+            return (withData.contains(p) ? 2 : 0) + (devices[x].pending > 0 ? 1 : 0)
+        case .setsPrimary(let slot, let parameter):
+            guard Self.sets(parameter, op, step), let x = acted(on: slot, step), !devices[x].primary,
+                let p = devices[x].person
+            else { return 0 }
+            return devices(of: p).contains { $0 != x && !devices[$0].everPrimary } ? 1 : 0
+        case .setsUserData:
+            guard let p = devices[d].person else { return 0 }
+            return withData.contains(p) ? 0 : 1
+        case nil:
+            return 0
+        }
+    }
+}

@@ -103,7 +103,7 @@ public struct VerifiedBundle {
         }
         func verdicts(_ result: RunResult) -> [Key: (String, Verdict)] {
             var out: [Key: (String, Verdict)] = [:]
-            for step in result.steps {
+            for step in result.eachStep {
                 out[Key(suite: step.suiteID, flow: step.flow, index: step.index)] = (step.name, step.verdict)
             }
             return out

@@ -172,7 +172,7 @@ public struct ConsoleReporter: RunReporter {
     func runWideCauses(_ result: RunResult) -> TerminalText {
         var seen: [String: Int] = [:]
         var order: [String] = []
-        for step in result.steps {
+        for step in result.eachStep {
             for error in step.errors where error.kind == .credentialsRefused {
                 if seen[error.message] == nil { order.append(error.message) }
                 seen[error.message, default: 0] += 1

@@ -92,7 +92,7 @@ extension HTMLReporter {
     /// A client check's table: one row per rule (and trace), with its violations and verdict.
     func ruleMatrix(_ page: Page) -> String {
         let result = page.result
-        let traces = Set(result.steps.map(\.flow)).count
+        let traces = Set(result.eachStep.map(\.flow)).count
         var out = "<section class=\"matrix\" aria-labelledby=\"matrix-title\">\n"
         out += "<h2 id=\"matrix-title\">\(Escaping.html(Self.matrixTitle(result)))</h2>\n"
         out += tableIntro(result) + "<div class=\"table-scroll\">\n<table id=\"verdict-matrix\" class=\"rules\">\n"

@@ -20,7 +20,7 @@ public struct JUnitReporter: DocumentReporter {
         text(result)
     }
 
-    /// Writes the document to `sink` suite by suite, so no more than one suite's text is held at a time.
+    /// Writes the document to `sink` as it goes, so no more than about 64 KiB of its text is held at a time.
     public func write(_ result: RunResult, to sink: any TextSink) {
         let masker = SecretMasker(learningFrom: result)
         let counts = result.counts
@@ -46,6 +46,11 @@ public struct JUnitReporter: DocumentReporter {
             out += runProperties
             out += "    </properties>\n"
             for step in s {
+                // Handed on in pieces: a suite of 20,000 steps would otherwise be held whole, twice while it grows.
+                if out.utf8.count >= 1 << 16 {
+                    sink.write(out)
+                    out = ""
+                }
                 out +=
                     "    <testcase classname=\"\(Escaping.xml(suite.group.id)).\(Escaping.xml(step.flow))\" name=\"\(step.index + 1). \(Escaping.xml(step.name))\" time=\"\(time(step.duration))\""
                 // What `--retry` did for the step: a line of its output (junit-10.xsd has no properties on a test

@@ -14,7 +14,7 @@ public struct RunNotice: Sendable, Hashable {
 
     /// The notices of `steps` (each step error's `fields["notice"]`), counted, in the order they first appear,
     /// after `announced` (notices the run made without a step, counted alike).
-    public static func gathered(from steps: [StepResult], announced: [String] = []) -> [RunNotice] {
+    public static func gathered(from steps: some Sequence<StepResult>, announced: [String] = []) -> [RunNotice] {
         var order = announced
         var counts: [String: Int] = [:]
         for step in steps {

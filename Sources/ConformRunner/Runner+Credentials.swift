@@ -16,7 +16,7 @@ extension Runner {
             else { return nil }
             return code
         }
-        let refusals = result.steps.reduce(0) { $0 + (refused($1) == nil ? 0 : 1) }
+        let refusals = result.eachStep.reduce(0) { $0 + (refused($1) == nil ? 0 : 1) }
         guard refusals > 0, refusals * 2 > judged else { return result }
         let variables = names.sorted()
         let listed = variables.map { "'\($0)'" }.joined(separator: ", ")

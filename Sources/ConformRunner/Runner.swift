@@ -79,7 +79,7 @@ public struct Runner: Sendable {
         if !plan.defaultCredentials.isEmpty {
             result = Self.refusingDefaultCredentials(result, names: plan.defaultCredentials)
         }
-        result.notices = RunNotice.gathered(from: result.steps, announced: contacted.cleartextNotices)
+        result.notices = RunNotice.gathered(from: result.eachStep, announced: contacted.cleartextNotices)
         events(.runFinished(result))
         return result
     }

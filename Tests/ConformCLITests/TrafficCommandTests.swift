@@ -88,7 +88,8 @@ import Testing
         #expect(result.out.contains("violation logout-depersonalize at exchange 6 (M7), flow \(id)\n"), "\(result.out)")
         #expect(result.out.contains("✘ check-1-registration › registration-first: "), "\(result.out)")
         #expect(
-            result.out.contains("violation registration-first at exchange 1 (M4), flow 0f8fad5b-d9cb-469f-a165-70867728950e\n"),
+            result.out.contains(
+                "violation registration-first at exchange 1 (M4), flow 0f8fad5b-d9cb-469f-a165-70867728950e\n"),
             "\(result.out)")
         #expect(result.out.contains("✘ check-2-login › user-switch: "), "\(result.out)")
         #expect(result.out.contains("violation user-switch at exchange 4 (M4), flow \(id)\n"), "\(result.out)")

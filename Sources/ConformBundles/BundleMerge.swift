@@ -141,21 +141,15 @@ public struct BundleMerge {
             io.err.write(problems)
             return refused("the shard's suites have problems", help: "make the shard's bundle again")
         }
-        do {
-            try bundle.checkSuitesAgainstProvenance()
-        } catch {
-            return refused(error)
-        }
         guard let part = bundle.parts.first else { return refused("holds no log", help: "make the bundle again") }
-        let placement = try bundle.plan(of: part).placement
         let outcome: Session.Outcome
-        do {
-            outcome = try await bundle.judge(console: nil, reports: [])
-        } catch let error as Shard.SyntaxError {
-            throw error
-        } catch {
+        switch try await bundle.judgeAgain() {
+        case .judged(let judged): outcome = judged
+        case .suitesChanged(let problem): return refused(problem)
+        case .failed(let error):
             return refused("cannot be judged again: \(error)", help: "make the shard's bundle again")
         }
+        let placement = try bundle.plan(of: part).placement
         guard let judged = outcome.result else {
             return refused("its run cannot be judged again", help: "make the shard's bundle again")
         }

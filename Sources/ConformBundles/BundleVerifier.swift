@@ -74,19 +74,14 @@ public struct BundleVerifier {
         )
         let modified = bundle.modifiedSuites()
         for suite in modified { output.err.write(suite.rendered) }
-        do {
-            try bundle.checkSuitesAgainstProvenance()
-        } catch {
-            output.report(error.diagnostic)
-            return await tampered("a suite is not the one the run judged with", found: [error.diagnostic])
-        }
         // Judged first, shown once the verdict is known.
         let outcome: Session.Outcome
-        do {
-            outcome = try await bundle.judge(console: nil, reports: [])
-        } catch let error as Shard.SyntaxError {
-            throw error
-        } catch {
+        switch try await bundle.judgeAgain() {
+        case .judged(let judged): outcome = judged
+        case .suitesChanged(let problem):
+            output.report(problem.diagnostic)
+            return await tampered("a suite is not the one the run judged with", found: [problem.diagnostic])
+        case .failed(let error):
             output.report(failure: error)
             output.out.write("Verification: TAMPERED (the shards of the merged bundle do not make one run)\n")
             return .cannotRun

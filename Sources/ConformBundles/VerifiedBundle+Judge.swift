@@ -76,3 +76,31 @@ extension VerifiedBundle {
         }
     }
 }
+
+extension VerifiedBundle {
+    /// What judging the bundle again, with nothing shown, came to: the outcome, or why it could not be done.
+    public enum Rejudged: Sendable {
+        case judged(Session.Outcome)
+        /// A bundled suite is not the one the run judged with.
+        case suitesChanged(BundleProblem)
+        /// The shards' results do not make one run, or the plan could not be built again.
+        case failed(any Error)
+    }
+
+    /// Checks the bundled suites against the run's provenance, then judges the bundle again with nothing shown: the
+    /// one way `verify` and `merge` read a bundle's verdict anew. A shard's syntax error is the caller's to report.
+    public func judgeAgain() async throws(Shard.SyntaxError) -> Rejudged {
+        do {
+            try checkSuitesAgainstProvenance()
+        } catch {
+            return .suitesChanged(error)
+        }
+        do {
+            return .judged(try await judge(console: nil, reports: []))
+        } catch let error as Shard.SyntaxError {
+            throw error
+        } catch {
+            return .failed(error)
+        }
+    }
+}

@@ -108,6 +108,14 @@ struct Arguments {
     func values(_ name: String) -> [String] { options[name] ?? [] }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
+    /// The one positional argument the command takes; a usage error saying `what` it takes otherwise.
+    func onePositional(_ what: String) throws(UsageError) -> String {
+        guard positionals.count == 1, let only = positionals.first else {
+            throw UsageError(message: "\(command.name) takes \(what)", subcommand: command.name)
+        }
+        return only
+    }
+
     /// What a timeout on the command line may be: a zero or infinite wait makes no sense.
     static let timeoutRange: ClosedRange<Duration> = .milliseconds(1) ... .seconds(86_400)
 

@@ -18,6 +18,16 @@ extension CommandIO {
         }
     }
 
+    /// The value `result` holds, or `nil` once its failure is written: what an option read from a file gives.
+    func reported<Value>(_ result: Result<Value, CLIFailure>) -> Value? {
+        switch result {
+        case .success(let value): return value
+        case .failure(let failure):
+            report(failure.diagnostic)
+            return nil
+        }
+    }
+
     /// Writes every diagnostic of a failed YAML load against the file's text.
     func report(_ diagnostics: [Diagnostic], source: String) {
         for diagnostic in diagnostics { report(diagnostic, source: source) }

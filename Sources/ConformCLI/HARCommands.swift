@@ -6,9 +6,7 @@ import Foundation
 /// `conform import FILE.har --out DIR` (a packet capture goes to ``CaptureCommands``) and `conform export RECORDING [--out FILE.har]`.
 enum HARCommands {
     static func importHAR(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
-        guard parsed.positionals.count == 1, let file = parsed.positionals.first else {
-            throw UsageError(message: "import takes one HAR file or packet capture", subcommand: "import")
-        }
+        let file = try parsed.onePositional("one HAR file or packet capture")
         if CaptureFormat.isCapture(path: io.resolve(file)) {
             return try CaptureCommands.importFile(file, parsed: parsed, io: io)
         }
@@ -36,9 +34,7 @@ enum HARCommands {
     }
 
     static func exportHAR(_ parsed: Arguments, io: CommandIO) throws(UsageError) -> Int32 {
-        guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
-            throw UsageError(message: "export takes one recording", subcommand: "export")
-        }
+        let recording = try parsed.onePositional("one recording")
         // Entry by entry as the recording is read: exporting holds one exchange at a time (a 697 MB recording took
         // 2.7 GB when the document was built whole).
         let out = parsed.value("--out")

@@ -13,11 +13,7 @@ enum MergeBundle {
                 subcommand: "merge")
         }
         let requests = try ReportRequest.all(parsed, subcommand: "merge", io: io)
-        let signingKey: Ed25519.PrivateKey?
-        switch try BundleKeyOption.sign(parsed, io: io) {
-        case .success(let key): signingKey = key
-        case .failure(let failure):
-            io.report(failure.diagnostic)
+        guard let signingKey = io.reported(try BundleKeyOption.sign(parsed, io: io)) else {
             return ConformCommand.ExitCode.cannotRun
         }
         let merge = BundleMerge(

@@ -75,10 +75,7 @@ enum MockCommand {
             server = try Listeners.start(host: host, port: port, limits: limits, tls: tls) { _ in handler }
             (faulty as? ClientFaultTransport)?.offline.attach(server.servers)
         } catch {
-            io.report(
-                Diagnostic(
-                    .cliCannotListen, message: "cannot listen: \(error)",
-                    help: "pick a free port with --port, or 0 for any"))
+            io.report(Listeners.cannotListen(host: host, port: port, option: "--port", error))
             return ConformCommand.ExitCode.cannotRun
         }
         let steps = suites.reduce(0) { $0 + $1.stepCount }

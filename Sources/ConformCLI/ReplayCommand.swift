@@ -10,11 +10,8 @@ import Synchronization
 /// `conform replay RECORDING`: re-send recorded requests, remap minted ids, diff each response against the recorded one.
 enum ReplayCommand {
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
-        guard parsed.positionals.count == 1, let recording = parsed.positionals.first else {
-            throw UsageError(
-                message: "replay takes one recording (a directory under recordings/ or a .jsonl or .har file)",
-                subcommand: "replay")
-        }
+        let recording = try parsed.onePositional(
+            "one recording (a directory under recordings/ or a .jsonl or .har file)")
         let target = try Target(parsing: parsed.value("--target") ?? "builtin", faults: [], subcommand: "replay")
         guard let given = TrafficSupport.noise(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         // A correct implementation differs from its own recording on what the protocol documents as volatile (the

@@ -52,18 +52,10 @@ enum RunCommand {
         let selection = RunSelection(
             tags: parsed.values("--tag"), filters: parsed.values("--filter"), steps: parsed.values("--step"))
 
-        let product: ProductIdentity?
-        switch try Self.product(parsed, io: io) {
-        case .success(let given): product = given
-        case .failure(let failure):
-            io.report(failure.diagnostic)
+        guard let product = io.reported(try Self.product(parsed, io: io)) else {
             return ConformCommand.ExitCode.cannotRun
         }
-        let signingKey: Ed25519.PrivateKey?
-        switch try BundleKeyOption.sign(parsed, io: io) {
-        case .success(let key): signingKey = key
-        case .failure(let failure):
-            io.report(failure.diagnostic)
+        guard let signingKey = io.reported(try BundleKeyOption.sign(parsed, io: io)) else {
             return ConformCommand.ExitCode.cannotRun
         }
         guard

@@ -77,10 +77,7 @@ enum ServeCommand {
                     trustForwarded: parsed.has("--trust-forwarded"))
             }
         } catch {
-            io.report(
-                Diagnostic(
-                    .cliCannotListen, message: "cannot serve on \(host):\(port): \(error)",
-                    help: "pick a free port with --port, or 0 for any"))
+            io.report(Listeners.cannotListen(host: host, port: port, option: "--port", error))
             return ConformCommand.ExitCode.cannotRun
         }
         io.out.write("Serving the reference implementation on \(server.baseURL)\n")

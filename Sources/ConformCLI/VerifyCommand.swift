@@ -7,18 +7,10 @@ import ConformReport
 /// (``BundleVerifier``).
 enum VerifyCommand {
     static func main(_ parsed: Arguments, io: CommandIO) async throws(UsageError) -> Int32 {
-        guard parsed.positionals.count == 1, let path = parsed.positionals.first else {
-            throw UsageError(
-                message: "verify takes one bundle directory (written by 'conform run --bundle DIR')",
-                subcommand: "verify")
-        }
+        let path = try parsed.onePositional("one bundle directory (written by 'conform run --bundle DIR')")
         let requests = try ReportRequest.all(parsed, subcommand: "verify", io: io)
         let color = io.color && !parsed.has("--no-color")
-        let key: Ed25519.PublicKey?
-        switch BundleKeyOption.verify(parsed, io: io) {
-        case .success(let found): key = found
-        case .failure(let failure):
-            io.report(failure.diagnostic)
+        guard let key = io.reported(BundleKeyOption.verify(parsed, io: io)) else {
             return ConformCommand.ExitCode.cannotRun
         }
         let verifier = BundleVerifier(

@@ -1,4 +1,5 @@
 import ConformCore
+import ConformDiagnostics
 import ConformServer
 
 /// The servers of a serving command (`serve`, `mock`, `record`): plain HTTP, HTTPS, or both on two ports; the first
@@ -30,6 +31,14 @@ public struct Listeners: Sendable {
             throw error
         }
         return Listeners(servers: servers, tls: tls)
+    }
+
+    /// Why a serving command stops before it serves: it cannot listen on `host`:`port`; `option` is the command's
+    /// option that picks the port.
+    public static func cannotListen(host: String, port: UInt16, option: String, _ error: any Error) -> Diagnostic {
+        Diagnostic(
+            .cliCannotListen, message: "cannot listen on \(host):\(port): \(error)",
+            help: "pick a free port with \(option), or 0 for any")
     }
 
     /// The announced listener's base URL (the HTTPS one when there are two).

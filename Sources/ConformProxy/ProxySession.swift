@@ -136,10 +136,7 @@ public struct ProxySession: Sendable {
             server = try serving(
                 AsyncHandlerAdapter(errorEnvelope: proxy.errorEnvelope) { await proxy.forward($0) }, serverLimits)
         } catch {
-            problem(
-                Diagnostic(
-                    .cliCannotListen, message: "cannot listen on \(listen.host):\(listen.port): \(error)",
-                    help: "pick a free port, or 0 for any"))
+            problem(Listeners.cannotListen(host: listen.host, port: listen.port, option: "--listen", error))
             return .cannotRun
         }
         let base = server.baseURL

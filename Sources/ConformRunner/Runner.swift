@@ -218,6 +218,16 @@ public struct Runner: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let source = wait.flow.map { " from flow '\($0)'" } ?? ""
+        /// Skips the wait: its event will not come, `why`.
+        func skip(because why: String, emitter: String) {
+            result.verdict = .skipped
+            let reason = "event '\(wait.event)'\(source) will not come: \(why)"
+            result.errors = [
+                StepError(
+                    .skipped, "skipped: \(reason)",
+                    fields: ["blockedBy": reason, "event": wait.event, "emitter": emitter])
+            ]
+        }
         switch await board.wait(for: wait.event, from: wait.flow, waiter: flow, window: wait.timeout) {
         case .success(let emitted):
             for (key, value) in emitted.values where scope[key] == nil { scope[key] = value }
@@ -235,22 +245,10 @@ public struct Runner: Sendable {
                     fields: ["event": wait.event, "window": window])
             ]
         case .failure(.couldNotRun(let emitter, let why)):
-            result.verdict = .skipped
-            let reason = "event '\(wait.event)'\(source) will not come: flow '\(emitter)' could not run (\(why))"
-            result.errors = [
-                StepError(
-                    .skipped, "skipped: \(reason)",
-                    fields: ["blockedBy": reason, "event": wait.event, "emitter": emitter])
-            ]
+            skip(because: "flow '\(emitter)' could not run (\(why))", emitter: emitter)
         case .failure(.emitterDidNotPass(let emitter, let why)):
             // The emitter's own failure is the finding: the wait is skipped, naming it, not failed a second time.
-            result.verdict = .skipped
-            let reason = "event '\(wait.event)'\(source) will not come: flow '\(emitter)' did not emit it, \(why)"
-            result.errors = [
-                StepError(
-                    .skipped, "skipped: \(reason)",
-                    fields: ["blockedBy": reason, "event": wait.event, "emitter": emitter])
-            ]
+            skip(because: "flow '\(emitter)' did not emit it, \(why)", emitter: emitter)
         case .failure(.finishedWithout):
             result.verdict = .fail
             let who = wait.flow.map { "flow '\($0)' finished" } ?? "every other flow finished"

@@ -71,26 +71,8 @@ struct ForwardAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Calls `body` with the address as a socket address.
     func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        if bytes.count == 4 {
-            var storage = sockaddr_in()
-            storage.sin_family = sa_family_t(AF_INET)
-            storage.sin_port = port.bigEndian
-            withUnsafeMutableBytes(of: &storage.sin_addr) { $0.copyBytes(from: bytes) }
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
-        var storage = sockaddr_in6()
-        storage.sin6_family = sa_family_t(AF_INET6)
-        storage.sin6_port = port.bigEndian
-        withUnsafeMutableBytes(of: &storage.sin6_addr) { $0.copyBytes(from: bytes) }
-        return withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                body($0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-            }
-        }
+        // `bytes` holds 4 or 16 bytes by construction (read from a resolved socket address).
+        ListenAddress(bytes: bytes)!.withSockaddr(port: port, body)
     }
 
     /// The addresses of this machine's interfaces (unmapped), whatever their scope: a tunnel to any of them would

@@ -139,11 +139,7 @@ public final class ForwardProxyServer: Sendable {
         let listener = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var one: Int32 = 1
         _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound = address.withSockaddr(port: requestedPort) { address in
-            bind(
-                listener, address,
-                socklen_t(family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size))
-        }
+        let bound = address.withSockaddr(port: requestedPort) { bind(listener, $0, $1) }
         var pipeEnds: [Int32] = [-1, -1]
         guard listener >= 0, bound == 0, listen(listener, 1024) == 0,
             pipe(&pipeEnds) == 0

@@ -228,7 +228,7 @@ public final class HTTPServer: Sendable {
         let retained = Unmanaged.passRetained(context)
         let cls = retained.toOpaque()
         errno = 0
-        let daemon: OpaquePointer? = address.withSockaddr(port: requestedPort) { sockaddr in
+        let daemon: OpaquePointer? = address.withSockaddr(port: requestedPort) { sockaddr, _ in
             // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life. An intercepting
             // server has no identity of its own: GnuTLS asks for each tunnel's leaf (`InterceptedTLS`).
             tls.withPEM { key, certificate in
@@ -294,20 +294,41 @@ enum ListenAddress: Sendable {
         return nil
     }
 
-    func withSockaddr<R>(port: UInt16, _ body: (UnsafePointer<sockaddr>) -> R) -> R {
+    /// The address in network order: 4 bytes for IPv4, 16 for IPv6; `nil` for any other count.
+    init?(bytes: [UInt8]) {
+        switch bytes.count {
+        case 4:
+            var v4 = in_addr()
+            withUnsafeMutableBytes(of: &v4) { $0.copyBytes(from: bytes) }
+            self = .v4(v4)
+        case 16:
+            var v6 = in6_addr()
+            withUnsafeMutableBytes(of: &v6) { $0.copyBytes(from: bytes) }
+            self = .v6(v6)
+        default: return nil
+        }
+    }
+
+    /// Calls `body` with the address and `port` as a socket address and its length.
+    func withSockaddr<R>(port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        func rebound<Storage>(_ storage: inout Storage) -> R {
+            withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<Storage>.size)) }
+            }
+        }
         switch self {
         case .v4(let address):
             var storage = sockaddr_in()
             storage.sin_family = sa_family_t(AF_INET)
             storage.sin_port = port.bigEndian
             storage.sin_addr = address
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+            return rebound(&storage)
         case .v6(let address):
             var storage = sockaddr_in6()
             storage.sin6_family = sa_family_t(AF_INET6)
             storage.sin6_port = port.bigEndian
             storage.sin6_addr = address
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+            return rebound(&storage)
         }
     }
 }

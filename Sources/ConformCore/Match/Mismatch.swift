@@ -1,3 +1,5 @@
+import Foundation
+
 /// One difference between what was expected and what came, located by a JSON path: the one mismatch type of suite
 /// runs, mock sessions, replays and diffs.
 public struct Mismatch: Sendable, Hashable, CustomStringConvertible {
@@ -19,6 +21,19 @@ public struct Mismatch: Sendable, Hashable, CustomStringConvertible {
 
     /// What a missing value is rendered as.
     public static let absent = "(absent)"
+
+    /// A body that a JSON body spec expected but that is not JSON; `actual` says what came instead.
+    public static func notJSON(actual: String, _ error: JSONParseError) -> Mismatch {
+        Mismatch(path: "body", expected: "a JSON body", actual: actual, note: error.description)
+    }
+
+    /// The mismatches `judge` finds in `body` read as JSON, or the one mismatch of a body that is not JSON.
+    public static func inJSONBody(_ body: Data, _ judge: (JSONValue) -> [Mismatch]) -> [Mismatch] {
+        switch Result(catching: { () throws(JSONParseError) in try JSONValue.parse(body) }) {
+        case .success(let json): judge(json)
+        case .failure(let error): [notJSON(actual: "\(body.count) bytes", error)]
+        }
+    }
 
     /// The header the mismatch is about (`header ETag` gives `ETag`), if any.
     public var headerName: String? { path.hasPrefix("header ") ? String(path.dropFirst(7)) : nil }

@@ -40,14 +40,7 @@ public struct Binder: Sendable {
                 at: "header \(header.name)", text: true)
         }
         if case .json(let body)? = spec.body {
-            switch Result(catching: { () throws(JSONParseError) in try JSONValue.parse(request.body) }) {
-            case .success(let json): out += mismatches(body, json, at: "$", text: false)
-            case .failure(let e):
-                out.append(
-                    Mismatch(
-                        path: "body", expected: "a JSON body", actual: "\(request.body.count) bytes",
-                        note: e.description))
-            }
+            out += Mismatch.inJSONBody(request.body) { mismatches(body, $0, at: "$", text: false) }
         }
         return out
     }

@@ -53,10 +53,7 @@ extension ResponseSpec {
         case .json(let spec)?:
             switch response.jsonBody {
             case .success(let json): out += spec.mismatches(json, at: "$", in: scope, strictObjects: strictJSON)
-            case .failure(let error):
-                out.append(
-                    Mismatch(
-                        path: "body", expected: "a JSON body", actual: response.bodyPreview, note: error.description))
+            case .failure(let error): out.append(.notJSON(actual: response.bodyPreview, error))
             }
         case .text(let template)?:
             let expected = (try? template.renderText(in: scope)) ?? template.description

@@ -24,14 +24,7 @@ extension RequestSpec {
                 values.isEmpty ? nil : .string(values.joined(separator: ", ")), at: "header \(header.name)", in: scope)
         }
         if case .json(let spec)? = body {
-            switch Result(catching: { () throws(JSONParseError) in try JSONValue.parse(request.body) }) {
-            case .success(let json): out += spec.mismatches(json, in: scope)
-            case .failure(let e):
-                out.append(
-                    Mismatch(
-                        path: "body", expected: "a JSON body", actual: "\(request.body.count) bytes",
-                        note: e.description))
-            }
+            out += Mismatch.inJSONBody(request.body) { spec.mismatches($0, in: scope) }
         }
         return out
     }

@@ -8,9 +8,9 @@ import Foundation
 /// order, whitespace, an unknown member, a `\u` escape, a header list over ``HTTPFields/maxCount``, a field the tree
 /// reading would refuse) gives `nil`, and the caller reads the line through the tree, which gives the same exchange
 /// or the error with its path. A replay reads every line once, so this is most of what reading a recording costs.
-struct WrittenLine {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+struct WrittenLine: ByteCursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -62,16 +62,6 @@ struct WrittenLine {
         if literal(",\"resynchronised\":true") { exchange.resynchronised = true }
         guard literal("}"), index == bytes.count else { return nil }
         return exchange
-    }
-
-    /// Steps over `text` when the line continues with it.
-    private mutating func literal(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard bytes.count - index >= count, memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0 else {
-            return false
-        }
-        index += count
-        return true
     }
 
     /// `[[name,value],…]`: `nil` past ``HTTPFields/maxCount`` fields, whose omission the tree reading notes.

@@ -11,7 +11,7 @@ import Foundation
 /// for a body already in its compact form (no whitespace, numbers and escapes as the writer writes them), so a
 /// changed body in any other form goes through the tree too; a body in which nothing changes is kept as it came,
 /// as the tree path keeps it.
-struct JSONLeafScan {
+struct JSONLeafScan: ByteCursor {
     /// What replaces a leaf (`.string` or `.int`) under its member name, or in an array under the array's name, at
     /// its depth (1 for the members or elements of the body itself); `nil` or the same value to keep it.
     typealias Leaf = (JSONValue, _ key: String?, _ arrayKey: String?, _ depth: Int) -> JSONValue?
@@ -21,9 +21,9 @@ struct JSONLeafScan {
     /// Objects with more members are left to the tree (each name is compared with the others for duplicates).
     static let maxMembers = 64
 
-    private let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     private let leaf: Leaf
-    private var index = 0
+    var index = 0
     /// Whether the text is exactly what the tree of it would be written as (``JSONValue/serialized(_:)``).
     private var compact = true
     private var edits: [(range: Range<Int>, value: JSONValue)] = []
@@ -274,15 +274,6 @@ struct JSONLeafScan {
             value = -value
         }
         return .some(value)
-    }
-
-    private mutating func literal(_ word: StaticString) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard bytes.count - index >= count, memcmp(bytes.baseAddress! + index, word.utf8Start, count) == 0 else {
-            return false
-        }
-        index += count
-        return true
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

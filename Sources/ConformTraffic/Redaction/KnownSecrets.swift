@@ -45,24 +45,11 @@ struct KnownSecrets: Sendable {
     /// Where known secrets occur in `text`, in order, the longest where several start at one place.
     func ranges(in text: String) -> [Range<String.Index>] {
         guard !pseudonyms.isEmpty, text.utf8.count >= Self.minimumLength else { return [] }
-        let bytes = Array(text.utf8)
-        var found: [Range<Int>] = []
-        var i = 0
-        while i + Self.minimumLength <= bytes.count {
-            let prefix = Self.prefix(bytes, at: i)
-            guard mayHold(prefix) else {
-                i += 1
-                continue
-            }
-            let longest = (byPrefix[prefix] ?? []).filter {
-                i + $0.secret.count <= bytes.count && Array(bytes[i..<i + $0.secret.count]) == $0.secret
-            }.map(\.secret.count).max()
-            guard let length = longest else {
-                i += 1
-                continue
-            }
-            found.append(i..<i + length)
-            i += length
+        var text = text
+        let found: [Range<Int>] = text.withUTF8 { bytes in
+            var found: [Range<Int>] = []
+            eachLongest(in: bytes) { range, _ in found.append(range) }
+            return found
         }
         let view = text.utf8
         return found.map {
@@ -77,34 +64,42 @@ struct KnownSecrets: Sendable {
         let replaced: [UInt8]? = text.withUTF8 { bytes in
             var out: [UInt8] = []
             var copied = 0
-            var i = 0
-            while i + Self.minimumLength <= bytes.count {
-                let prefix = Self.prefix(bytes, at: i)
-                guard mayHold(prefix) else {
-                    i += 1
-                    continue
-                }
-                var longest: (secret: [UInt8], pseudonym: String)?
-                for candidate in byPrefix[prefix] ?? []
-                where candidate.secret.count > (longest?.secret.count ?? 0) && i + candidate.secret.count <= bytes.count
-                    && Self.equal(bytes, at: i, candidate.secret)
-                {
-                    longest = candidate
-                }
-                guard let found = longest else {
-                    i += 1
-                    continue
-                }
-                out += bytes[copied..<i]
-                out += found.pseudonym.utf8
-                i += found.secret.count
-                copied = i
+            eachLongest(in: bytes) { range, pseudonym in
+                out += bytes[copied..<range.lowerBound]
+                out += pseudonym.utf8
+                copied = range.upperBound
             }
             guard copied > 0 else { return nil }
             out += bytes[copied...]
             return out
         }
         return replaced.map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    /// Calls `body` with each known secret in `bytes`, in order and not overlapping, the longest where several start
+    /// at one place, and its pseudonym.
+    private func eachLongest(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>, String) -> Void) {
+        var i = 0
+        while i + Self.minimumLength <= bytes.count {
+            let prefix = Self.prefix(bytes, at: i)
+            guard mayHold(prefix) else {
+                i += 1
+                continue
+            }
+            var longest: (secret: [UInt8], pseudonym: String)?
+            for candidate in byPrefix[prefix] ?? []
+            where candidate.secret.count > (longest?.secret.count ?? 0) && i + candidate.secret.count <= bytes.count
+                && Self.equal(bytes, at: i, candidate.secret)
+            {
+                longest = candidate
+            }
+            guard let found = longest else {
+                i += 1
+                continue
+            }
+            body(i..<i + found.secret.count, found.pseudonym)
+            i += found.secret.count
+        }
     }
 
     private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, _ secret: [UInt8]) -> Bool {

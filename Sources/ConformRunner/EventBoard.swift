@@ -136,16 +136,37 @@ actor EventBoard {
     /// started one or finished one for `window` (the emitter may itself be waiting on a third flow, so any flow's
     /// progress counts). An exchange under way ends by its own deadline, so a slow implementation that keeps
     /// answering is waited for, however slow; a stuck one is not.
-    nonisolated func wait(for name: String, from flow: String?, waiter: String, window: Duration) async -> Result<
-        Emitted, Miss
-    > {
+    ///
+    /// The window counts only time the runner was awake to watch: a pause between two looks that lasts longer than
+    /// ``longestCountedPause`` (the process starved of the processor on a loaded machine, when the flows could not
+    /// progress either) counts as that much, so a busy host never fails a wait that an idle one would pass.
+    /// `pause` waits between two looks and says how long it took; tests give their own.
+    nonisolated func wait(
+        for name: String, from flow: String?, waiter: String, window: Duration,
+        pause: @Sendable () async -> Duration = EventBoard.pause
+    ) async -> Result<Emitted, Miss> {
         let clock = ContinuousClock()
-        let start = clock.now
+        var seen = clock.now
+        var quiet = Duration.zero
         while true {
             if let outcome = await find(name, from: flow, waiter: waiter) { return outcome }
-            let last = max(start, await latestProgress(besides: waiter) ?? start)
-            if clock.now - last >= window { return .failure(.stalled) }
-            try? await Task.sleep(for: .milliseconds(5))
+            if let latest = await latestProgress(besides: waiter), latest > seen {
+                seen = latest
+                quiet = min(clock.now - latest, Self.longestCountedPause)
+            }
+            if quiet >= window { return .failure(.stalled) }
+            quiet += min(await pause(), Self.longestCountedPause)
         }
+    }
+
+    /// The most one pause between two looks of a wait counts towards its window.
+    static let longestCountedPause: Duration = .milliseconds(100)
+
+    /// Sleeps 5 ms and says how long it took.
+    @Sendable static func pause() async -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try? await Task.sleep(for: .milliseconds(5))
+        return clock.now - start
     }
 }

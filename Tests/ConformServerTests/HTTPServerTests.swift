@@ -208,8 +208,13 @@ struct HTTPServerTests {
 
     @Test func aDeferredAnswerHoldsNoServerThreadAndKeepsTheConnectionAlive() async throws {
         let gate = Gate()
-        // One event-loop thread: a handler that blocked it would keep the second client waiting too.
-        let server = try started(gate.handler, limits: HTTPServerLimits(threads: 1))
+        // One event-loop thread: a handler that blocked it would keep the second client waiting too. An idle
+        // keep-alive connection closes after the head timeout: on a loaded machine the pause before `/again` may
+        // outlast the default 10 s, so the timeouts are long enough to judge reuse, not the machine.
+        let server = try started(
+            gate.handler,
+            limits: HTTPServerLimits(
+                connectionTimeoutSeconds: 600, headerTimeoutSeconds: 600, requestTimeoutSeconds: 600, threads: 1))
         defer { server.stop() }
         let slowClient = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         async let slow = slowClient.send(HTTPRequest(method: .get, url: "/slow"))

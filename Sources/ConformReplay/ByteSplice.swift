@@ -21,3 +21,20 @@ struct ByteSplice {
         return out
     }
 }
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Calls `body` with each longest run of bytes that `member` accepts, in order: the words of a text.
+    func forEachRun(of member: (UInt8) -> Bool, _ body: (Range<Int>) -> Void) {
+        var i = 0
+        while i < count {
+            guard member(self[i]) else {
+                i += 1
+                continue
+            }
+            var j = i
+            while j < count, member(self[j]) { j += 1 }
+            body(i..<j)
+            i = j
+        }
+    }
+}

@@ -159,25 +159,19 @@ public final class FreshIdentities: Sendable {
     func mapped(inText text: String) -> String? {
         guard text.utf8.count <= Self.longestText, remembered.withLock({ !$0.isEmpty }) else { return nil }
         let bytes = Array(text.utf8)
-        var splice = ByteSplice()
-        var i = 0
-        while i < bytes.count {
-            guard Self.isWordByte(bytes[i]) else {
-                i += 1
-                continue
+        return bytes.withUnsafeBufferPointer { bytes in
+            var splice = ByteSplice()
+            bytes.forEachRun(of: Self.isWordByte) { word in
+                var end = word.upperBound
+                while end > word.lowerBound, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+                if end - word.lowerBound >= Self.shortestElsewhere,
+                    let fresh = known(String(decoding: bytes[word.lowerBound..<end], as: UTF8.self))
+                {
+                    splice.replace(word.lowerBound..<end, of: bytes, with: fresh.utf8)
+                }
             }
-            var j = i
-            while j < bytes.count, Self.isWordByte(bytes[j]) { j += 1 }
-            var end = j
-            while end > i, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
-            if end - i >= Self.shortestElsewhere,
-                let fresh = known(String(decoding: bytes[i..<end], as: UTF8.self))
-            {
-                bytes.withUnsafeBufferPointer { splice.replace(i..<end, of: $0, with: fresh.utf8) }
-            }
-            i = j
-        }
-        return bytes.withUnsafeBufferPointer { splice.result($0) }.map { String(decoding: $0, as: UTF8.self) }
+            return splice.result(bytes)
+        }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Texts longer than this (64 KiB) are not searched for identities inside them.

@@ -119,23 +119,16 @@ public struct IdentifierMap: Sendable, Hashable {
     /// returned as it came). A token is looked up only when some recorded id has its length.
     private func replacingTokens(in utf8: UnsafeBufferPointer<UInt8>, wholeStrings: inout Bool) -> [UInt8]? {
         var splice = ByteSplice()
-        var i = 0
-        while i < utf8.count {
-            guard Self.isTokenByte(utf8[i]) else {
-                i += 1
-                continue
-            }
-            var j = i
-            while j < utf8.count, Self.isTokenByte(utf8[j]) { j += 1 }
+        utf8.forEachRun(of: Self.isTokenByte) { token in
+            let (i, j) = (token.lowerBound, token.upperBound)
             if j - i >= 3, keyLengths[min(j - i, Self.longKey)] > 0,
-                let live = mapping[String(decoding: UnsafeBufferPointer(rebasing: utf8[i..<j]), as: UTF8.self)]
+                let live = mapping[String(decoding: UnsafeBufferPointer(rebasing: utf8[token]), as: UTF8.self)]
             {
-                splice.replace(i..<j, of: utf8, with: live.utf8)
+                splice.replace(token, of: utf8, with: live.utf8)
                 if i == 0 || j == utf8.count || utf8[i - 1] != UInt8(ascii: "\"") || utf8[j] != UInt8(ascii: "\"") {
                     wholeStrings = false
                 }
             }
-            i = j
         }
         return splice.result(utf8)
     }

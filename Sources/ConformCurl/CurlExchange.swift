@@ -228,9 +228,14 @@ final class ResponseSink {
         }
         if line.starts(with: "HTTP/".utf8) {
             // A new status line starts a new header block (after 100 Continue or another 1xx).
-            let parts = text(0..<line.count).split(separator: " ", maxSplits: 2)
-            status = parts.count >= 2 ? Int(parts[1]) : nil
+            if line.allSatisfy({ $0 < 0x80 }) {
+                status = Self.statusCode(ascii: line)
+            } else {
+                let parts = text(0..<line.count).split(separator: " ", maxSplits: 2)
+                status = parts.count >= 2 ? Int(parts[1]) : nil
+            }
             headers = []
+            headers.reserveCapacity(16)
             return
         }
         if isBlank(line[0]), !headers.isEmpty {
@@ -239,6 +244,34 @@ final class ResponseSink {
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
         headers.append(HTTPFields.Field(name: text(0..<colon), value: text((colon + 1)..<line.count)))
+    }
+}
+
+extension ResponseSink {
+    /// The code of an ASCII status line: its second word, the line's blanks trimmed and its words split on spaces,
+    /// as an `Int`. Read on bytes: in ASCII every byte is a character, so this is the split on characters.
+    static func statusCode(ascii line: UnsafeRawBufferPointer) -> Int? {
+        func isBlank(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
+        var lower = 0
+        var upper = line.count
+        while lower < upper, isBlank(line[lower]) { lower += 1 }
+        while upper > lower, isBlank(line[upper - 1]) { upper -= 1 }
+        var word = 0
+        var i = lower
+        while i < upper {
+            if line[i] == 0x20 {
+                i += 1
+                continue
+            }
+            var end = i
+            while end < upper, line[end] != 0x20 { end += 1 }
+            if word == 1 {
+                return Int(String(decoding: UnsafeRawBufferPointer(rebasing: line[i..<end]), as: UTF8.self))
+            }
+            word += 1
+            i = end
+        }
+        return nil
     }
 }
 

@@ -43,7 +43,7 @@ extension ReferenceEngine {
             installation.pushRegId, identity: identity, attributes: attributes, options: options, state: &state)
         guard let person = state.persons[personId] else { throw .noRegistration(id) }
         // The personalize response carries the user without `instances` (§10 item 5 leaves it open).
-        return .json(200, ReferenceRendering.user(person, instances: nil, explicitNulls: has(.explicitNulls)))
+        return ReferenceRendering.userResponse(person, explicitNulls: has(.explicitNulls))
     }
 
     /// M6: `POST /mobile/1/appinstance/{id}/depersonalize`, own or another device of the same person (D5).

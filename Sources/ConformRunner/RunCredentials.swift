@@ -15,8 +15,13 @@ public struct RunCredentials: Sendable, Hashable {
 
     /// The credentials of a run of `plan` with `variables` given, for `profile`.
     public init(plan: [Suite], variables: [String: String], profile: ProtocolProfile) {
+        self.init(names: Suite.credentialVariables(of: plan, profile: profile), variables: variables, profile: profile)
+    }
+
+    /// The credentials of a run whose plan sends the credential variables `names`, with `variables` given.
+    init(names: Set<String>, variables: [String: String], profile: ProtocolProfile) {
         publicValues = Set(profile.redaction.publicValues)
-        names = Suite.credentialVariables(of: plan, profile: profile)
+        self.names = names
         values = RunProvenance.credentialValues(variables, credentials: names, keep: publicValues)
     }
 

@@ -15,8 +15,15 @@ import Foundation
 public struct SuiteRun: Sendable {
     public var plan: RunPlan
     /// Every suite of the plan before selection and sharding: what its provenance and credentials are learned from.
-    public var planSuites: [Suite]
-    public var profile: ProtocolProfile
+    public var planSuites: [Suite] {
+        didSet { credentialNames = Suite.credentialVariables(of: planSuites, profile: profile) }
+    }
+    public var profile: ProtocolProfile {
+        didSet { credentialNames = Suite.credentialVariables(of: planSuites, profile: profile) }
+    }
+    /// The credential variables of ``planSuites``, learned once: finding them walks every step of every suite, and the
+    /// run asks for its credentials several times (the console's masker, the session, the provenance, a bundle).
+    private var credentialNames: Set<String>
 
     /// A run of `suites` (selected and sharded out of `planSuites`, by default all of them) against a target whose
     /// base URLs are `targetDefaults`.
@@ -31,6 +38,7 @@ public struct SuiteRun: Sendable {
             targetDescription: targetDescription, functions: profile.functions)
         self.planSuites = planSuites ?? suites
         self.profile = profile
+        credentialNames = Suite.credentialVariables(of: planSuites ?? suites, profile: profile)
     }
 
     /// The variables given to the run: the target's base URLs, overridden by the environment's, overridden by the
@@ -40,7 +48,9 @@ public struct SuiteRun: Sendable {
     }
 
     /// The run's credentials: masked in every report, left out of a bundle, known to a bundle log's redactor.
-    public var credentials: RunCredentials { RunCredentials(plan: planSuites, variables: given, profile: profile) }
+    public var credentials: RunCredentials {
+        RunCredentials(names: credentialNames, variables: given, profile: profile)
+    }
 
     /// The provenance of the run, started now, its variables with the credentials masked.
     public func provenance(commandLine: [String], product: ProductIdentity? = nil) -> RunProvenance {

@@ -237,7 +237,8 @@ final class ConnectionWatch: Sendable {
     private func update(_ connection: OpaquePointer, _ change: (inout Entry) -> Void) {
         let id = key(connection)
         shard(id).entries.withLock { entries in
-            if entries[id] != nil { change(&entries[id]!) }
+            // One lookup, and the entry changed in place.
+            if let index = entries.index(forKey: id) { change(&entries.values[index]) }
         }
     }
 

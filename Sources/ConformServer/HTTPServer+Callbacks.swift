@@ -252,6 +252,9 @@ func readHead(
     var collector = HeadCollector(
         maxFields: context.maxHeaderFields, maxBytes: context.maxHeaderBytes,
         bytes: method.count + target.count + 12)
+    // Room for a usual head at once, not grown field by field.
+    collector.fields.reserveCapacity(12)
+    collector.places.reserveCapacity(12)
     withUnsafeMutablePointer(to: &collector) { pointer in
         _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, conformServerCollectHeader, pointer)
     }
@@ -325,11 +328,13 @@ func refuseFraming(_ headerFields: HTTPFields, _ context: ServerContext) -> HTTP
     }
     // The usual value is bare digits: no trimming through Foundation on every request.
     let isDigits = { (text: String) in !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
-    let text = lengths[0].trimmingWhitespace
+    // Bare digits (the usual value) have nothing to trim.
+    let text = lengths[0].utf8.allSatisfy { (0x30...0x39).contains($0) } ? lengths[0] : lengths[0].trimmingWhitespace
     guard isDigits(text) else {
         return badRequest("Content-Length '\(lengths[0].prefix(40))' is not a number of bytes")
     }
-    if text.count > 18 || Int(text) ?? .max > context.maxBodyBytes { return tooLarge(context) }
+    // Bare ASCII digits: their byte count is their character count, without walking graphemes.
+    if text.utf8.count > 18 || Int(text) ?? .max > context.maxBodyBytes { return tooLarge(context) }
     return nil
 }
 

@@ -32,6 +32,11 @@ import Testing
         #expect(request.queryValue("f") == nil)
         #expect(request.queryValue("") == nil)
         #expect(HTTPRequest(method: .get, url: "/p").queryValue("a") == nil)
+        // A `?` after the fragment's `#` starts no query; a name alone has the empty value; `é` is not `e`.
+        #expect(HTTPRequest(method: .get, url: "/p#x?a=1").queryValue("a") == nil)
+        #expect(HTTPRequest(method: .get, url: "/p?a").queryValue("a") == "")
+        #expect(HTTPRequest(method: .get, url: "/p?é=1&e=2").queryValue("e") == "2")
+        #expect(HTTPRequest(method: .get, url: "/p?e=2&é=1").queryValue("é") == "1")
         // Names compare as Swift strings do: the Kelvin sign is canonically equivalent to `K`.
         #expect(HTTPRequest(method: .get, url: "/p?K=1").queryValue("\u{212A}") == "1")
         #expect(HTTPRequest(method: .get, url: "/p?%E2%84%AA=1").queryValue("K") == "1")

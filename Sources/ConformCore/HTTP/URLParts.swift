@@ -61,33 +61,45 @@ public struct URLParts: Sendable, Hashable {
     /// The first value of the query parameter `name` in `url` (percent-decoded), without splitting the rest.
     static func queryValue(_ name: String, in url: String) -> String? {
         if let found = url.utf8.withContiguousStorageIfAvailable({ queryValue(name, in: $0) }) { return found }
-        return queryValue(name, in: Array(url.utf8))
+        return Array(url.utf8).withUnsafeBufferPointer { queryValue(name, in: $0) }
     }
 
-    private static func queryValue<C: RandomAccessCollection<UInt8>>(_ name: String, in bytes: C) -> String?
-    where C.Index == Int {
-        let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
-        guard var pairStart = bytes[..<end].firstIndex(of: UInt8(ascii: "?")).map({ $0 + 1 }) else { return nil }
-        while pairStart <= end {
-            let pairEnd = bytes[pairStart..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
-            if pairStart < pairEnd {
-                let eq = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")) ?? pairEnd
-                if decodedEquals(bytes[pairStart..<eq], name) {
-                    return eq == pairEnd ? "" : decoded(bytes[(eq + 1)..<pairEnd])
+    /// One pass over the bytes: the query begins after the first `?` before any `#`, and ends at the first `#`.
+    private static func queryValue(_ name: String, in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let count = bytes.count
+        var i = 0
+        while i < count, bytes[i] != UInt8(ascii: "?") {
+            if bytes[i] == UInt8(ascii: "#") { return nil }
+            i += 1
+        }
+        guard i < count else { return nil }
+        let asciiName = name.utf8.allSatisfy { $0 < 0x80 }
+        var pairStart = i + 1
+        while true {
+            var pairEnd = pairStart
+            var eq = -1
+            var plain = true
+            while pairEnd < count, bytes[pairEnd] != UInt8(ascii: "&"), bytes[pairEnd] != UInt8(ascii: "#") {
+                let byte = bytes[pairEnd]
+                if eq < 0 {
+                    if byte == UInt8(ascii: "=") {
+                        eq = pairEnd
+                    } else if byte == UInt8(ascii: "%") || byte >= 0x80 {
+                        plain = false
+                    }
                 }
+                pairEnd += 1
             }
+            if pairStart < pairEnd {
+                let keyEnd = eq < 0 ? pairEnd : eq
+                let key = UnsafeBufferPointer(rebasing: bytes[pairStart..<keyEnd])
+                // ASCII on both sides without `%` compares byte for byte, which is the answer `String` gives.
+                let same = plain && asciiName ? key.elementsEqual(name.utf8) : decoded(key) == name
+                if same { return eq < 0 ? "" : decoded(bytes[(eq + 1)..<pairEnd]) }
+            }
+            guard pairEnd < count, bytes[pairEnd] == UInt8(ascii: "&") else { return nil }
             pairStart = pairEnd + 1
         }
-        return nil
-    }
-
-    /// Whether the percent-decoded `bytes` are `name` as `String` compares them; ASCII on both sides without `%`
-    /// is compared byte for byte, which is the same answer.
-    private static func decodedEquals<C: Collection<UInt8>>(_ bytes: C, _ name: String) -> Bool {
-        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 >= 0x80 }), name.utf8.allSatisfy({ $0 < 0x80 }) {
-            return bytes.elementsEqual(name.utf8)
-        }
-        return decoded(bytes) == name
     }
 
     private static func decoded<C: Collection<UInt8>>(_ bytes: C) -> String {

@@ -59,27 +59,77 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 /// A JSON object whose members keep the order in which they were written.
+///
+/// The members are kept in written order in one array; a key index is built only once an object has more than
+/// ``indexedCount`` members, so the small objects of request and answer bodies are read and written without hashing
+/// their keys. Equality and hashing ignore the order, as for a dictionary.
 public struct JSONObject: Sendable, Hashable, Sequence {
-    public private(set) var keys: [String] = []
-    private var storage: [String: JSONValue] = [:]
+    private var members: [(key: String, value: JSONValue)] = []
+    /// Where each key is in `members`, kept only above ``indexedCount`` members.
+    private var positions: [String: Int]?
+
+    /// Above this many members an object keeps an index of its keys.
+    static let indexedCount = 12
 
     public init() {}
 
     public init(_ pairs: [(String, JSONValue)]) {
+        members.reserveCapacity(pairs.count)
         for (k, v) in pairs { self[k] = v }
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
-    public var dictionary: [String: JSONValue] { storage }
+    /// The keys in written order.
+    public var keys: [String] { members.map(\.key) }
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+    public var dictionary: [String: JSONValue] {
+        Dictionary(members.lazy.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        var i = 0
+        while i < members.count {
+            if members[i].key == key { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private mutating func reindex() {
+        guard members.count > Self.indexedCount else {
+            positions = nil
+            return
+        }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count)
+        for (i, member) in members.enumerated() { index[member.key] = i }
+        positions = index
+    }
 
     public subscript(key: String) -> JSONValue? {
-        get { storage[key] }
+        get { position(of: key).map { members[$0].value } }
         set {
             if let newValue {
-                if storage.updateValue(newValue, forKey: key) == nil { keys.append(key) }
-            } else if storage.removeValue(forKey: key) != nil {
-                keys.removeAll { $0 == key }
+                if let i = position(of: key) {
+                    members[i].value = newValue
+                } else {
+                    members.append((key, newValue))
+                    if positions != nil {
+                        positions?[key] = members.count - 1
+                    } else if members.count > Self.indexedCount {
+                        reindex()
+                    }
+                }
+            } else if let i = position(of: key) {
+                members.remove(at: i)
+                if members.count <= Self.indexedCount {
+                    positions = nil
+                } else if positions != nil {
+                    // The members after the removed one moved up by one place.
+                    positions?[key] = nil
+                    for j in i..<members.count { positions?[members[j].key] = j }
+                }
             }
         }
     }
@@ -92,15 +142,32 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         var index = 0
 
         public mutating func next() -> (key: String, value: JSONValue)? {
-            guard index < object.keys.count else { return nil }
-            let key = object.keys[index]
-            index += 1
-            return (key, object.storage[key]!)
+            guard index < object.members.count else { return nil }
+            defer { index += 1 }
+            return object.members[index]
         }
     }
 
-    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool { lhs.storage == rhs.storage }
-    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.members.count == rhs.members.count else { return false }
+        for member in lhs.members {
+            guard let other = rhs[member.key], other == member.value else { return false }
+        }
+        return true
+    }
+
+    /// Independent of the members' order, as equality is.
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for member in members {
+            var each = Hasher()
+            each.combine(member.key)
+            each.combine(member.value)
+            combined ^= each.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(combined)
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,

@@ -30,32 +30,49 @@ private struct SuspendedConnection: @unchecked Sendable {
 }
 
 /// How many connections wait for a deferred answer: ``HTTPServer/stop()`` waits for them, since libmicrohttpd
-/// must not stop with a connection still suspended.
+/// must not stop with a connection still suspended (it aborts the process). Once a stop has begun, no connection is
+/// suspended any more: a request that arrives between the wait and the daemon's end is refused at once.
 final class DeferredAnswers: Sendable {
-    private let count = Atomic<Int>(0)
+    private struct State {
+        var outstanding = 0
+        var closing = false
+    }
+    private let state = Mutex(State())
 
-    var outstanding: Int { count.load(ordering: .acquiring) }
+    var outstanding: Int { state.withLock { $0.outstanding } }
 
     /// Suspends `connection` and starts `handler` on `request`; the answer resumes the connection, whose next call
     /// of the access handler finds it in `pending`. The request counts as outstanding until ``finished()``.
+    /// `false`, with nothing suspended or started, once the server is stopping: the caller answers at once.
     func begin(
         _ handler: any DeferredHTTPHandler, _ request: HTTPRequest, on connection: OpaquePointer,
         into pending: PendingAnswer
-    ) {
-        count.add(1, ordering: .relaxed)
+    ) -> Bool {
+        let admitted = state.withLock { state in
+            guard !state.closing else { return false }
+            state.outstanding += 1
+            return true
+        }
+        guard admitted else { return false }
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(pointer: connection)
-        handler.begin(request) { [self] response in
+        handler.begin(request) { response in
             pending.put(response)
             MHD_resume_connection(suspended.pointer)
         }
+        return true
     }
 
     /// A deferred request ended (its answer sent, or its connection gone): libmicrohttpd is done with it.
-    func finished() { count.subtract(1, ordering: .releasing) }
+    func finished() { state.withLock { $0.outstanding -= 1 } }
 
-    /// Waits until every deferred request has ended (each handler bounds its own time).
+    /// Suspends no connection from now on, then waits until every deferred request has ended (each handler bounds
+    /// its own time).
     func drain() {
+        state.withLock { $0.closing = true }
         while outstanding > 0 { usleep(1000) }
     }
+
+    /// Suspends connections again: the server listens anew after a pause.
+    func reopen() { state.withLock { $0.closing = false } }
 }

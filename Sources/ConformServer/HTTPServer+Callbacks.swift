@@ -190,8 +190,10 @@ func conformServerAccess(
     if let deferred = context.deferred {
         let pending = PendingAnswer()
         upload.pending = pending
-        context.deferredAnswers.begin(deferred, request, on: connection, into: pending)
-        return .YES
+        if context.deferredAnswers.begin(deferred, request, on: connection, into: pending) { return .YES }
+        // The server is stopping: nothing may be suspended any more, so the request is refused now.
+        upload.pending = nil
+        return queue(context.sendable(stopping(context)), on: connection)
     }
     return queue(context.sendable(context.handler.handle(request)), on: connection)
 }
@@ -231,6 +233,13 @@ func forwardedURL(_ connection: OpaquePointer, _ target: [UInt8]) -> Result<Stri
                     + "(set the proxy for HTTPS too)"))
     }
     return .success(text)
+}
+
+private func stopping(_ context: ServerContext) -> HTTPResponse {
+    var response = context.handler.refusal(
+        status: 503, code: "SERVICE_UNAVAILABLE", message: "the server is stopping; send the request again later")
+    response.headerFields["Connection"] = "close"
+    return response
 }
 
 private func tooLarge(_ context: ServerContext) -> HTTPResponse {

@@ -211,6 +211,7 @@ public final class HTTPServer: Sendable {
     }
 
     private func launch(port requestedPort: UInt16) throws -> RunningDaemon {
+        context.deferredAnswers.reopen()
         // libmicrohttpd runs a thread per connection only with poll(), and then without a pool. A TLS listener polls
         // with poll() too: under epoll, libmicrohttpd 0.9.75 keeps a connection whose handshake waits for its
         // client marked readable (GnuTLS's EAGAIN never clears the mark), so its thread calls epoll_wait with a zero

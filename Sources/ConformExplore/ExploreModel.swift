@@ -2,8 +2,8 @@ import ConformCore
 
 /// The generator's abstract model of what a sequence has done so far, kept while it draws, as the state machines of
 /// QuickCheck and Hypothesis keep theirs: which installations are registered, whose each one is, which is primary
-/// and which ever was, which persons hold user data, which pushes no sync has read yet, and what changed since a
-/// read last showed it. It follows the profile's ``ExploreEffect``s and only guides what is drawn next: whether an
+/// and which ever was, which persons hold user data, which pushes no sync has read yet or no report acknowledged,
+/// what each installation captured, and what changed since a read last showed it. It follows the profile's ``ExploreEffect``s and only guides what is drawn next: whether an
 /// answer is right is still the reference's call.
 struct ExploreModel: Sendable, Hashable {
     struct Device: Sendable, Hashable {
@@ -18,6 +18,11 @@ struct ExploreModel: Sendable, Hashable {
         /// Pushes no sync of it has read yet: ones meant to reach it, ones a primary-only push kept away from it.
         var pending = 0
         var keptAway = 0
+        /// Pushes a sync handed out and no delivery report acknowledged: every sync hands them out again.
+        var held = 0
+        /// What it captured (``ExploreCapture``), in order, by capture: how many values each capture is expected
+        /// to hold (a sync's message ids: the pushes it handed out).
+        var captures: [String: [Int]] = [:]
     }
 
     private(set) var devices: [Device] = []
@@ -47,14 +52,57 @@ struct ExploreModel: Sendable, Hashable {
         return step.other
     }
 
+    /// The model after every step of `steps`.
+    static func after(_ steps: some Sequence<ExploreStep>, _ operations: [ExploreOperation]) -> ExploreModel {
+        var model = ExploreModel()
+        for step in steps { model.apply(step, operations[step.operation]) }
+        return model
+    }
+
+    /// The earlier captures of `capture` on `device` expected to hold something, as a captured parameter's
+    /// choices (0: the newest).
+    func filledCaptures(_ capture: String, device: Int) -> [Int] {
+        guard devices.indices.contains(device), let counts = devices[device].captures[capture] else { return [] }
+        return (0..<counts.count).filter { counts[counts.count - 1 - $0] > 0 }
+    }
+
+    /// How many values the capture a captured parameter of `step` names is expected to hold (the largest, for
+    /// several).
+    private func captured(_ step: ExploreStep, _ op: ExploreOperation) -> Int? {
+        var most: Int?
+        for (i, parameter) in op.parameters.enumerated() {
+            guard let capture = parameter.captured, i < step.choices.count,
+                let counts = devices[step.device].captures[capture], step.choices[i] < counts.count
+            else { continue }
+            most = max(most ?? 0, counts[counts.count - 1 - step.choices[i]])
+        }
+        return most
+    }
+
+    private static func readsPushes(_ op: ExploreOperation) -> Bool {
+        op.observations.contains { if case .texts = $0 { true } else { false } }
+    }
+
     mutating func apply(_ step: ExploreStep, _ op: ExploreOperation) {
         if op.registers != nil {
             devices.append(Device())
             return
         }
         let d = step.device
+        if case .reportsDelivered(let parameter) = op.effect,
+            let i = op.parameters.firstIndex(where: { $0.name == parameter }),
+            let capture = op.parameters[i].captured, let counts = devices[d].captures[capture], i < step.choices.count,
+            step.choices[i] < counts.count
+        {
+            devices[d].held = max(0, devices[d].held - counts[counts.count - 1 - step.choices[i]])
+        }
+        if let capture = op.captures {
+            let count = Self.readsPushes(op) ? devices[d].pending + devices[d].held : 1
+            devices[d].captures[capture.name, default: []].append(count)
+        }
         if op.reads {
-            if op.observations.contains(where: { if case .texts = $0 { true } else { false } }) {
+            if Self.readsPushes(op) {
+                devices[d].held += devices[d].pending
                 devices[d].pending = 0
                 devices[d].keptAway = 0
             } else if op.slots.contains(.device) {
@@ -100,7 +148,7 @@ struct ExploreModel: Sendable, Hashable {
                 withData.insert(p)
                 unreadPersons.insert(p)
             }
-        case nil:
+        case .reportsDelivered, nil:
             return
         }
     }
@@ -116,8 +164,9 @@ struct ExploreModel: Sendable, Hashable {
         devices[x].primary = false
         devices[x].unread = true
         // Pushes still queued for the person it left are for that person only: a sync shows whether they stayed.
-        devices[x].keptAway += devices[x].pending
+        devices[x].keptAway += devices[x].pending + devices[x].held
         devices[x].pending = 0
+        devices[x].held = 0
     }
 
     private mutating func setPrimary(_ x: Int, _ value: Bool) {
@@ -140,9 +189,18 @@ struct ExploreModel: Sendable, Hashable {
     func uses(_ step: ExploreStep, _ op: ExploreOperation) -> Int {
         if op.registers != nil || op.retires { return 0 }
         let d = step.device
+        // Sending back what a sync captured: more where the device's person has another device a push is meant
+        // for (its copy must stay).
+        var sendsBack = 0
+        if let count = captured(step, op), count > 0 {
+            let siblings = devices[d].person.map { p in
+                devices(of: p).contains { $0 != d && devices[$0].pending + devices[$0].held > 0 }
+            }
+            sendsBack = 1 + (siblings == true ? 2 : 0)
+        }
         if op.reads {
-            if op.observations.contains(where: { if case .texts = $0 { true } else { false } }) {
-                return (devices[d].pending > 0 ? 1 : 0) + (devices[d].keptAway > 0 ? 2 : 0)
+            if Self.readsPushes(op) {
+                return sendsBack + (devices[d].pending > 0 ? 1 : 0) + (devices[d].keptAway > 0 ? 2 : 0)
             }
             if op.slots.contains(.device) {
                 let device = devices[d]
@@ -153,6 +211,7 @@ struct ExploreModel: Sendable, Hashable {
             }
             return unreadPersons.contains(step.person) ? 1 : 0
         }
+        if sendsBack > 0 { return sendsBack }
         if op.slots.contains(.text) {
             guard op.slots.contains(.person) else { return 0 }
             let reached = devices(of: step.person)
@@ -184,7 +243,7 @@ struct ExploreModel: Sendable, Hashable {
         case .setsUserData:
             guard let p = devices[d].person else { return 0 }
             return withData.contains(p) ? 0 : 1
-        case nil:
+        case .reportsDelivered, nil:
             return 0
         }
     }

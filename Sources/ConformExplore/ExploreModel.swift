@@ -20,9 +20,14 @@ struct ExploreModel: Sendable, Hashable {
         var keptAway = 0
         /// Pushes a sync handed out and no delivery report acknowledged: every sync hands them out again.
         var held = 0
+        /// Another device of its person reported a delivery while this one still had a copy to receive, and no
+        /// sync of it has shown since whether its copy stayed.
+        var siblingReported = false
         /// What it captured (``ExploreCapture``), in order, by capture: how many values each capture is expected
         /// to hold (a sync's message ids: the pushes it handed out).
         var captures: [String: [Int]] = [:]
+        /// The captures (by capture, their index in ``captures``) it reported delivered.
+        var reported: [String: Set<Int>] = [:]
     }
 
     private(set) var devices: [Device] = []
@@ -66,15 +71,17 @@ struct ExploreModel: Sendable, Hashable {
         return (0..<counts.count).filter { counts[counts.count - 1 - $0] > 0 }
     }
 
-    /// How many values the capture a captured parameter of `step` names is expected to hold (the largest, for
-    /// several).
-    private func captured(_ step: ExploreStep, _ op: ExploreOperation) -> Int? {
-        var most: Int?
+    /// How many values the captures the captured parameters of `step` name are expected to hold (the largest),
+    /// and whether each of them was reported delivered already.
+    private func captured(_ step: ExploreStep, _ op: ExploreOperation) -> (count: Int, reported: Bool)? {
+        var most: (count: Int, reported: Bool)?
         for (i, parameter) in op.parameters.enumerated() {
             guard let capture = parameter.captured, i < step.choices.count,
                 let counts = devices[step.device].captures[capture], step.choices[i] < counts.count
             else { continue }
-            most = max(most ?? 0, counts[counts.count - 1 - step.choices[i]])
+            let index = counts.count - 1 - step.choices[i]
+            let reported = devices[step.device].reported[capture]?.contains(index) ?? false
+            most = (max(most?.count ?? 0, counts[index]), (most?.reported ?? true) && reported)
         }
         return most
     }
@@ -94,7 +101,14 @@ struct ExploreModel: Sendable, Hashable {
             let capture = op.parameters[i].captured, let counts = devices[d].captures[capture], i < step.choices.count,
             step.choices[i] < counts.count
         {
-            devices[d].held = max(0, devices[d].held - counts[counts.count - 1 - step.choices[i]])
+            let reported = counts[counts.count - 1 - step.choices[i]]
+            devices[d].held = max(0, devices[d].held - reported)
+            devices[d].reported[capture, default: []].insert(counts.count - 1 - step.choices[i])
+            if reported > 0, let p = devices[d].person {
+                for y in devices(of: p) where y != d && devices[y].pending + devices[y].held > 0 {
+                    devices[y].siblingReported = true
+                }
+            }
         }
         if let capture = op.captures {
             let count = Self.readsPushes(op) ? devices[d].pending + devices[d].held : 1
@@ -105,6 +119,7 @@ struct ExploreModel: Sendable, Hashable {
                 devices[d].held += devices[d].pending
                 devices[d].pending = 0
                 devices[d].keptAway = 0
+                devices[d].siblingReported = false
             } else if op.slots.contains(.device) {
                 devices[d].unread = false
                 devices[d].leftData = false
@@ -192,15 +207,16 @@ struct ExploreModel: Sendable, Hashable {
         // Sending back what a sync captured: more where the device's person has another device a push is meant
         // for (its copy must stay).
         var sendsBack = 0
-        if let count = captured(step, op), count > 0 {
+        if let (count, reported) = captured(step, op), count > 0 {
             let siblings = devices[d].person.map { p in
                 devices(of: p).contains { $0 != d && devices[$0].pending + devices[$0].held > 0 }
             }
-            sendsBack = 1 + (siblings == true ? 2 : 0)
+            sendsBack = 1 + (siblings == true && !reported ? 3 : 0)
         }
         if op.reads {
             if Self.readsPushes(op) {
                 return sendsBack + (devices[d].pending > 0 ? 1 : 0) + (devices[d].keptAway > 0 ? 2 : 0)
+                    + (devices[d].siblingReported ? 2 : 0)
             }
             if op.slots.contains(.device) {
                 let device = devices[d]
@@ -215,7 +231,7 @@ struct ExploreModel: Sendable, Hashable {
         if op.slots.contains(.text) {
             guard op.slots.contains(.person) else { return 0 }
             let reached = devices(of: step.person)
-            var n = reached.count >= 2 ? 1 : 0
+            var n = reached.count >= 2 ? 2 : 0
             if Self.sets(op.primaryOnly, op, step), reached.contains(where: { devices[$0].primary }),
                 reached.contains(where: { !devices[$0].everPrimary })
             {

@@ -147,7 +147,8 @@ struct SequenceGenerator: Sendable {
             let step = pick(register ? registrations : others, model, &random)
             append(step)
             let op = operations[step.operation]
-            guard !op.reads, op.registers == nil, sequence.steps.count < length,
+            // A read that also changes something (a sync reporting deliveries) is a change too.
+            guard !op.reads || op.effect != nil, op.registers == nil, sequence.steps.count < length,
                 Bool.random(using: &random)
             else { continue }
             // A push, or a report of messages a sync handed out, shows in a later sync.

@@ -305,7 +305,7 @@ extension MobileMessaging {
                 \(mobileAuth)
                 json: {mIDs: "{{ <held> }}", drIDs: "{{ <delivered> }}"}
                 """,
-            reads: true, observations: [syncedTexts], effect: .reportsDelivered(parameter: "delivered"),
+            reads: true, observations: [syncedTexts], weight: 2, effect: .reportsDelivered(parameter: "delivered"),
             captures: received),
         ExploreOperation(
             name: "delivery-report", endpoint: "M15", spec: "API M15 (delivery report, §11.2) [D12]", slots: [.device],
@@ -315,7 +315,7 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/messages/deliveryreport"
                 \(mobileAuth)
                 json: {dlrIds: "{{ <delivered> }}"}
-                """, effect: .reportsDelivered(parameter: "delivered")),
+                """, weight: 2, effect: .reportsDelivered(parameter: "delivered")),
         ExploreOperation(
             name: "seen-report", endpoint: "M16", spec: "API M16 (seen report, §11.2) [D12]", slots: [.device],
             parameters: [ExploreParameter("seen", captured: "received")],

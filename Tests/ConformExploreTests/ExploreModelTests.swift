@@ -59,9 +59,9 @@ import Testing
         #expect(uses(model(siblings), step("personalize", device: 1, person: 0)) == 1)
         let built = model(siblings + [step("personalize", device: 1, person: 0)])
         #expect(built.devices.map(\.primary) == [true, false])
-        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "true"])) == 3)
-        #expect(uses(built, step("push-v3-to-user", person: 0, ["onlyPrimary": "true"])) == 3)
-        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "false"])) == 1)
+        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "true"])) == 4)
+        #expect(uses(built, step("push-v3-to-user", person: 0, ["onlyPrimary": "true"])) == 4)
+        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "false"])) == 2)
         #expect(uses(built, step("push-to-user", person: 1, ["onlyPrimary": "true"])) == 0)
         let pushed = model(
             siblings + [

@@ -49,7 +49,8 @@ import Testing
     }
 
     /// A report is drawn more likely where the device's person has another device a push is meant for (whose copy
-    /// must stay), and a delivery report makes the model stop expecting the reported messages.
+    /// must stay), and a delivery report makes the model stop expecting the reported messages and invites a sync
+    /// of that other device.
     @Test func theModelFavoursAReportNextToASiblingAndFollowsIt() {
         let siblings = [
             step("register"), step("register", device: 1), step("personalize", person: 0),
@@ -58,10 +59,14 @@ import Testing
         let model = ExploreModel.after(siblings, operations)
         #expect(model.devices.map(\.held) == [1, 0])
         #expect(model.devices.map(\.pending) == [0, 1])
-        #expect(model.uses(step("delivery-report"), operations[index("delivery-report")]) == 3)
-        #expect(model.uses(step("seen-report"), operations[index("seen-report")]) == 3)
+        #expect(model.uses(step("delivery-report"), operations[index("delivery-report")]) == 4)
+        #expect(model.uses(step("seen-report"), operations[index("seen-report")]) == 4)
         let reported = ExploreModel.after(siblings + [step("delivery-report")], operations)
         #expect(reported.devices[0].held == 0)
+        // The sibling's sync now shows whether its copy stayed; a second report of the same capture adds nothing.
+        #expect(reported.devices[1].siblingReported)
+        #expect(reported.uses(step("sync", device: 1), operations[index("sync")]) == 3)
+        #expect(reported.uses(step("seen-report"), operations[index("seen-report")]) == 1)
         #expect(reported.filledCaptures("received", device: 0) == [0])
         #expect(
             ExploreModel.after(siblings + [step("sync")], operations).filledCaptures("received", device: 0)

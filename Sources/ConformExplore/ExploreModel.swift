@@ -199,7 +199,7 @@ struct ExploreModel: Sendable, Hashable {
     /// left a person holding data); a sync of a device a push was meant for (more for one a primary-only push kept
     /// away); a push to a person with several devices (more for a primary-only one, to a person with a primary
     /// device and one that never was); a login that gives a person a second device or takes a device away from a
-    /// person holding data or pushes not synced yet; a logout of such a device; a primary flag set next to a device that
+    /// person holding data, pushes not synced yet or other devices; a logout of such a device; a primary flag set next to a device that
     /// never was primary; the first user data of a person. 0 for a step that uses nothing in particular.
     func uses(_ step: ExploreStep, _ op: ExploreOperation) -> Int {
         if op.registers != nil || op.retires { return 0 }
@@ -247,7 +247,9 @@ struct ExploreModel: Sendable, Hashable {
             let sibling = devices(of: step.person).isEmpty ? 0 : 1
             let awayFromData = current.map { withData.contains($0) } == true ? 1 : 0
             let awayFromPushes = current != nil && devices[d].pending > 0 ? 1 : 0
-            return sibling + awayFromData + awayFromPushes
+            // A forced switch away from a person with other devices: they must stay with it (D4).
+            let awayFromSiblings = current.map { devices(of: $0).count > 1 } == true ? 1 : 0
+            return sibling + awayFromData + awayFromPushes + awayFromSiblings
         case .depersonalizes(let slot):
             guard let x = acted(on: slot, step), let p = devices[x].person else { return 0 }
             return (withData.contains(p) ? 2 : 0) + (devices[x].pending > 0 ? 1 : 0)

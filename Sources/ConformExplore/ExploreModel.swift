@@ -199,7 +199,8 @@ struct ExploreModel: Sendable, Hashable {
     /// left a person holding data); a sync of a device a push was meant for (more for one a primary-only push kept
     /// away); a push to a person with several devices (more for a primary-only one, to a person with a primary
     /// device and one that never was); a login that gives a person a second device or takes a device away from a
-    /// person holding data, pushes not synced yet or other devices; a logout of such a device; a primary flag set next to a device that
+    /// person holding data, pushes not synced yet or other devices; a logout of such a device, or of another device
+    /// of the caller's person; a primary flag set next to a device that
     /// never was primary; the first user data of a person. 0 for a step that uses nothing in particular.
     func uses(_ step: ExploreStep, _ op: ExploreOperation) -> Int {
         if op.registers != nil || op.retires { return 0 }
@@ -252,7 +253,8 @@ struct ExploreModel: Sendable, Hashable {
             return sibling + awayFromData + awayFromPushes + awayFromSiblings
         case .depersonalizes(let slot):
             guard let x = acted(on: slot, step), let p = devices[x].person else { return 0 }
-            return (withData.contains(p) ? 2 : 0) + (devices[x].pending > 0 ? 1 : 0)
+            // The logout of another device of the caller's person (§3.5): the caller must stay logged in.
+            return (withData.contains(p) ? 2 : 0) + (devices[x].pending > 0 ? 1 : 0) + (x != step.device ? 1 : 0)
         case .setsPrimary(let slot, let parameter):
             guard Self.sets(parameter, op, step), let x = acted(on: slot, step), !devices[x].primary,
                 let p = devices[x].person

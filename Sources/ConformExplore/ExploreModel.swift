@@ -2,8 +2,8 @@ import ConformCore
 
 /// The generator's abstract model of what a sequence has done so far, kept while it draws, as the state machines of
 /// QuickCheck and Hypothesis keep theirs: which installations are registered, whose each one is, which is primary
-/// and which ever was, which persons hold user data, which pushes no sync has read yet, and what changed since a
-/// read last showed it. It follows the profile's ``ExploreEffect``s and only guides what is drawn next: whether an
+/// and which ever was, which persons hold user data, which pushes no sync has read yet or no report acknowledged,
+/// what each installation captured, and what changed since a read last showed it. It follows the profile's ``ExploreEffect``s and only guides what is drawn next: whether an
 /// answer is right is still the reference's call.
 struct ExploreModel: Sendable, Hashable {
     struct Device: Sendable, Hashable {
@@ -18,6 +18,16 @@ struct ExploreModel: Sendable, Hashable {
         /// Pushes no sync of it has read yet: ones meant to reach it, ones a primary-only push kept away from it.
         var pending = 0
         var keptAway = 0
+        /// Pushes a sync handed out and no delivery report acknowledged: every sync hands them out again.
+        var held = 0
+        /// Another device of its person reported a delivery while this one still had a copy to receive, and no
+        /// sync of it has shown since whether its copy stayed.
+        var siblingReported = false
+        /// What it captured (``ExploreCapture``), in order, by capture: how many values each capture is expected
+        /// to hold (a sync's message ids: the pushes it handed out).
+        var captures: [String: [Int]] = [:]
+        /// The captures (by capture, their index in ``captures``) it reported delivered.
+        var reported: [String: Set<Int>] = [:]
     }
 
     private(set) var devices: [Device] = []
@@ -47,16 +57,69 @@ struct ExploreModel: Sendable, Hashable {
         return step.other
     }
 
+    /// The model after every step of `steps`.
+    static func after(_ steps: some Sequence<ExploreStep>, _ operations: [ExploreOperation]) -> ExploreModel {
+        var model = ExploreModel()
+        for step in steps { model.apply(step, operations[step.operation]) }
+        return model
+    }
+
+    /// The earlier captures of `capture` on `device` expected to hold something, as a captured parameter's
+    /// choices (0: the newest).
+    func filledCaptures(_ capture: String, device: Int) -> [Int] {
+        guard devices.indices.contains(device), let counts = devices[device].captures[capture] else { return [] }
+        return (0..<counts.count).filter { counts[counts.count - 1 - $0] > 0 }
+    }
+
+    /// How many values the captures the captured parameters of `step` name are expected to hold (the largest),
+    /// and whether each of them was reported delivered already.
+    private func captured(_ step: ExploreStep, _ op: ExploreOperation) -> (count: Int, reported: Bool)? {
+        var most: (count: Int, reported: Bool)?
+        for (i, parameter) in op.parameters.enumerated() {
+            guard let capture = parameter.captured, i < step.choices.count,
+                let counts = devices[step.device].captures[capture], step.choices[i] < counts.count
+            else { continue }
+            let index = counts.count - 1 - step.choices[i]
+            let reported = devices[step.device].reported[capture]?.contains(index) ?? false
+            most = (max(most?.count ?? 0, counts[index]), (most?.reported ?? true) && reported)
+        }
+        return most
+    }
+
+    private static func readsPushes(_ op: ExploreOperation) -> Bool {
+        op.observations.contains { if case .texts = $0 { true } else { false } }
+    }
+
     mutating func apply(_ step: ExploreStep, _ op: ExploreOperation) {
         if op.registers != nil {
             devices.append(Device())
             return
         }
         let d = step.device
+        if case .reportsDelivered(let parameter) = op.effect,
+            let i = op.parameters.firstIndex(where: { $0.name == parameter }),
+            let capture = op.parameters[i].captured, let counts = devices[d].captures[capture], i < step.choices.count,
+            step.choices[i] < counts.count
+        {
+            let reported = counts[counts.count - 1 - step.choices[i]]
+            devices[d].held = max(0, devices[d].held - reported)
+            devices[d].reported[capture, default: []].insert(counts.count - 1 - step.choices[i])
+            if reported > 0, let p = devices[d].person {
+                for y in devices(of: p) where y != d && devices[y].pending + devices[y].held > 0 {
+                    devices[y].siblingReported = true
+                }
+            }
+        }
+        if let capture = op.captures {
+            let count = Self.readsPushes(op) ? devices[d].pending + devices[d].held : 1
+            devices[d].captures[capture.name, default: []].append(count)
+        }
         if op.reads {
-            if op.observations.contains(where: { if case .texts = $0 { true } else { false } }) {
+            if Self.readsPushes(op) {
+                devices[d].held += devices[d].pending
                 devices[d].pending = 0
                 devices[d].keptAway = 0
+                devices[d].siblingReported = false
             } else if op.slots.contains(.device) {
                 devices[d].unread = false
                 devices[d].leftData = false
@@ -100,7 +163,7 @@ struct ExploreModel: Sendable, Hashable {
                 withData.insert(p)
                 unreadPersons.insert(p)
             }
-        case nil:
+        case .reportsDelivered, nil:
             return
         }
     }
@@ -116,8 +179,9 @@ struct ExploreModel: Sendable, Hashable {
         devices[x].primary = false
         devices[x].unread = true
         // Pushes still queued for the person it left are for that person only: a sync shows whether they stayed.
-        devices[x].keptAway += devices[x].pending
+        devices[x].keptAway += devices[x].pending + devices[x].held
         devices[x].pending = 0
+        devices[x].held = 0
     }
 
     private mutating func setPrimary(_ x: Int, _ value: Bool) {
@@ -135,14 +199,25 @@ struct ExploreModel: Sendable, Hashable {
     /// left a person holding data); a sync of a device a push was meant for (more for one a primary-only push kept
     /// away); a push to a person with several devices (more for a primary-only one, to a person with a primary
     /// device and one that never was); a login that gives a person a second device or takes a device away from a
-    /// person holding data or pushes not synced yet; a logout of such a device; a primary flag set next to a device that
+    /// person holding data, pushes not synced yet or other devices; a logout of such a device, or of another device
+    /// of the caller's person; a primary flag set next to a device that
     /// never was primary; the first user data of a person. 0 for a step that uses nothing in particular.
     func uses(_ step: ExploreStep, _ op: ExploreOperation) -> Int {
         if op.registers != nil || op.retires { return 0 }
         let d = step.device
+        // Sending back what a sync captured: more where the device's person has another device a push is meant
+        // for (its copy must stay).
+        var sendsBack = 0
+        if let (count, reported) = captured(step, op), count > 0 {
+            let siblings = devices[d].person.map { p in
+                devices(of: p).contains { $0 != d && devices[$0].pending + devices[$0].held > 0 }
+            }
+            sendsBack = 1 + (siblings == true && !reported ? 3 : 0)
+        }
         if op.reads {
-            if op.observations.contains(where: { if case .texts = $0 { true } else { false } }) {
-                return (devices[d].pending > 0 ? 1 : 0) + (devices[d].keptAway > 0 ? 2 : 0)
+            if Self.readsPushes(op) {
+                return sendsBack + (devices[d].pending > 0 ? 1 : 0) + (devices[d].keptAway > 0 ? 2 : 0)
+                    + (devices[d].siblingReported ? 2 : 0)
             }
             if op.slots.contains(.device) {
                 let device = devices[d]
@@ -153,10 +228,11 @@ struct ExploreModel: Sendable, Hashable {
             }
             return unreadPersons.contains(step.person) ? 1 : 0
         }
+        if sendsBack > 0 { return sendsBack }
         if op.slots.contains(.text) {
             guard op.slots.contains(.person) else { return 0 }
             let reached = devices(of: step.person)
-            var n = reached.count >= 2 ? 1 : 0
+            var n = reached.count >= 2 ? 2 : 0
             if Self.sets(op.primaryOnly, op, step), reached.contains(where: { devices[$0].primary }),
                 reached.contains(where: { !devices[$0].everPrimary })
             {
@@ -172,10 +248,13 @@ struct ExploreModel: Sendable, Hashable {
             let sibling = devices(of: step.person).isEmpty ? 0 : 1
             let awayFromData = current.map { withData.contains($0) } == true ? 1 : 0
             let awayFromPushes = current != nil && devices[d].pending > 0 ? 1 : 0
-            return sibling + awayFromData + awayFromPushes
+            // A forced switch away from a person with other devices: they must stay with it (D4).
+            let awayFromSiblings = current.map { devices(of: $0).count > 1 } == true ? 1 : 0
+            return sibling + awayFromData + awayFromPushes + awayFromSiblings
         case .depersonalizes(let slot):
             guard let x = acted(on: slot, step), let p = devices[x].person else { return 0 }
-            return (withData.contains(p) ? 2 : 0) + (devices[x].pending > 0 ? 1 : 0)
+            // The logout of another device of the caller's person (§3.5): the caller must stay logged in.
+            return (withData.contains(p) ? 2 : 0) + (devices[x].pending > 0 ? 1 : 0) + (x != step.device ? 1 : 0)
         case .setsPrimary(let slot, let parameter):
             guard Self.sets(parameter, op, step), let x = acted(on: slot, step), !devices[x].primary,
                 let p = devices[x].person
@@ -184,7 +263,7 @@ struct ExploreModel: Sendable, Hashable {
         case .setsUserData:
             guard let p = devices[d].person else { return 0 }
             return withData.contains(p) ? 0 : 1
-        case nil:
+        case .reportsDelivered, nil:
             return 0
         }
     }

@@ -24,18 +24,21 @@ public struct ExploreStep: Sendable, Hashable {
     }
 }
 
-/// A sequence of operations, valid by construction: every device it names was registered before, and only reads
-/// name one an operation retired (deleted), to see that it is gone.
+/// A sequence of operations, valid by construction: every device it names was registered before, only reads
+/// name one an operation retired (deleted), to see that it is gone, and every captured value a step sends back was
+/// captured before on the same installation.
 public struct ExploreSequence: Sendable, Hashable {
     public var steps: [ExploreStep]
     public init(_ steps: [ExploreStep]) { self.steps = steps }
 
     /// The steps that remain valid once the others are gone, devices renumbered in registration order and persons
-    /// in order of first use: what every shrinking attempt plays.
+    /// in order of first use: what every shrinking attempt plays. A step that sends back a captured value its
+    /// installation no longer captured (the capturing step is gone) goes too.
     public func normalized(_ operations: [ExploreOperation]) -> ExploreSequence {
         var deviceMap: [Int: Int] = [:]
         var personMap: [Int: Int] = [:]
         var retired: Set<Int> = []
+        var ledger = CaptureLedger()
         var out: [ExploreStep] = []
         for var step in steps {
             let op = operations[step.operation]
@@ -54,11 +57,13 @@ public struct ExploreSequence: Sendable, Hashable {
                 guard let o = deviceMap[step.other], !retired.contains(o), o != step.device else { continue }
                 step.other = o
             }
+            guard ledger.arguments(of: step, op) != nil else { continue }
             if op.slots.contains(.person) {
                 if personMap[step.person] == nil { personMap[step.person] = personMap.count }
                 step.person = personMap[step.person]!
             }
             if op.retires { retired.insert(step.device) }
+            ledger.record(step, op)
             out.append(step)
         }
         return ExploreSequence(out)
@@ -79,23 +84,30 @@ struct SequenceGenerator: Sendable {
     var focus = 6
 
     /// The steps that may come next after `sequence` (every operation, device, person and parameter value), with
-    /// persons used in order of first use (symmetry: persons not used yet are interchangeable).
+    /// persons used in order of first use (symmetry: persons not used yet are interchangeable). A captured
+    /// parameter takes the installation's earlier captures that the model expects to hold something
+    /// (``ExploreModel/filledCaptures(_:device:)``): with none, the operation is not offered on that installation.
     func candidates(after sequence: ExploreSequence) -> [ExploreStep] {
         let (registered, alive, usedPersons) = universe(of: sequence)
         let named = Array(0..<registered)
+        let model = ExploreModel.after(sequence.steps, operations)
         var out: [ExploreStep] = []
         for (index, op) in operations.enumerated() {
-            for choices in combinations(op.parameters.map(\.values.count)) {
-                if op.registers != nil {
-                    if registered < devices {
-                        out.append(ExploreStep(operation: index, device: registered, choices: choices))
-                    }
-                    continue
+            if op.registers != nil {
+                guard registered < devices else { continue }
+                for choices in combinations(op.parameters.map { Array($0.values.indices) }) {
+                    out.append(ExploreStep(operation: index, device: registered, choices: choices))
                 }
-                let deviceChoices = op.slots.contains(.device) ? (op.reads ? named : alive) : [0]
-                let personChoices = op.slots.contains(.person) ? Array(0..<min(persons, usedPersons + 1)) : [0]
-                for d in deviceChoices {
-                    let otherChoices = op.slots.contains(.other) ? alive.filter { $0 != d } : [0]
+                continue
+            }
+            let deviceChoices = op.slots.contains(.device) ? (op.reads ? named : alive) : [0]
+            let personChoices = op.slots.contains(.person) ? Array(0..<min(persons, usedPersons + 1)) : [0]
+            for d in deviceChoices {
+                let values = op.parameters.map { parameter in
+                    parameter.captured.map { model.filledCaptures($0, device: d) } ?? Array(parameter.values.indices)
+                }
+                let otherChoices = op.slots.contains(.other) ? alive.filter { $0 != d } : [0]
+                for choices in combinations(values) {
                     for o in otherChoices {
                         for p in personChoices {
                             out.append(ExploreStep(operation: index, device: d, other: o, person: p, choices: choices))
@@ -135,10 +147,12 @@ struct SequenceGenerator: Sendable {
             let step = pick(register ? registrations : others, model, &random)
             append(step)
             let op = operations[step.operation]
-            guard !op.reads, op.registers == nil, sequence.steps.count < length,
+            // A read that also changes something (a sync reporting deliveries) is a change too.
+            guard !op.reads || op.effect != nil, op.registers == nil, sequence.steps.count < length,
                 Bool.random(using: &random)
             else { continue }
-            let showsPushes = op.slots.contains(.text)
+            // A push, or a report of messages a sync handed out, shows in a later sync.
+            let showsPushes = op.slots.contains(.text) || op.parameters.contains { $0.captured != nil }
             // A change shows on the device it acts on, or on what shares its person: half the time a read of
             // that device, else any read of a device or a person.
             let sameDevice = Bool.random(using: &random)
@@ -197,7 +211,7 @@ struct SequenceGenerator: Sendable {
         return (registered, (0..<registered).filter { !retired.contains($0) }, persons)
     }
 
-    private func combinations(_ counts: [Int]) -> [[Int]] {
-        counts.reduce([[]]) { partial, count in partial.flatMap { prefix in (0..<count).map { prefix + [$0] } } }
+    private func combinations(_ values: [[Int]]) -> [[Int]] {
+        values.reduce([[]]) { partial, options in partial.flatMap { prefix in options.map { prefix + [$0] } } }
     }
 }

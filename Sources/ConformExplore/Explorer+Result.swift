@@ -67,7 +67,8 @@ extension Explorer {
         "Written by conform explore (seed \(seed)). Each step is one operation of the protocol; what it expects is "
             + "what the embedded reference answered to the same sequence, under the same must/assumed rules as the "
             + "bundled suites. It passes against the reference and failed against the target it was found on. "
-            + "Devices are d1…, persons p1…, their tags g1…, push texts t1…, fresh on every run."
+            + "Devices are d1…, persons p1…, their tags g1…, push texts t1…, fresh on every run; received1… are the "
+            + "ids of the messages a sync handed out, captured on each side and sent back in its reports."
     }
 
     /// `result` with the step at `index` marked as one that could not run (the target answered 5xx or nothing).

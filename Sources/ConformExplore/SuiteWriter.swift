@@ -1,7 +1,8 @@
 import ConformCore
 
 /// Writes a sequence as an ordinary suite (docs/suite-format.md): devices captured as `d1`, `d2`…, persons `p1`…,
-/// their tags `g1`…, push texts `t1`…, each fresh on every run (`{{ uuid }}`), so a live target needs no reset.
+/// their tags `g1`…, push texts `t1`…, each fresh on every run (`{{ uuid }}`), so a live target needs no reset;
+/// what an answer gives its installation (``ExploreCapture``) is captured as `received1`… and sent back by name.
 struct SuiteWriter: Sendable {
     var exploration: ProtocolProfile.Exploration
     var application: ExploreApplication
@@ -42,23 +43,32 @@ struct SuiteWriter: Sendable {
         out.append("steps:")
         var text = 0
         var sub: [Int: Int] = [:]
+        var ledger = CaptureLedger()
         for (index, step) in zip(sequence.steps.indices, sequence.steps) {
             let op = exploration.operations[step.operation]
             if op.slots.contains(.text) { text += 1 }
             if op.slots.contains(.device), op.slots.contains(.person) { sub[step.device] = step.person }
-            out.append("  - name: \(JSONValue.string(describe(step, text: text)).serialized())")
+            // A normalized sequence names only values its installation captured before.
+            let captured = ledger.arguments(of: step, op) ?? [:]
+            out.append("  - name: \(JSONValue.string(describe(step, text: text, captured: captured)).serialized())")
             out.append("    spec: \(JSONValue.string(op.spec).serialized())")
             out.append("    request:")
-            let request = fill(op, step, text: text, sub: sub[step.device] ?? step.person)
+            let request = fill(op, step, text: text, sub: sub[step.device] ?? step.person, captured: captured)
             for line in request.split(separator: "\n") { out.append("      " + line) }
-            if let path = op.registers { out.append("    capture: {d\(step.device + 1): \(path)}") }
+            var captures: [String] = []
+            if let path = op.registers { captures.append("d\(step.device + 1): \(path)") }
+            if let capture = op.captures, let name = ledger.record(step, op) {
+                captures.append("\(name): \(JSONValue.string(capture.path).serialized())")
+            }
+            if !captures.isEmpty { out.append("    capture: {\(captures.joined(separator: ", "))}") }
             if let expectations { out += expectations[index].lines(interval: interval) }
         }
         return out.joined(separator: "\n") + "\n"
     }
 
-    /// One line naming what a step does: `personalize d1 as p2 (force=true, primary=false)`.
-    func describe(_ step: ExploreStep, text: Int) -> String {
+    /// One line naming what a step does: `personalize d1 as p2 (force=true, primary=false)`; a captured parameter
+    /// by the variable it sends (`delivered=received3`).
+    func describe(_ step: ExploreStep, text: Int, captured: [String: String] = [:]) -> String {
         let op = exploration.operations[step.operation]
         var words = [op.name]
         if op.registers != nil { words.append("d\(step.device + 1)") }
@@ -68,12 +78,17 @@ struct SuiteWriter: Sendable {
             words.append((op.slots.contains(.device) ? "as " : "to ") + "p\(step.person + 1)")
         }
         if op.slots.contains(.text) { words.append("(t\(text))") }
-        let parameters = zip(op.parameters, step.choices).map { "\($0.name)=\($0.values[$1])" }
+        let parameters = zip(op.parameters, step.choices).map { parameter, choice in
+            "\(parameter.name)="
+                + (parameter.captured == nil ? parameter.values[choice] : captured[parameter.name] ?? "?")
+        }
         if !parameters.isEmpty { words.append("(" + parameters.joined(separator: ", ") + ")") }
         return words.joined(separator: " ") + " [\(op.endpoint)]"
     }
 
-    private func fill(_ op: ExploreOperation, _ step: ExploreStep, text: Int, sub: Int) -> String {
+    private func fill(
+        _ op: ExploreOperation, _ step: ExploreStep, text: Int, sub: Int, captured: [String: String]
+    ) -> String {
         var request = op.request.replacingOccurrences(of: "<userAuth>", with: application.userAuthorization)
         var pairs: [(String, String)] = [
             ("<device>", "{{ d\(step.device + 1) }}"), ("<other>", "{{ d\(step.other + 1) }}"),
@@ -81,7 +96,8 @@ struct SuiteWriter: Sendable {
             ("<text>", "{{ t\(text) }}"), ("<sub>", "p\(sub + 1)"),
         ]
         for (parameter, choice) in zip(op.parameters, step.choices) {
-            pairs.append(("<\(parameter.name)>", parameter.values[choice]))
+            let value = parameter.captured == nil ? parameter.values[choice] : captured[parameter.name] ?? ""
+            pairs.append(("<\(parameter.name)>", value))
         }
         for (placeholder, value) in pairs { request = request.replacingOccurrences(of: placeholder, with: value) }
         return request

@@ -1,12 +1,12 @@
 import ConformCore
 
 /// What `conform explore` sends to a Mobile Messaging implementation: every mobile and backend call that changes or
-/// reveals who owns an installation, which device is primary, what a user holds and which device a push reaches;
-/// and how each answer is read. Requests are in the suite format (docs/suite-format.md); every device is an
+/// reveals who owns an installation, which device is primary, what a user holds and which device a push reaches,
+/// and the reports a device sends back about the pushes it received; and how each answer is read. Requests are in the suite format (docs/suite-format.md); every device is an
 /// Android (Firebase) installation, so a synced push shows its text at `gcm.notification.body`.
 extension MobileMessaging {
     public static let exploration = ProtocolProfile.Exploration(
-        operations: installationOperations + personalizationOperations + pushOperations,
+        operations: installationOperations + personalizationOperations + pushOperations + reportOperations,
         applications: explorationApplications, errorCodePath: "$.requestError.serviceException.messageId",
         mustErrorCodes: ["USER_MERGE_INTERRUPTED", "AMBIGUOUS_PERSONALIZE_CANDIDATES", "PERSONALIZATION_IMPOSSIBLE"],
         assumedRefusals: [
@@ -269,6 +269,61 @@ extension MobileMessaging {
                 \(mobileAuth)
                 json: {}
                 """,
-            reads: true, observations: [.texts("$.payloads", textKey: "gcm.notification.body", .must)]),
+            reads: true, observations: [syncedTexts], captures: received),
+    ]
+
+    /// What a sync hands out: the push texts it shows, and the id of each message, which the device sends back.
+    private static let syncedTexts = ExploreObservation.texts("$.payloads", textKey: "gcm.notification.body", .must)
+    private static let received = ExploreCapture("received", path: "$.payloads[*]['gcm.notification.messageId']")
+
+    /// A device's reports on the messages a sync handed it, each drawn from what an earlier sync of the same
+    /// installation captured (never an invented id): message sync listing the ids it holds (`mIDs`) and reporting
+    /// deliveries (`drIDs`), the delivery report of iOS's notification extension (M15) and the seen report (M16).
+    static let reportOperations: [ExploreOperation] = [
+        ExploreOperation(
+            name: "sync-holding", endpoint: "M14", spec: "flow step 5 (message sync); API M14 (mIDs, §11.1) [D12, D18]",
+            slots: [.device], parameters: [ExploreParameter("held", captured: "received")],
+            request: """
+                method: POST
+                url: "{{ mobile }}/mobile/5/messages"
+                query: {platformType: GCM}
+                \(mobileAuth)
+                json: {mIDs: "{{ <held> }}"}
+                """,
+            reads: true, observations: [syncedTexts], captures: received),
+        ExploreOperation(
+            name: "sync-reporting", endpoint: "M14",
+            spec: "flow step 5 (message sync reporting deliveries); API M14 (mIDs, drIDs, §11.1, §11.2) [D12, D18]",
+            slots: [.device],
+            parameters: [
+                ExploreParameter("held", captured: "received"), ExploreParameter("delivered", captured: "received"),
+            ],
+            request: """
+                method: POST
+                url: "{{ mobile }}/mobile/5/messages"
+                query: {platformType: GCM}
+                \(mobileAuth)
+                json: {mIDs: "{{ <held> }}", drIDs: "{{ <delivered> }}"}
+                """,
+            reads: true, observations: [syncedTexts], weight: 2, effect: .reportsDelivered(parameter: "delivered"),
+            captures: received),
+        ExploreOperation(
+            name: "delivery-report", endpoint: "M15", spec: "API M15 (delivery report, §11.2) [D12]", slots: [.device],
+            parameters: [ExploreParameter("delivered", captured: "received")],
+            request: """
+                method: POST
+                url: "{{ mobile }}/mobile/1/messages/deliveryreport"
+                \(mobileAuth)
+                json: {dlrIds: "{{ <delivered> }}"}
+                """, weight: 2, effect: .reportsDelivered(parameter: "delivered")),
+        ExploreOperation(
+            name: "seen-report", endpoint: "M16", spec: "API M16 (seen report, §11.2) [D12]", slots: [.device],
+            parameters: [ExploreParameter("seen", captured: "received")],
+            request: """
+                method: POST
+                url: "{{ mobile }}/mobile/2/messages/seen"
+                \(mobileAuth)
+                json: {messages: "{{ each <seen> 'messageId' timestampDelta=3 }}"}
+                """),
     ]
 }

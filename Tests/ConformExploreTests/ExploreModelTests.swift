@@ -59,9 +59,9 @@ import Testing
         #expect(uses(model(siblings), step("personalize", device: 1, person: 0)) == 1)
         let built = model(siblings + [step("personalize", device: 1, person: 0)])
         #expect(built.devices.map(\.primary) == [true, false])
-        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "true"])) == 3)
-        #expect(uses(built, step("push-v3-to-user", person: 0, ["onlyPrimary": "true"])) == 3)
-        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "false"])) == 1)
+        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "true"])) == 4)
+        #expect(uses(built, step("push-v3-to-user", person: 0, ["onlyPrimary": "true"])) == 4)
+        #expect(uses(built, step("push-to-user", person: 0, ["onlyPrimary": "false"])) == 2)
         #expect(uses(built, step("push-to-user", person: 1, ["onlyPrimary": "true"])) == 0)
         let pushed = model(
             siblings + [
@@ -100,7 +100,8 @@ import Testing
                 let op = operations[step.operation]
                 values.insert([op.name])
                 for (parameter, choice) in zip(op.parameters, step.choices) {
-                    values.insert([op.name, parameter.name, parameter.values[choice]])
+                    // A captured parameter's value is one of the installation's captures (ExploreReportsTests).
+                    values.insert([op.name, parameter.name, parameter.captured ?? parameter.values[choice]])
                 }
             }
         }
@@ -108,7 +109,9 @@ import Testing
         for op in operations {
             every.insert([op.name])
             for parameter in op.parameters {
-                for value in parameter.values { every.insert([op.name, parameter.name, value]) }
+                for value in parameter.captured.map({ [$0] }) ?? parameter.values {
+                    every.insert([op.name, parameter.name, value])
+                }
             }
         }
         #expect(

@@ -97,3 +97,51 @@ public struct JSONPathPattern: Sendable, Hashable, CustomStringConvertible {
         return ok && match(steps.dropFirst(), parts.dropFirst())
     }
 }
+
+extension JSONPathPattern {
+    /// Whether the pattern has a wildcard (`[*]`, `.*`, `..name`): it may match any number of values.
+    public var hasWildcard: Bool {
+        steps.contains { step in
+            switch step {
+            case .key, .index: false
+            case .anyIndex, .anyKey, .descendant: true
+            }
+        }
+    }
+
+    /// Every value of `root` the pattern matches, in the order of the document (a member before what it holds,
+    /// an element before the next one); none when nothing matches.
+    public func values(in root: JSONValue) -> [JSONValue] {
+        var out: [JSONValue] = []
+        Self.collect(steps[...], from: root, into: &out)
+        return out
+    }
+
+    private static func collect(_ steps: ArraySlice<Step>, from node: JSONValue, into out: inout [JSONValue]) {
+        guard let step = steps.first else {
+            out.append(node)
+            return
+        }
+        let rest = steps.dropFirst()
+        switch step {
+        case .key(let key):
+            if let value = node[key] { collect(rest, from: value, into: &out) }
+        case .index(let index):
+            if let value = node[path: JSONPath([.index(index)])] { collect(rest, from: value, into: &out) }
+        case .anyIndex:
+            for element in node.arrayValue ?? [] { collect(rest, from: element, into: &out) }
+        case .anyKey:
+            if case .object(let members) = node {
+                for (_, value) in members { collect(rest, from: value, into: &out) }
+            }
+        case .descendant(let name):
+            // A member `name` of this value, then of every value below it.
+            if case .object(let members) = node {
+                if let value = node[name] { collect(rest, from: value, into: &out) }
+                for (_, value) in members { collect(steps, from: value, into: &out) }
+            } else if let elements = node.arrayValue {
+                for element in elements { collect(steps, from: element, into: &out) }
+            }
+        }
+    }
+}

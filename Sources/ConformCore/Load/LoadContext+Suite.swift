@@ -303,22 +303,26 @@ extension LoadContext {
             }
             declare(name)
             if case .scalar(let text, _) = pair.value.kind {
-                guard let path = JSONPath(parsing: text), text.hasPrefix("$") else {
+                guard let source = Self.captureSource(text), text.hasPrefix("$") else {
                     error(
                         pair.value, "'\(text)' is not a JSON path",
-                        help: "write a path such as '$.pushRegId' or '$.instances[0].pushRegId', or '{header: Name}'")
+                        help:
+                            "write a path such as '$.pushRegId' or '$.instances[0].pushRegId', a list such as "
+                            + "'$.payloads[*].messageId', or '{header: Name}'")
                     continue
                 }
-                out.append(Capture(name: name, source: .json(path), mark: pair.key.mark))
+                out.append(Capture(name: name, source: source, mark: pair.key.mark))
                 continue
             }
             guard let spec = mapping(pair.value, "capture '\(name)'") else { continue }
             checkKeys(spec, allowed: ["json", "header", "status"], in: "capture '\(name)'")
             if let j = value(spec, "json"), let text = string(j, "json") {
-                if let path = JSONPath(parsing: text) {
-                    out.append(Capture(name: name, source: .json(path), mark: pair.key.mark))
+                if let source = Self.captureSource(text) {
+                    out.append(Capture(name: name, source: source, mark: pair.key.mark))
                 } else {
-                    error(j, "'\(text)' is not a JSON path", help: "write a path such as '$.pushRegId'")
+                    error(
+                        j, "'\(text)' is not a JSON path",
+                        help: "write a path such as '$.pushRegId', or a list such as '$.payloads[*].messageId'")
                 }
             } else if let h = value(spec, "header"), let text = string(h, "header") {
                 out.append(Capture(name: name, source: .header(text), mark: pair.key.mark))
@@ -331,6 +335,14 @@ extension LoadContext {
             }
         }
         return out
+    }
+}
+
+extension LoadContext {
+    /// What a capture's path reads: one value, or with a wildcard (`[*]`, `.*`, `..name`) the list of every match.
+    static func captureSource(_ text: String) -> Capture.Source? {
+        if let pattern = JSONPathPattern(text), pattern.hasWildcard { return .matches(pattern) }
+        return JSONPath(parsing: text).map { .json($0) }
     }
 }
 

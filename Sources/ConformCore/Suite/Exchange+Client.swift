@@ -76,13 +76,18 @@ extension Exchange {
         }
     }
 
-    /// Reads every capture from `response`; a capture that finds nothing is a mismatch.
+    /// Reads every capture from `response`; a capture of one value that finds nothing is a mismatch.
     public func capture(from response: HTTPResponse) -> (values: [String: JSONValue], missing: [Mismatch]) {
         var values: [String: JSONValue] = [:]
         var missing: [Mismatch] = []
         if captures.isEmpty { return ([:], []) }
         // The body is parsed only for a capture that reads it: most steps capture nothing or a header.
-        let readsBody = captures.contains { if case .json = $0.source { true } else { false } }
+        let readsBody = captures.contains {
+            switch $0.source {
+            case .json, .matches: true
+            case .header, .status: false
+            }
+        }
         let json = readsBody ? try? response.jsonBody.get() : nil
         for capture in captures {
             switch capture.source {
@@ -105,6 +110,9 @@ extension Exchange {
                             path: path.description, expected: "a value to capture as '\(capture.name)'",
                             actual: "(absent)"))
                 }
+            case .matches(let pattern):
+                // Every match, possibly none (also of a body that is not JSON): a list capture never fails.
+                values[capture.name] = .array(json.map { pattern.values(in: $0) } ?? [])
             }
         }
         return (values, missing)

@@ -112,13 +112,17 @@ public struct ExploreOperation: Sendable, Hashable {
     /// What it changes in the abstract model the generator keeps while it draws (see ``ExploreEffect``), when it
     /// changes who owns an installation, a primary flag or a user's data.
     public var effect: ExploreEffect?
+    /// What its answer gives the installation `<device>` that later operations on it send back (the message ids a
+    /// sync hands out), when it gives something.
+    public var captures: ExploreCapture?
 
     public init(
         name: String, endpoint: String, spec: String, slots: Set<ExploreSlot>, parameters: [ExploreParameter] = [],
         request: String, registers: String? = nil, retires: Bool = false, statusAssumedBy: String? = nil,
         reads: Bool = false, observations: [ExploreObservation] = [], primaryOnly: String? = nil, weight: Int = 1,
-        effect: ExploreEffect? = nil
+        effect: ExploreEffect? = nil, captures: ExploreCapture? = nil
     ) {
+        self.captures = captures
         self.primaryOnly = primaryOnly
         self.effect = effect
         self.weight = max(1, weight)
@@ -151,6 +155,27 @@ public enum ExploreEffect: Sendable, Hashable {
     case setsPrimary(ExploreSlot, parameter: String)
     /// The user of `<device>` gets data of its own (attributes).
     case setsUserData
+    /// The messages whose captured ids the parameter sends are reported delivered on `<device>`: no later sync of
+    /// it hands them out again (its other devices keep their copies).
+    case reportsDelivered(parameter: String)
+}
+
+/// A value an operation's answer gives its installation, for later operations on the same installation to send
+/// back: a capture of the suite format (docs/suite-format.md) whose path has a wildcard, so it is the list of
+/// every match (`$.payloads[*]['gcm.notification.messageId']`, the id of each message a sync hands out), possibly
+/// empty. A parameter that names the capture (``ExploreParameter/captured``) draws one of them: the explorer never
+/// invents a value, and offers the operation only once the installation has captured one the generator's model
+/// expects to hold something.
+public struct ExploreCapture: Sendable, Hashable {
+    /// What is captured (`received`): parameters name it, and the suite's variables are numbered from it
+    /// (`received1`, `received2`…).
+    public var name: String
+    /// The JSON path over the answer, with a wildcard.
+    public var path: String
+    public init(_ name: String, path: String) {
+        self.name = name
+        self.path = path
+    }
 }
 
 /// A placeholder an operation's request uses.
@@ -165,13 +190,27 @@ public enum ExploreSlot: String, Sendable, Hashable, CaseIterable {
     case text
 }
 
-/// A parameter of an operation and the values it takes (query booleans, the flag a PATCH sets).
+/// A parameter of an operation and the values it takes (query booleans, the flag a PATCH sets), or the values
+/// an earlier operation captured on the same installation.
 public struct ExploreParameter: Sendable, Hashable {
     public var name: String
+    /// The literal values, the simplest first; empty for a captured parameter.
     public var values: [String]
+    /// The capture (``ExploreCapture/name``) whose values it sends: `<name>` is then the name of the suite's
+    /// variable holding one of the installation's earlier captures (the request writes `"{{ <name> }}"`); a step's
+    /// choice is which one, 0 the newest.
+    public var captured: String?
     public init(_ name: String, _ values: [String]) {
         self.name = name
         self.values = values
+        self.captured = nil
+    }
+
+    /// A parameter that sends back what `capture` captured earlier on the same installation.
+    public init(_ name: String, captured capture: String) {
+        self.name = name
+        self.values = []
+        self.captured = capture
     }
 }
 

@@ -237,6 +237,8 @@ public struct CheckGroup: Sendable, Hashable {
 public struct Capture: Sendable, Hashable {
     public enum Source: Sendable, Hashable {
         case json(JSONPath)
+        /// A path with wildcards (`$.payloads[*].messageId`): the list of every value it matches, possibly empty.
+        case matches(JSONPathPattern)
         case header(String)
         case status
     }

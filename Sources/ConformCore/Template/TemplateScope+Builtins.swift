@@ -42,7 +42,33 @@ extension TemplateScope {
         "upper": TemplateFunction(summary: "the argument in upper case") { args, _ in
             .string((args.first?.text ?? "").uppercased())
         },
+        "each": TemplateFunction(
+            summary: "an object for each element of a list: {{ each ids 'messageId' timestampDelta=3 }}",
+            call: each),
     ]
+
+    /// `{{ each LIST NAME key=value… }}`: for every element of LIST (a captured list), an object holding it as
+    /// NAME and each named argument as a member, in the list's order: a report body built from captured ids.
+    static func each(_ args: [JSONValue], _ named: [String: JSONValue]) throws(TemplateError) -> JSONValue {
+        let help = "write {{ each ids 'messageId' timestampDelta=3 }}, ids a captured list"
+        guard args.count == 2, let list = args[0].arrayValue else {
+            throw TemplateError(
+                message: "each takes a list and a member name, got \(args.count) argument(s)"
+                    + (args.first.map { $0.arrayValue == nil ? " (the first is not a list)" : "" } ?? ""),
+                help: help)
+        }
+        let member = args[1].text
+        guard !member.isEmpty, named[member] == nil else {
+            throw TemplateError(message: "each needs a member name other than its named arguments", help: help)
+        }
+        let constants = named.sorted { $0.key < $1.key }
+        return .array(
+            list.map { element in
+                var object = JSONObject([(member, element)])
+                for (key, value) in constants { object[key] = value }
+                return .object(object)
+            })
+    }
 
     /// The whole number at `index` of a generator's arguments (`value` when absent), or a problem naming `name`.
     public static func intArgument(_ args: [JSONValue], _ index: Int, name: String, default value: Int)

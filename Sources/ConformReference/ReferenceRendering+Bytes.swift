@@ -2,6 +2,14 @@ import ConformCore
 import Foundation
 
 extension ReferenceRendering {
+    /// Starts an object's member `name` in `out`: a comma unless it is the `first`, the name and its colon.
+    private static func member(_ name: String, first: inout Bool, into out: inout [UInt8]) {
+        if !first { out.append(UInt8(ascii: ",")) }
+        first = false
+        JSONValue.writeString(name, into: &out)
+        out.append(UInt8(ascii: ":"))
+    }
+
     /// The answer carrying ``installation(_:includePushRegId:explicitNulls:)``, its JSON written straight into bytes:
     /// the same members in the same order, without building the tree first (M1 answers every registration with it).
     static func installationResponse(
@@ -11,12 +19,7 @@ extension ReferenceRendering {
         out.reserveCapacity(256)
         out.append(UInt8(ascii: "{"))
         var first = true
-        func key(_ name: String) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            JSONValue.writeString(name, into: &out)
-            out.append(UInt8(ascii: ":"))
-        }
+        func key(_ name: String) { member(name, first: &first, into: &out) }
         if includePushRegId {
             key("pushRegId")
             JSONValue.writeString(i.pushRegId, into: &out)
@@ -51,12 +54,7 @@ extension ReferenceRendering {
         out.reserveCapacity(256)
         out.append(UInt8(ascii: "{"))
         var first = true
-        func key(_ name: String) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            JSONValue.writeString(name, into: &out)
-            out.append(UInt8(ascii: ":"))
-        }
+        func key(_ name: String) { member(name, first: &first, into: &out) }
         func null() { out.append(contentsOf: "null".utf8) }
         func strings(_ values: [String], member: String?) {
             out.append(UInt8(ascii: "["))

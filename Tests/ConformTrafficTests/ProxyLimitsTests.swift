@@ -49,8 +49,10 @@ import Testing
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let transport = Hanging()
+        // The test must see both queued requests waiting before their queue timeout: 2 s leaves a loaded machine
+        // room to look (300 ms did not), and the deadline stays well after it.
         let limits = ProxyLimits(
-            maxInFlight: 2, maxQueued: 2, queueTimeout: .milliseconds(300), requestDeadline: .seconds(5))
+            maxInFlight: 2, maxQueued: 2, queueTimeout: .seconds(2), requestDeadline: .seconds(8))
         let proxy = try proxy(transport, limits, dir: dir)
         let hang = HTTPRequest(method: .get, url: "/hang")
         async let first = proxy.forward(hang)

@@ -31,7 +31,8 @@ private struct SuspendedConnection: @unchecked Sendable {
 
 /// How many connections wait for a deferred answer: ``HTTPServer/stop()`` waits for them, since libmicrohttpd
 /// must not stop with a connection still suspended (it aborts the process). Once a stop has begun, no connection is
-/// suspended any more: a request that arrives between the wait and the daemon's end is refused at once.
+/// suspended any more: a request that arrives between the wait and the daemon's end has its connection closed
+/// unanswered, as a server that is down closes it.
 final class DeferredAnswers: Sendable {
     private struct State {
         var outstanding = 0

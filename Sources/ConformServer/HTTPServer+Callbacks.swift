@@ -191,9 +191,10 @@ func conformServerAccess(
         let pending = PendingAnswer()
         upload.pending = pending
         if context.deferredAnswers.begin(deferred, request, on: connection, into: pending) { return .YES }
-        // The server is stopping: nothing may be suspended any more, so the request is refused now.
+        // The server is stopping or going offline: nothing may be suspended any more, so the connection is closed
+        // unanswered, as a server that is down closes it (a client sends the request again, as it would then).
         upload.pending = nil
-        return queue(context.sendable(stopping(context)), on: connection)
+        return .NO
     }
     return queue(context.sendable(context.handler.handle(request)), on: connection)
 }
@@ -233,13 +234,6 @@ func forwardedURL(_ connection: OpaquePointer, _ target: [UInt8]) -> Result<Stri
                     + "(set the proxy for HTTPS too)"))
     }
     return .success(text)
-}
-
-private func stopping(_ context: ServerContext) -> HTTPResponse {
-    var response = context.handler.refusal(
-        status: 503, code: "SERVICE_UNAVAILABLE", message: "the server is stopping; send the request again later")
-    response.headerFields["Connection"] = "close"
-    return response
 }
 
 private func tooLarge(_ context: ServerContext) -> HTTPResponse {

@@ -222,8 +222,9 @@ struct ExploreModel: Sendable, Hashable {
             if op.slots.contains(.device) {
                 let device = devices[d]
                 let personUnread = device.person.map { unreadPersons.contains($0) } ?? false
-                // Data left behind shows in a read of the device's user (values), not of its flags.
-                let showsUser = op.observations.contains { if case .value = $0 { true } else { false } }
+                // Data left behind shows in a read of the device's user (which lists its installations), not of
+                // the installation's own flags and system data.
+                let showsUser = op.observations.contains { if case .members = $0 { true } else { false } }
                 return (device.unread ? 1 : 0) + (device.leftData && showsUser ? 2 : 0) + (personUnread ? 1 : 0)
             }
             return unreadPersons.contains(step.person) ? 1 : 0
@@ -247,7 +248,7 @@ struct ExploreModel: Sendable, Hashable {
             if current != nil && !Self.sets(force, op, step) { return 0 }
             let sibling = devices(of: step.person).isEmpty ? 0 : 1
             let awayFromData = current.map { withData.contains($0) } == true ? 1 : 0
-            let awayFromPushes = current != nil && devices[d].pending > 0 ? 1 : 0
+            let awayFromPushes = current != nil && devices[d].pending + devices[d].held > 0 ? 1 : 0
             // A forced switch away from a person with other devices: they must stay with it (D4).
             let awayFromSiblings = current.map { devices(of: $0).count > 1 } == true ? 1 : 0
             return sibling + awayFromData + awayFromPushes + awayFromSiblings

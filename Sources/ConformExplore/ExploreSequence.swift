@@ -182,7 +182,7 @@ struct SequenceGenerator: Sendable {
             let steps = byOperation[key]!
             let each = steps.map { 1 + Double(focus * model.uses($0, op)) }
             weights[key] = each
-            totals.append(Double(op.weight) * (each.max() ?? 1))
+            totals.append(op.weight * (each.max() ?? 1))
         }
         let chosen = keys[Self.index(totals, &random)]
         return byOperation[chosen]![Self.index(weights[chosen]!, &random)]

@@ -27,7 +27,13 @@ public struct Explorer: Sendable {
     public var configuration: ExploreConfiguration
     public var target: any Transport
 
+    /// An exploration of `configuration`'s application mode: of the profile's operations, those drawn in that mode.
     public init(configuration: ExploreConfiguration, target: any Transport) {
+        var configuration = configuration
+        let mode = configuration.applicationMode
+        configuration.profile.exploration.operations.removeAll {
+            !$0.applications.isEmpty && !$0.applications.contains(mode)
+        }
         self.configuration = configuration
         self.target = target
     }

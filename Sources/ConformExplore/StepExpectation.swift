@@ -75,7 +75,7 @@ struct ExpectationBuilder: Sendable {
             } else {
                 e.must("status", .raw("2xx"))
             }
-            for observation in op.observations { observe(observation, in: body, into: &e) }
+            for observation in op.observations { observe(observation, in: body, response, into: &e) }
             return e
         }
         let classText = "\(status / 100)xx"
@@ -83,23 +83,39 @@ struct ExpectationBuilder: Sendable {
         let codeCheck = code.flatMap { exploration.mustErrorCodes.contains($0) ? $0 : nil }.map {
             YAMLFlow.at(exploration.errorCodePath, .string($0))
         }
-        if let code, let decision = exploration.assumedRefusals[code] {
+        if let code, let decision = op.assumedRefusals[code] ?? exploration.assumedRefusals[code] {
             e.must("status", .map([("$lt", .raw("500"))]))
             e.assume.append((decision, .map([("status", .raw(classText))])))
             if let codeCheck { e.assume.append((decision, .map([("json", codeCheck)]))) }
         } else {
             e.must("status", .raw(classText))
             if let codeCheck { e.must("json", codeCheck) }
+            // What a refusal shows is judged only where the target must refuse too: a 2xx it may answer instead
+            // has no error envelope, media type or framing to compare.
+            for observation in exploration.refusalObservations + op.refusalObservations {
+                observe(observation, in: body, response, into: &e)
+            }
         }
         return e
     }
 
-    private func observe(_ observation: ExploreObservation, in body: JSONValue?, into e: inout StepExpectation) {
+    private func observe(
+        _ observation: ExploreObservation, in body: JSONValue?, _ response: HTTPResponse, into e: inout StepExpectation
+    ) {
         switch observation {
+        case .header(let name, let pattern, let rule):
+            let matching = YAMLFlow.map([("$regex", .string(pattern))])
+            let sent = response.headerFields[name].map { Self.matches($0, pattern) } ?? false
+            let wanted = sent ? matching : .map([("$oneOf", .list([.raw("$absent"), matching]))])
+            switch rule {
+            case .must: e.must("headers", .map([(name, wanted)]))
+            case .assumed(let decision): e.assume.append((decision, .map([("headers", .map([(name, wanted)]))])))
+            }
         case .value(let path, let rule):
             let found = body.flatMap { value(at: path, in: $0) }
             let wanted = expected(found)
-            e.add(rule, json: wanted == .raw("$none") ? Self.none(at: path) : .at(path, wanted))
+            e.add(
+                rule, json: wanted == .raw("$none") && !path.contains("[") ? Self.none(at: path) : .at(path, wanted))
         case .flag(let path, let whenSet, let whenClear):
             let set = body.flatMap { value(at: path, in: $0) }?.boolValue == true
             e.add(set ? whenSet : whenClear, json: .at(path, set ? .raw("true") : .clear))
@@ -159,6 +175,7 @@ struct ExpectationBuilder: Sendable {
     private func assumption(keepingAway name: String) -> String? {
         guard let facts = pushes[name], let device else { return nil }
         let rules = exploration.pushAssumptions
+        if facts.disabledOn.contains(device), let decision = rules.disabled { return decision }
         if facts.queuedOn.contains(device), let decision = rules.withdrawn { return decision }
         guard facts.primaryOnly else { return nil }
         if !facts.personHadPrimary, let decision = rules.noPrimary { return decision }
@@ -192,11 +209,21 @@ struct ExpectationBuilder: Sendable {
         }
     }
 
-    /// The value at a simple JSON path (`$.a.b`).
+    /// The value at a simple JSON path (`$.a.b`, `$.list[0].b`).
     func value(at path: String, in body: JSONValue) -> JSONValue? {
         var current: JSONValue? = body
-        for member in path.split(separator: ".").dropFirst() { current = current?[String(member)] }
+        for step in path.split(separator: ".").dropFirst() {
+            let (member, index) = YAMLFlow.step(step)
+            current = current?[member]
+            if let index { current = current?.arrayValue.flatMap { $0.indices.contains(index) ? $0[index] : nil } }
+        }
         return current
+    }
+
+    /// Whether `text` matches the regular expression `pattern` (a header's value; a pattern that does not compile
+    /// matches nothing).
+    static func matches(_ text: String, _ pattern: String) -> Bool {
+        (try? Regex(pattern)).map { text.contains($0) } ?? false
     }
 }
 
@@ -208,6 +235,8 @@ struct PushFacts: Sendable, Hashable {
     var personHadPrimary = false
     /// The reference's ids of every device that had been primary up to the push.
     var primaryBefore: Set<String> = []
+    /// The reference's ids of the devices whose registration was disabled when the push was sent.
+    var disabledOn: Set<String> = []
 
     init() {}
 
@@ -229,6 +258,9 @@ struct PushFacts: Sendable, Hashable {
             i < step.choices.count
         {
             primaryOnly = ["true", "1"].contains(op.parameters[i].values[step.choices[i]])
+        }
+        for person in before.persons {
+            disabledOn.formUnion(person.installations.filter { !$0.regEnabled }.map(\.pushRegId))
         }
         let person = names["p\(step.person + 1)"].flatMap { before.person(externalUserId: $0) }
         personHadPrimary = person?.installations.contains(where: \.isPrimary) ?? false

@@ -47,7 +47,8 @@ struct SuiteWriter: Sendable {
         for (index, step) in zip(sequence.steps.indices, sequence.steps) {
             let op = exploration.operations[step.operation]
             if op.slots.contains(.text) { text += 1 }
-            if op.slots.contains(.device), op.slots.contains(.person) { sub[step.device] = step.person }
+            // A JWT's subject is the person a login (refused or not) last named for the device.
+            if case .personalizes = op.effect, op.slots.contains(.person) { sub[step.device] = step.person }
             // A normalized sequence names only values its installation captured before.
             let captured = ledger.arguments(of: step, op) ?? [:]
             out.append("  - name: \(JSONValue.string(describe(step, text: text, captured: captured)).serialized())")
@@ -92,7 +93,8 @@ struct SuiteWriter: Sendable {
         var request = op.request.replacingOccurrences(of: "<userAuth>", with: application.userAuthorization)
         var pairs: [(String, String)] = [
             ("<device>", "{{ d\(step.device + 1) }}"), ("<other>", "{{ d\(step.other + 1) }}"),
-            ("<person>", "{{ p\(step.person + 1) }}"), ("<tag>", "{{ g\(step.person + 1) }}"),
+            ("<personVariable>", "p\(step.person + 1)"), ("<person>", "{{ p\(step.person + 1) }}"),
+            ("<tag>", "{{ g\(step.person + 1) }}"),
             ("<text>", "{{ t\(text) }}"), ("<sub>", "p\(sub + 1)"),
         ]
         for (parameter, choice) in zip(op.parameters, step.choices) {

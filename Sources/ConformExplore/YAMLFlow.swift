@@ -30,10 +30,21 @@ indirect enum YAMLFlow: Sendable, Hashable {
             ? (key.hasPrefix("$") ? key : JSONValue.string(key).serialized()) : key
     }
 
-    /// `value` at the JSON path `path` (`$.a.b`) as nested maps.
+    /// `value` at the JSON path `path` (`$.a.b`) as nested maps; a step with an index (`list[0]`) as a list that
+    /// holds an element like it (`{list: {$contains: [inner]}}`).
     static func at(_ path: String, _ value: YAMLFlow) -> YAMLFlow {
-        let members = path.split(separator: ".").dropFirst().map(String.init)
-        return members.reversed().reduce(value) { inner, member in .map([(member, inner)]) }
+        path.split(separator: ".").dropFirst().reversed().reduce(value) { inner, step in
+            let (member, index) = Self.step(step)
+            return .map([(member, index == nil ? inner : .map([("$contains", .list([inner]))]))])
+        }
+    }
+
+    /// A step of a simple JSON path: its member and, for `member[N]`, the index.
+    static func step(_ step: Substring) -> (member: String, index: Int?) {
+        guard step.hasSuffix("]"), let open = step.firstIndex(of: "["),
+            let index = Int(step[step.index(after: open)..<step.index(before: step.endIndex)]), index >= 0
+        else { return (String(step), nil) }
+        return (String(step[..<open]), index)
     }
 
     /// Both maps in one (members of both merged, member by member); anything else: `other` wins.

@@ -143,7 +143,7 @@ import Testing
         #expect(run.code == 0, "explore --exhaustive printed:\n\(run.out)\(run.err)")
         #expect(run.out.contains("every sequence up to depth 2 (symmetry-reduced)"))
         let line = try #require(run.out.split(separator: "\n").first { $0.hasPrefix("Explored ") })
-        #expect(line.hasPrefix("Explored 135 behaviours (270 operations)"), "\(line)")
+        #expect(line.hasPrefix("Explored 180 behaviours (360 operations)"), "\(line)")
     }
 
     @Test func aTargetThatCannotAnswerCouldNotRun() async throws {

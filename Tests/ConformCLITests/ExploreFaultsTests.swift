@@ -22,7 +22,9 @@ import Testing
     /// target serves, not of the sequence), with that mode.
     static let applications = [
         "restrictedNotEnforced": "restricted", "restrictedRefusesRead": "restricted",
-        "restrictedAccessReadAllowed": "restricted-access",
+        "restrictedAccessReadAllowed": "restricted-access", "jwtNotVerified": "jwt", "jwtSubjectNotChecked": "jwt",
+        "jwtModeAcceptsAppCode": "jwt", "jwtApiKeyClaimNotChecked": "jwt", "jwtKidNotChecked": "jwt",
+        "jwtExternalUserIdChangeAllowed": "jwt",
     ]
 
     /// Faults whose every difference rests on a decision that only assumes, with that decision: reported as an
@@ -31,33 +33,15 @@ import Testing
         "mergeOnDifferentUser": "D2", "primaryNotExclusive": "D6", "primaryKeptAcrossPersons": "D6",
         "backendPersonalizePrimaryNotExclusive": "D6", "repeatedDepersonalizeRefused": "D5",
         "otherInstallationUnchecked": "D16", "switchKeepsPendingPushes": "D12",
-        "primaryOnlyWithoutPrimaryRefused": "D7", "syncResendsKnownMessages": "D12",
+        "primaryOnlyWithoutPrimaryRefused": "D7", "syncResendsKnownMessages": "D12", "mergeConflictsIgnored": "D1",
+        "disabledRegistrationReached": "D12", "noDestinationReportedAccepted": "D7",
     ]
 
     /// Faults of what explore does not send or does not read, and why: no request of the profile's operations
-    /// shows them, so no budget finds them (docs/explore.md, "Not covered yet").
-    static let outsideTheModel = [
-        "methodOverrideIgnored": "no operation sends X-HTTP-Method-Override (D14)",
-        "mergeConflictsIgnored":
-            "no operation sends a conflicting identity (emails, phones, a PATCH of the externalUserId)",
-        "emptyIdentityAccepted": "no operation sends an empty identity",
-        "jwtNotVerified": "explore signs every JWT correctly",
-        "jwtSubjectNotChecked": "explore signs every JWT correctly",
-        "jwtModeAcceptsAppCode": "explore signs every JWT correctly",
-        "jwtApiKeyClaimNotChecked": "explore signs every JWT correctly",
-        "jwtKidNotChecked": "explore signs every JWT correctly",
-        "jwtExternalUserIdChangeAllowed": "no operation changes the externalUserId with PATCH user",
-        "appCodeOpensBackend": "backend calls always carry the API key",
-        "appCodeHeaderNotRequired": "backend calls always carry the AppCode header",
-        "errorWithoutContentLength": "explore compares statuses and bodies, not framing (D15)",
-        "errorAsPlainText": "explore compares statuses and bodies, not content types (D15)",
-        "baseURLNotServed": "M12 is not an operation", "newBaseURLNotAbsolute": "M12 is not an operation",
-        "sessionTimestampColonOnly": "M9 is not an operation",
-        "systemDataPatchIgnored": "M2 patches only the primary flag",
-        "disabledRegistrationReached": "no operation disables a registration",
-        "noDestinationReportedAccepted": "a push's answer is read for its status class only (D7)",
-        "v3ErrorsInStandardEnvelope": "explore sends only valid v3 pushes",
-    ]
+    /// shows them, so no budget finds them (docs/explore.md, "Not covered yet"). None since the probes (a forged
+    /// credential, a dialect, an envelope, the base URL M12 answers followed): the class stays for the next fault
+    /// of something explore does not send.
+    static let outsideTheModel: [String: String] = [:]
 
     /// Faults the operations can show but neither seed reaches within the budget, and what they need: the known
     /// gaps of the stated budget (docs/explore.md), not run here. None since the generator draws by what a sequence
@@ -118,12 +102,17 @@ import Testing
     func aFaultUnderAnAssumptionIsReportedAsOne(_ fault: String) async throws {
         try await Self.gate.run {
             let decision = try #require(Self.onlyAssumed[fault])
-            let run = try await binary.conform([
-                "explore", "--fault", fault, "--seed", Self.seeds[0], "--budget", Self.budget, "--window", "50ms",
-                "--no-color",
-            ])
+            let assumption = " differs where \(decision) only assumes; the rest of the sequence is not judged"
+            var run: (code: Int32, out: String, err: String) = (-1, "", "")
+            for seed in Self.seeds {
+                run = try await binary.conform([
+                    "explore", "--fault", fault, "--seed", seed, "--budget", Self.budget, "--window", "50ms",
+                    "--no-color",
+                ])
+                if run.code != 0 || run.out.contains(assumption) { break }
+            }
             #expect(run.code == 0, "explore --fault \(fault) printed:\n\(run.out)\(run.err)")
-            #expect(run.out.contains(" differs where \(decision) only assumes; the rest of the sequence is not judged"))
+            #expect(run.out.contains(assumption))
             #expect(run.out.contains("Result: NO DIVERGENCE FOUND"))
         }
     }

@@ -63,10 +63,11 @@ import Testing
         #expect(seen.allSatisfy { $0.steps.count == 2 })
         // A first step names the first person only: the second is the same sequence with the persons swapped.
         #expect(seen.allSatisfy { $0.steps[0].person == 0 })
-        // Register first: 93 steps can follow (a person-naming step names p1 only, no person being used yet;
-        // personalize alone has 64 spellings of its three query booleans); one of the six steps that name only a
-        // person (five pushes, a person read) first: 13 each (a registration, or one of them for p1 or p2).
-        #expect(seen.count == 93 + 6 * 13)
+        // Register first: 106 steps can follow (a person-naming step names p1 only, no person being used yet;
+        // personalize alone has 64 spellings of its three query booleans); one of the eight steps that name only a
+        // person or nothing (six pushes, a person read, an empty v3 push) first: 16 each (a registration, the empty
+        // v3 push, or one of the other six for p1 or p2).
+        #expect(seen.count == 106 + 8 * 16)
     }
 
     @Test func aRefusalADecisionOnlyAssumesIsAnAssumption() {

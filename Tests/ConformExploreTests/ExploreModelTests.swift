@@ -95,7 +95,7 @@ import Testing
         let generator = SequenceGenerator(operations: operations, devices: 3, persons: 2, maxLength: 12)
         var random = SeededRandom(seed: 11)
         var values: Set<[String]> = []
-        for _ in 0..<300 {
+        for _ in 0..<1000 {
             for step in generator.draw(&random).steps {
                 let op = operations[step.operation]
                 values.insert([op.name])

@@ -16,11 +16,16 @@ extension ProtocolProfile {
         public var assumedRefusals: [String: String]
         /// The decisions that only assume a push stays away from a device (see ``ExplorePushAssumptions``).
         public var pushAssumptions: ExplorePushAssumptions
+        /// What every refusal shows, whatever the operation (its media type, its framing), read where the refusal's
+        /// status class is a MUST.
+        public var refusalObservations: [ExploreObservation]
         public init(
             operations: [ExploreOperation], applications: [String: ExploreApplication], errorCodePath: String,
             mustErrorCodes: Set<String> = [], assumedRefusals: [String: String] = [:],
-            pushAssumptions: ExplorePushAssumptions = ExplorePushAssumptions()
+            pushAssumptions: ExplorePushAssumptions = ExplorePushAssumptions(),
+            refusalObservations: [ExploreObservation] = []
         ) {
+            self.refusalObservations = refusalObservations
             self.operations = operations
             self.applications = applications
             self.errorCodePath = errorCodePath
@@ -44,7 +49,12 @@ public struct ExplorePushAssumptions: Sendable, Hashable {
     public var formerPrimary: String?
     /// A primary-only push to a person without a primary device.
     public var noPrimary: String?
-    public init(withdrawn: String? = nil, formerPrimary: String? = nil, noPrimary: String? = nil) {
+    /// The device's registration was disabled when the push was sent.
+    public var disabled: String?
+    public init(
+        withdrawn: String? = nil, formerPrimary: String? = nil, noPrimary: String? = nil, disabled: String? = nil
+    ) {
+        self.disabled = disabled
         self.withdrawn = withdrawn
         self.formerPrimary = formerPrimary
         self.noPrimary = noPrimary
@@ -76,8 +86,9 @@ public struct ExploreVariable: Sendable, Hashable {
 ///
 /// The request is written in the suite format (`method`, `url`, `query`, `headers`, `json`), one key per line, with
 /// placeholders the explorer fills: `<device>` and `<other>` (installations the sequence registered), `<person>` (an
-/// externalUserId), `<tag>` (the person's tag), `<text>` (a push text, unique in the sequence), `<sub>` (the person
-/// the variable of the person the device was last personalized with), `<userAuth>` (the application mode's
+/// externalUserId), `<personVariable>` (the name of the suite's variable holding it, for a template function such as
+/// `jwt sub=<personVariable>`), `<tag>` (the person's tag), `<text>` (a push text, unique in the sequence), `<sub>`
+/// (the variable of the person the device was last personalized with), `<userAuth>` (the application mode's
 /// authorization of user-data calls) and `<name>` for each of ``parameters``.
 public struct ExploreOperation: Sendable, Hashable {
     /// A short name, unique in the profile (`personalize`).
@@ -101,14 +112,25 @@ public struct ExploreOperation: Sendable, Hashable {
     /// Whether the call only reads: what it shows may appear late (asynchronous backends), so it is read again
     /// within the delivery window until it matches.
     public var reads: Bool
-    /// What its answer shows beyond the status class.
+    /// What its answer shows beyond the status class, when it succeeds.
     public var observations: [ExploreObservation]
+    /// What its refusal shows beyond the status class and the error code, where the status class is a MUST (the
+    /// envelope of another API version), besides the exploration's ``ProtocolProfile/Exploration/refusalObservations``.
+    public var refusalObservations: [ExploreObservation]
+    /// Refusals of this call whose status class a decision only assumes, by error code, over the exploration's
+    /// ``ProtocolProfile/Exploration/assumedRefusals`` (the same code may rest on another decision here).
+    public var assumedRefusals: [String: String]
+    /// The application modes it is drawn in (``ProtocolProfile/applicationModes``); empty: every mode. A call with
+    /// a credential only one mode has (a JWT signed with the wrong key) is drawn in that mode only.
+    public var applications: Set<String>
     /// For a push: the parameter that makes it reach primary devices only when its value is `true` or `1`.
     public var primaryOnly: String?
     /// How likely a random sequence draws it next, relative to the others (1: as likely as an operation without
     /// a weight). Operations that build the state others act on (a login) are weighted up, so that sequences reach
-    /// the states where a history matters (two devices of one person, one of them switched) within a budget.
-    public var weight: Int
+    /// the states where a history matters (two devices of one person, one of them switched) within a budget; a
+    /// probe that changes nothing a later step reads (a call with a forged credential) is weighted down (a
+    /// quarter), so it is tried often enough and leaves the histories their length. At least 0.01.
+    public var weight: Double
     /// What it changes in the abstract model the generator keeps while it draws (see ``ExploreEffect``), when it
     /// changes who owns an installation, a primary flag or a user's data.
     public var effect: ExploreEffect?
@@ -119,13 +141,17 @@ public struct ExploreOperation: Sendable, Hashable {
     public init(
         name: String, endpoint: String, spec: String, slots: Set<ExploreSlot>, parameters: [ExploreParameter] = [],
         request: String, registers: String? = nil, retires: Bool = false, statusAssumedBy: String? = nil,
-        reads: Bool = false, observations: [ExploreObservation] = [], primaryOnly: String? = nil, weight: Int = 1,
-        effect: ExploreEffect? = nil, captures: ExploreCapture? = nil
+        reads: Bool = false, observations: [ExploreObservation] = [], refusalObservations: [ExploreObservation] = [],
+        assumedRefusals: [String: String] = [:], applications: Set<String> = [], primaryOnly: String? = nil,
+        weight: Double = 1, effect: ExploreEffect? = nil, captures: ExploreCapture? = nil
     ) {
+        self.refusalObservations = refusalObservations
+        self.assumedRefusals = assumedRefusals
+        self.applications = applications
         self.captures = captures
         self.primaryOnly = primaryOnly
         self.effect = effect
-        self.weight = max(1, weight)
+        self.weight = max(0.01, weight)
         self.name = name
         self.endpoint = endpoint
         self.spec = spec
@@ -161,16 +187,16 @@ public enum ExploreEffect: Sendable, Hashable {
 }
 
 /// A value an operation's answer gives its installation, for later operations on the same installation to send
-/// back: a capture of the suite format (docs/suite-format.md) whose path has a wildcard, so it is the list of
-/// every match (`$.payloads[*]['gcm.notification.messageId']`, the id of each message a sync hands out), possibly
-/// empty. A parameter that names the capture (``ExploreParameter/captured``) draws one of them: the explorer never
+/// back: a capture of the suite format (docs/suite-format.md). A path with a wildcard captures the list of every
+/// match (`$.payloads[*]['gcm.notification.messageId']`, the id of each message a sync hands out), possibly empty;
+/// one without, a single value (`$.baseUrl`, the base URL M12 answers). A parameter that names the capture (``ExploreParameter/captured``) draws one of them: the explorer never
 /// invents a value, and offers the operation only once the installation has captured one the generator's model
 /// expects to hold something.
 public struct ExploreCapture: Sendable, Hashable {
     /// What is captured (`received`): parameters name it, and the suite's variables are numbered from it
     /// (`received1`, `received2`…).
     public var name: String
-    /// The JSON path over the answer, with a wildcard.
+    /// The JSON path over the answer.
     public var path: String
     public init(_ name: String, path: String) {
         self.name = name
@@ -224,7 +250,8 @@ public enum ExploreRule: Sendable, Hashable {
 /// What an answer shows, read the same way on the reference and on the target.
 public enum ExploreObservation: Sendable, Hashable {
     /// The value at a JSON path (`$.externalUserId`): ids and names are compared as the logical device or person
-    /// they stand for; `null`, an empty string and absence are one value.
+    /// they stand for; `null`, an empty string and absence are one value. A step `[0]` (`$.bulks[0].status`) reads
+    /// the reference's first element of a list; the target's list must hold an element with the same value.
     case value(String, ExploreRule)
     /// A boolean at a JSON path (`$.isPrimary`), `false` being also `null` or absent: set under one rule, clear
     /// under another (setting a primary device is a MUST, that it clears the others only assumed).
@@ -232,6 +259,10 @@ public enum ExploreObservation: Sendable, Hashable {
     /// A list of objects (`$.instances`), each named by the member `key` (a device id), the ones the reference
     /// lists present under `rule`, with a boolean `flag` read as ``flag(_:whenSet:whenClear:)`` does.
     case members(String, key: String, rule: ExploreRule, flag: String, whenSet: ExploreRule, whenClear: ExploreRule)
+    /// A header of the answer that, when it is sent, must match `pattern` (a regular expression): where the
+    /// reference sends it matching, the target must send it matching; where the reference leaves it out, the target
+    /// may too (`Content-Type` of a refusal, a `New-Base-URL` that must be absolute).
+    case header(String, pattern: String, ExploreRule)
     /// The push texts a list holds (`$.payloads`, each text at `textKey`): the ones the reference shows must all
     /// arrive (within the delivery window), the sequence's other texts must not.
     case texts(String, textKey: String, ExploreRule)

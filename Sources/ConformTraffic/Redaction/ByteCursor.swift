@@ -1,7 +1,7 @@
 import Foundation
 
-/// A reader that walks a buffer of bytes from `index`: what the byte-level readers of recorded lines and of JSON
-/// bodies share.
+/// A reader that walks a buffer of bytes from `index`: what the byte-level readers of recorded lines, of HAR files
+/// and of JSON bodies share.
 protocol ByteCursor {
     var bytes: UnsafeBufferPointer<UInt8> { get }
     var index: Int { get set }

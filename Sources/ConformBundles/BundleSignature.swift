@@ -16,30 +16,28 @@ public enum BundleSignature {
     public static func signingKey(_ file: String, path: String, option: String = "--sign") throws(KeyProblem)
         -> Ed25519.PrivateKey
     {
-        let bytes = try keyBytes(file, path: path)
-        do {
-            return try Ed25519.PrivateKey(pem: bytes)
-        } catch {
-            throw problem(file, error, option: option)
-        }
+        try key(file, path: path, option: option, Ed25519.PrivateKey.init(pem:))
     }
 
     /// The public key in the file at `path` (`file` as the user named it, given with `option`).
     public static func verifyingKey(_ file: String, path: String, option: String = "--key") throws(KeyProblem)
         -> Ed25519.PublicKey
     {
-        let bytes = try keyBytes(file, path: path)
-        do {
-            return try Ed25519.PublicKey(pem: bytes)
-        } catch {
-            throw problem(file, error, option: option)
-        }
+        try key(file, path: path, option: option, Ed25519.PublicKey.init(pem:))
     }
 
-    private static func problem(_ file: String, _ error: Ed25519.KeyError, option: String) -> KeyProblem {
-        KeyProblem(
-            diagnostic: Diagnostic(
-                .bundleKeyUnusable, file: file, message: "\(option): \(error.message)", help: error.help))
+    /// The key `read` makes of the key file at `path`; a file it refuses is a problem naming `option`.
+    private static func key<Key>(
+        _ file: String, path: String, option: String, _ read: ([UInt8]) throws(Ed25519.KeyError) -> Key
+    ) throws(KeyProblem) -> Key {
+        let bytes = try keyBytes(file, path: path)
+        do {
+            return try read(bytes)
+        } catch {
+            throw KeyProblem(
+                diagnostic: Diagnostic(
+                    .bundleKeyUnusable, file: file, message: "\(option): \(error.message)", help: error.help))
+        }
     }
 
     /// The bytes of a key file, refused when unreadable, not a regular file or larger than the cap.

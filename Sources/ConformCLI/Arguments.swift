@@ -122,41 +122,45 @@ struct Arguments {
     /// The duration option `name` holds (`30`, `5s`, `200ms`, `1m`), or `nil` when it is absent; a value that is
     /// not a duration or lies outside the declared range is a usage error naming the option.
     func duration(_ name: String) throws(UsageError) -> Duration? {
-        guard let text = value(name) else { return nil }
-        guard case .duration(let range) = declared(name).kind else { preconditionFailure("\(name) is no duration") }
-        guard let d = DurationText.parse(text, in: range) else {
-            throw UsageError(
-                message:
-                    "\(name) takes a duration \(DurationText.describe(range)) such as 30, 5s or 200ms, got '\(text)'",
-                subcommand: subcommand)
+        try parsed(name, "duration", range: { if case .duration(let range) = $0 { range } else { nil } }) {
+            DurationText.parse($0, in: $1)
+        } takes: {
+            "a duration \(DurationText.describe($0)) such as 30, 5s or 200ms"
         }
-        return d
     }
 
     /// The integer option `name` holds, or `nil` when it is absent; a value that is not an integer or lies
     /// outside the declared range is a usage error naming the option.
     func integer(_ name: String) throws(UsageError) -> Int? {
-        guard let text = value(name) else { return nil }
-        guard case .integer(let range) = declared(name).kind else { preconditionFailure("\(name) is no integer") }
-        guard let n = IntegerText.parse(text, in: range) else {
-            throw UsageError(
-                message: "\(name) takes \(range.lowerBound) to \(range.upperBound), got '\(text)'",
-                subcommand: subcommand)
+        try parsed(name, "integer", range: { if case .integer(let range) = $0 { range } else { nil } }) {
+            IntegerText.parse($0, in: $1)
+        } takes: {
+            "\($0.lowerBound) to \($0.upperBound)"
         }
-        return n
     }
 
     /// The size option `name` holds (`64MB`, `512KB`, bytes), or `nil` when it is absent.
     func size(_ name: String) throws(UsageError) -> Int? {
-        guard let text = value(name) else { return nil }
-        guard case .size(let range) = declared(name).kind else { preconditionFailure("\(name) is no size") }
-        guard let n = IntegerText.byteCount(text, in: range) else {
-            throw UsageError(
-                message:
-                    "\(name) takes a size from \(ByteText.format(range.lowerBound)) to \(ByteText.format(range.upperBound)) such as 64MB or 512KB, got '\(text)'",
-                subcommand: subcommand)
+        try parsed(name, "size", range: { if case .size(let range) = $0 { range } else { nil } }) {
+            IntegerText.byteCount($0, in: $1)
+        } takes: {
+            "a size from \(ByteText.format($0.lowerBound)) to \(ByteText.format($0.upperBound)) such as 64MB or 512KB"
         }
-        return n
+    }
+
+    /// The option `name` holds, read by `parse` within the range its declared kind gives (`range`; a `kind` of
+    /// option it is not declared as is a programming error), or `nil` when it is absent; a value `parse` refuses is
+    /// a usage error saying what the option `takes`.
+    private func parsed<Value, Bounds>(
+        _ name: String, _ kind: String, range: (OptionKind) -> Bounds?, _ parse: (String, Bounds) -> Value?,
+        takes: (Bounds) -> String
+    ) throws(UsageError) -> Value? {
+        guard let text = value(name) else { return nil }
+        guard let range = range(declared(name).kind) else { preconditionFailure("\(name) is no \(kind)") }
+        guard let parsed = parse(text, range) else {
+            throw UsageError(message: "\(name) takes \(takes(range)), got '\(text)'", subcommand: subcommand)
+        }
+        return parsed
     }
 
     /// `--max-body SIZE`, or the default of 64 MB.

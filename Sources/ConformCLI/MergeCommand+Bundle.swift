@@ -6,20 +6,16 @@ import ConformReport
 /// (``BundleMerge``, docs/certification.md).
 enum MergeBundle {
     static func main(_ parsed: Arguments, out: String, io: CommandIO) async throws(UsageError) -> Int32 {
-        guard !parsed.positionals.isEmpty else {
-            throw UsageError(
-                message:
-                    "merge --bundle takes the bundle of every shard (written by 'conform run --shard K/N --bundle DIR')",
-                subcommand: "merge")
-        }
-        let requests = try ReportRequest.all(parsed, subcommand: "merge", io: io)
+        let requests = try MergeCommand.reportTargets(
+            parsed, io: io,
+            orUsage:
+                "merge --bundle takes the bundle of every shard (written by 'conform run --shard K/N --bundle DIR')")
         guard let signingKey = io.reported(try BundleKeyOption.sign(parsed, io: io)) else {
             return ConformCommand.ExitCode.cannotRun
         }
         let merge = BundleMerge(
             directory: io.resolve(out), out: out, kit: .cli, signingKey: signingKey,
-            console: ConsoleReporter(
-                sink: io.out, color: io.color && !parsed.has("--no-color"), verbose: parsed.has("--verbose")),
+            console: MergeCommand.console(parsed, io: io),
             reports: requests, output: io.bundleConsole, resolve: { [io] in io.resolve($0) })
         do {
             return try await merge.run(parsed.positionals).rawValue

@@ -39,14 +39,8 @@ public enum Ed25519 {
                     help: "make an Ed25519 key with: openssl genpkey -algorithm ed25519 -out key.pem")
             }
             defer { EVP_PKEY_free(key) }
-            try Ed25519.requireEd25519(key, what: "private key")
-            var length = 32
-            var bytes = [UInt8](repeating: 0, count: 32)
-            guard EVP_PKEY_get_raw_private_key(key, &bytes, &length) == 1, length == 32 else {
-                ERR_clear_error()
-                throw KeyError(message: "its private key cannot be read", help: "make the key again")
-            }
-            raw = bytes
+            raw = try Ed25519.rawBytes(
+                of: key, what: "private key", help: "make the key again", EVP_PKEY_get_raw_private_key)
         }
 
         /// The public key that goes with it.
@@ -101,14 +95,8 @@ public enum Ed25519 {
                 )
             }
             defer { EVP_PKEY_free(key) }
-            try Ed25519.requireEd25519(key, what: "public key")
-            var length = 32
-            var bytes = [UInt8](repeating: 0, count: 32)
-            guard EVP_PKEY_get_raw_public_key(key, &bytes, &length) == 1, length == 32 else {
-                ERR_clear_error()
-                throw KeyError(message: "its public key cannot be read", help: "write the public key again")
-            }
-            raw = bytes
+            raw = try Ed25519.rawBytes(
+                of: key, what: "public key", help: "write the public key again", EVP_PKEY_get_raw_public_key)
         }
 
         /// Whether `signature` is this key's signature of `message`.
@@ -141,6 +129,22 @@ public enum Ed25519 {
             defer { CRYPTO_free(out, #fileID, #line) }
             return "SHA256:" + Hex.encode(SHA256.hash(UnsafeBufferPointer(start: out, count: Int(length))))
         }
+    }
+
+    /// The 32 raw bytes `get` (`EVP_PKEY_get_raw_private_key` or `EVP_PKEY_get_raw_public_key`) reads from `key`,
+    /// which must be an Ed25519 `what`; `help` says how to make one whose bytes can be read.
+    static func rawBytes(
+        of key: OpaquePointer, what: String, help: String,
+        _ get: (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int>?) -> Int32
+    ) throws(KeyError) -> [UInt8] {
+        try requireEd25519(key, what: what)
+        var length = 32
+        var bytes = [UInt8](repeating: 0, count: 32)
+        guard get(key, &bytes, &length) == 1, length == 32 else {
+            ERR_clear_error()
+            throw KeyError(message: "its \(what) cannot be read", help: help)
+        }
+        return bytes
     }
 
     /// Refuses a key of another type, naming it.

@@ -135,48 +135,42 @@ public enum FlowCheckReport {
             kind: .trace, id: "unjudged \(trace.path)", title: "What \(trace.path) cannot show", file: trace.path)
         let origin = StepResult.Origin(
             suiteID: group.id, flow: trace.path, file: trace.path, spec: SpecReference(), check: .flowRule)
-        var steps = trace.incomplete.enumerated().map { i, e in
+        func cannotJudge(
+            _ index: Int, _ name: String, place: StepResult.Place = .none, _ cause: String,
+            fields: [String: String] = [:]
+        ) -> StepResult {
             var step = StepResult(
-                origin: origin, index: i, name: "exchange \(e.seq): \(e.method) \(e.target)",
-                place: .record(seq: e.seq), spec: SpecReference(), verdict: .error, attempts: 1)
-            step.errors = [StepError(.cannotJudge, "cannot judge: " + e.omitted, fields: ["cause": e.omitted])]
+                origin: origin, index: index, name: name, place: place, spec: SpecReference(), verdict: .error,
+                attempts: 1)
+            step.errors = [StepError(.cannotJudge, "cannot judge: " + cause, fields: fields)]
             return step
         }
+        var steps = trace.incomplete.enumerated().map { i, e in
+            cannotJudge(
+                i, "exchange \(e.seq): \(e.method) \(e.target)", place: .record(seq: e.seq), e.omitted,
+                fields: ["cause": e.omitted])
+        }
         if !trace.showsFlow {
-            var step = StepResult(
-                origin: origin, index: steps.count, name: "no traffic of the flow",
-                place: .none, spec: SpecReference(), verdict: .error, attempts: 1)
-            step.errors = [
-                StepError(
-                    .cannotJudge,
-                    "cannot judge: the traffic holds no registration, no user call and no backend call, so it shows "
-                        + "nothing of the flow; record the app from its first start, or check the whole recording")
-            ]
-            steps.append(step)
+            steps.append(
+                cannotJudge(
+                    steps.count, "no traffic of the flow",
+                    "the traffic holds no registration, no user call and no backend call, so it shows "
+                        + "nothing of the flow; record the app from its first start, or check the whole recording"))
         }
         let unnamed = trace.incompleteCount - trace.incomplete.count
         if unnamed > 0 {
-            var step = StepResult(
-                origin: origin, index: steps.count, name: "\(unnamed) more exchanges without what the rules need",
-                place: .none, spec: SpecReference(), verdict: .error, attempts: 1)
-            step.errors = [
-                StepError(
-                    .cannotJudge, "cannot judge: \(unnamed) more exchanges lack a body or a response",
-                    fields: ["incomplete": String(unnamed)])
-            ]
-            steps.append(step)
+            steps.append(
+                cannotJudge(
+                    steps.count, "\(unnamed) more exchanges without what the rules need",
+                    "\(unnamed) more exchanges lack a body or a response", fields: ["incomplete": String(unnamed)]))
         }
         if trace.unreadable > 0 {
             let n = trace.unreadable
-            var step = StepResult(
-                origin: origin, index: steps.count, name: "\(n) unreadable record\(n == 1 ? "" : "s") skipped",
-                place: .none, spec: SpecReference(), verdict: .error, attempts: 1)
-            step.errors = [
-                StepError(
-                    .cannotJudge, "cannot judge: what the unreadable records held was not checked (see the warnings)",
-                    fields: ["unreadable": String(n)])
-            ]
-            steps.append(step)
+            steps.append(
+                cannotJudge(
+                    steps.count, "\(n) unreadable record\(n == 1 ? "" : "s") skipped",
+                    "what the unreadable records held was not checked (see the warnings)",
+                    fields: ["unreadable": String(n)]))
         }
         return SuiteResult(group: group, steps: steps, duration: 0)
     }

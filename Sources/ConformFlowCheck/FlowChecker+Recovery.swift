@@ -201,32 +201,23 @@ extension FlowChecker {
     /// Recovery owed when the trace ended: a depersonalize or a personalize the server could not take and the app
     /// never sent again (nor, for a personalize, reported).
     func endOfTraceRecoveryViolations() -> [FlowViolation] {
+        func owing(_ rule: FlowRule, _ owed: Retry?, flow: String, _ message: (Retry) -> String) -> FlowViolation? {
+            guard let owed, !owed.reported, !configuration.disabledRules.contains(rule.id) else { return nil }
+            return FlowViolation(
+                rule: rule, seq: owed.seq, flow: flow, endpoint: owed.endpoint, step: rule.step,
+                message: message(owed), help: rule.help)
+        }
         var found: [FlowViolation] = []
         for (id, state) in recovery {
-            if let owed = state.owedDepersonalize, !owed.reported,
-                !configuration.disabledRules.contains(FlowRule.depersonalizeRetry.id)
-            {
-                found.append(
-                    FlowViolation(
-                        rule: .depersonalizeRetry, seq: owed.seq, flow: id, endpoint: owed.endpoint,
-                        step: FlowRule.depersonalizeRetry.step,
-                        message:
-                            "the depersonalize \(owed.said) was never taken before the trace ended: the device still "
-                            + "belongs to the user\(owed.user.map { " '\($0)'" } ?? ""), whose pushes keep reaching it",
-                        help: FlowRule.depersonalizeRetry.help))
+            let depersonalize = owing(.depersonalizeRetry, state.owedDepersonalize, flow: id) { owed in
+                "the depersonalize \(owed.said) was never taken before the trace ended: the device still "
+                    + "belongs to the user\(owed.user.map { " '\($0)'" } ?? ""), whose pushes keep reaching it"
             }
-            if let owed = state.owedPersonalize, !owed.reported,
-                !configuration.disabledRules.contains(FlowRule.personalizeRetry.id)
-            {
-                found.append(
-                    FlowViolation(
-                        rule: .personalizeRetry, seq: owed.seq, flow: id, endpoint: owed.endpoint,
-                        step: FlowRule.personalizeRetry.step,
-                        message:
-                            "the personalize\(owed.user.map { " to '\($0)'" } ?? "") \(owed.said) was neither sent "
-                            + "again nor reported before the trace ended: the identity never reached the platform",
-                        help: FlowRule.personalizeRetry.help))
+            let personalize = owing(.personalizeRetry, state.owedPersonalize, flow: id) { owed in
+                "the personalize\(owed.user.map { " to '\($0)'" } ?? "") \(owed.said) was neither sent "
+                    + "again nor reported before the trace ended: the identity never reached the platform"
             }
+            found += [depersonalize, personalize].compactMap { $0 }
         }
         return found
     }

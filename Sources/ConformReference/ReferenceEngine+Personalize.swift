@@ -43,30 +43,31 @@ extension ReferenceEngine {
 
     /// Phone numbers from `[{"number": "385…"}]`; digits only, 5 to 15 of them.
     func phones(_ value: JSONValue?) throws(ReferenceError) -> [String] {
-        guard let value, !value.isNull else { return [] }
-        guard let array = value.arrayValue else { throw .service(400, "PHONE_INVALID", "'phones' must be an array.") }
-        var result: [String] = []
-        for item in array {
-            let number = item["number"]?.stringValue ?? item.stringValue
-            guard let number, Self.isValidPhone(number) else {
-                throw .service(400, "PHONE_INVALID", "Phone number \(item.serialized()) must be 5 to 15 digits.")
-            }
-            if !result.contains(number) { result.append(number) }
+        try contacts(value, list: "phones", member: "number", code: "PHONE_INVALID", valid: Self.isValidPhone) {
+            "Phone number \($0) must be 5 to 15 digits."
         }
-        return result
     }
 
     /// Email addresses from `[{"address": "a@b.c"}]`.
     func emails(_ value: JSONValue?) throws(ReferenceError) -> [String] {
+        try contacts(value, list: "emails", member: "address", code: "EMAIL_INVALID", valid: Self.isValidEmail) {
+            "Email \($0) is not a valid address."
+        }
+    }
+
+    /// The contacts of the array `list` (absent or `null`: none), each an object with `member` or a bare string,
+    /// once each in the order given; one that is not `valid` is refused with `code` and `invalid` of its JSON.
+    private func contacts(
+        _ value: JSONValue?, list: String, member: String, code: String, valid: (String) -> Bool,
+        invalid: (String) -> String
+    ) throws(ReferenceError) -> [String] {
         guard let value, !value.isNull else { return [] }
-        guard let array = value.arrayValue else { throw .service(400, "EMAIL_INVALID", "'emails' must be an array.") }
+        guard let array = value.arrayValue else { throw .service(400, code, "'\(list)' must be an array.") }
         var result: [String] = []
         for item in array {
-            let address = item["address"]?.stringValue ?? item.stringValue
-            guard let address, Self.isValidEmail(address) else {
-                throw .service(400, "EMAIL_INVALID", "Email \(item.serialized()) is not a valid address.")
-            }
-            if !result.contains(address) { result.append(address) }
+            let contact = item[member]?.stringValue ?? item.stringValue
+            guard let contact, valid(contact) else { throw .service(400, code, invalid(item.serialized())) }
+            if !result.contains(contact) { result.append(contact) }
         }
         return result
     }

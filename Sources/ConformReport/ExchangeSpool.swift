@@ -96,35 +96,37 @@ struct SpoolWriter {
             string(field.value)
         }
     }
+    /// The presence byte of an optional, then what `write` writes of it when it is there.
+    mutating func optional<Value>(_ value: Value?, _ write: (inout SpoolWriter, Value) -> Void) {
+        data.append(value == nil ? 0 : 1)
+        if let value { write(&self, value) }
+    }
     mutating func request(_ r: HTTPRequest?) {
-        guard let r else { return data.append(0) }
-        data.append(1)
-        string(r.method.rawValue)
-        string(r.url)
-        fields(r.headerFields)
-        bytes(r.body)
-        data.append(r.timeout == nil ? 0 : 1)
-        if let timeout = r.timeout {
-            int(Int(timeout.components.seconds))
-            int(Int(timeout.components.attoseconds))
+        optional(r) { w, r in
+            w.string(r.method.rawValue)
+            w.string(r.url)
+            w.fields(r.headerFields)
+            w.bytes(r.body)
+            w.optional(r.timeout) { w, timeout in
+                w.int(Int(timeout.components.seconds))
+                w.int(Int(timeout.components.attoseconds))
+            }
         }
     }
     mutating func double(_ value: Double) { int(Int(bitPattern: UInt(value.bitPattern))) }
     mutating func response(_ r: HTTPResponse?) {
-        guard let r else { return data.append(0) }
-        data.append(1)
-        int(r.status.code)
-        fields(r.headerFields)
-        bytes(r.body)
-        data.append(r.timing == nil ? 0 : 1)
-        if let t = r.timing {
-            double(t.total)
-            double(t.connect)
-            double(t.firstByte)
-            data.append(t.reusedConnection ? 1 : 0)
+        optional(r) { w, r in
+            w.int(r.status.code)
+            w.fields(r.headerFields)
+            w.bytes(r.body)
+            w.optional(r.timing) { w, t in
+                w.double(t.total)
+                w.double(t.connect)
+                w.double(t.firstByte)
+                w.data.append(t.reusedConnection ? 1 : 0)
+            }
+            w.optional(r.httpVersion) { w, version in w.bytes(Data(version.utf8)) }
         }
-        data.append(r.httpVersion == nil ? 0 : 1)
-        if let version = r.httpVersion { bytes(Data(version.utf8)) }
     }
 }
 

@@ -24,32 +24,31 @@ extension HTMLReporter {
         }
     }
 
+    /// The words a client check and a differential (replay, diff) have for a verdict: its column's heading, what
+    /// the header's counts call its steps, and its badge; `nil` where the command speaks of steps as a run does.
+    private static func words(_ verdict: Verdict, _ command: RunResult.Command) -> (
+        column: String, count: String, badge: String
+    )? {
+        switch (command, verdict) {
+        case (.check, .pass): ("Held", "held", "HELD")
+        case (.check, .fail): ("Violated", "violated", "VIOLATED")
+        case (.check, .error): ("Cannot judge", "could not be judged", "CANNOT JUDGE")
+        case (.replay, .pass), (.diff, .pass): ("Same", "the same", "SAME")
+        case (.replay, .fail), (.diff, .fail): ("Differ", "differ", "DIFFERS")
+        case (.replay, .skipped), (.diff, .skipped): ("Not judged", "not judged", "NOT JUDGED")
+        case (.replay, .error), (.diff, .error): ("No answer", "without an answer", "NO ANSWER")
+        default: nil
+        }
+    }
+
     /// What a verdict's column is headed in the command's table.
     static func columnLabel(_ verdict: Verdict, _ command: RunResult.Command) -> String {
-        switch (command, verdict) {
-        case (.check, .pass): "Held"
-        case (.check, .fail): "Violated"
-        case (.check, .error): "Cannot judge"
-        case (.replay, .pass), (.diff, .pass): "Same"
-        case (.replay, .fail), (.diff, .fail): "Differ"
-        case (.replay, .skipped), (.diff, .skipped): "Not judged"
-        case (.replay, .error), (.diff, .error): "No answer"
-        default: columnLabel(verdict)
-        }
+        words(verdict, command)?.column ?? columnLabel(verdict)
     }
 
     /// What the header's counts call the steps of a verdict.
     static func countLabel(_ verdict: Verdict, _ command: RunResult.Command) -> String {
-        switch (command, verdict) {
-        case (.check, .pass): "held"
-        case (.check, .fail): "violated"
-        case (.check, .error): "could not be judged"
-        case (.replay, .pass), (.diff, .pass): "the same"
-        case (.replay, .fail), (.diff, .fail): "differ"
-        case (.replay, .skipped), (.diff, .skipped): "not judged"
-        case (.replay, .error), (.diff, .error): "without an answer"
-        default: countLabel(verdict)
-        }
+        words(verdict, command)?.count ?? countLabel(verdict)
     }
 
     /// What a verdict means for the command's steps, for the legend.
@@ -77,15 +76,6 @@ extension HTMLReporter {
 
     /// The words of a verdict badge in the command's table and sections.
     static func label(_ verdict: Verdict, _ command: RunResult.Command) -> String {
-        switch (command, verdict) {
-        case (.check, .pass): "HELD"
-        case (.check, .fail): "VIOLATED"
-        case (.replay, .pass), (.diff, .pass): "SAME"
-        case (.check, .error): "CANNOT JUDGE"
-        case (.replay, .fail), (.diff, .fail): "DIFFERS"
-        case (.replay, .skipped), (.diff, .skipped): "NOT JUDGED"
-        case (.replay, .error), (.diff, .error): "NO ANSWER"
-        default: label(verdict)
-        }
+        words(verdict, command)?.badge ?? label(verdict)
     }
 }

@@ -120,21 +120,29 @@ extension HTMLReporter {
     }
 
     func request(_ request: HTTPRequest, masker: SecretMasker) -> String {
-        var out = "<section class=\"request\">\n<h4>Request</h4>\n"
-        out +=
-            "<p class=\"start-line\"><code><strong>\(Escaping.html(request.method.rawValue))</strong> \(Escaping.html(masker.text(request.url)))</code></p>\n"
-        out += headers(request.headerFields, masker: masker)
-        out += body(request.body, masker: masker)
-        out += "</section>\n"
-        return out
+        message(
+            "request", title: "Request", strong: Escaping.html(request.method.rawValue),
+            rest: Escaping.html(masker.text(request.url)),
+            fields: request.headerFields, body: request.body, masker: masker)
     }
 
     func response(_ response: HTTPResponse, masker: SecretMasker) -> String {
-        var out = "<section class=\"response\">\n<h4>Response</h4>\n"
-        out +=
-            "<p class=\"start-line\"><code><strong>\(response.status.code)</strong> \(Escaping.html(response.status.reasonPhrase))</code></p>\n"
-        out += headers(response.headerFields, masker: masker)
-        out += body(response.body, masker: masker)
+        message(
+            "response", title: "Response", strong: "\(response.status.code)",
+            rest: Escaping.html(response.status.reasonPhrase),
+            fields: response.headerFields, body: response.body, masker: masker)
+    }
+
+    /// A request's or response's section: its start line (the method or status code in bold, then the rest,
+    /// both already escaped), its headers and its body.
+    private func message(
+        _ kind: String, title: String, strong: String, rest: String, fields: HTTPFields, body bytes: Data,
+        masker: SecretMasker
+    ) -> String {
+        var out = "<section class=\"\(kind)\">\n<h4>\(title)</h4>\n"
+        out += "<p class=\"start-line\"><code><strong>\(strong)</strong> \(rest)</code></p>\n"
+        out += headers(fields, masker: masker)
+        out += body(bytes, masker: masker)
         out += "</section>\n"
         return out
     }

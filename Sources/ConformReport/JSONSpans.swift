@@ -14,59 +14,58 @@ public struct JSONSpans {
 
     /// The members of the object at `range`, keys in text order, each value's range without surrounding space.
     public func members(_ range: Range<Int>) -> [(key: String, value: Range<Int>)]? {
-        var i = skipSpace(range.lowerBound, range.upperBound)
-        guard i < range.upperBound, bytes[i] == UInt8(ascii: "{") else { return nil }
-        i = skipSpace(i + 1, range.upperBound)
-        var out: [(key: String, value: Range<Int>)] = []
+        let end = range.upperBound
         var seen = Set<String>()
-        if i < range.upperBound, bytes[i] == UInt8(ascii: "}") {
-            return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
-        }
-        while true {
-            guard i < range.upperBound, bytes[i] == UInt8(ascii: "\"") else { return nil }
-            let keyStart = i + 1
-            var end = keyStart
-            while end < range.upperBound, bytes[end] != UInt8(ascii: "\"") {
-                if bytes[end] == UInt8(ascii: "\\") || bytes[end] < 0x20 { return nil }
-                end += 1
+        return items(range, open: UInt8(ascii: "{"), close: UInt8(ascii: "}")) {
+            (start: Int) -> ((key: String, value: Range<Int>), end: Int)? in
+            guard start < end, bytes[start] == UInt8(ascii: "\"") else { return nil }
+            let keyStart = start + 1
+            var keyEnd = keyStart
+            while keyEnd < end, bytes[keyEnd] != UInt8(ascii: "\"") {
+                if bytes[keyEnd] == UInt8(ascii: "\\") || bytes[keyEnd] < 0x20 { return nil }
+                keyEnd += 1
             }
-            guard end < range.upperBound else { return nil }
-            let key = String(decoding: bytes[keyStart..<end], as: UTF8.self)
+            guard keyEnd < end else { return nil }
+            let key = String(decoding: bytes[keyStart..<keyEnd], as: UTF8.self)
             guard seen.insert(key).inserted else { return nil }
-            i = skipSpace(end + 1, range.upperBound)
-            guard i < range.upperBound, bytes[i] == UInt8(ascii: ":") else { return nil }
-            i = skipSpace(i + 1, range.upperBound)
-            guard let valueEnd = skipValue(i, range.upperBound) else { return nil }
-            out.append((key, i..<valueEnd))
-            i = skipSpace(valueEnd, range.upperBound)
-            guard i < range.upperBound else { return nil }
-            if bytes[i] == UInt8(ascii: "}") {
-                return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
-            }
-            guard bytes[i] == UInt8(ascii: ",") else { return nil }
-            i = skipSpace(i + 1, range.upperBound)
+            var i = skipSpace(keyEnd + 1, end)
+            guard i < end, bytes[i] == UInt8(ascii: ":") else { return nil }
+            i = skipSpace(i + 1, end)
+            guard let valueEnd = skipValue(i, end) else { return nil }
+            return ((key, i..<valueEnd), valueEnd)
         }
     }
 
     /// The elements of the array at `range`, each without surrounding space.
     public func elements(_ range: Range<Int>) -> [Range<Int>]? {
-        var i = skipSpace(range.lowerBound, range.upperBound)
-        guard i < range.upperBound, bytes[i] == UInt8(ascii: "[") else { return nil }
-        i = skipSpace(i + 1, range.upperBound)
-        var out: [Range<Int>] = []
-        if i < range.upperBound, bytes[i] == UInt8(ascii: "]") {
-            return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
+        items(range, open: UInt8(ascii: "["), close: UInt8(ascii: "]")) { start in
+            skipValue(start, range.upperBound).map { (start..<$0, $0) }
+        }
+    }
+
+    /// The comma-separated items of the object or array at `range` (between `open` and `close`, which end the
+    /// range but for space), each read by `item` from its first byte: the item and where it ends, or `nil`.
+    private func items<Item>(
+        _ range: Range<Int>, open: UInt8, close: UInt8, _ item: (_ start: Int) -> (Item, end: Int)?
+    ) -> [Item]? {
+        let end = range.upperBound
+        var i = skipSpace(range.lowerBound, end)
+        guard i < end, bytes[i] == open else { return nil }
+        i = skipSpace(i + 1, end)
+        var out: [Item] = []
+        if i < end, bytes[i] == close {
+            return skipSpace(i + 1, end) == end ? out : nil
         }
         while true {
-            guard let end = skipValue(i, range.upperBound) else { return nil }
-            out.append(i..<end)
-            i = skipSpace(end, range.upperBound)
-            guard i < range.upperBound else { return nil }
-            if bytes[i] == UInt8(ascii: "]") {
-                return skipSpace(i + 1, range.upperBound) == range.upperBound ? out : nil
+            guard let (value, valueEnd) = item(i) else { return nil }
+            out.append(value)
+            i = skipSpace(valueEnd, end)
+            guard i < end else { return nil }
+            if bytes[i] == close {
+                return skipSpace(i + 1, end) == end ? out : nil
             }
             guard bytes[i] == UInt8(ascii: ",") else { return nil }
-            i = skipSpace(i + 1, range.upperBound)
+            i = skipSpace(i + 1, end)
         }
     }
 

@@ -44,13 +44,7 @@ enum RequestHeadRules {
                 "request target '\(shown(target))' holds \(describe(target, at: index)); "
                     + "percent-encode it (%\(hex(byte)))")
         }
-        if let offset = firstInvalidUTF8(target) {
-            let byte = target[target.index(target.startIndex, offsetBy: offset)]
-            return .badRequest(
-                "request target '\(shown(target))' is not UTF-8 (byte 0x\(hex(byte)) at offset \(offset)); "
-                    + "percent-encode such bytes (%\(hex(byte))), the server passes on only what it can keep as sent")
-        }
-        return nil
+        return notUTF8(target, "request target '\(shown(target))'") { "percent-encode such bytes (%\(hex($0)))" }
     }
 
     /// `nil` when `name` is a token and `value` holds no control byte other than tab and is UTF-8.
@@ -72,13 +66,19 @@ enum RequestHeadRules {
                 "value of header field '\(shown(name))' holds \(describe(value, at: index)) "
                     + "(RFC 9110 section 5.5); remove it or encode the value")
         }
-        if let offset = firstInvalidUTF8(value) {
-            let byte = value[value.index(value.startIndex, offsetBy: offset)]
-            return .badRequest(
-                "value of header field '\(shown(name))' is not UTF-8 (byte 0x\(hex(byte)) at offset \(offset)); "
-                    + "send UTF-8 or encode the value, the server passes on only what it can keep as sent")
-        }
-        return nil
+        return notUTF8(value, "value of header field '\(shown(name))'") { _ in "send UTF-8 or encode the value" }
+    }
+
+    /// The refusal of `bytes` (`what`, as the message names them) when they are not UTF-8, at the first byte that
+    /// is not, with `fix` of that byte; `nil` when they are.
+    private static func notUTF8<Bytes: Collection<UInt8>>(
+        _ bytes: Bytes, _ what: String, fix: (UInt8) -> String
+    ) -> Refusal? {
+        guard let offset = firstInvalidUTF8(bytes) else { return nil }
+        let byte = bytes[bytes.index(bytes.startIndex, offsetBy: offset)]
+        return .badRequest(
+            "\(what) is not UTF-8 (byte 0x\(hex(byte)) at offset \(offset)); "
+                + "\(fix(byte)), the server passes on only what it can keep as sent")
     }
 
     /// The refusal for a message with more than `limit` header fields.

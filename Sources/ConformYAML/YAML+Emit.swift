@@ -81,19 +81,12 @@ struct Emitter {
             output += properties(node)
             scalar(node, contentIndent: indent)
         case .sequence(let items) where !items.isEmpty:
-            if let tag = node.tag {
-                output += Self.tagText(tag) + "\n"
-                sequence(items, indent: indent, firstInline: false)
-            } else {
-                sequence(items, indent: indent, firstInline: true)
-            }
+            // A tag stands alone on the item's line; an untagged collection starts on it.
+            if let tag = node.tag { output += Self.tagText(tag) + "\n" }
+            sequence(items, indent: indent, firstInline: node.tag == nil)
         case .mapping(let pairs) where !pairs.isEmpty:
-            if let tag = node.tag {
-                output += Self.tagText(tag) + "\n"
-                mapping(pairs, indent: indent, firstInline: false)
-            } else {
-                mapping(pairs, indent: indent, firstInline: true)
-            }
+            if let tag = node.tag { output += Self.tagText(tag) + "\n" }
+            mapping(pairs, indent: indent, firstInline: node.tag == nil)
         default:
             output += properties(node) + Self.emptyCollection(node) + "\n"
         }

@@ -32,7 +32,7 @@ import Testing
     static func uses(_ m: MatchSpec, _ test: (MatchSpec) -> Bool) -> Bool {
         if test(m) { return true }
         switch m {
-        case .object(let fields, _): return fields.contains { uses($0.matcher, test) }
+        case .object(let fields, _): return fields.contains { uses($0.value, test) }
         case .array(let e), .oneOf(let e), .contains(let e), .anyOrder(let e), .allOf(let e):
             return e.contains { uses($0, test) }
         case .length(let inner), .not(let inner): return uses(inner, test)
@@ -151,7 +151,7 @@ import Testing
         func templatedKeys(_ m: MatchSpec) -> [String] {
             switch m {
             case .object(let fields, _):
-                return fields.filter { $0.key.contains("{{") }.map(\.key) + fields.flatMap { templatedKeys($0.matcher) }
+                return fields.filter { $0.key.contains("{{") }.map(\.key) + fields.flatMap { templatedKeys($0.value) }
             case .array(let e), .oneOf(let e), .contains(let e), .anyOrder(let e), .allOf(let e):
                 return e.flatMap(templatedKeys)
             case .length(let inner), .not(let inner): return templatedKeys(inner)

@@ -15,8 +15,8 @@ import Testing
                     [
                         MatchField(
                             key: "userIdentity",
-                            matcher: .object(
-                                [MatchField(key: "externalUserId", matcher: .literal(.text("u")))], strict: false))
+                            value: .object(
+                                [MatchField(key: "externalUserId", value: .literal(.text("u")))], strict: false))
                     ], strict: false))
         )
         let request = try spec.render(in: scope)
@@ -36,7 +36,7 @@ import Testing
                     severity: .must,
                     expectation: ResponseSpec(
                         status: .literal(.int(200)), headers: [("Content-Type", .regex(Template(literal: "json")))],
-                        body: .json(.object([MatchField(key: "pushRegId", matcher: .type("string"))], strict: false)))),
+                        body: .json(.object([MatchField(key: "pushRegId", value: .type("string"))], strict: false)))),
                 CheckGroup(severity: .assumed, decision: "D1", expectation: ResponseSpec(status: .literal(.int(201)))),
             ],
             captures: [
@@ -73,7 +73,7 @@ import Testing
             method: .text("PATCH"), url: .string(try Template(parsing: "http://x/mobile/1/appinstance/{{ reg }}")),
             query: [("rt", .oneOf([.literal(.text("0")), .literal(.text("false"))]))],
             headers: [("Authorization", .regex(Template(literal: "^App ")))],
-            body: .json(.object([MatchField(key: "isPrimary", matcher: .literal(.bool(true)))], strict: false))
+            body: .json(.object([MatchField(key: "isPrimary", value: .literal(.bool(true)))], strict: false))
         )
         let android = HTTPRequest(
             method: .post, url: "/mobile/1/appinstance/r1?rt=false",
@@ -87,7 +87,7 @@ import Testing
             ])
         let response = try ResponseSpec(
             status: .literal(.int(201)),
-            body: .json(.object([MatchField(key: "ok", matcher: .literal(.bool(true)))], strict: false))
+            body: .json(.object([MatchField(key: "ok", value: .literal(.bool(true)))], strict: false))
         ).render(in: scope)
         #expect(response.status == 201)
         #expect(response.headerFields["Content-Length"] == "11")

@@ -16,9 +16,9 @@ import Testing
     }
 
     @Test func objectsMatchPartiallyByDefaultAndStrictlyOnRequest() {
-        let m = MatchSpec.object([MatchField(key: "a", matcher: .literal(.int(1)))], strict: false)
+        let m = MatchSpec.object([MatchField(key: "a", value: .literal(.int(1)))], strict: false)
         #expect(m.matches(["a": 1, "b": 2], in: scope))
-        let strict = MatchSpec.object([MatchField(key: "a", matcher: .literal(.int(1)))], strict: true)
+        let strict = MatchSpec.object([MatchField(key: "a", value: .literal(.int(1)))], strict: true)
         let mismatches = strict.mismatches(["a": 1, "b": 2], in: scope)
         #expect(
             mismatches == [
@@ -32,12 +32,12 @@ import Testing
             [
                 MatchField(
                     key: "requestError",
-                    matcher: .object(
+                    value: .object(
                         [
                             MatchField(
                                 key: "serviceException",
-                                matcher: .object(
-                                    [MatchField(key: "messageId", matcher: .literal(.text("NO_REGISTRATION")))],
+                                value: .object(
+                                    [MatchField(key: "messageId", value: .literal(.text("NO_REGISTRATION")))],
                                     strict: false))
                         ], strict: false))
             ], strict: false)
@@ -106,7 +106,7 @@ import Testing
         #expect(!MatchSpec.any.matches(nil, in: scope))
         #expect(MatchSpec.absent.matches(nil, in: scope))
         #expect(paths(.absent, 1) == ["$"])
-        let m = MatchSpec.object([MatchField(key: "externalUserId", matcher: .absent)], strict: false)
+        let m = MatchSpec.object([MatchField(key: "externalUserId", value: .absent)], strict: false)
         #expect(m.matches(["type": "LEAD"], in: scope))
         #expect(!m.matches(["externalUserId": "x"], in: scope))
     }
@@ -130,7 +130,7 @@ import Testing
 
     @Test func arrayContainsAnyOrderAndLength() {
         let contains = MatchSpec.contains([
-            .object([MatchField(key: "isPrimary", matcher: .literal(.bool(true)))], strict: false)
+            .object([MatchField(key: "isPrimary", value: .literal(.bool(true)))], strict: false)
         ])
         #expect(contains.matches([["isPrimary": false], ["isPrimary": true]], in: scope))
         #expect(!contains.matches([["isPrimary": false]], in: scope))
@@ -152,8 +152,8 @@ import Testing
     @Test func literalsRenderButOperatorsDoNot() throws {
         let m = MatchSpec.object(
             [
-                MatchField(key: "id", matcher: .literal(.string(try Template(parsing: "{{ user }}")))),
-                MatchField(key: "gone", matcher: .absent),
+                MatchField(key: "id", value: .literal(.string(try Template(parsing: "{{ user }}")))),
+                MatchField(key: "gone", value: .absent),
             ], strict: false)
         #expect(try m.render(in: scope) == ["id": "ana"])
         #expect(throws: TemplateError.self) { try MatchSpec.regex(Template(literal: "x")).render(in: scope) }
@@ -173,7 +173,7 @@ import Testing
         for value: JSONValue in ["ana", 0, .bool(false), ["x"], ["a": 1]] {
             #expect(!MatchSpec.noValue.matches(value, in: scope))
         }
-        let m = MatchSpec.object([MatchField(key: "externalUserId", matcher: .noValue)], strict: false)
+        let m = MatchSpec.object([MatchField(key: "externalUserId", value: .noValue)], strict: false)
         #expect(
             m.mismatches(["externalUserId": "ana"], in: scope) == [
                 Mismatch(path: "$.externalUserId", expected: "no value (absent, null or empty)", actual: "\"ana\"")
@@ -182,7 +182,7 @@ import Testing
 
     @Test func noValueIsLeftOutWhenRenderedAndHasNoExample() throws {
         let m = MatchSpec.object(
-            [MatchField(key: "a", matcher: .noValue), MatchField(key: "b", matcher: .literal(.int(1)))], strict: false)
+            [MatchField(key: "a", value: .noValue), MatchField(key: "b", value: .literal(.int(1)))], strict: false)
         #expect(try m.render(in: scope) == ["b": 1])
         #expect(m.example(in: scope) == ["b": 1])
     }
@@ -192,12 +192,12 @@ import Testing
     @Test func anAlternativeThatAcceptsAbsenceAcceptsAnAbsentMember() {
         let scope = TemplateScope(values: [:])
         let m = MatchSpec.object(
-            [MatchField(key: "isPrimary", matcher: .oneOf([.literal(.bool(false)), .noValue]))], strict: false)
+            [MatchField(key: "isPrimary", value: .oneOf([.literal(.bool(false)), .noValue]))], strict: false)
         #expect(m.matches(["isPrimary": false], in: scope))
         #expect(m.matches(["isPrimary": .null], in: scope))
         #expect(m.matches(.object(JSONObject()), in: scope))
         #expect(!m.matches(["isPrimary": true], in: scope))
-        let strict = MatchSpec.object([MatchField(key: "a", matcher: .oneOf([.literal(.int(1))]))], strict: false)
+        let strict = MatchSpec.object([MatchField(key: "a", value: .oneOf([.literal(.int(1))]))], strict: false)
         #expect(!strict.matches(.object(JSONObject()), in: scope))
     }
 }

@@ -204,7 +204,7 @@ import Testing
             Issue.record("no JSON expectation")
             return
         }
-        #expect(fields.map(\.matcher) == [.noValue, .noValue])
+        #expect(fields.map(\.value) == [.noValue, .noValue])
     }
 
     @Test func untilNeedsChecksAndGetsTheDefaultWindow() throws {

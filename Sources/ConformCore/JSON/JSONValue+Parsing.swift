@@ -165,12 +165,8 @@ private struct JSONParser {
         try hold(Self.objectCost)
         index += 1
         var object = JSONObject()
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(object)
-        }
-        while true {
+        if closes(UInt8(ascii: "}")) { return .object(object) }
+        repeat {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
             let key = try heldString()
@@ -180,17 +176,8 @@ private struct JSONParser {
             index += 1
             skipWhitespace()
             object[key] = try parseValue()
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input in an object") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(object)
-            } else {
-                throw error("expected ',' or '}'")
-            }
-        }
+        } while try another(before: UInt8(ascii: "}"), in: "an object")
+        return .object(object)
     }
 
     mutating func parseArray() throws(JSONParseError) -> JSONValue {
@@ -199,24 +186,36 @@ private struct JSONParser {
         try hold(Self.arrayCost)
         index += 1
         var array: [JSONValue] = []
-        skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(array)
-        }
-        while true {
+        if closes(UInt8(ascii: "]")) { return .array(array) }
+        repeat {
             skipWhitespace()
             array.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input in an array") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(array)
-            } else {
-                throw error("expected ',' or ']'")
-            }
+        } while try another(before: UInt8(ascii: "]"), in: "an array")
+        return .array(array)
+    }
+
+    /// Whether the object or array just opened is empty: `close` follows (then read) after any space.
+    mutating func closes(_ close: UInt8) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == close else { return false }
+        index += 1
+        return true
+    }
+
+    /// After an item of `container` (an object or array ending at `close`): `true` past a comma, when another
+    /// item follows, `false` past `close`; anything else is an error.
+    mutating func another(before close: UInt8, in container: String) throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of input in \(container)") }
+        switch bytes[index] {
+        case UInt8(ascii: ","):
+            index += 1
+            return true
+        case close:
+            index += 1
+            return false
+        default:
+            throw error("expected ',' or '\(Character(Unicode.Scalar(close)))'")
         }
     }
 

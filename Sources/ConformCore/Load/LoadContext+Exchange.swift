@@ -121,7 +121,7 @@ extension LoadContext {
                 return .object(
                     pairs.compactMap { pair in
                         guard let key = pair.key.scalarString else { return nil }
-                        return MatchField(key: key, matcher: matcher(pair.value))
+                        return MatchField(key: key, value: matcher(pair.value))
                     }, strict: false)
             }
             if operatorKeys.count != keys.count {

@@ -52,12 +52,7 @@ extension LoadContext {
         var variables: [Variable] = []
         if let node = value(pairs, "vars"), let vars = mapping(node, "vars") {
             for pair in vars {
-                guard let name = pair.key.scalarString else { continue }
-                if !isIdentifier(name) {
-                    error(
-                        pair.key, "invalid variable name '\(name)'",
-                        help: "use letters, digits and '_', starting with a letter")
-                }
+                guard let name = name(of: pair, "variable") else { continue }
                 let v = templateValue(pair.value)
                 declare(name)
                 variables.append(Variable(name: name, defaultValue: v, mark: pair.key.mark))
@@ -210,12 +205,11 @@ extension LoadContext {
         }
         if let a = value(pairs, "assume"), let groups = mapping(a, "assume") {
             for pair in groups {
-                guard let id = pair.key.scalarString else { continue }
-                if !isDecisionID(id) {
-                    error(
-                        pair.key, "'\(id)' is not a decision id",
+                guard
+                    let id = key(
+                        of: pair, valid: isDecisionID, { "'\($0)' is not a decision id" },
                         help: "key each assumption by the decision it rests on, e.g. 'D1:'")
-                }
+                else { continue }
                 // One assumption per fact: a decision may list its facts, each a group judged and reported apart,
                 // so that missing one cannot hide missing another.
                 let facts = pair.value.sequenceItems ?? [pair.value]
@@ -295,12 +289,7 @@ extension LoadContext {
         guard let pairs = mapping(node, "capture") else { return [] }
         var out: [Capture] = []
         for pair in pairs {
-            guard let name = pair.key.scalarString else { continue }
-            if !isIdentifier(name) {
-                error(
-                    pair.key, "invalid capture name '\(name)'",
-                    help: "use letters, digits and '_', starting with a letter")
-            }
+            guard let name = name(of: pair, "capture") else { continue }
             declare(name)
             if case .scalar(let text, _) = pair.value.kind {
                 guard let source = Self.captureSource(text), text.hasPrefix("$") else {
@@ -343,6 +332,25 @@ extension LoadContext {
     static func captureSource(_ text: String) -> Capture.Source? {
         if let pattern = JSONPathPattern(text), pattern.hasWildcard { return .matches(pattern) }
         return JSONPath(parsing: text).map { .json($0) }
+    }
+}
+
+extension LoadContext {
+    /// The key of `pair`, `nil` when it is no scalar; one that is not `valid` is reported, `problem` saying why.
+    mutating func key(
+        of pair: YAMLNode.Pair, valid: (String) -> Bool, _ problem: (String) -> String, help: String
+    ) -> String? {
+        guard let key = pair.key.scalarString else { return nil }
+        if !valid(key) { error(pair.key, problem(key), help: help) }
+        return key
+    }
+
+    /// The name `pair` declares (a `what`: a variable, a capture), as ``key(of:valid:_:help:)`` reads it: one that
+    /// is not an identifier is reported.
+    mutating func name(of pair: YAMLNode.Pair, _ what: String) -> String? {
+        key(
+            of: pair, valid: isIdentifier, { "invalid \(what) name '\($0)'" },
+            help: "use letters, digits and '_', starting with a letter")
     }
 }
 

@@ -56,7 +56,7 @@ extension MatchSpec {
         case .object(let fields, let strictHere):
             guard case .object(let object) = actual else { return fail("an object", "got \(actual.typeName)") }
             for field in fields {
-                field.matcher.collect(
+                field.value.collect(
                     object[field.key], path: MatchSpec.join(path, key: field.key), scope: scope, strict: strict,
                     into: &out)
             }

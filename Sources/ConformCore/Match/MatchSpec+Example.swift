@@ -10,7 +10,7 @@ extension MatchSpec {
         case .object(let fields, _):
             var out = JSONObject()
             for field in fields {
-                if let value = field.matcher.example(in: scope) { out[field.key] = value }
+                if let value = field.value.example(in: scope) { out[field.key] = value }
             }
             return .object(out)
         case .array(let elements), .contains(let elements), .anyOrder(let elements):

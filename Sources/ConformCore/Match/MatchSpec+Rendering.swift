@@ -6,9 +6,9 @@ extension MatchSpec {
         case .object(let fields, _):
             var out = JSONObject()
             for field in fields {
-                if case .absent = field.matcher { continue }
-                if case .noValue = field.matcher { continue }
-                out[field.key] = try field.matcher.render(in: scope)
+                if case .absent = field.value { continue }
+                if case .noValue = field.value { continue }
+                out[field.key] = try field.value.render(in: scope)
             }
             return .object(out)
         case .array(let elements):
@@ -32,7 +32,7 @@ extension MatchSpec {
     public var referencedNames: [String] {
         switch self {
         case .literal(let t): t.referencedNames
-        case .object(let f, _): f.flatMap(\.matcher.referencedNames)
+        case .object(let f, _): f.flatMap(\.value.referencedNames)
         case .array(let e), .oneOf(let e), .contains(let e), .anyOrder(let e), .allOf(let e):
             e.flatMap(\.referencedNames)
         case .regex(let t): t.referencedNames

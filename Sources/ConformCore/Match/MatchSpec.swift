@@ -56,16 +56,8 @@ public indirect enum MatchSpec: Sendable, Hashable {
     }
 }
 
-/// One member of an object matcher.
-public struct MatchField: Sendable, Hashable {
-    public var key: String
-    public var matcher: MatchSpec
-
-    public init(key: String, matcher: MatchSpec) {
-        self.key = key
-        self.matcher = matcher
-    }
-}
+/// One member of an object matcher: its key and the matcher of its value.
+public typealias MatchField = ObjectMember<MatchSpec>
 
 /// Numeric bounds; each side optional, inclusive or not.
 public struct NumericRange: Sendable, Hashable, CustomStringConvertible {

@@ -71,7 +71,7 @@ public struct Binder: Sendable {
             var out: [Mismatch] = []
             for field in fields {
                 out += mismatches(
-                    field.matcher, object[field.key], at: MatchSpec.join(path, key: field.key), text: false)
+                    field.value, object[field.key], at: MatchSpec.join(path, key: field.key), text: false)
             }
             if strict {
                 let keys = Set(fields.map(\.key))

@@ -63,7 +63,7 @@ extension Suite {
     static func credentialNames(in spec: MatchSpec, _ functions: [String: TemplateFunction]) -> [String] {
         switch spec {
         case .literal(let value): credentialNames(in: value, functions)
-        case .object(let fields, _): fields.flatMap { credentialNames(in: $0.matcher, functions) }
+        case .object(let fields, _): fields.flatMap { credentialNames(in: $0.value, functions) }
         case .array(let items), .oneOf(let items), .allOf(let items):
             items.flatMap { credentialNames(in: $0, functions) }
         default: []

@@ -60,15 +60,7 @@ public indirect enum TemplateValue: Sendable, Hashable {
 }
 
 /// One member of a templated object.
-public struct TemplateField: Sendable, Hashable {
-    public var key: String
-    public var value: TemplateValue
-
-    public init(key: String, value: TemplateValue) {
-        self.key = key
-        self.value = value
-    }
-}
+public typealias TemplateField = ObjectMember<TemplateValue>
 
 extension TemplateValue: CustomStringConvertible {
     /// The value as written, templates unrendered.

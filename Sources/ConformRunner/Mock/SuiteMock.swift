@@ -254,7 +254,7 @@ public final class SuiteMock: HTTPHandler {
     static func specificity(_ spec: RequestSpec) -> Int {
         func leaves(_ m: MatchSpec) -> Int {
             switch m {
-            case .object(let fields, _): fields.reduce(0) { $0 + leaves($1.matcher) }
+            case .object(let fields, _): fields.reduce(0) { $0 + leaves($1.value) }
             case .array(let items): items.reduce(0) { $0 + leaves($1) }
             default: 1
             }

@@ -18,7 +18,7 @@ struct HARLayout {
             return scanner.document()
         }
     }
-    private struct Scanner {
+    private struct Scanner: ByteCursor {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
@@ -70,27 +70,12 @@ struct HARLayout {
         }
 
         mutating func entries(into layout: inout HARLayout) -> Bool {
-            guard peek == UInt8(ascii: "[") else { return false }
-            index += 1
-            skipWhitespace()
-            if peek == UInt8(ascii: "]") {
-                index += 1
+            items(open: UInt8(ascii: "["), close: UInt8(ascii: "]")) { scanner in
+                guard scanner.peek == UInt8(ascii: "{") else { return false }
+                let start = scanner.index
+                guard scanner.skipValue() else { return false }
+                layout.entries.append(start..<scanner.index)
                 return true
-            }
-            while true {
-                skipWhitespace()
-                guard peek == UInt8(ascii: "{") else { return false }
-                let start = index
-                guard skipValue() else { return false }
-                layout.entries.append(start..<index)
-                skipWhitespace()
-                switch peek {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "]"):
-                    index += 1
-                    return true
-                default: return false
-                }
             }
         }
 
@@ -103,41 +88,7 @@ struct HARLayout {
 
         /// Walks an object's members, handing each key (without escapes) to `member` with the index at its value.
         mutating func members(_ member: (String, inout Scanner) -> Bool) -> Bool {
-            guard peek == UInt8(ascii: "{") else { return false }
-            index += 1
-            skipWhitespace()
-            if peek == UInt8(ascii: "}") {
-                index += 1
-                return true
-            }
-            while true {
-                skipWhitespace()
-                guard peek == UInt8(ascii: "\""), let key = plainKey() else { return false }
-                skipWhitespace()
-                guard peek == UInt8(ascii: ":") else { return false }
-                index += 1
-                skipWhitespace()
-                guard member(key, &self) else { return false }
-                skipWhitespace()
-                switch peek {
-                case UInt8(ascii: ","): index += 1
-                case UInt8(ascii: "}"):
-                    index += 1
-                    return true
-                default: return false
-                }
-            }
-        }
-
-        var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-        mutating func skipWhitespace() {
-            while index < bytes.count,
-                bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D
-                    || bytes[index] == 0x09
-            {
-                index += 1
-            }
+            members(key: { $0.plainKey() }, member)
         }
 
         /// A key at the opening quote, when it has no escapes.

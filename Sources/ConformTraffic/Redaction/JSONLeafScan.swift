@@ -44,7 +44,7 @@ struct JSONLeafScan: ByteCursor {
         return body.withUnsafeBytes { raw -> Data? in
             var scan = JSONLeafScan(raw.assumingMemoryBound(to: UInt8.self), leaf: leaf)
             guard scan.value(key: nil, depth: 0) else { return nil }
-            scan.skipSpace()
+            scan.skipWhitespace()
             guard scan.index == scan.bytes.count else { return nil }
             if scan.edits.isEmpty { return body }
             guard scan.compact else { return nil }
@@ -79,7 +79,8 @@ struct JSONLeafScan: ByteCursor {
         return out
     }
 
-    private mutating func skipSpace() {
+    /// Steps over white space, which the tree would not write: the text is then not compact.
+    mutating func skipWhitespace() {
         while index < bytes.count, Redactor.isJSONSpace(bytes[index]) {
             compact = false
             index += 1
@@ -118,35 +119,9 @@ struct JSONLeafScan: ByteCursor {
 
     private mutating func object(depth: Int) -> Bool {
         guard depth <= Self.maxDepth else { return false }
-        index += 1
         let first = names.count
         defer { names.removeSubrange(first...) }
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return true
-        }
-        while true {
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let name = memberName(after: first) else {
-                return false
-            }
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
-            index += 1
-            skipSpace()
-            guard value(key: name, depth: depth) else { return false }
-            skipSpace()
-            guard index < bytes.count else { return false }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return true
-            } else {
-                return false
-            }
-        }
+        return members(key: { $0.memberName(after: first) }) { name, scan in scan.value(key: name, depth: depth) }
     }
 
     /// A member's name, without escapes and not already a name of this object (whose names start at `first`).
@@ -169,25 +144,8 @@ struct JSONLeafScan: ByteCursor {
 
     private mutating func array(key: String?, depth: Int) -> Bool {
         guard depth <= Self.maxDepth else { return false }
-        index += 1
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return true
-        }
-        while true {
-            skipSpace()
-            guard value(key: nil, arrayKey: key, depth: depth) else { return false }
-            skipSpace()
-            guard index < bytes.count else { return false }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return true
-            } else {
-                return false
-            }
+        return items(open: UInt8(ascii: "["), close: UInt8(ascii: "]")) { scan in
+            scan.value(key: nil, arrayKey: key, depth: depth)
         }
     }
 

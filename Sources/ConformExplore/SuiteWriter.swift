@@ -90,19 +90,44 @@ struct SuiteWriter: Sendable {
     private func fill(
         _ op: ExploreOperation, _ step: ExploreStep, text: Int, sub: Int, captured: [String: String]
     ) -> String {
-        var request = op.request.replacingOccurrences(of: "<userAuth>", with: application.userAuthorization)
-        var pairs: [(String, String)] = [
-            ("<device>", "{{ d\(step.device + 1) }}"), ("<other>", "{{ d\(step.other + 1) }}"),
-            ("<personVariable>", "p\(step.person + 1)"), ("<person>", "{{ p\(step.person + 1) }}"),
-            ("<tag>", "{{ g\(step.person + 1) }}"),
-            ("<text>", "{{ t\(text) }}"), ("<sub>", "p\(sub + 1)"),
-        ]
+        var values: [String: String] = [:]
         for (parameter, choice) in zip(op.parameters, step.choices) {
-            let value = parameter.captured == nil ? parameter.values[choice] : captured[parameter.name] ?? ""
-            pairs.append(("<\(parameter.name)>", value))
+            values[parameter.name] =
+                parameter.captured == nil ? parameter.values[choice] : captured[parameter.name] ?? ""
         }
-        for (placeholder, value) in pairs { request = request.replacingOccurrences(of: placeholder, with: value) }
-        return request
+        values["device"] = "{{ d\(step.device + 1) }}"
+        values["other"] = "{{ d\(step.other + 1) }}"
+        values["personVariable"] = "p\(step.person + 1)"
+        values["person"] = "{{ p\(step.person + 1) }}"
+        values["tag"] = "{{ g\(step.person + 1) }}"
+        values["text"] = "{{ t\(text) }}"
+        values["sub"] = "p\(sub + 1)"
+        // The application's authorization names placeholders of its own (`<sub>`).
+        values["userAuth"] = Self.expand(application.userAuthorization, values)
+        return Self.expand(op.request, values)
+    }
+
+    /// `text` with every `<name>` whose name `values` has replaced by its value, in one pass; any other `<`
+    /// stays as it is.
+    static func expand(_ text: String, _ values: [String: String]) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 64)
+        var rest = text[...]
+        while let open = rest.firstIndex(of: "<") {
+            out += rest[..<open]
+            let afterOpen = rest.index(after: open)
+            guard let close = rest[afterOpen...].firstIndex(of: ">"),
+                let value = values[String(rest[afterOpen..<close])]
+            else {
+                out += "<"
+                rest = rest[afterOpen...]
+                continue
+            }
+            out += value
+            rest = rest[rest.index(after: close)...]
+        }
+        out += rest
+        return out
     }
 
     private func quoted(_ value: String) -> String { JSONValue.string(value).serialized() }

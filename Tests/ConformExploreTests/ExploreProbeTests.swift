@@ -102,4 +102,15 @@ import Testing
         #expect(names("jwt").subtracting(jwtOnly) == names("all"))
         #expect(names("jwt").count == operations.count)
     }
+
+    /// A request's placeholders are filled in one pass: a known `<name>` by its value (not filled again), anything
+    /// else between `<` and `>` left as it is.
+    @Test func placeholdersAreFilledOnceInOnePass() {
+        let values = ["device": "{{ d1 }}", "held": "<device>", "sub": "p1"]
+        #expect(
+            SuiteWriter.expand("url: /<device>/x?<held>&<unknown> a<b <sub>>", values)
+                == "url: /{{ d1 }}/x?<device>&<unknown> a<b p1>")
+        #expect(SuiteWriter.expand("<", values) == "<")
+        #expect(SuiteWriter.expand("<sub", values) == "<sub")
+    }
 }

@@ -1,6 +1,7 @@
 import ConformCLI
 import ConformCore
 import ConformReport
+import ConformTestSupport
 import Foundation
 import Testing
 
@@ -78,32 +79,26 @@ import Testing
         }
     }
 
+    /// The mock runs as the built binary and is stopped with Ctrl-C once the client's run has ended, as a user
+    /// stops it: the session ends on that event, not on a timeout a loaded machine could reach first.
     @Test func aMockSessionReportsStepsNotReachedAndRequestsNotPlaced() async throws {
-        try await withDirectory { directory in
-            let json = directory.appendingPathComponent("mock.json")
-            let out = MemorySink()
-            let mock = Task {
-                await ConformCommand.main(
-                    [
-                        "conform", "mock", "suites/01-registration.yaml", "--until-done", "--timeout", "15",
-                        "--report", "json:\(json.path)",
-                    ], io: io(out))
-            }
-            var url: String?
-            for _ in 0..<400 where url == nil {
-                try await Task.sleep(for: .milliseconds(25))
-                url = out.text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("http://") }.map(String.init)
-            }
-            let base = try #require(url)
-            _ = await ConformCommand.main(
-                ["conform", "run", "suites/03-logout.yaml", "--target", base], io: io(MemorySink()))
-            #expect(await mock.value == 1)
-            let report = try JSONValue.parse(Data(contentsOf: json))
-            #expect(report["exitCode"] == .int(1))
-            let suites = report["suites"]?.arrayValue ?? []
-            #expect(suites.contains { $0["id"]?.stringValue == "unmatched" })
-            let steps = suites.flatMap { $0["steps"]?.arrayValue ?? [] }
-            #expect(steps.contains { $0["error"]?.stringValue == "no request reached this step" })
+        let scratch = try Scratch()
+        let json = scratch.path("mock.json")
+        let mock = try await offThePool {
+            try ConformProcess(
+                ["mock", "suites/01-registration.yaml", "--port", "0", "--report", "json:\(json)"],
+                scratch: scratch, banner: "Mocking ")
         }
+        let run = try await ChildProcess.output(
+            Self.root.path + "/.build/debug/conform", ["run", "suites/03-logout.yaml", "--target", mock.baseURL],
+            directory: Self.root)
+        let ended = try await offThePool { try mock.interrupt() }
+        #expect(ended.code == 1, "\(ended.out)\n--- run:\n\(run.output)")
+        let report = try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: json)))
+        #expect(report["exitCode"] == .int(1))
+        let suites = report["suites"]?.arrayValue ?? []
+        #expect(suites.contains { $0["id"]?.stringValue == "unmatched" }, "\(ended.out)\n--- run:\n\(run.output)")
+        let steps = suites.flatMap { $0["steps"]?.arrayValue ?? [] }
+        #expect(steps.contains { $0["error"]?.stringValue == "no request reached this step" })
     }
 }

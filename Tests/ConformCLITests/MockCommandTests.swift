@@ -35,29 +35,24 @@ import Testing
         #expect(mockOut.text.hasSuffix("Result: the client followed the suite\n"), "\(mockOut.text)")
     }
 
+    /// The client never completes the suite, so the session is ended with Ctrl-C once the client's run is over.
     @Test func aClientThatLeavesStepsOutIsReported() async throws {
-        let out = MemorySink()
-        let mock = Task {
-            await ConformCommand.main(
-                // The client never completes the suite, so the mock ends at its deadline: long enough for the
-                // client's requests to arrive on a busy machine.
-                ["conform", "mock", "suites/01-registration.yaml", "--until-done", "--timeout", "15"],
-                io: io(out, MemorySink()))
+        let scratch = try Scratch()
+        let mock = try await offThePool {
+            try ConformProcess(
+                ["mock", "suites/01-registration.yaml", "--port", "0"], scratch: scratch, banner: "Mocking ")
         }
-        var url: String?
-        for _ in 0..<400 where url == nil {
-            try await Task.sleep(for: .milliseconds(25))
-            url = out.text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("http://") }.map(String.init)
-        }
-        let base = try #require(url)
         // A different scenario against this mock: its requests do not follow the registration suite.
-        _ = await ConformCommand.main(
-            ["conform", "run", "suites/03-logout.yaml", "--target", base], io: io(MemorySink(), MemorySink()))
-        #expect(await mock.value == 1)
+        let run = try await ChildProcess.output(
+            Self.root.path + "/.build/debug/conform", ["run", "suites/03-logout.yaml", "--target", mock.baseURL],
+            directory: Self.root)
+        let ended = try await offThePool { try mock.interrupt() }
+        let out = ended.out
+        #expect(ended.code == 1, "\(out)\n--- run:\n\(run.output)")
         // The requests no step accepted are steps of the group `unmatched`; the steps no request reached fail.
-        #expect(out.text.contains("✘ unmatched  Requests no pending step accepted\n"), "\(out.text)")
-        #expect(out.text.contains("✘ registration  "), "\(out.text)")
-        #expect(out.text.contains("        no request reached this step\n"), "\(out.text)")
-        #expect(out.text.hasSuffix("Result: the client did not follow the suite\n"), "\(out.text)")
+        #expect(out.contains("✘ unmatched  Requests no pending step accepted\n"), "\(out)")
+        #expect(out.contains("✘ registration  "), "\(out)")
+        #expect(out.contains("        no request reached this step\n"), "\(out)")
+        #expect(out.hasSuffix("Result: the client did not follow the suite\n"), "\(out)")
     }
 }

@@ -425,6 +425,11 @@ final class ConformProcess: @unchecked Sendable {
     /// Sends SIGINT and returns the exit code and both streams once the process ends.
     func interrupt() throws -> (code: Int32, out: String, err: String) {
         kill(process.processIdentifier, SIGINT)
+        return try waitForExit()
+    }
+
+    /// Waits for the process to end by itself and returns the exit code and both streams.
+    func waitForExit() throws -> (code: Int32, out: String, err: String) {
         process.waitUntilExit()
         return (
             process.terminationStatus, try String(contentsOfFile: stdout, encoding: .utf8),

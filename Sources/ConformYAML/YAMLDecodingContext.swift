@@ -42,7 +42,7 @@ extension YAMLDecodingContext {
 
     /// Reports keys not in `allowed`, with a "did you mean" when one is close.
     public mutating func checkKeys(_ pairs: [YAMLNode.Pair], allowed: [String], in what: String) {
-        _ = knownPairs(pairs, allowed: allowed, in: what)
+        for pair in pairs { _ = knownKey(pair, allowed: allowed, in: what) }
     }
 
     /// The pairs of a mapping whose keys are in `allowed`, reporting a node that is no mapping and every other key.
@@ -58,20 +58,25 @@ extension YAMLDecodingContext {
     )] {
         var known: [(key: String, value: YAMLNode)] = []
         for pair in pairs {
-            guard case .scalar(let key, _) = pair.key.kind else {
-                error(pair.key, "keys in \(what) must be plain text", id: .yamlWrongType)
-                continue
-            }
-            guard allowed.contains(key) else {
-                let help =
-                    closestMatch(to: key, in: allowed).map { "did you mean '\($0)'?" }
-                    ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
-                error(pair.key, "unknown key '\(key)' in \(what)", help: help, id: .yamlUnknownKey)
-                continue
-            }
-            known.append((key, pair.value))
+            if let key = knownKey(pair, allowed: allowed, in: what) { known.append((key, pair.value)) }
         }
         return known
+    }
+
+    /// The key of `pair` when it is in `allowed`; a key that is no scalar or not allowed is reported.
+    private mutating func knownKey(_ pair: YAMLNode.Pair, allowed: [String], in what: String) -> String? {
+        guard case .scalar(let key, _) = pair.key.kind else {
+            error(pair.key, "keys in \(what) must be plain text", id: .yamlWrongType)
+            return nil
+        }
+        guard allowed.contains(key) else {
+            let help =
+                closestMatch(to: key, in: allowed).map { "did you mean '\($0)'?" }
+                ?? "allowed keys in \(what): \(allowed.joined(separator: ", "))"
+            error(pair.key, "unknown key '\(key)' in \(what)", help: help, id: .yamlUnknownKey)
+            return nil
+        }
+        return key
     }
 
     /// The text of a non-null scalar, or a problem.

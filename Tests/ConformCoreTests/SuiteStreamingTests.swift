@@ -108,4 +108,58 @@ import Testing
         #expect(failure.diagnostics.contains { $0.message.contains("not both") })
         #expect(failure.diagnostics.contains { $0.message.contains("requets") })
     }
+
+    /// A long list of steps, `problems` of them misspelt, and a YAML syntax error after them when `broken`.
+    static func longSuite(steps: Int, problems: Set<Int> = [], broken: Bool = false) -> [UInt8] {
+        var text = "suite: long\ntitle: T\nvars: {appCode: c}\nsteps:\n"
+        for i in 0..<steps {
+            text += """
+                  - name: step \(i)
+                    \(problems.contains(i) ? "requets" : "request"):
+                      method: POST
+                      url: "{{ mobile }}/mobile/1/appinstance/\(i)?ri=true"
+                      headers: {Authorization: "App {{ appCode }}"}
+                      json: {"pushServiceToken": "t-\(i)", "n": \(i)}
+                    expect:
+                      status: \(problems.contains(i) ? "2x0" : "200")
+                      headers: {Content-Type: {$regex: "^application/json"}}
+                      json: {"regEnabled": true, "pushRegId": {"$type": "string"}}
+                    capture: {reg\(i % 3): $.pushRegId}
+
+                """
+        }
+        if broken { text += "  - name: [unclosed\n" }
+        return Array(text.utf8)
+    }
+
+    /// Steps built on a thread of their own give the suite, and the problems in file order, that steps built on the
+    /// parser's thread and a whole tree give; a syntax error after them is the same failure.
+    @Test(arguments: [false, true])
+    func stepsBuiltOnAThreadLoadAlike(broken: Bool) {
+        let (streaming, whole) = loaders()
+        var threaded = streaming
+        threaded.buildsOnAThread = true
+        var inline = streaming
+        inline.buildsOnAThread = false
+        for problems: Set<Int> in [[], [0, 63, 64, 65, 511, 1999]] {
+            let bytes = Self.longSuite(steps: 2_000, problems: problems, broken: broken)
+            #expect(bytes.count >= SuiteLoader.stepThreadMinimumBytes, "built on a thread by default")
+            let a = outcome(threaded, bytes)
+            #expect(a == outcome(inline, bytes))
+            #expect(a == outcome(whole, bytes))
+            #expect(a == outcome(streaming, bytes))
+            switch a {
+            case .success(let suite):
+                #expect(!broken && problems.isEmpty)
+                #expect(suite.stepCount == 2_000)
+                #expect(suite.flows.first?.steps.last?.name == "step 1999")
+            case .failure(let failure):
+                #expect(broken || !problems.isEmpty)
+                let lines = failure.diagnostics.compactMap { $0.mark?.line }
+                #expect(lines == lines.sorted())
+                // Each misspelt step is reported; a broken file stops at its syntax error.
+                if !broken { #expect(failure.diagnostics.count >= problems.count, "\(failure.diagnostics)") }
+            }
+        }
+    }
 }

@@ -292,7 +292,7 @@ extension LoadContext {
             guard let name = name(of: pair, "capture") else { continue }
             declare(name)
             if case .scalar(let text, _) = pair.value.kind {
-                guard let source = Self.captureSource(text), text.hasPrefix("$") else {
+                guard let source = sharedCaptureSource(text), text.hasPrefix("$") else {
                     error(
                         pair.value, "'\(text)' is not a JSON path",
                         help:
@@ -306,7 +306,7 @@ extension LoadContext {
             guard let spec = mapping(pair.value, "capture '\(name)'") else { continue }
             checkKeys(spec, allowed: ["json", "header", "status"], in: "capture '\(name)'")
             if let j = value(spec, "json"), let text = string(j, "json") {
-                if let source = Self.captureSource(text) {
+                if let source = sharedCaptureSource(text) {
                     out.append(Capture(name: name, source: source, mark: pair.key.mark))
                 } else {
                     error(
@@ -329,6 +329,14 @@ extension LoadContext {
 
 extension LoadContext {
     /// What a capture's path reads: one value, or with a wildcard (`[*]`, `.*`, `..name`) the list of every match.
+    /// ``captureSource(_:)`` once per text: a path written on many steps (`$.pushRegId`) is read once.
+    mutating func sharedCaptureSource(_ text: String) -> Capture.Source? {
+        if let known = captureSources[text] { return known }
+        let source = Self.captureSource(text)
+        if captureSources.count < Self.maxSharedTemplates { captureSources[text] = source }
+        return source
+    }
+
     static func captureSource(_ text: String) -> Capture.Source? {
         if let pattern = JSONPathPattern(text), pattern.hasWildcard { return .matches(pattern) }
         return JSONPath(parsing: text).map { .json($0) }

@@ -12,6 +12,12 @@ public struct SuiteLoader: Sendable {
     /// Whether steps become model steps as the parser completes each (the default: a file's whole tree is never
     /// held), or only once the whole tree is built. Both give the same suite and the same diagnostics.
     public var streamsSteps = true
+    /// Whether streamed steps are built on a thread of their own while the parser reads on: `nil` (the default)
+    /// for files of ``stepThreadMinimumBytes`` and more. Either way the suite and the diagnostics are the same.
+    public var buildsOnAThread: Bool?
+    /// Files from this size have their steps built on a thread of their own by default; a smaller one loads in
+    /// less time than a thread takes to start.
+    public static let stepThreadMinimumBytes = 32 * 1024
 
     public init(limits: YAMLLimits = .default, profile: ProtocolProfile = .none) {
         self.limits = limits
@@ -37,10 +43,21 @@ public struct SuiteLoader: Sendable {
     /// them go as soon as the parser is done, before the flows are put together.
     public func load(bytes: consuming [UInt8], file: String) throws(YAMLParseFailure) -> Suite {
         var context = LoadContext(file: file, profile: profile)
-        // Steps become model steps as the parser completes each one, so a file's whole tree is never held.
+        // Steps become model steps as the parser completes each one, so a file's whole tree is never held; a large
+        // file's are built on a thread of their own while the parser reads on.
         let streaming = streamsSteps ? Self.stepLists : YAML.ItemStream(paths: [])
-        let parsed = try YAML.parse(bytes, file: file, limits: limits, streaming: streaming) { item in
-            context.streamedStep(item)
+        let parsed: YAMLNode?
+        if streamsSteps, buildsOnAThread ?? (bytes.count >= Self.stepThreadMinimumBytes) {
+            let builder = StepBuilderThread(context: context)
+            let outcome = Result { () throws(YAMLParseFailure) in
+                try YAML.parse(bytes, file: file, limits: limits, streaming: streaming) { builder.take($0) }
+            }
+            context = builder.finish()
+            parsed = try outcome.get()
+        } else {
+            parsed = try YAML.parse(bytes, file: file, limits: limits, streaming: streaming) { item in
+                context.streamedStep(item)
+            }
         }
         _ = consume bytes
         guard let root = parsed else {
@@ -86,6 +103,8 @@ struct LoadContext: YAMLDecodingContext {
     /// parts are shared by every step that uses it, with the names and functions it uses worked out once.
     var templates: [String: (template: Template, names: [String], calls: [String])] = [:]
     static let maxSharedTemplates = 1 << 16
+    /// Capture paths read so far, by text, up to as many texts as templates.
+    var captureSources: [String: Capture.Source?] = [:]
     /// Matchers, values and named-matcher lists built so far, shared by the steps that build equal ones (none
     /// holds a mark, so equal ones are interchangeable).
     var matchers = Interner<MatchSpec>()

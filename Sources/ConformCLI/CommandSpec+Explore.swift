@@ -14,12 +14,8 @@ extension CommandSpec {
             """,
         options: [
             target,
-            OptionSpec(
-                "--fault", "NAME", .text(.words(faultNames)), repeatable: true,
-                help: "With the builtin target: switch on a named bug of the reference (repeatable)."),
-            OptionSpec(
-                "--variant", "NAME", .text(.words(variantNames)), repeatable: true,
-                help: "With the builtin target: switch on a conforming variant (repeatable; 'all')."),
+            .faults("With the builtin target: switch on a named bug of the reference (repeatable)."),
+            .variants("With the builtin target: switch on a conforming variant (repeatable; 'all')."),
             .variables("Set a variable of the generated suites (repeatable), e.g. appCode or apiKey."),
             OptionSpec(
                 "--seed", "N", .integer(0...4_294_967_295), usage: true,

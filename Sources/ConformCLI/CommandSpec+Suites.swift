@@ -4,8 +4,6 @@ import ConformRunner
 
 /// The declarations of the commands that play suites: `run`, `merge`, `validate`, `serve`, `mock`.
 extension CommandSpec {
-    static let faultNames = ReferenceFault.allCases.map(\.rawValue).sorted()
-    static let variantNames = ["all"] + ReferenceVariant.allCases.map(\.rawValue).sorted()
     static let suitesArgument = ArgumentSpec(name: "SUITES", help: "Suite files or directories (default: suites).")
     static let suiteExitCodes = """
         0 conforms, 1 at least one must/should mismatch, 2 cannot run (bad suite, I/O, unreachable
@@ -36,19 +34,17 @@ extension CommandSpec {
         arguments: [suitesArgument],
         options: [
             target,
-            OptionSpec(
-                "--fault", "NAME", .text(.words(faultNames)), repeatable: true,
-                help: """
-                    With the builtin target: switch on a named bug of the reference
-                    (repeatable), to see the suites catch it (docs/suites.md lists them).
-                    """),
-            OptionSpec(
-                "--variant", "NAME", .text(.words(variantNames)), repeatable: true,
-                help: """
-                    With the builtin target: switch on a behaviour a correct backend may have
-                    (repeatable; 'all' for every one), to see the suites still pass
-                    (docs/reference.md lists them).
-                    """),
+            .faults(
+                """
+                With the builtin target: switch on a named bug of the reference
+                (repeatable), to see the suites catch it (docs/suites.md lists them).
+                """),
+            .variants(
+                """
+                With the builtin target: switch on a behaviour a correct backend may have
+                (repeatable; 'all' for every one), to see the suites still pass
+                (docs/reference.md lists them).
+                """),
             .variables(
                 """
                 Set a suite variable (repeatable). The environment's CONFORM_VAR_NAME also
@@ -187,15 +183,12 @@ extension CommandSpec {
                     Applications from a YAML or JSON file (docs/reference.md); default: the four
                     built-in applications (all, jwt, restricted, restricted-access).
                     """),
-            OptionSpec(
-                "--fault", "NAME", .text(.words(faultNames)), repeatable: true, usage: true,
-                help: "Inject a named fault (repeatable), to see how suites catch it."),
-            OptionSpec(
-                "--variant", "NAME", .text(.words(variantNames)), repeatable: true, usage: true,
-                help: """
-                    Switch on a conforming variant (repeatable; 'all' for every one), e.g. chunked,
-                    latency or otherAssumedAnswers (docs/reference.md lists them).
-                    """),
+            .faults("Inject a named fault (repeatable), to see how suites catch it.", usage: true),
+            .variants(
+                """
+                Switch on a conforming variant (repeatable; 'all' for every one), e.g. chunked,
+                latency or otherAssumedAnswers (docs/reference.md lists them).
+                """, usage: true),
             OptionSpec(
                 "--threads", "N", .integer(1...64),
                 help: """
@@ -276,4 +269,19 @@ extension CommandSpec {
             --client-faults fails never reaches the suite: the step stays to be played until the client
             sends it again.
             """)
+}
+
+extension OptionSpec {
+    static let faultNames = ReferenceFault.allCases.map(\.rawValue).sorted()
+    static let variantNames = ["all"] + ReferenceVariant.allCases.map(\.rawValue).sorted()
+
+    /// `--fault NAME` (`diff`: `--fault-a`, `--fault-b`): a named bug of the builtin reference, repeatable.
+    static func faults(_ help: String, option: String = "--fault", usage: Bool = false) -> OptionSpec {
+        OptionSpec(option, "NAME", .text(.words(faultNames)), repeatable: true, usage: usage, help: help)
+    }
+
+    /// `--variant NAME`: a conforming variant of the builtin reference (`all`: every one), repeatable.
+    static func variants(_ help: String, usage: Bool = false) -> OptionSpec {
+        OptionSpec("--variant", "NAME", .text(.words(variantNames)), repeatable: true, usage: usage, help: help)
+    }
 }

@@ -194,12 +194,8 @@ extension CommandSpec {
             OptionSpec(
                 "--target", "TARGET", .text(.words(["builtin", "http://", "https://", "exec:"])), repeatable: true,
                 usage: true, usageValue: "A|B", help: "Exactly two: builtin, an http(s) URL or exec:CMD."),
-            OptionSpec(
-                "--fault-a", "NAME", .text(.words(faultNames)), repeatable: true,
-                help: "A reference fault for the first builtin target (repeatable)."),
-            OptionSpec(
-                "--fault-b", "NAME", .text(.words(faultNames)), repeatable: true,
-                help: "A reference fault for the second builtin target (repeatable)."),
+            .faults("A reference fault for the first builtin target (repeatable).", option: "--fault-a"),
+            .faults("A reference fault for the second builtin target (repeatable).", option: "--fault-b"),
             OptionSpec(
                 "--noise", "FILE", .text(.file), usage: true, help: "Noise rules (YAML) for recordings and responses."),
             noDefaultNoise,

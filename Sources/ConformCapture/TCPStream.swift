@@ -108,11 +108,7 @@ final class TCPStream {
     /// Bytes of the client's direction in order; `afterGap` when bytes before them were lost.
     func clientBytes(_ bytes: ArraySlice<UInt8>, at time: Double, afterGap: Bool, emit: (Pair) -> Void) {
         guard !stopped else { return }
-        if afterGap {
-            let at = toServer.firstLossAt ?? 0
-            guard resync else { return stop(.lost, "segments from the client lost at byte \(at); read up to there") }
-            resynchronise(after: "segments from the client lost at byte \(at)", gapFromClient: true, emit: emit)
-        }
+        if afterGap, !goesOn(afterLossFromClient: true, emit: emit) { return }
         if clientScan != nil { return scanClient(bytes, at: time, emit: emit) }
         if var trial = clientTrial {
             trial.chunks.append((Array(bytes), time))
@@ -136,14 +132,22 @@ final class TCPStream {
     /// Bytes of the server's direction in order.
     func serverBytes(_ bytes: ArraySlice<UInt8>, at time: Double, afterGap: Bool, emit: (Pair) -> Void) {
         guard !stopped else { return }
-        if afterGap {
-            let at = toClient.firstLossAt ?? 0
-            guard resync else { return stop(.lost, "segments from the server lost at byte \(at); read up to there") }
-            resynchronise(after: "segments from the server lost at byte \(at)", gapFromClient: false, emit: emit)
-        }
+        if afterGap, !goesOn(afterLossFromClient: false, emit: emit) { return }
         if serverScan != nil { return scanServer(bytes, at: time, emit: emit) }
         responses.feed(bytes, at: time)
         pump(emit: emit)
+    }
+
+    /// Bytes of one direction were lost: the stream stops there, unless it resynchronises; false when it stopped.
+    private func goesOn(afterLossFromClient fromClient: Bool, emit: (Pair) -> Void) -> Bool {
+        let at = (fromClient ? toServer.firstLossAt : toClient.firstLossAt) ?? 0
+        let lost = "segments from the \(fromClient ? "client" : "server") lost at byte \(at)"
+        guard resync else {
+            stop(.lost, "\(lost); read up to there")
+            return false
+        }
+        resynchronise(after: lost, gapFromClient: fromClient, emit: emit)
+        return true
     }
 
     /// The server's direction reached its FIN: a response read until close is complete.
@@ -204,25 +208,17 @@ final class TCPStream {
 
     /// Client bytes while looking for the first whole request line.
     private func scanClient(_ bytes: ArraySlice<UInt8>, at time: Double, emit: (Pair) -> Void) {
-        guard !stopped, var scan = clientScan else { return }
-        switch scan.feed(bytes, at: time) {
-        case .needMore:
-            clientScan = scan
-        case .gaveUp:
-            clientScan = nil
-            stop(
-                .missingStart,
-                "\(resyncReason ?? "resynchronising"): no whole HTTP/1.x request line in the first "
-                    + "\(limits.maxResyncBytes) bytes from the client; not read")
-        case .found(let found, let at):
-            skippedClientBytes += scan.skipped
-            clientScan = nil
-            serverScan?.notBefore = at
-            let lineLength = (found.firstIndex(of: 0x0A) ?? found.count - 1) + 1
-            clientTrial = ([(found, at)], lineLength, found.count)
-            requests.feed(found[...], at: at)
-            pump(emit: emit)
-        }
+        guard
+            let start = scan(
+                \.clientScan, bytes, at: time,
+                missing: "no whole HTTP/1.x request line in the first \(limits.maxResyncBytes) bytes from the client")
+        else { return }
+        skippedClientBytes += start.skipped
+        serverScan?.notBefore = start.time
+        let lineLength = (start.bytes.firstIndex(of: 0x0A) ?? start.bytes.count - 1) + 1
+        clientTrial = ([(start.bytes, start.time)], lineLength, start.bytes.count)
+        requests.feed(start.bytes[...], at: start.time)
+        pump(emit: emit)
     }
 
     /// The line the client's direction resynchronised at proved not to be a request line: what was read from it
@@ -257,22 +253,36 @@ final class TCPStream {
     /// Server bytes while looking for the status line of the response to the request the client's direction
     /// resynchronised at: the first one that came after that request's first byte.
     private func scanServer(_ bytes: ArraySlice<UInt8>, at time: Double, emit: (Pair) -> Void) {
-        guard !stopped, var scan = serverScan else { return }
+        guard
+            let start = scan(
+                \.serverScan, bytes, at: time,
+                missing: "no HTTP/1.x status line in the first \(limits.maxResyncBytes) bytes from the server "
+                    + "after the first whole request")
+        else { return }
+        skippedServerBytes += start.skipped
+        responses.feed(start.bytes[...], at: start.time)
+        pump(emit: emit)
+    }
+
+    /// Feeds one direction's scanner: it is kept while it needs more, and the stream stops when it gives up
+    /// (`missing` says what it did not find); once it finds a start line it is done, and what it found comes back
+    /// (the bytes from the start line on, when they came, and how many it skipped before them).
+    private func scan(
+        _ scanner: ReferenceWritableKeyPath<TCPStream, ResyncScanner?>, _ bytes: ArraySlice<UInt8>, at time: Double,
+        missing: @autoclosure () -> String
+    ) -> (bytes: [UInt8], time: Double, skipped: Int)? {
+        guard !stopped, var scan = self[keyPath: scanner] else { return nil }
         switch scan.feed(bytes, at: time) {
         case .needMore:
-            serverScan = scan
+            self[keyPath: scanner] = scan
         case .gaveUp:
-            serverScan = nil
-            stop(
-                .missingStart,
-                "\(resyncReason ?? "resynchronising"): no HTTP/1.x status line in the first "
-                    + "\(limits.maxResyncBytes) bytes from the server after the first whole request; not read")
+            self[keyPath: scanner] = nil
+            stop(.missingStart, "\(resyncReason ?? "resynchronising"): \(missing()); not read")
         case .found(let found, let at):
-            skippedServerBytes += scan.skipped
-            serverScan = nil
-            responses.feed(found[...], at: at)
-            pump(emit: emit)
+            self[keyPath: scanner] = nil
+            return (found, at, scan.skipped)
         }
+        return nil
     }
 
     /// Reads every complete message and pairs them.

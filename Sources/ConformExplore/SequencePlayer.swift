@@ -71,10 +71,7 @@ struct SequencePlayer: Sendable {
         let playSuite: Suite
         switch load(bare, name: "\(id).yaml") {
         case .success(let suite): playSuite = suite
-        case .failure(let error):
-            return PlayedSequence(
-                outcome: .couldNotRun(step: 0, reason: "the explorer wrote a suite that does not load: \(error)"),
-                suiteText: bare, result: nil, states: [])
+        case .failure(let error): return Self.unloadable(bare, error, states: [])
         }
         var referencePlan = plan(playSuite, identities: identities, defaults: configuration.profile.referenceBaseURLs)
         referencePlan.targetDescription = "the reference"
@@ -132,10 +129,7 @@ struct SequencePlayer: Sendable {
         let suite: Suite
         switch load(judging, name: "\(id).yaml") {
         case .success(let loaded): suite = loaded
-        case .failure(let error):
-            return PlayedSequence(
-                outcome: .couldNotRun(step: 0, reason: "the explorer wrote a suite that does not load: \(error)"),
-                suiteText: judging, result: nil, states: states)
+        case .failure(let error): return Self.unloadable(judging, error, states: states)
         }
         // 3. The target, judged by the runner.
         let result = await Runner(transport: target, retention: .failures).run(
@@ -166,6 +160,13 @@ struct SequencePlayer: Sendable {
             }
         }
         return .same
+    }
+
+    /// A sequence whose suite, as the explorer wrote it, does not load: it could not run from its first step.
+    static func unloadable(_ text: String, _ error: ExploreError, states: [CoverageCell]) -> PlayedSequence {
+        PlayedSequence(
+            outcome: .couldNotRun(step: 0, reason: "the explorer wrote a suite that does not load: \(error)"),
+            suiteText: text, result: nil, states: states)
     }
 
     func load(_ text: String, name: String) -> Result<Suite, ExploreError> {

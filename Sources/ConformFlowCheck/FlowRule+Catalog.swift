@@ -2,8 +2,15 @@ import ConformTraffic
 
 /// The built-in rules, each with the line of the certified flow it rests on.
 extension FlowRule {
+    /// The lines of the certified flow that more than one rule rests on.
     static let stepOneLine =
         "1. Subscribe to registrationUpdated event and wait for its invocation -> that's the time when library gets connected to Infobip's backend (push registration ID is generated)"
+    static let stepTwoLine =
+        "2. When a user successfully performs registration / log in -> you need to implement personalize call with the parameter forceDepersonalize = false over mobile app or backend API."
+    static let stepThreeLine =
+        "3. When user performs an explicit log out -> implement depersonalize call over mobile app or backend API."
+    static let sessionExpiryLine =
+        "When a user session has expired and another user might use the app -> call depersonalize over mobile app or backend API to avoid sending messages targeted to the previous user."
 
     public static let registrationFirst = FlowRule(
         id: "registration-first", step: .registration, seed: stepOneLine,
@@ -62,9 +69,7 @@ extension FlowRule {
         help: "put at least one of externalUserId, phones or emails in userIdentity (identity on the backend API)",
         exercisedBy: "personalize (M4, M5, B3)")
     public static let loginPersonalize = FlowRule(
-        id: "login-personalize", step: .login,
-        seed:
-            "2. When a user successfully performs registration / log in -> you need to implement personalize call with the parameter forceDepersonalize = false over mobile app or backend API.",
+        id: "login-personalize", step: .login, seed: stepTwoLine,
         summary:
             "after the app event login(externalUserId) the device is personalized to that user (forceDepersonalize=true when another user owned it), and no call carries the previous user's data first",
         help:
@@ -72,26 +77,12 @@ extension FlowRule {
         exercisedBy:
             "login app event on a known device whose outcome it shows (a personalize, or the device already personalized to that user)"
     )
-    public static let logoutDepersonalize = FlowRule(
-        id: "logout-depersonalize", step: .logout,
-        seed:
-            "3. When user performs an explicit log out -> implement depersonalize call over mobile app or backend API.",
-        summary:
-            "after the app event logout the device is depersonalized (M6 or B4) before any call carrying the old user's data and before the next login",
-        help: "on logout, call depersonalize (mobile M6 or backend B4) before anything else touches the user",
-        exercisedBy:
-            "logout app event on a known device whose outcome it shows (a depersonalize, or a call or login before one)"
-    )
-    public static let sessionExpiryDepersonalize = FlowRule(
-        id: "session-expiry-depersonalize", step: .sessions,
-        seed:
-            "When a user session has expired and another user might use the app -> call depersonalize over mobile app or backend API to avoid sending messages targeted to the previous user.",
-        summary:
-            "after the app event sessionExpired the device is depersonalized (M6 or B4) before any call carrying the old user's data and before the next login",
-        help: "when the session expires, call depersonalize (mobile M6 or backend B4) before the next user can log in",
-        exercisedBy:
-            "sessionExpired app event on a known device whose outcome it shows (a depersonalize, or a call or login before one)"
-    )
+    public static let logoutDepersonalize = depersonalize(
+        after: "logout", id: "logout-depersonalize", step: .logout, seed: stepThreeLine,
+        help: "on logout, call depersonalize (mobile M6 or backend B4) before anything else touches the user")
+    public static let sessionExpiryDepersonalize = depersonalize(
+        after: "sessionExpired", id: "session-expiry-depersonalize", step: .sessions, seed: sessionExpiryLine,
+        help: "when the session expires, call depersonalize (mobile M6 or backend B4) before the next user can log in")
     public static let appUpdatePersonalize = FlowRule(
         id: "app-update-personalize", step: .sessions,
         seed:
@@ -113,4 +104,19 @@ extension FlowRule {
             "set a device primary first (setDeviceAsPrimary=true on personalize, isPrimary on M2 or B2), or send without targetOnlyPrimaryDevices",
         exercisedBy: "push with targetOnlyPrimaryDevices=true to a person whose devices it listed (M7, B5)"
     )
+
+    /// A rule that an app event leaves the device depersonalized before the old user's data goes anywhere: the
+    /// checker judges `logout` and `sessionExpired` alike.
+    private static func depersonalize(
+        after event: String, id: String, step: FlowStep, seed: String, help: String
+    ) -> FlowRule {
+        FlowRule(
+            id: id, step: step, seed: seed,
+            summary:
+                "after the app event \(event) the device is depersonalized (M6 or B4) before any call carrying the old user's data and before the next login",
+            help: help,
+            exercisedBy:
+                "\(event) app event on a known device whose outcome it shows (a depersonalize, or a call or login before one)"
+        )
+    }
 }

@@ -1,22 +1,15 @@
 /// The rules about a client's recovery when the server could not take a call (decision D20, `docs/decisions.md`):
 /// each names the public SDK issue that shows the failure it guards against (`docs/recordings.md`).
 extension FlowRule {
-    static let stepThreeLine =
-        "3. When user performs an explicit log out -> implement depersonalize call over mobile app or backend API."
-
     public static let depersonalizeRetry = FlowRule(
-        id: "depersonalize-retry", step: .logout,
-        seed:
-            "When a user session has expired and another user might use the app -> call depersonalize over mobile app or backend API to avoid sending messages targeted to the previous user.",
+        id: "depersonalize-retry", step: .logout, seed: sessionExpiryLine,
         summary:
             "a depersonalize (M6, B4) the server could not take (no answer, 408, 429, 5xx) is sent again and taken before the device is personalized or its user read or updated, and before the trace ends",
         help:
             "keep a failed depersonalize pending and send it again (first, before any other user call) until the server answers 2xx; never personalize the next user while it is pending (D20)",
         exercisedBy: "depersonalize (M6, B4) the server could not take")
     public static let personalizeRetry = FlowRule(
-        id: "personalize-retry", step: .login,
-        seed:
-            "2. When a user successfully performs registration / log in -> you need to implement personalize call with the parameter forceDepersonalize = false over mobile app or backend API.",
+        id: "personalize-retry", step: .login, seed: stepTwoLine,
         summary:
             "a personalize (M4, M5, B3) the server could not take is sent again, or reported by the app (a personalizeFailed event), before the user is read or updated and before the trace ends",
         help:

@@ -73,50 +73,21 @@ extension MobileMessaging {
                 json: {pushServiceToken: "fcm-{{ uuid }}", pushServiceType: Firebase, os: Android}
                 """,
             registers: "$.pushRegId"),
-        ExploreOperation(
-            name: "set-primary", endpoint: "M2", spec: "flow, primary devices; API M2 [D6]", slots: [.device],
-            parameters: [ExploreParameter("primary", ["true", "false"])],
-            request: """
-                method: PATCH
-                url: "{{ mobile }}/mobile/1/appinstance/<device>"
-                \(mobileAuth)
-                json: {isPrimary: <primary>}
-                """, effect: .setsPrimary(.device, parameter: "primary")),
-        ExploreOperation(
-            name: "set-other-primary", endpoint: "M2",
-            spec: "flow, primary devices; API M2 (other installation) [D6, D16]",
-            slots: [.device, .other], parameters: [ExploreParameter("primary", ["true", "false"])],
-            request: """
-                method: PATCH
-                url: "{{ mobile }}/mobile/1/appinstance/<other>"
-                \(mobileAuth)
-                json: {isPrimary: <primary>}
-                """, effect: .setsPrimary(.other, parameter: "primary")),
-        ExploreOperation(
-            name: "read-installation", endpoint: "M3", spec: "API M3 [D6]", slots: [.device],
-            request: """
-                method: GET
-                url: "{{ mobile }}/mobile/1/appinstance/<device>"
-                \(mobileAuth)
-                """,
-            reads: true, observations: [primaryFlag, .value("$.appVersion", .must), newBaseURL]),
-        ExploreOperation(
-            name: "backend-read-installation", endpoint: "B1", spec: "API B1 [D6, D18]", slots: [.device],
-            request: """
-                method: GET
-                url: "{{ backend }}/people/2/contactInformation/push/<device>"
-                \(backendAuth)
-                """,
-            reads: true, observations: [primaryFlag]),
-        ExploreOperation(
-            name: "backend-set-primary", endpoint: "B2", spec: "flow, primary devices; API B2 [D6]", slots: [.device],
-            parameters: [ExploreParameter("primary", ["true", "false"])],
-            request: """
-                method: PATCH
-                url: "{{ backend }}/people/2/contactInformation/push/<device>"
-                \(backendAuth)
-                json: {isPrimary: <primary>}
-                """, effect: .setsPrimary(.device, parameter: "primary")),
+        primarySetting(
+            "set-primary", "M2", spec: "flow, primary devices; API M2 [D6]", of: .device,
+            url: "{{ mobile }}/mobile/1/appinstance/<device>", mobileAuth),
+        primarySetting(
+            "set-other-primary", "M2", spec: "flow, primary devices; API M2 (other installation) [D6, D16]", of: .other,
+            url: "{{ mobile }}/mobile/1/appinstance/<other>", mobileAuth),
+        installationRead(
+            "read-installation", "M3", spec: "API M3 [D6]", url: "{{ mobile }}/mobile/1/appinstance/<device>",
+            mobileAuth, also: [.value("$.appVersion", .must), newBaseURL]),
+        installationRead(
+            "backend-read-installation", "B1", spec: "API B1 [D6, D18]",
+            url: "{{ backend }}/people/2/contactInformation/push/<device>", backendAuth),
+        primarySetting(
+            "backend-set-primary", "B2", spec: "flow, primary devices; API B2 [D6]", of: .device,
+            url: "{{ backend }}/people/2/contactInformation/push/<device>", backendAuth),
         ExploreOperation(
             name: "delete", endpoint: "M11", spec: "flow step 6 (expired registration); API M11", slots: [.device],
             request: """
@@ -153,24 +124,13 @@ extension MobileMessaging {
                 \(userAuth)
                 json: {userIdentity: {externalUserId: "<person>"}}
                 """, effect: .personalizes(force: nil, primary: nil)),
-        ExploreOperation(
-            name: "depersonalize", endpoint: "M6", spec: "flow step 3 (logout); API M6 [D5]", slots: [.device],
-            request: """
-                method: POST
-                url: "{{ mobile }}/mobile/1/appinstance/<device>/depersonalize"
-                \(mobileAuth)
-                """,
-            statusAssumedBy: "D5", effect: .depersonalizes(.device)),
-        ExploreOperation(
-            name: "depersonalize-other", endpoint: "M6",
-            spec: "flow step 3 (logout of another device); API M6 (other installation), §3.5 [D5, D16]",
-            slots: [.device, .other],
-            request: """
-                method: POST
-                url: "{{ mobile }}/mobile/1/appinstance/<other>/depersonalize"
-                \(mobileAuth)
-                """,
-            statusAssumedBy: "D5", effect: .depersonalizes(.other)),
+        depersonalizing(
+            "depersonalize", "M6", spec: "flow step 3 (logout); API M6 [D5]", of: .device,
+            url: "{{ mobile }}/mobile/1/appinstance/<device>/depersonalize", mobileAuth),
+        depersonalizing(
+            "depersonalize-other", "M6",
+            spec: "flow step 3 (logout of another device); API M6 (other installation), §3.5 [D5, D16]", of: .other,
+            url: "{{ mobile }}/mobile/1/appinstance/<other>/depersonalize", mobileAuth),
         ExploreOperation(
             name: "read-user", endpoint: "M7", spec: "API M7 [D3, D5, D6, D19]", slots: [.device],
             request: """
@@ -224,34 +184,16 @@ extension MobileMessaging {
                     "$.contactInformation.push", key: "registrationId", rule: .must, flag: "isPrimary", whenSet: .must,
                     whenClear: .assumed("D6")),
             ]),
-        ExploreOperation(
-            name: "backend-depersonalize", endpoint: "B4", spec: "API B4 (remote logout) [D5]", slots: [.device],
-            request: """
-                method: POST
-                url: "{{ backend }}/people/2/contactInformation/push/<device>/depersonalize"
-                \(backendAuth)
-                """,
-            statusAssumedBy: "D5", effect: .depersonalizes(.device)),
+        depersonalizing(
+            "backend-depersonalize", "B4", spec: "API B4 (remote logout) [D5]", of: .device,
+            url: "{{ backend }}/people/2/contactInformation/push/<device>/depersonalize", backendAuth),
     ]
 
     static let pushOperations: [ExploreOperation] = [
-        ExploreOperation(
-            name: "push-to-user", endpoint: "B6", spec: "API B6 (to.externalUserId) [D7, D17]",
-            slots: [.person, .text], parameters: [ExploreParameter("onlyPrimary", booleans)],
-            request: """
-                method: POST
-                url: "{{ backend }}/push/2/message/single"
-                \(pushAuth)
-                json: {from: "{{ appCode }}", to: {externalUserId: "<person>"}, text: "<text>", targetOnlyPrimaryDevices: <onlyPrimary>}
-                """, primaryOnly: "onlyPrimary", weight: 2),
-        ExploreOperation(
-            name: "push-to-tag", endpoint: "B6", spec: "API B6 (to by tag, §11.4) [D17]", slots: [.person, .text],
-            request: """
-                method: POST
-                url: "{{ backend }}/push/2/message/single"
-                \(pushAuth)
-                json: {from: "{{ appCode }}", to: {tags: "<tag>"}, text: "<text>"}
-                """),
+        singlePush(
+            "push-to-user", spec: "API B6 (to.externalUserId) [D7, D17]", to: .person, #"externalUserId: "<person>""#,
+            onlyPrimary: true, weight: 2),
+        singlePush("push-to-tag", spec: "API B6 (to by tag, §11.4) [D17]", to: .person, #"tags: "<tag>""#),
         ExploreOperation(
             name: "push-v3-to-user", endpoint: "B8", spec: "API B8, §11.6 [D7, D17]", slots: [.person, .text],
             parameters: [ExploreParameter("onlyPrimary", booleans)],
@@ -270,25 +212,10 @@ extension MobileMessaging {
                 \(pushAuth)
                 json: {messages: [{from: "{{ appCode }}", to: {externalUserId: "<person>"}, text: "<text>"}, {from: "{{ appCode }}", to: {pushRegistrationId: "<device>"}, text: "<text>"}]}
                 """),
-        ExploreOperation(
-            name: "push-to-device", endpoint: "B6", spec: "API B6 (to.pushRegistrationId) [D18]",
-            slots: [.device, .text],
-            request: """
-                method: POST
-                url: "{{ backend }}/push/2/message/single"
-                \(pushAuth)
-                json: {from: "{{ appCode }}", to: {pushRegistrationId: "<device>"}, text: "<text>"}
-                """),
-        ExploreOperation(
-            name: "sync", endpoint: "M14", spec: "flow step 5 (message sync); API M14 [D12, D18]", slots: [.device],
-            request: """
-                method: POST
-                url: "{{ mobile }}/mobile/5/messages"
-                query: {platformType: GCM}
-                \(mobileAuth)
-                json: {}
-                """,
-            reads: true, observations: [syncedTexts], captures: received),
+        singlePush(
+            "push-to-device", spec: "API B6 (to.pushRegistrationId) [D18]", to: .device,
+            #"pushRegistrationId: "<device>""#),
+        messageSync("sync", spec: "flow step 5 (message sync); API M14 [D12, D18]"),
     ]
 
     /// What a sync hands out: the push texts it shows, and the id of each message, which the device sends back.
@@ -299,33 +226,11 @@ extension MobileMessaging {
     /// installation captured (never an invented id): message sync listing the ids it holds (`mIDs`) and reporting
     /// deliveries (`drIDs`), the delivery report of iOS's notification extension (M15) and the seen report (M16).
     static let reportOperations: [ExploreOperation] = [
-        ExploreOperation(
-            name: "sync-holding", endpoint: "M14", spec: "flow step 5 (message sync); API M14 (mIDs, §11.1) [D12, D18]",
-            slots: [.device], parameters: [ExploreParameter("held", captured: "received")],
-            request: """
-                method: POST
-                url: "{{ mobile }}/mobile/5/messages"
-                query: {platformType: GCM}
-                \(mobileAuth)
-                json: {mIDs: "{{ <held> }}"}
-                """,
-            reads: true, observations: [syncedTexts], captures: received),
-        ExploreOperation(
-            name: "sync-reporting", endpoint: "M14",
+        messageSync("sync-holding", spec: "flow step 5 (message sync); API M14 (mIDs, §11.1) [D12, D18]", held: true),
+        messageSync(
+            "sync-reporting",
             spec: "flow step 5 (message sync reporting deliveries); API M14 (mIDs, drIDs, §11.1, §11.2) [D12, D18]",
-            slots: [.device],
-            parameters: [
-                ExploreParameter("held", captured: "received"), ExploreParameter("delivered", captured: "received"),
-            ],
-            request: """
-                method: POST
-                url: "{{ mobile }}/mobile/5/messages"
-                query: {platformType: GCM}
-                \(mobileAuth)
-                json: {mIDs: "{{ <held> }}", drIDs: "{{ <delivered> }}"}
-                """,
-            reads: true, observations: [syncedTexts], weight: 2, effect: .reportsDelivered(parameter: "delivered"),
-            captures: received),
+            held: true, delivered: true, weight: 2),
         ExploreOperation(
             name: "delivery-report", endpoint: "M15", spec: "API M15 (delivery report, §11.2) [D12]", slots: [.device],
             parameters: [ExploreParameter("delivered", captured: "received")],
@@ -345,4 +250,86 @@ extension MobileMessaging {
                 json: {messages: "{{ each <seen> 'messageId' timestampDelta=3 }}"}
                 """),
     ]
+
+    /// An operation that sets the primary flag of the installation in `slot` (at `url`) to a drawn `primary`.
+    static func primarySetting(
+        _ name: String, _ endpoint: String, spec: String, of slot: ExploreSlot, url: String, _ headers: String
+    ) -> ExploreOperation {
+        ExploreOperation(
+            name: name, endpoint: endpoint, spec: spec, slots: [.device, slot],
+            parameters: [ExploreParameter("primary", ["true", "false"])],
+            request: """
+                method: PATCH
+                url: "\(url)"
+                \(headers)
+                json: {isPrimary: <primary>}
+                """, effect: .setsPrimary(slot, parameter: "primary"))
+    }
+
+    /// A read of the installation `<device>` at `url`, whose answer shows its primary flag, and `also` what else.
+    static func installationRead(
+        _ name: String, _ endpoint: String, spec: String, parameters: [ExploreParameter] = [], url: String,
+        _ headers: String, also: [ExploreObservation] = [], weight: Double = 1
+    ) -> ExploreOperation {
+        ExploreOperation(
+            name: name, endpoint: endpoint, spec: spec, slots: [.device], parameters: parameters,
+            request: """
+                method: GET
+                url: "\(url)"
+                \(headers)
+                """,
+            reads: true, observations: [primaryFlag] + also, weight: weight)
+    }
+
+    /// A logout of the installation in `slot` (at `url`), whose status class of success is only assumed (D5).
+    static func depersonalizing(
+        _ name: String, _ endpoint: String, spec: String, of slot: ExploreSlot, url: String, _ headers: String
+    ) -> ExploreOperation {
+        ExploreOperation(
+            name: name, endpoint: endpoint, spec: spec, slots: [.device, slot],
+            request: """
+                method: POST
+                url: "\(url)"
+                \(headers)
+                """,
+            statusAssumedBy: "D5", effect: .depersonalizes(slot))
+    }
+
+    /// A push of one text by the v2 single-message API (B6) to the recipient `to` names (a member of the request's
+    /// `to`); `onlyPrimary` draws whether it reaches primary devices only.
+    static func singlePush(
+        _ name: String, spec: String, to recipient: ExploreSlot, _ to: String, onlyPrimary: Bool = false,
+        observations: [ExploreObservation] = [], weight: Double = 1
+    ) -> ExploreOperation {
+        ExploreOperation(
+            name: name, endpoint: "B6", spec: spec, slots: [recipient, .text],
+            parameters: onlyPrimary ? [ExploreParameter("onlyPrimary", booleans)] : [],
+            request: """
+                method: POST
+                url: "{{ backend }}/push/2/message/single"
+                \(pushAuth)
+                json: {from: "{{ appCode }}", to: {\(to)}, text: "<text>"\(onlyPrimary ? ", targetOnlyPrimaryDevices: <onlyPrimary>" : "")}
+                """, observations: observations, primaryOnly: onlyPrimary ? "onlyPrimary" : nil, weight: weight)
+    }
+
+    /// A message sync (M14) of `<device>`, which shows the pushes it hands out and captures their ids: `held` sends
+    /// the ids of messages an earlier sync handed out as held (`mIDs`), `delivered` reports them delivered (`drIDs`).
+    static func messageSync(
+        _ name: String, spec: String, held: Bool = false, delivered: Bool = false, weight: Double = 1
+    ) -> ExploreOperation {
+        let sent = [held ? "held" : nil, delivered ? "delivered" : nil].compactMap { $0 }
+        let members = [held ? #"mIDs: "{{ <held> }}""# : nil, delivered ? #"drIDs: "{{ <delivered> }}""# : nil]
+        return ExploreOperation(
+            name: name, endpoint: "M14", spec: spec, slots: [.device],
+            parameters: sent.map { ExploreParameter($0, captured: "received") },
+            request: """
+                method: POST
+                url: "{{ mobile }}/mobile/5/messages"
+                query: {platformType: GCM}
+                \(mobileAuth)
+                json: {\(members.compactMap { $0 }.joined(separator: ", "))}
+                """,
+            reads: true, observations: [syncedTexts], weight: weight,
+            effect: delivered ? .reportsDelivered(parameter: "delivered") : nil, captures: received)
+    }
 }

@@ -65,16 +65,10 @@ extension MobileMessaging {
                 \(mobileAuth)
                 """,
             observations: [newBaseURL], weight: probe, captures: ExploreCapture("baseUrl", path: "$.baseUrl")),
-        ExploreOperation(
-            name: "read-installation-at-base-url", endpoint: "M3",
-            spec: "flow step 1; API M3 under the base URL M12 answered, §1.1", slots: [.device],
+        installationRead(
+            "read-installation-at-base-url", "M3", spec: "flow step 1; API M3 under the base URL M12 answered, §1.1",
             parameters: [ExploreParameter("base", captured: "baseUrl")],
-            request: """
-                method: GET
-                url: "{{ <base> }}/mobile/1/appinstance/<device>"
-                \(mobileAuth)
-                """,
-            reads: true, observations: [primaryFlag], weight: probe),
+            url: "{{ <base> }}/mobile/1/appinstance/<device>", mobileAuth, weight: probe),
         ExploreOperation(
             name: "session", endpoint: "M9", spec: "flow step 4 (sessions); API M9, §3.7", slots: [.device],
             parameters: [ExploreParameter("offset", ["+01:00", "+0100"])],
@@ -84,24 +78,14 @@ extension MobileMessaging {
                 headers: {Authorization: "App {{ appCode }}", pushregistrationid: "<device>", sessionId: "<device>_{{ epochMillis }}"}
                 json: {sessionStarts: ["2026-01-05T10:00:00<offset>"]}
                 """, weight: probe),
-        ExploreOperation(
-            name: "update-system-data", endpoint: "M2", spec: "flow step 1 (an app update); API M2 (system data), §3.2",
-            slots: [.device], parameters: [ExploreParameter("appVersion", ["1.0.0", "2.0.0"])],
-            request: """
-                method: PATCH
-                url: "{{ mobile }}/mobile/1/appinstance/<device>"
-                \(mobileAuth)
-                json: {appVersion: "<appVersion>", sdkVersion: "15.2.0"}
-                """, weight: probe),
-        ExploreOperation(
-            name: "set-registration-enabled", endpoint: "M2", spec: "API M2 (regEnabled), §3.2 [D12]",
-            slots: [.device], parameters: [ExploreParameter("enabled", ["false", "true"])],
-            request: """
-                method: PATCH
-                url: "{{ mobile }}/mobile/1/appinstance/<device>"
-                \(mobileAuth)
-                json: {regEnabled: <enabled>}
-                """, weight: probe),
+        installationPatch(
+            "update-system-data", spec: "flow step 1 (an app update); API M2 (system data), §3.2",
+            ExploreParameter("appVersion", ["1.0.0", "2.0.0"]),
+            json: #"{appVersion: "<appVersion>", sdkVersion: "15.2.0"}"#
+        ),
+        installationPatch(
+            "set-registration-enabled", spec: "API M2 (regEnabled), §3.2 [D12]",
+            ExploreParameter("enabled", ["false", "true"]), json: "{regEnabled: <enabled>}"),
         ExploreOperation(
             name: "push-v3-empty", endpoint: "B8", spec: "API B8 (no messages), §4.5", slots: [],
             request: """
@@ -111,15 +95,9 @@ extension MobileMessaging {
                 json: {messages: []}
                 """,
             refusalObservations: [.value("$.errorCode", .must)], weight: probe),
-        ExploreOperation(
-            name: "push-to-user-status", endpoint: "B6", spec: "API B6 (the status it reports) [D7, D17]",
-            slots: [.person, .text],
-            request: """
-                method: POST
-                url: "{{ backend }}/push/2/message/single"
-                \(pushAuth)
-                json: {from: "{{ appCode }}", to: {externalUserId: "<person>"}, text: "<text>"}
-                """,
+        singlePush(
+            "push-to-user-status", spec: "API B6 (the status it reports) [D7, D17]", to: .person,
+            #"externalUserId: "<person>""#,
             // Whether the push reached a device at all: the group of its status (the name within it may vary).
             observations: [.value("$.bulks[0].status.groupName", .assumed("D7"))], weight: probe),
     ]
@@ -157,5 +135,19 @@ extension MobileMessaging {
                 url: "{{ mobile }}/mobile/1/appinstance/<device>/user"
                 headers: {Authorization: "Bearer {{ jwt \(claims) kid=\(kid) app=\(app) }}", pushregistrationid: "<device>"}
                 """, applications: ["jwt"], weight: probe)
+    }
+
+    /// A probe that patches the installation `<device>` (M2) with `json`, drawing `parameter`.
+    private static func installationPatch(
+        _ name: String, spec: String, _ parameter: ExploreParameter, json: String
+    ) -> ExploreOperation {
+        ExploreOperation(
+            name: name, endpoint: "M2", spec: spec, slots: [.device], parameters: [parameter],
+            request: """
+                method: PATCH
+                url: "{{ mobile }}/mobile/1/appinstance/<device>"
+                \(mobileAuth)
+                json: \(json)
+                """, weight: probe)
     }
 }

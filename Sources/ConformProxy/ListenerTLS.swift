@@ -77,26 +77,33 @@ public struct ListenerTLS: Sendable {
         case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
         case (.success(let certificate), .success(let key)): (certificateText, keyText) = (certificate, key)
         }
-        let certificate: Certificate
-        do {
-            certificate = try Certificate(pem: certificateText)
-        } catch {
-            return .failure(
-                Diagnostic(
-                    .tlsUnusable, file: certificateFile, message: error.message,
-                    help: "--tls-cert takes a PEM certificate chain (leaf first), --tls-key its PEM key"))
+        /// `text` parsed from PEM, or the problem naming the file it came from.
+        func parsed<Value>(
+            _ file: String, _ text: String, _ parse: (String) throws(TLSError) -> Value,
+            help: @autoclosure () -> String
+        ) -> Result<Value, Diagnostic> {
+            do {
+                return .success(try parse(text))
+            } catch {
+                return .failure(Diagnostic(.tlsUnusable, file: file, message: error.message, help: help()))
+            }
         }
+        let certificate: Certificate
         let key: PrivateKey
-        do {
-            key = try PrivateKey(pem: keyText)
-        } catch {
-            return .failure(
-                Diagnostic(
-                    .tlsUnusable, file: keyFile, message: error.message,
-                    help: PrivateKey.isEncrypted(pem: keyText)
-                        ? "openssl pkey -in \(keyFile) -out plain-key.pem asks for the passphrase once and writes "
-                            + "the key unencrypted; pass --tls-key plain-key.pem"
-                        : "--tls-key takes the unencrypted PEM private key of --tls-cert"))
+        switch (
+            parsed(
+                certificateFile, certificateText, Certificate.init(pem:),
+                help: "--tls-cert takes a PEM certificate chain (leaf first), --tls-key its PEM key"),
+            parsed(
+                keyFile, keyText, PrivateKey.init(pem:),
+                help: PrivateKey.isEncrypted(pem: keyText)
+                    ? "openssl pkey -in \(keyFile) -out plain-key.pem asks for the passphrase once and writes "
+                        + "the key unencrypted; pass --tls-key plain-key.pem"
+                    : "--tls-key takes the unencrypted PEM private key of --tls-cert")
+        ) {
+        case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
+        case (.success(let parsedCertificate), .success(let parsedKey)):
+            (certificate, key) = (parsedCertificate, parsedKey)
         }
         guard certificate.matches(key) else {
             return .failure(

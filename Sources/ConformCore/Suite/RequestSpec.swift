@@ -25,9 +25,7 @@ public struct RequestSpec: Sendable, Hashable {
 
     public static func == (lhs: RequestSpec, rhs: RequestSpec) -> Bool {
         lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body && lhs.mark == rhs.mark
-            && lhs.query.map(\.name) == rhs.query.map(\.name) && lhs.query.map(\.value) == rhs.query.map(\.value)
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
-            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && sameEntries(lhs.query, rhs.query) && sameEntries(lhs.headers, rhs.headers)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -65,8 +63,7 @@ public struct ResponseSpec: Sendable, Hashable {
 
     public static func == (lhs: ResponseSpec, rhs: ResponseSpec) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.strictJSON == rhs.strictJSON && lhs.mark == rhs.mark
-            && lhs.headers.map(\.name) == rhs.headers.map(\.name)
-            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && sameEntries(lhs.headers, rhs.headers)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -74,4 +71,10 @@ public struct ResponseSpec: Sendable, Hashable {
         hasher.combine(headers.map(\.name))
         hasher.combine(strictJSON)
     }
+}
+
+/// Whether two lists of named matchers (a query, headers) hold the same entries in the same order: a list of tuples
+/// is not `Equatable`.
+private func sameEntries(_ lhs: [(name: String, value: MatchSpec)], _ rhs: [(name: String, value: MatchSpec)]) -> Bool {
+    lhs.elementsEqual(rhs) { $0.name == $1.name && $0.value == $1.value }
 }

@@ -134,8 +134,10 @@ import Testing
     }
 
     func play(_ target: ReferenceImplementation) async -> SequenceOutcome {
+        // The exchange timeout catches a hang, never a busy machine: beside the machine-wide tests an in-process
+        // exchange of the `latency` variant waits its turn for a thread after its 150 ms, and waited 10 s there.
         let configuration = ExploreConfiguration(
-            profile: .mobileMessaging, seed: 1, window: .seconds(3),
+            profile: .mobileMessaging, seed: 1, window: .seconds(3), exchangeTimeout: .seconds(60),
             targetDefaults: ProtocolProfile.mobileMessaging.referenceBaseURLs, targetDescription: "the reference")
         return await SequencePlayer(configuration: configuration, target: target).play(sequence).outcome
     }

@@ -328,7 +328,6 @@ extension LoadContext {
 }
 
 extension LoadContext {
-    /// What a capture's path reads: one value, or with a wildcard (`[*]`, `.*`, `..name`) the list of every match.
     /// ``captureSource(_:)`` once per text: a path written on many steps (`$.pushRegId`) is read once.
     mutating func sharedCaptureSource(_ text: String) -> Capture.Source? {
         if let known = captureSources[text] { return known }
@@ -337,6 +336,7 @@ extension LoadContext {
         return source
     }
 
+    /// What a capture's path reads: one value, or with a wildcard (`[*]`, `.*`, `..name`) the list of every match.
     static func captureSource(_ text: String) -> Capture.Source? {
         if let pattern = JSONPathPattern(text), pattern.hasWildcard { return .matches(pattern) }
         return JSONPath(parsing: text).map { .json($0) }

@@ -169,8 +169,9 @@ public struct Replayer: Sendable {
         var identifiers = IdentifierMap(options.substitutions)
         identifiers.transientLimit = options.transientIdentifiers
         let state = ReplayState(ReplaySummary(identifiers: identifiers), expectedSide: options.substitutions)
-        let scheduler = FlowScheduler<Scheduled>(limit: options.concurrentFlows ? options.maxInFlight : 1) {
-            item in
+        let scheduler = FlowScheduler<Scheduled>(
+            limit: options.concurrentFlows ? options.maxInFlight : 1, executor: transport.preferredTaskExecutor
+        ) { item in
             // `--retry` counts what it sent again for this exchange, on either side.
             var (outcome, tally) = await RetryTally.counting {
                 await transport.preferringExecutor { await self.run(item, state: state) }

@@ -172,13 +172,15 @@ public struct Replayer: Sendable {
         let scheduler = FlowScheduler<Scheduled>(
             limit: options.concurrentFlows ? options.maxInFlight : 1, executor: transport.preferredTaskExecutor
         ) { item in
-            // `--retry` counts what it sent again for this exchange, on either side.
-            var (outcome, tally) = await RetryTally.counting {
-                await transport.preferringExecutor { await self.run(item, state: state) }
+            // The whole exchange, the outcome's handler included, on the transport's executor: a scope that ends
+            // inside it (the retry tally's) then resumes there, not on the global pool.
+            await transport.preferringExecutor {
+                // `--retry` counts what it sent again for this exchange, on either side.
+                var (outcome, tally) = await RetryTally.counting { await self.run(item, state: state) }
+                outcome.retries = tally.count
+                if tally.count > 0 { state.summary.withLock { $0.retries += tally.count } }
+                onOutcome(outcome)
             }
-            outcome.retries = tally.count
-            if tally.count > 0 { state.summary.withLock { $0.retries += tally.count } }
-            onOutcome(outcome)
         }
         var persons = PersonLinks()
         let clock = ContinuousClock()

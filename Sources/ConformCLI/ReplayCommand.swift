@@ -71,9 +71,11 @@ enum ReplayCommand {
                     let outcome = hints.annotate(replayed)
                     progress.tick()
                     if !outcome.passed { progress.clear() }
-                    collector.add(
-                        ReplayResults.step(outcome, trace: recording),
-                        to: ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)"))
+                    let step = ReplayResults.step(outcome, trace: recording)
+                    // The step names its device flow's group; the group is made once, with the flow's first step.
+                    collector.add(step, toGroupWithID: step.suiteID) {
+                        ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)")
+                    }
                 }
                 let summary = try await replayer.replay(
                     trace,

@@ -135,9 +135,46 @@ public struct IdentifierMap: Sendable, Hashable {
 
     /// A body with ids replaced when it is UTF-8 text; binary bodies are left alone.
     public func apply(body: Data) -> Data {
-        guard !mapping.isEmpty, !body.isEmpty, let text = String(validating: body, as: UTF8.self) else { return body }
-        let out = apply(text)
-        return out == text ? body : Data(out.utf8)
+        var wholeStrings = true
+        return apply(body: body, wholeStrings: &wholeStrings)
+    }
+
+    /// ``apply(body:)``, noting in `wholeStrings` whether every id replaced was a whole JSON string (and none
+    /// irregular). The bytes are searched as they are: only a body in which some id occurs is checked for UTF-8 and
+    /// copied, so a body with no id costs one scan.
+    private func apply(body: Data, wholeStrings: inout Bool) -> Data {
+        guard !mapping.isEmpty, !body.isEmpty else { return body }
+        guard irregular.isEmpty else {
+            // Ids searched as substrings: through text, as before.
+            guard let text = String(validating: body, as: UTF8.self) else { return body }
+            var mapped = text
+            for key in irregular where mapped.contains(key) {
+                wholeStrings = false
+                mapped = mapped.replacingOccurrences(of: key, with: mapping[key]!)
+            }
+            mapped = apply(mapped, wholeStrings: &wholeStrings)
+            return mapped == text ? body : Data(mapped.utf8)
+        }
+        var whole = true
+        let replaced = body.withUnsafeBytes { raw in
+            replacingTokens(in: raw.assumingMemoryBound(to: UInt8.self), wholeStrings: &whole)
+        }
+        // Binary bodies are left alone: a token run in bytes that are not UTF-8 text is not an id to replace.
+        guard let replaced, String(validating: body, as: UTF8.self) != nil else { return body }
+        wholeStrings = wholeStrings && whole
+        return Data(replaced)
+    }
+
+    /// `fields` with ids replaced in their values; the same fields, uncopied, when none holds one.
+    private func apply(_ fields: HTTPFields) -> HTTPFields {
+        var out: [HTTPFields.Field]?
+        for (index, field) in fields.fields.enumerated() {
+            let value = apply(field.value)
+            guard out != nil || value != field.value else { continue }
+            if out == nil { out = Array(fields.fields[..<index]) }
+            out!.append(.init(name: field.name, value: value))
+        }
+        return out.map(HTTPFields.init) ?? fields
     }
 
     /// The request with ids replaced in URL, header values and body (Content-Length kept true).
@@ -145,7 +182,7 @@ public struct IdentifierMap: Sendable, Hashable {
         guard !mapping.isEmpty else { return request }
         var out = request
         out.url = apply(request.url)
-        out.headerFields = HTTPFields(request.headerFields.map { .init(name: $0.name, value: apply($0.value)) })
+        out.headerFields = apply(request.headerFields)
         out.body = apply(body: request.body)
         if out.body.count != request.body.count { out.headerFields.keepContentLength(out.body.count) }
         return out
@@ -162,19 +199,10 @@ public struct IdentifierMap: Sendable, Hashable {
     func applyNoting(_ response: HTTPResponse) -> (response: HTTPResponse, wholeIds: Bool) {
         guard !mapping.isEmpty else { return (response, true) }
         var out = response
-        out.headerFields = HTTPFields(response.headerFields.map { .init(name: $0.name, value: apply($0.value)) })
-        guard !response.body.isEmpty, let text = String(validating: response.body, as: UTF8.self) else {
-            // Binary bodies are left alone, and are not JSON: nothing is learned from them.
-            return (out, true)
-        }
+        out.headerFields = apply(response.headerFields)
+        // Binary bodies are left alone, and are not JSON: nothing is learned from them.
         var wholeIds = true
-        var mapped = text
-        for key in irregular where mapped.contains(key) {
-            wholeIds = false
-            mapped = mapped.replacingOccurrences(of: key, with: mapping[key]!)
-        }
-        mapped = apply(mapped, wholeStrings: &wholeIds)
-        if mapped != text { out.body = Data(mapped.utf8) }
+        out.body = apply(body: response.body, wholeStrings: &wholeIds)
         return (out, wholeIds)
     }
 

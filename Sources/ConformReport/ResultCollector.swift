@@ -48,7 +48,12 @@ public final class ResultCollector: Sendable {
     /// Adds `step` to the group with `group`'s id, made from `group` on first use; the step takes the group's id.
     public func add(_ step: StepResult, to group: @autoclosure () -> ResultGroup) {
         let made = group()
-        let id = made.id
+        add(step, toGroupWithID: made.id, made: { made })
+    }
+
+    /// Adds `step` to the group `id`, which `group` makes only on its first use (a replay adds a step per exchange
+    /// to a group per device flow); the step takes the id.
+    public func add(_ step: StepResult, toGroupWithID id: String, made group: () -> ResultGroup) {
         var step = step
         step.suiteID = id
         events(.stepFinished(step))
@@ -64,7 +69,7 @@ public final class ResultCollector: Sendable {
             }
             if s.groups[id] == nil {
                 s.order.append(id)
-                s.groups[id] = Group(group: made, steps: [])
+                s.groups[id] = Group(group: group(), steps: [])
             }
             // A group whose steps all passed stays, empty, so that the result still names it.
             if !keepsPasses && (step.verdict == .pass || s.kept >= maxKeptSteps) {

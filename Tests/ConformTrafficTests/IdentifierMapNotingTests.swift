@@ -50,3 +50,46 @@ struct IdentifierMapNotingTests {
         #expect(noting(#"{"pushRegId":"reg-old-1"}"#) == (#"{"pushRegId":"reg-new-1"}"#, true))
     }
 }
+
+/// The same judgements on a map of regular ids only, whose bodies are searched as bytes: ids replaced in text, a
+/// body that is not UTF-8 left as it came though it holds an id's bytes, headers remapped where they hold an id.
+struct IdentifierMapBytesTests {
+    let map = IdentifierMap(["reg-old-1": "reg-new-1", "msg-old-22": "msg-new-22"])
+
+    func noting(_ body: Data) -> (body: Data, wholeIds: Bool) {
+        let (response, whole) = map.applyNoting(HTTPResponse(status: 200, body: body))
+        return (response.body, whole)
+    }
+
+    @Test func idsInTextAreReplacedAndNoted() {
+        #expect(
+            noting(Data(#"{"pushRegId":"reg-old-1","m":["msg-old-22"]}"#.utf8))
+                == (Data(#"{"pushRegId":"reg-new-1","m":["msg-new-22"]}"#.utf8), true))
+        #expect(noting(Data(#"{"m":"id reg-old-1 here"}"#.utf8)) == (Data(#"{"m":"id reg-new-1 here"}"#.utf8), false))
+        #expect(noting(Data(#"{"n":"reg-old-10"}"#.utf8)) == (Data(#"{"n":"reg-old-10"}"#.utf8), true))
+        #expect(noting(Data()) == (Data(), true))
+    }
+
+    @Test func aBodyThatIsNotUTF8IsLeftAlone() {
+        let binary = Data([0xFF, 0xFE, 0x20] + Array("reg-old-1".utf8) + [0x20, 0xC3])
+        #expect(noting(binary) == (binary, true))
+        #expect(map.apply(body: binary) == binary)
+    }
+
+    @Test func aRequestIsRemappedInURLHeadersAndBodyWithItsLengthKept() {
+        let longer = IdentifierMap(["reg-old-1": "reg-new-longer-1"])
+        let body = Data(#"{"r":"reg-old-1","s":"reg-old-1x"}"#.utf8)
+        let request = HTTPRequest(
+            method: .post, url: "http://h/mobile/1/appinstance/reg-old-1/user",
+            headerFields: ["Authorization": "App code", "X-Reg": "reg-old-1", "Content-Length": String(body.count)],
+            body: body)
+        let sent = longer.apply(request)
+        #expect(sent.url == "http://h/mobile/1/appinstance/reg-new-longer-1/user")
+        #expect(sent.headerFields["X-Reg"] == "reg-new-longer-1")
+        #expect(sent.headerFields["Authorization"] == "App code")
+        #expect(sent.body == Data(#"{"r":"reg-new-longer-1","s":"reg-old-1x"}"#.utf8))
+        #expect(sent.headerFields["Content-Length"] == String(sent.body.count))
+        let unchanged = IdentifierMap(["zzz-1": "yyy-1"]).apply(request)
+        #expect(unchanged == request)
+    }
+}

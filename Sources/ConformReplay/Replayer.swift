@@ -132,6 +132,9 @@ public struct Replayer: Sendable {
     /// as B); `nil` expects the recorded answers. Either way one scheduler, pace, concurrency and the same
     /// cannot-judge rules apply.
     public let expectedSide: (any Transport)?
+    /// The transport of each upstream the options name an origin for (and of `*`), and of the others: made once,
+    /// not per exchange.
+    private let clients: (byUpstream: [String: any Transport], other: any Transport)
 
     public init(
         transport: any Transport, noise: NoiseRules = .default, options: ReplayOptions = ReplayOptions(),
@@ -141,6 +144,12 @@ public struct Replayer: Sendable {
         self.noise = noise
         self.options = options
         self.expectedSide = expectedSide
+        let bounded: any Transport =
+            options.exchangeTimeout.map { DeadlineTransport(inner: transport, deadline: $0) } ?? transport
+        let rebased = options.origins.mapValues { origin -> any Transport in
+            RebasedTransport(base: origin, hostHeader: options.hostHeader, inner: bounded)
+        }
+        clients = (rebased, rebased["*"] ?? bounded)
     }
 
     /// Replays exchanges held in memory.
@@ -388,11 +397,7 @@ public struct Replayer: Sendable {
     /// The transport an exchange recorded from `upstream` goes through: the target's, within the exchange
     /// timeout when one is set, sent to the origin configured for the upstream (or for all) when there is one.
     func client(for upstream: String) -> any Transport {
-        let bounded: any Transport =
-            options.exchangeTimeout.map { DeadlineTransport(inner: transport, deadline: $0) }
-            ?? transport
-        guard let origin = options.origins[upstream] ?? options.origins["*"] else { return bounded }
-        return RebasedTransport(base: origin, hostHeader: options.hostHeader, inner: bounded)
+        clients.byUpstream[upstream] ?? clients.other
     }
 }
 

@@ -9,6 +9,11 @@ extension HTTPRequest {
     /// and without the headers of the connection it was recorded on (``HTTPFields/connectionSpecific``): `Host`
     /// follows the new origin, as a backend behind an ingress or a load balancer routes on it.
     public func rebased(onto base: String) throws(RequestTargetError) -> HTTPRequest {
+        try rebased(onto: Base(base))
+    }
+
+    /// The request sent to a base checked once (``Base``), as ``rebased(onto:)-(String)`` sends it.
+    public func rebased(onto base: Base) throws(RequestTargetError) -> HTTPRequest {
         var rebased = self
         rebased.url = try Self.url(base: base, target: url)
         rebased.headerFields = headerFields.endToEnd
@@ -17,13 +22,33 @@ extension HTTPRequest {
 
     /// `base` followed by the origin-form target of `url` (its path and query).
     public static func url(base: String, target url: String) throws(RequestTargetError) -> String {
-        if let problem = HTTPSyntax.baseURLProblem(base) {
-            throw RequestTargetError(url: url, reason: "the base URL \(HTTPSyntax.quoted(base)) \(problem)")
+        try Self.url(base: Base(base), target: url)
+    }
+
+    static func url(base: Base, target url: String) throws(RequestTargetError) -> String {
+        if let problem = base.problem {
+            throw RequestTargetError(url: url, reason: "the base URL \(HTTPSyntax.quoted(base.text)) \(problem)")
         }
         if let problem = HTTPSyntax.urlFormProblem(url) { throw RequestTargetError(url: url, reason: "it \(problem)") }
-        var trimmed = Substring(base)
-        while trimmed.hasSuffix("/") { trimmed.removeLast() }
-        return trimmed + URLParts(url).target
+        return base.trimmed + URLParts(url).target
+    }
+
+    /// A base URL read once: what is wrong with it, if anything, and the text targets are appended to (without
+    /// trailing slashes), for a transport that sends every request there.
+    public struct Base: Sendable, Hashable {
+        /// The base as given.
+        public let text: String
+        /// Why requests cannot be sent there (``HTTPSyntax/baseURLProblem(_:)``), or `nil`.
+        public let problem: String?
+        let trimmed: String
+
+        public init(_ text: String) {
+            self.text = text
+            problem = HTTPSyntax.baseURLProblem(text)
+            var trimmed = Substring(text)
+            while trimmed.hasSuffix("/") { trimmed.removeLast() }
+            self.trimmed = String(trimmed)
+        }
     }
 }
 

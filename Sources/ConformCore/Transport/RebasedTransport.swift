@@ -11,17 +11,21 @@ public struct RebasedTransport: TransportDecorator {
     /// The transport that sends the rebased request.
     public let inner: any Transport
 
+    /// ``base``, checked once.
+    private let checkedBase: HTTPRequest.Base
+
     /// Creates a decorator that rebases every request onto `base` before `inner` sends it.
     public init(base: String, hostHeader: String? = nil, inner: any Transport) {
         self.base = base
         self.hostHeader = hostHeader
         self.inner = inner
+        checkedBase = HTTPRequest.Base(base)
     }
 
     /// `request` as this transport sends it: onto ``base``, with ``hostHeader`` when one is set. A URL that is
     /// neither absolute nor origin-form, or would leave ``base``'s host, is refused with ``RequestTargetError``.
     public func rebase(_ request: HTTPRequest) throws(RequestTargetError) -> HTTPRequest {
-        var rebased = try request.rebased(onto: base)
+        var rebased = try request.rebased(onto: checkedBase)
         if let hostHeader { rebased.headerFields["Host"] = hostHeader }
         return rebased
     }

@@ -178,17 +178,22 @@ public struct Replayer: Sendable {
         var identifiers = IdentifierMap(options.substitutions)
         identifiers.transientLimit = options.transientIdentifiers
         let state = ReplayState(ReplaySummary(identifiers: identifiers), expectedSide: options.substitutions)
+        // Unpaced, the I/O thread is what bounds the rate: the outcomes it ends are handed to `onOutcome` by this
+        // task, between the exchanges it queues, on another thread. Paced, each is handed on as it ends, so that
+        // what the console shows does not wait for the next exchange to be due.
+        let handoff = options.pace == .max ? OutcomeHandoff() : nil
+        defer { handoff?.drain(into: onOutcome) }
         let scheduler = FlowScheduler<Scheduled>(
             limit: options.concurrentFlows ? options.maxInFlight : 1, executor: transport.preferredTaskExecutor
         ) { item in
-            // The whole exchange, the outcome's handler included, on the transport's executor: a scope that ends
-            // inside it (the retry tally's) then resumes there, not on the global pool.
+            // The whole exchange on the transport's executor: a scope that ends inside it (the retry tally's) then
+            // resumes there, not on the global pool.
             await transport.preferringExecutor {
                 // `--retry` counts what it sent again for this exchange, on either side.
                 var (outcome, tally) = await RetryTally.counting { await self.run(item, state: state) }
                 outcome.retries = tally.count
                 if tally.count > 0 { state.summary.withLock { $0.retries += tally.count } }
-                onOutcome(outcome)
+                if let handoff { handoff.append(outcome) } else { onOutcome(outcome) }
             }
         }
         var persons = PersonLinks()
@@ -216,6 +221,7 @@ public struct Replayer: Sendable {
             } else {
                 await scheduler.submit(item, flow: exchange.flow)
             }
+            handoff?.drain(into: onOutcome)
         }
         await scheduler.waitUntilIdle()
         let elapsed = clock.now - start

@@ -1,3 +1,4 @@
+import ConformCore
 import Dispatch
 import Synchronization
 import Testing
@@ -212,5 +213,27 @@ import Testing
         let scheduler = Self.scheduler(limit: 4, recorder: Recorder())
         await scheduler.waitUntilIdle()
         await scheduler.waitUntilIdle()
+    }
+}
+
+/// The outcomes an unpaced replay's I/O thread ends wait for the replay's task, and come out once each, in order.
+@Suite struct OutcomeHandoffTests {
+    func outcome(_ seq: Int) -> ReplayOutcome {
+        ReplayOutcome(
+            seq: seq, flow: "f", request: HTTPRequest(method: .get, url: "/x"), expected: HTTPResponse(status: 200),
+            actual: nil, differences: [], transportError: nil)
+    }
+
+    @Test func outcomesComeOutOnceInTheOrderTheyEnded() {
+        let handoff = OutcomeHandoff()
+        var seen: [Int] = []
+        handoff.drain { seen.append($0.seq) }
+        #expect(seen.isEmpty)
+        for seq in 1...3 { handoff.append(outcome(seq)) }
+        handoff.drain { seen.append($0.seq) }
+        handoff.append(outcome(4))
+        handoff.drain { seen.append($0.seq) }
+        handoff.drain { seen.append($0.seq) }
+        #expect(seen == [1, 2, 3, 4])
     }
 }

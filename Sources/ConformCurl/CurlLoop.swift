@@ -133,8 +133,10 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
                 inbox.cancellations = false
                 return taken
             }
-            for job in jobs { job.runSynchronously(on: executor) }
-            jobs.removeAll(keepingCapacity: true)
+            if !jobs.isEmpty {
+                for job in jobs { job.runSynchronously(on: executor) }
+                jobs.removeAll(keepingCapacity: true)
+            }
             queued.append(contentsOf: transfers)
             if cancellations { endCancelled() }
             admit()
@@ -181,7 +183,8 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
             }
             active[ObjectIdentifier(transfer)] = transfer
         }
-        if queuedHead == queued.count {
+        // Emptied only once all were taken (the loop comes here on every turn, most often with nothing queued).
+        if queuedHead > 0 && queuedHead == queued.count {
             queued.removeAll(keepingCapacity: true)
             queuedHead = 0
         }

@@ -14,12 +14,37 @@ public enum ResponseDiff {
         if expected.status != actual.status {
             out.append(Mismatch(path: "status", expected: "\(expected.status)", actual: "\(actual.status)"))
         }
+        if !sameFields(expected.headerFields, actual.headerFields, noise: noise) {
+            out += headerDifferences(expected.headerFields, actual.headerFields, noise: noise)
+        }
+        out += compare(body: expected.body, actual: actual.body, noise: noise, parsed: parsed)
+        return out
+    }
+
+    /// Whether the fields `noise` does not ignore are the same on both sides, name by name (whatever its case) and
+    /// value by value, in the same order: then no header differs, and most answers of a replay get here.
+    static func sameFields(_ expected: HTTPFields, _ actual: HTTPFields, noise: NoiseRules) -> Bool {
+        var e = expected.makeIterator()
+        var a = actual.makeIterator()
+        while true {
+            var left = e.next()
+            while let field = left, noise.ignoresHeader(field.name) { left = e.next() }
+            var right = a.next()
+            while let field = right, noise.ignoresHeader(field.name) { right = a.next() }
+            guard let l = left, let r = right else { return left == nil && right == nil }
+            guard l.value == r.value, l.name.lowercased() == r.name.lowercased() else { return false }
+        }
+    }
+
+    /// The header differences of two field lists that are not the same (see ``sameFields(_:_:noise:)``).
+    static func headerDifferences(_ expected: HTTPFields, _ actual: HTTPFields, noise: NoiseRules) -> [Mismatch] {
+        var out: [Mismatch] = []
         // Every name once, in order of first appearance, with its values on each side: one pass over each side,
         // so a response of many fields costs as many dictionary lookups, not a scan of every field per name.
         var names: [String] = []
         var display: [String: String] = [:]
         var values: [String: (expected: [String], actual: [String])] = [:]
-        for (side, fields) in [expected.headerFields, actual.headerFields].enumerated() {
+        for (side, fields) in [expected, actual].enumerated() {
             for field in fields {
                 let name = field.name.lowercased()
                 if display[name] == nil {
@@ -42,7 +67,6 @@ public enum ResponseDiff {
                     expected: e.isEmpty ? Mismatch.absent : e.joined(separator: ", "),
                     actual: a.isEmpty ? Mismatch.absent : a.joined(separator: ", ")))
         }
-        out += compare(body: expected.body, actual: actual.body, noise: noise, parsed: parsed)
         return out
     }
 

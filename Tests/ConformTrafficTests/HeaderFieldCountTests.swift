@@ -108,3 +108,38 @@ import Testing
         #expect(try document.exchange(2).request.headerFields.count == 3)
     }
 }
+
+/// Header fields the same on both sides (ignored ones anywhere, names in any case) are no difference, whether they
+/// come in the same order, which is answered without grouping them by name, or in another.
+struct ResponseDiffHeaderTests {
+    func response(_ fields: [(String, String)]) -> HTTPResponse {
+        HTTPResponse(status: 200, headerFields: HTTPFields(fields.map { .init(name: $0.0, value: $0.1) }))
+    }
+
+    @Test func theSameFieldsAreNoDifferenceInAnyOrderOrCase() {
+        let expected = response([("Date", "a"), ("Content-Type", "application/json"), ("X-A", "1"), ("X-A", "2")])
+        let same = response([("content-type", "application/json"), ("Server", "s"), ("x-a", "1"), ("X-A", "2")])
+        #expect(ResponseDiff.sameFields(expected.headerFields, same.headerFields, noise: .default))
+        #expect(ResponseDiff.compare(expected: expected, actual: same, noise: .default).isEmpty)
+        let reordered = response([("X-A", "1"), ("X-A", "2"), ("Content-Type", "application/json")])
+        #expect(!ResponseDiff.sameFields(expected.headerFields, reordered.headerFields, noise: .default))
+        #expect(ResponseDiff.compare(expected: expected, actual: reordered, noise: .default).isEmpty)
+    }
+
+    @Test func aFieldThatDiffersOrIsMissingIsADifference() {
+        let expected = response([("Content-Type", "application/json"), ("X-A", "1")])
+        let changed = ResponseDiff.compare(
+            expected: expected, actual: response([("Content-Type", "application/json"), ("X-A", "2")]),
+            noise: .default)
+        #expect(changed.map(\.path) == ["header X-A"])
+        let missing = ResponseDiff.compare(
+            expected: expected, actual: response([("Content-Type", "application/json"), ("Date", "d")]),
+            noise: .default)
+        #expect(missing.map(\.path) == ["header X-A"])
+        #expect(missing.first?.actual == Mismatch.absent)
+        let extra = ResponseDiff.compare(
+            expected: expected, actual: response([("Content-Type", "application/json"), ("X-A", "1"), ("X-B", "b")]),
+            noise: .default)
+        #expect(extra.map(\.path) == ["header X-B"])
+    }
+}

@@ -1,3 +1,4 @@
+import ConformCrypto
 import ConformTransports
 import Dispatch
 import Synchronization
@@ -23,6 +24,9 @@ extension ConformCommand {
     /// ends by the same signal, so none is left running; a command that stops itself on SIGINT or SIGTERM (`serve`,
     /// `mock`, `record`) does so and returns as usual.
     public static func configureProcess() {
+        // Before libcurl or a listener initialises it: libcrypto frees nothing at exit, where a thread still in TLS
+        // work would take a freed lock (`CryptoLibrary.initializeWithoutExitCleanup`).
+        CryptoLibrary.initializeWithoutExitCleanup()
         #if canImport(Glibc)
             if getenv("MALLOC_MMAP_THRESHOLD_") == nil { _ = conform_malloc_mmap_threshold(1 << 20) }
         #endif

@@ -29,7 +29,7 @@ static inline struct MHD_Daemon *conform_mhd_start(
     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     unsigned int thread_pool_size, size_t connection_memory_limit,
     unsigned int connection_timeout_seconds, unsigned int connection_limit,
-    const char *tls_key_pem, const char *tls_cert_pem, void *certificate_callback) {
+    const char *tls_key_pem, const char *tls_cert_pem, void *certificate_callback, int listen_socket) {
   /* HTTPS when both are given: GnuTLS with the PEM key and certificate chain; libmicrohttpd offers ALPN http/1.1.
      The option array is empty (its END entry alone) for plain HTTP. */
   struct MHD_OptionItem tls[] = {
@@ -43,11 +43,22 @@ static inline struct MHD_Daemon *conform_mhd_start(
       {MHD_OPTION_HTTPS_PRIORITIES, 0, (void *)CONFORM_TLS_PRIORITIES},
       {MHD_OPTION_END, 0, NULL},
   };
+  /* Where to listen: a socket bound to `address` here, or, when `listen_socket` is not -1, that socket, already
+     bound and listening (libmicrohttpd owns it from here and closes it when it stops). */
+  struct MHD_OptionItem where[] = {
+      {MHD_OPTION_SOCK_ADDR, 0, (void *)address},
+      {MHD_OPTION_END, 0, NULL},
+  };
+  if (listen_socket != -1) {
+    where[0].option = MHD_OPTION_LISTEN_SOCKET;
+    where[0].value = listen_socket;
+    where[0].ptr_value = NULL;
+  }
   int intercepting = certificate_callback != NULL;
   int use_tls = intercepting || (tls_key_pem != NULL && tls_cert_pem != NULL);
   return MHD_start_daemon(flags | (use_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_cls,
       MHD_OPTION_ARRAY, intercepting ? intercepted : use_tls ? tls : tls + 3,
-      MHD_OPTION_SOCK_ADDR, address,
+      MHD_OPTION_ARRAY, where,
       MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
       MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
       MHD_OPTION_EXTERNAL_LOGGER, logger, logger_cls,

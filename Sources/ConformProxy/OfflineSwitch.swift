@@ -4,7 +4,7 @@ import Synchronization
 
 /// The listeners an `offline` client fault (``ClientFault/Kind/offline``) takes off the network: each closes its
 /// socket and its connections for the window and listens again on the same port after it
-/// (``HTTPServer/pause(for:resumed:)``), so an app meets refused connections as it would with a server that is down.
+/// (``HTTPServer/pause(for:offline:resumed:)``), so an app meets refused connections as it would with a server that is down.
 ///
 /// A command attaches the listeners it starts; with none attached (a forward proxy's tunnels), the calls in the window
 /// still get their connections closed without an answer.
@@ -27,16 +27,18 @@ public final class OfflineSwitch: Sendable {
         let notice = self.notice
         for server in servers.withLock({ $0 }) {
             let port = server.boundPort
-            server.pause(for: window) { end in
-                switch end {
-                case .listening:
-                    notice("offline window of \(ClientFault.seconds(window)) over: listening again on port \(port)")
-                case .failed(let problem):
-                    notice("offline window over, but port \(port) could not listen again: \(problem)")
-                case .superseded:
-                    break
-                }
-            }
+            server.pause(
+                for: window,
+                resumed: { end in
+                    switch end {
+                    case .listening:
+                        notice("offline window of \(ClientFault.seconds(window)) over: listening again on port \(port)")
+                    case .failed(let problem):
+                        notice("offline window over, but port \(port) could not listen again: \(problem)")
+                    case .superseded:
+                        break
+                    }
+                })
         }
     }
 }

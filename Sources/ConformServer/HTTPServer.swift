@@ -27,7 +27,7 @@ public final class HTTPServer: Sendable {
     private let intercepting: Bool
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
-    /// Counts ``stop()`` and ``pause(for:resumed:)`` calls: a pause listens again only when nothing came after it.
+    /// Counts ``stop()`` and ``pause(for:offline:resumed:)`` calls: a pause listens again only when nothing came after it.
     private let pauses = Mutex(0)
 
     /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.
@@ -96,7 +96,7 @@ public final class HTTPServer: Sendable {
         halt()
     }
 
-    /// How a ``pause(for:resumed:)`` ended.
+    /// How a ``pause(for:offline:resumed:)`` ended.
     public enum PauseEnd: Sendable, Hashable {
         /// Listening again on the same port.
         case listening
@@ -107,10 +107,15 @@ public final class HTTPServer: Sendable {
     }
 
     /// Goes offline for `duration`: closes the listening socket and every connection (clients meanwhile meet
-    /// refused connections, as with a server that is down), then listens again on the same port; `resumed` says
-    /// how it ended. `false` when the server is not running or has no socket of its own.
+    /// refused connections, as with a server that is down), then listens again on the same port; `offline` is called
+    /// once the server is down, `resumed` says how the window ended. The port stays held meanwhile by a socket that
+    /// does not listen (``PortReservation``), so no other program that asks for a free port is given it. `false`
+    /// when the server is not running or has no socket of its own.
     @discardableResult
-    public func pause(for duration: Duration, resumed: @escaping @Sendable (PauseEnd) -> Void = { _ in }) -> Bool {
+    public func pause(
+        for duration: Duration, offline: @escaping @Sendable () -> Void = {},
+        resumed: @escaping @Sendable (PauseEnd) -> Void = { _ in }
+    ) -> Bool {
         let port = boundPort
         guard port != 0, !context.forwarding else { return false }
         let generation = pauses.withLock {
@@ -121,12 +126,15 @@ public final class HTTPServer: Sendable {
         // Never on the caller's thread: a handler that asks for the pause must finish before the daemon can stop.
         DispatchQueue.global().async { [self] in
             halt()
+            // Held from the moment the listener closed; `nil` only if another program bound the port in between.
+            let reservation = PortReservation(address: address, port: port)
+            offline()
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
                 guard let self else { return resumed(.superseded) }
                 do {
                     let relaunched = try running.withLock { state -> Bool in
                         guard state == nil, pauses.withLock({ $0 }) == generation else { return false }
-                        state = try launch(port: port)
+                        state = try launch(port: port, listeningSocket: reservation?.listen())
                         return true
                     }
                     resumed(relaunched ? .listening : .superseded)
@@ -210,7 +218,9 @@ public final class HTTPServer: Sendable {
         return "\(tls == nil ? "http" : "https")://\(shownHost):\(port)"
     }
 
-    private func launch(port requestedPort: UInt16) throws -> RunningDaemon {
+    /// Starts libmicrohttpd on `requestedPort`, or on `listeningSocket` (bound and listening, the daemon's to close)
+    /// when one is given.
+    private func launch(port requestedPort: UInt16, listeningSocket: Int32? = nil) throws -> RunningDaemon {
         context.deferredAnswers.reopen()
         // libmicrohttpd runs a thread per connection only with poll(), and then without a pool. A TLS listener polls
         // with poll() too: under epoll, libmicrohttpd 0.9.75 keeps a connection whose handshake waits for its
@@ -238,7 +248,7 @@ public final class HTTPServer: Sendable {
                     conformServerURILog, cls, conformServerLog, cls, conformServerConnection, cls,
                     UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.connectionMemoryBytes,
                     UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate,
-                    intercepting ? conform_tls_retrieve_callback() : nil)
+                    intercepting ? conform_tls_retrieve_callback() : nil, listeningSocket ?? -1)
             }
         }
         guard let daemon else {

@@ -5,13 +5,36 @@ import ConformTestSupport
 import Foundation
 import Testing
 
-/// `HTTPServer.pause(for:resumed:)`, the offline window of `--client-faults offline`: the port refuses connections
-/// (no listener at all), then the same port serves again.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `HTTPServer.pause(for:offline:resumed:)`, the offline window of `--client-faults offline`: the port refuses
+/// connections (nothing listens), stays held by the server meanwhile, then the same port serves again.
+///
+/// Whether the port is held or listened on is read from this process's own sockets (`HeldPorts`), never by connecting
+/// to a port the server let go: another program may have been given it.
 @Suite struct HTTPServerPauseTests {
-    /// The first end a pause reports.
-    func ends() -> (AsyncStream<HTTPServer.PauseEnd>, @Sendable (HTTPServer.PauseEnd) -> Void) {
-        let (stream, continuation) = AsyncStream<HTTPServer.PauseEnd>.makeStream()
-        return (stream, { continuation.yield($0) })
+    /// The events of one pause: the server went down, and how the window ended.
+    struct Events {
+        let offline: AsyncStream<Void>
+        let ended: AsyncStream<HTTPServer.PauseEnd>
+        let wentOffline: @Sendable () -> Void
+        let resumed: @Sendable (HTTPServer.PauseEnd) -> Void
+
+        init() {
+            let (offline, down) = AsyncStream<Void>.makeStream()
+            let (ended, end) = AsyncStream<HTTPServer.PauseEnd>.makeStream()
+            self.offline = offline
+            self.ended = ended
+            wentOffline = { down.yield() }
+            resumed = { end.yield($0) }
+        }
+
+        func first<T>(_ stream: AsyncStream<T>) async -> T? {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
     }
 
     @Test func aPausedServerRefusesConnectionsThenListensOnTheSamePortAgain() async throws {
@@ -21,40 +44,70 @@ import Testing
         let port = server.boundPort
         let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         #expect(try await transport.send(HTTPRequest(method: .get, url: "/before")).status == 200)
-        let (ended, resumed) = ends()
-        #expect(server.pause(for: .seconds(3), resumed: resumed))
-        // The pause closes the listener off the caller's thread: poll until a connection is refused (bounded).
-        var refused: TransportError?
-        for _ in 0..<300 where refused == nil {
-            do {
-                _ = try await transport.send(HTTPRequest(method: .get, url: "/during"))
-                try await Task.sleep(for: .milliseconds(10))
-            } catch let error as TransportError {
-                refused = error
+        let events = Events()
+        #expect(server.pause(for: .seconds(2), offline: events.wentOffline, resumed: events.resumed))
+        #expect(await events.first(events.offline) != nil)
+        // Down: the port is held by a socket that does not listen, so a connection is refused.
+        #expect(HeldPorts.state(of: port) == (held: true, listening: false))
+        do {
+            let answer = try await transport.send(HTTPRequest(method: .get, url: "/during"))
+            Issue.record("a paused server answered \(answer.status)")
+        } catch let error as TransportError {
+            #expect(error.kind == .connectionRefused, "\(error)")
+        }
+        #expect(await events.first(events.ended) == .listening)
+        #expect(server.boundPort == port)
+        #expect(HeldPorts.state(of: port) == (held: true, listening: true))
+        #expect(try await transport.send(HTTPRequest(method: .get, url: "/after")).status == 200)
+        // The held socket became the listener, and the server closes it when it stops.
+        server.stop()
+        #expect(HeldPorts.state(of: port).held == false)
+    }
+
+    /// While the server is down, its port is not free: a socket bound to it elsewhere is refused the address, so the
+    /// server can listen on it again when the window ends. (A server that let the port go could find it taken.)
+    @Test func aPausedServersPortIsHeldUntilItListensAgain() async throws {
+        let server = try HTTPServer(handler: EchoHandler())
+        try server.start()
+        defer { server.stop() }
+        let port = server.boundPort
+        let events = Events()
+        // No connection was made, so no connection's TIME_WAIT can hold the port: only the server can.
+        #expect(server.pause(for: .milliseconds(500), offline: events.wentOffline, resumed: events.resumed))
+        #expect(await events.first(events.offline) != nil)
+        let other = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(other >= 0)
+        defer { close(other) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(other, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        #expect(refused?.kind == .connectionRefused, "\(String(describing: refused))")
-        var iterator = ended.makeAsyncIterator()
-        #expect(await iterator.next() == .listening)
-        #expect(server.boundPort == port)
+        let bindError = errno
+        #expect(bound == -1 && bindError == EADDRINUSE, "bind returned \(bound), errno \(bindError)")
+        #expect(await events.first(events.ended) == .listening)
+        let transport = RebasedTransport(base: server.baseURL, inner: CurlTransport())
         #expect(try await transport.send(HTTPRequest(method: .get, url: "/after")).status == 200)
     }
 
-    /// A stop during the window keeps the server stopped: the pause says it was superseded and nothing listens.
+    /// A stop during the window keeps the server stopped: the pause says it was superseded, and the server neither
+    /// listens on its port nor holds it.
     @Test func aStopDuringThePauseKeepsTheServerStopped() async throws {
         let server = try HTTPServer(handler: EchoHandler())
         try server.start()
         defer { server.stop() }
-        let base = server.baseURL
-        let (ended, resumed) = ends()
-        #expect(server.pause(for: .milliseconds(200), resumed: resumed))
+        let port = server.boundPort
+        let events = Events()
+        #expect(server.pause(for: .milliseconds(200), offline: events.wentOffline, resumed: events.resumed))
+        #expect(await events.first(events.offline) != nil)
         server.stop()
-        var iterator = ended.makeAsyncIterator()
-        #expect(await iterator.next() == .superseded)
+        #expect(await events.first(events.ended) == .superseded)
         #expect(server.boundPort == 0)
-        await #expect(throws: TransportError.self) {
-            _ = try await RebasedTransport(base: base, inner: CurlTransport()).send(HTTPRequest(method: .get, url: "/"))
-        }
+        #expect(HeldPorts.state(of: port).held == false)
         #expect(!server.pause(for: .seconds(1)), "a stopped server has nothing to pause")
     }
 }

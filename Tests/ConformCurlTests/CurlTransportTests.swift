@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -19,9 +20,11 @@ struct CurlTransportTests {
         }
     }
 
-    @Test func closedPortIsConnectionRefused() async {
-        let url = "http://127.0.0.1:\(RawServer.closedPort())/v1/x"
+    @Test func closedPortIsConnectionRefused() async throws {
+        let closed = try RefusingPort()
+        let url = closed.baseURL + "/v1/x"
         let error = await failure(HTTPRequest(method: .get, url: url))
+        withExtendedLifetime(closed) {}
         #expect(error?.kind == .connectionRefused)
         #expect(error?.message.contains(url) == true)
     }

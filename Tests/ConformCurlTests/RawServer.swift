@@ -59,14 +59,6 @@ final class RawServer: Sendable {
         if stopped.exchange(true, ordering: .relaxed) { return }
         shutdown(listener, Int32(SHUT_RDWR))
     }
-
-    /// A port nothing listens on: bound once, then closed.
-    static func closedPort() -> UInt16 {
-        let server = try? RawServer { _ in }
-        let port = server?.port ?? 1
-        server?.stop()
-        return port
-    }
 }
 
 /// One accepted connection.

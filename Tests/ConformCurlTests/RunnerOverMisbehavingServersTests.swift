@@ -2,6 +2,7 @@ import ConformCore
 import ConformCurl
 import ConformReport
 import ConformRunner
+import ConformTestSupport
 import Foundation
 import Testing
 
@@ -45,8 +46,9 @@ import Testing
             )
         }
         defer { [hang, reset, garbage, invalidJSON, good].forEach { $0.stop() } }
+        let refusing = try RefusingPort()
         let suites = [
-            try suite("refuses", base: "http://127.0.0.1:\(RawServer.closedPort())"),
+            try suite("refuses", base: refusing.baseURL),
             try suite("hangs", base: hang.baseURL),
             try suite("resets", base: reset.baseURL),
             try suite("garbage", base: garbage.baseURL),
@@ -55,6 +57,7 @@ import Testing
         ]
         let plan = RunPlan(suites: suites, exchangeTimeout: .milliseconds(500))
         let result = await Runner(transport: CurlTransport()).run(plan)
+        withExtendedLifetime(refusing) {}
         let first = Dictionary(uniqueKeysWithValues: result.suites.map { ($0.group.id, $0.steps[0]) })
         #expect(first["refuses"]?.verdict == .error)
         #expect(first["refuses"]?.error?.contains("connection refused") == true)

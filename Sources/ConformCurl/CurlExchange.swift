@@ -11,6 +11,19 @@ enum CurlExchange {
         var maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes
         var tls = ClientTLS()
         var proxy: String?
+
+        /// What an easy handle keeps from one exchange to the next: its options set for these are set again only when
+        /// they change.
+        struct Lasting: Equatable {
+            let timeoutMilliseconds: Int
+            let insecure: Bool
+            let tls: ClientTLS
+            let proxy: String?
+        }
+
+        var lasting: Lasting {
+            Lasting(timeoutMilliseconds: timeoutMilliseconds, insecure: insecure, tls: tls, proxy: proxy)
+        }
     }
 
     /// Configures `handle` for the exchange; the transfer owns everything curl points into until it ends.
@@ -29,14 +42,48 @@ enum CurlExchange {
             handle: handle, method: method, url: settings.url,
             sink: ResponseSink(cancelled: cancelled, maxBodyBytes: settings.maxBodyBytes), body: request.body)
         let h = handle.raw
-        curl_easy_reset(h)
         let sendsBody = !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH"
         for line in headerLines(request.headerFields, sendsBody: sendsBody) {
             transfer.headerList = curl_slist_append(transfer.headerList, line)
         }
+        let lasting = settings.lasting
+        if handle.configured != lasting {
+            curl_easy_reset(h)
+            setLasting(h, settings, errorBuffer: handle.errorBuffer)
+            handle.configured = lasting
+        } else {
+            // The method options the last exchange chose, back to a plain GET (the order matters to libcurl:
+            // `CURLOPT_HTTPGET` also clears a POST's body and an upload).
+            setLong(h, CURLOPT_NOBODY, 0)
+            _ = conform_curl_setopt_ptr(h, CURLOPT_CUSTOMREQUEST, nil)
+            setLong(h, CURLOPT_HTTPGET, 1)
+        }
+        handle.errorBuffer[0] = 0
         let sinkPointer = Unmanaged.passUnretained(transfer.sink).toOpaque()
-        setLong(h, CURLOPT_NOSIGNAL, 1)
         setString(h, CURLOPT_URL, settings.url)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_HTTPHEADER, transfer.headerList)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_WRITEDATA, sinkPointer)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_HEADERDATA, sinkPointer)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, sinkPointer)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_PRIVATE, Unmanaged.passUnretained(transfer).toOpaque())
+
+        if method == "HEAD" {
+            setLong(h, CURLOPT_NOBODY, 1)
+        } else if sendsBody {
+            _ = conform_curl_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer.body.count))
+            _ = conform_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, UnsafeRawPointer(transfer.body.baseAddress) ?? emptyBody)
+            if method != "POST" { setString(h, CURLOPT_CUSTOMREQUEST, method) }
+        } else if method != "GET" {
+            setString(h, CURLOPT_CUSTOMREQUEST, method)
+        }
+        return .success(transfer)
+    }
+
+    /// The options that stay the same from one exchange to the next while `settings` do, set on a handle just reset.
+    private static func setLasting(
+        _ h: UnsafeMutableRawPointer, _ settings: Settings, errorBuffer: UnsafeMutablePointer<CChar>
+    ) {
+        setLong(h, CURLOPT_NOSIGNAL, 1)
         setLong(h, CURLOPT_TIMEOUT_MS, settings.timeoutMilliseconds)
         setLong(h, CURLOPT_CONNECTTIMEOUT_MS, settings.timeoutMilliseconds)
         setLong(h, CURLOPT_FOLLOWLOCATION, 0)
@@ -59,29 +106,11 @@ enum CurlExchange {
             setString(h, CURLOPT_SSLKEY, settings.tls.keyFile ?? file)
         }
         setLong(h, CURLOPT_TCP_NODELAY, 1)
-        _ = conform_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
-        _ = conform_curl_setopt_ptr(h, CURLOPT_HTTPHEADER, transfer.headerList)
+        _ = conform_curl_setopt_ptr(h, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = conform_curl_setopt_cb(h, CURLOPT_WRITEFUNCTION, conformCurlWrite)
-        _ = conform_curl_setopt_ptr(h, CURLOPT_WRITEDATA, sinkPointer)
         _ = conform_curl_setopt_cb(h, CURLOPT_HEADERFUNCTION, conformCurlHeader)
-        _ = conform_curl_setopt_ptr(h, CURLOPT_HEADERDATA, sinkPointer)
         setLong(h, CURLOPT_NOPROGRESS, 0)
         _ = conform_curl_setopt_progress(h, conformCurlProgress)
-        _ = conform_curl_setopt_ptr(h, CURLOPT_XFERINFODATA, sinkPointer)
-        _ = conform_curl_setopt_ptr(h, CURLOPT_PRIVATE, Unmanaged.passUnretained(transfer).toOpaque())
-
-        if method == "HEAD" {
-            setLong(h, CURLOPT_NOBODY, 1)
-        } else if sendsBody {
-            _ = conform_curl_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer.body.count))
-            _ = conform_curl_setopt_ptr(h, CURLOPT_POSTFIELDS, UnsafeRawPointer(transfer.body.baseAddress) ?? emptyBody)
-            if method != "POST" { setString(h, CURLOPT_CUSTOMREQUEST, method) }
-        } else if method == "GET" {
-            setLong(h, CURLOPT_HTTPGET, 1)
-        } else {
-            setString(h, CURLOPT_CUSTOMREQUEST, method)
-        }
-        return .success(transfer)
     }
 
     /// The outcome of a transfer that libcurl ended with `code`.
@@ -99,7 +128,7 @@ enum CurlExchange {
             if code == CURLE_ABORTED_BY_CALLBACK && sink.cancelled.isSet {
                 return .failure(TransportError(.other, "\(method) \(transfer.url): cancelled"))
             }
-            let detail = String(cString: transfer.errorBuffer)
+            let detail = String(cString: transfer.handle.errorBuffer)
             let error = CurlErrorMapping.error(code: code, detail: detail, method: method, url: transfer.url)
             if error.kind == .connectionReset, let status = sink.status {
                 // The answer had begun: the implementation cut its own answer short. Not a reset before any answer,

@@ -2,8 +2,8 @@ internal import CCurl
 import ConformCore
 import Foundation
 
-/// One exchange while libcurl runs it: the easy handle and everything curl points into (error buffer, header list,
-/// request body, response sink) live here until the transfer ends, and the waiting task is resumed from here.
+/// One exchange while libcurl runs it: the easy handle and everything curl points into (header list, request body,
+/// response sink; the error buffer is the handle's) live here until the transfer ends, and the waiting task is resumed from here.
 /// Prepared on the sending thread, then touched by the loop thread only.
 final class CurlTransfer: @unchecked Sendable {
     let handle: EasyHandle
@@ -12,7 +12,6 @@ final class CurlTransfer: @unchecked Sendable {
     let sink: ResponseSink
     /// The request body, copied: curl reads it while the transfer runs.
     let body: UnsafeMutableRawBufferPointer
-    let errorBuffer: UnsafeMutablePointer<CChar>
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// The task waiting for the outcome; set once, before the transfer starts, and resumed once.
     var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
@@ -29,15 +28,11 @@ final class CurlTransfer: @unchecked Sendable {
                 target.copyMemory(from: source, byteCount: bytes.count)
             }
         }
-        let size = Int(CURL_ERROR_SIZE) + 1
-        errorBuffer = .allocate(capacity: size)
-        errorBuffer.initialize(repeating: 0, count: size)
     }
 
     deinit {
         curl_slist_free_all(headerList)
         body.deallocate()
-        errorBuffer.deallocate()
     }
 
     var cancelled: CancelFlag { sink.cancelled }

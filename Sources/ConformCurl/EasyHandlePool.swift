@@ -1,9 +1,22 @@
 internal import CCurl
 import Synchronization
 
-/// A libcurl easy handle; used by one exchange at a time.
-struct EasyHandle: @unchecked Sendable {
+/// A libcurl easy handle, used by one exchange at a time, and what stays on it from one exchange to the next: the
+/// error buffer libcurl writes into and the settings its options were last set for (``CurlExchange/prepare``).
+final class EasyHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The settings the handle's lasting options were set for; `nil` before its first exchange.
+    var configured: CurlExchange.Settings.Lasting?
+
+    init(raw: UnsafeMutableRawPointer) {
+        self.raw = raw
+        let size = Int(CURL_ERROR_SIZE) + 1
+        errorBuffer = .allocate(capacity: size)
+        errorBuffer.initialize(repeating: 0, count: size)
+    }
+
+    deinit { errorBuffer.deallocate() }
 }
 
 /// Idle easy handles, most recently used first, so a sequential client keeps reusing the same open connection.

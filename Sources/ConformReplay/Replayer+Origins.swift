@@ -40,25 +40,22 @@ extension Replayer {
         let pattern = Array(from.utf8)
         guard !pattern.isEmpty else { return response }
         var out = response
-        // Bytes are searched as bytes: most bodies and header values do not name the origin, and are left as they are.
-        if String(validating: response.body, as: UTF8.self) != nil,
-            let body = response.body.withUnsafeBytes({ mappedOrigin(in: $0.bindMemory(to: UInt8.self), pattern, to) })
+        // Bytes are searched as bytes: most bodies and header values do not name the origin, and are left as they are
+        // (neither checked as UTF-8 nor copied). A body that does is changed only if it is text.
+        if let body = response.body.withUnsafeBytes({ mappedOrigin(in: $0.bindMemory(to: UInt8.self), pattern, to) }),
+            String(validating: response.body, as: UTF8.self) != nil
         {
             out.body = Data(body)
         }
-        if response.headerFields.contains(where: { $0.value.utf8.count >= pattern.count }) {
-            var changed = false
-            let fields = response.headerFields.map { field in
-                var value = field.value
-                let mapped = value.withUTF8 { mappedOrigin(in: $0, pattern, to) }
-                if let mapped {
-                    changed = true
-                    return HTTPFields.Field(name: field.name, value: String(decoding: mapped, as: UTF8.self))
-                }
-                return field
-            }
-            if changed { out.headerFields = HTTPFields(fields) }
+        let fields = response.headerFields
+        var mappedFields: [HTTPFields.Field]?
+        for (index, field) in fields.enumerated() where field.value.utf8.count >= pattern.count {
+            var value = field.value
+            guard let mapped = value.withUTF8({ mappedOrigin(in: $0, pattern, to) }) else { continue }
+            if mappedFields == nil { mappedFields = Array(fields) }
+            mappedFields?[index] = HTTPFields.Field(name: field.name, value: String(decoding: mapped, as: UTF8.self))
         }
+        if let mappedFields { out.headerFields = HTTPFields(mappedFields) }
         return out
     }
 

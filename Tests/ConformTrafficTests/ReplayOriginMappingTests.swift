@@ -68,6 +68,30 @@ import Testing
             String(decoding: mapped.body, as: UTF8.self) == #"["http://b:1", "http://b:1/x", "http://a.example.org"]"#)
     }
 
+    /// Header values naming the origin are mapped in place, the others kept in their order; a body that is not UTF-8
+    /// is left as it is even where its bytes hold the origin.
+    @Test func headersAreMappedInPlaceAndABinaryBodyIsLeftAlone() {
+        var binary = Data([0xFF, 0xFE])
+        binary.append(Data("http://a.example/x".utf8))
+        let response = HTTPResponse(
+            status: 301,
+            headerFields: HTTPFields([
+                .init(name: "Location", value: "http://a.example/next"), .init(name: "X-Other", value: "same"),
+                .init(name: "Link", value: "<http://a.example.org/>; rel=x"),
+                .init(name: "Content-Location", value: "http://a.example"),
+            ]), body: binary)
+        let mapped = Replayer.mapOrigin(response, from: "http://a.example", to: "http://b:1")
+        #expect(mapped.body == binary)
+        #expect(
+            Array(mapped.headerFields) == [
+                .init(name: "Location", value: "http://b:1/next"), .init(name: "X-Other", value: "same"),
+                .init(name: "Link", value: "<http://a.example.org/>; rel=x"),
+                .init(name: "Content-Location", value: "http://b:1"),
+            ])
+        let untouched = HTTPResponse(status: 200, headerFields: ["X-A": "http://a.example.org"], body: Data("{}".utf8))
+        #expect(Replayer.mapOrigin(untouched, from: "http://a.example", to: "http://b:1") == untouched)
+    }
+
     /// Answers with the origin the request came to, as a server reads it from its URL.
     struct NamesTheRequestOrigin: HTTPHandler {
         func handle(_ request: HTTPRequest) -> HTTPResponse {

@@ -7,11 +7,15 @@ import Foundation
 /// The TCP ports this process holds for a server: its sockets that listen, or that are bound and not connected.
 ///
 /// Read from the process's own descriptors, never by connecting: once a test's server lets a port go, any other
-/// program may be given it, so a connection to it says nothing about the server.
+/// program may be given it, so a connection to it says nothing about the server. Whether a server let its port go is
+/// asked of the sockets it held (``sockets(on:)``, ``anyOpen(_:)``), not of the port: another test in this process
+/// may bind the port the moment it is free.
 public enum HeldPorts {
     public struct Held: Hashable, Sendable {
         public let port: UInt16
         public let listening: Bool
+        /// The socket's inode: it names this socket and no later one.
+        public let inode: UInt64
     }
 
     /// Every such socket of this process now.
@@ -52,9 +56,24 @@ public enum HeldPorts {
                 }
                 if connected == 0 || port == 0 { continue }
             }
-            held.insert(Held(port: port, listening: accepting != 0))
+            held.insert(Held(port: port, listening: accepting != 0, inode: UInt64(info.st_ino)))
         }
         return held
+    }
+
+    /// The sockets of this process that hold `port` now.
+    public static func sockets(on port: UInt16) -> Set<UInt64> {
+        Set(now().filter { $0.port == port }.map(\.inode))
+    }
+
+    /// Whether any of `sockets` (inodes from ``sockets(on:)``) is still open in this process.
+    public static func anyOpen(_ sockets: Set<UInt64>) -> Bool {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.compactMap(Int32.init).contains { descriptor in
+            var info = stat()
+            return fstat(descriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+                && sockets.contains(UInt64(info.st_ino))
+        }
     }
 
     /// Whether this process holds `port`, and if so whether it listens there.

@@ -43,9 +43,7 @@ enum CurlExchange {
             sink: ResponseSink(cancelled: cancelled, maxBodyBytes: settings.maxBodyBytes), body: request.body)
         let h = handle.raw
         let sendsBody = !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH"
-        for line in headerLines(request.headerFields, sendsBody: sendsBody) {
-            transfer.headerList = curl_slist_append(transfer.headerList, line)
-        }
+        transfer.headerList = headerList(request.headerFields, sendsBody: sendsBody)
         let lasting = settings.lasting
         if handle.configured != lasting {
             curl_easy_reset(h)
@@ -153,17 +151,32 @@ enum CurlExchange {
         return .success(response)
     }
 
-    /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults.
-    static func headerLines(_ fields: HTTPFields, sendsBody: Bool) -> [String] {
-        var lines: [String] = []
-        // `perform` refuses names that are not tokens and values with line breaks before they get here.
-        for field in fields where field.name.lowercased() != "content-length" {
-            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+    /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults. Each line is
+    /// written into one reused buffer and copied by curl; no string is made for it.
+    static func headerList(_ fields: HTTPFields, sendsBody: Bool) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var line: [CChar] = []
+        line.reserveCapacity(256)
+        func append(_ name: String, _ separator: String = "", _ value: String = "") {
+            line.removeAll(keepingCapacity: true)
+            for byte in name.utf8 { line.append(CChar(bitPattern: byte)) }
+            for byte in separator.utf8 { line.append(CChar(bitPattern: byte)) }
+            for byte in value.utf8 { line.append(CChar(bitPattern: byte)) }
+            line.append(0)
+            list = curl_slist_append(list, line)
         }
-        lines.append("Expect:")
-        if !fields.contains("Accept") { lines.append("Accept:") }
-        if sendsBody && !fields.contains("Content-Type") { lines.append("Content-Type:") }
-        return lines
+        // `perform` refuses names that are not tokens and values with line breaks before they get here.
+        var accept = false
+        var contentType = false
+        for field in fields where !HTTPFields.sameName(field.name, "Content-Length") {
+            if field.value.isEmpty { append(field.name, ";") } else { append(field.name, ": ", field.value) }
+            accept = accept || HTTPFields.sameName(field.name, "Accept")
+            contentType = contentType || HTTPFields.sameName(field.name, "Content-Type")
+        }
+        append("Expect:")
+        if !accept { append("Accept:") }
+        if sendsBody && !contentType { append("Content-Type:") }
+        return list
     }
 
     /// The version the exchange was spoken in (`HTTP/1.1`, `HTTP/2`), as libcurl negotiated it.

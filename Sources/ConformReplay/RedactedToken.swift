@@ -38,8 +38,16 @@ public struct RedactedToken: Sendable, Hashable {
 
     /// The value of `request`'s `Authorization: Bearer`, when it has the shape of a JWT.
     static func bearer(_ request: HTTPRequest) -> String? {
-        guard let value = request.headerFields["Authorization"]?.trimmingWhitespace,
-            value.count > 7, value.prefix(7).lowercased() == "bearer "
+        guard let field = request.headerFields["Authorization"] else { return nil }
+        // Most requests carry another scheme: told apart on the bytes, before any copy, when the value starts with a
+        // visible ASCII character (which trimming keeps).
+        if let first = field.utf8.first, first > 0x20, first < 0x7F,
+            !field.utf8.prefix(7).elementsEqual("bearer ".utf8, by: { $0 | 0x20 == $1 })
+        {
+            return nil
+        }
+        let value = field.trimmingWhitespace
+        guard value.count > 7, value.prefix(7).lowercased() == "bearer "
         else { return nil }
         let token = value.dropFirst(7).trimmingWhitespace
         return token.split(separator: ".", omittingEmptySubsequences: false).count == 3 ? token : nil

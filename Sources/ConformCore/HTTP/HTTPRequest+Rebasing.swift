@@ -73,14 +73,19 @@ extension HTTPSyntax {
         if !isTarget(url) { return "holds spaces or control characters; percent-encode them" }
         if url.utf8.first == UInt8(ascii: "/") { return nil }
         // Read as bytes: every request the runner sends and every recorded one a replay reads comes through here.
-        for scheme in ["http://", "https://"] where url.utf8.count >= scheme.utf8.count {
-            guard zip(url.utf8, scheme.utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else { continue }
-            let authority = url.utf8.dropFirst(scheme.utf8.count).prefix {
+        // The problem of an absolute URL of `scheme` (`.some(nil)`: none), or `nil` when `url` is not of it.
+        func absolute(_ scheme: StaticString) -> String?? {
+            let prefix = UnsafeBufferPointer(start: scheme.utf8Start, count: scheme.utf8CodeUnitCount)
+            guard url.utf8.count >= prefix.count, zip(url.utf8, prefix).allSatisfy({ $0 | 0x20 == $1 | 0x20 }) else {
+                return nil
+            }
+            let authority = url.utf8.dropFirst(prefix.count).prefix {
                 $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
             }
-            if authority.isEmpty { return "names no host after \(scheme)" }
-            return authority.contains(UInt8(ascii: "\\")) ? "holds a backslash in its host" : nil
+            if authority.isEmpty { return .some("names no host after \(scheme)") }
+            return .some(authority.contains(UInt8(ascii: "\\")) ? "holds a backslash in its host" : nil)
         }
+        if let problem = absolute("http://") ?? absolute("https://") { return problem }
         return
             "is neither origin-form (/path?query) nor absolute (http://host/path); "
             + "joined to a base URL it would reach another host"

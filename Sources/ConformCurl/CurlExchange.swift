@@ -157,11 +157,18 @@ enum CurlExchange {
         var list: UnsafeMutablePointer<curl_slist>?
         var line: [CChar] = []
         line.reserveCapacity(256)
+        // A part's bytes copied at once from its contiguous storage (native strings have one).
+        func add(_ part: String) {
+            let copied: Void? = part.utf8.withContiguousStorageIfAvailable {
+                line.append(contentsOf: UnsafeRawBufferPointer($0).bindMemory(to: CChar.self))
+            }
+            if copied == nil { for byte in part.utf8 { line.append(CChar(bitPattern: byte)) } }
+        }
         func append(_ name: String, _ separator: String = "", _ value: String = "") {
             line.removeAll(keepingCapacity: true)
-            for byte in name.utf8 { line.append(CChar(bitPattern: byte)) }
-            for byte in separator.utf8 { line.append(CChar(bitPattern: byte)) }
-            for byte in value.utf8 { line.append(CChar(bitPattern: byte)) }
+            add(name)
+            add(separator)
+            add(value)
             line.append(0)
             list = curl_slist_append(list, line)
         }

@@ -34,9 +34,10 @@ public struct NoiseRules: Sendable, Hashable {
     }
 
     public func ignoresHeader(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        if volatileHeaders.contains(lower) { return true }
-        return rules.contains { if case .header(let h, _) = $0 { h.lowercased() == lower } else { false } }
+        // Asked for every field of every answer: names compared without case in place, mostly told apart by their
+        // length, with no lower-cased copy made and nothing hashed.
+        if volatileHeaders.contains(where: { HTTPFields.sameName($0, name) }) { return true }
+        return rules.contains { if case .header(let h, _) = $0 { HTTPFields.sameName(h, name) } else { false } }
     }
 
     public func ignoresPath(_ path: JSONPath) -> Bool {

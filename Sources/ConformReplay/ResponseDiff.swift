@@ -32,7 +32,7 @@ public enum ResponseDiff {
             var right = a.next()
             while let field = right, noise.ignoresHeader(field.name) { right = a.next() }
             guard let l = left, let r = right else { return left == nil && right == nil }
-            guard l.value == r.value, l.name.lowercased() == r.name.lowercased() else { return false }
+            guard l.value == r.value, HTTPFields.sameName(l.name, r.name) else { return false }
         }
     }
 

@@ -43,7 +43,6 @@ public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     /// Compares header names ignoring ASCII case, without allocating.
-    /// Whether two field names are the same, ASCII letters compared without case (no lower-cased copies).
     public static func sameName(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         // Native strings are compared on their bytes: every request looks up a few fields among its own.

@@ -3,7 +3,14 @@
 public enum HTTPSyntax {
     /// RFC 9110 `tchar`: the characters of a token.
     public static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy(isTokenByte)
+        !text.isEmpty && allBytes(of: text, isTokenByte)
+    }
+
+    /// Whether every byte of `text` satisfies `predicate`, read from its contiguous storage when it has one (native
+    /// strings do), which a byte-by-byte walk of `utf8` is several times slower than.
+    @inline(__always)
+    static func allBytes(of text: String, _ predicate: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
     }
 
     /// A byte of a token: a letter, a digit or one of ``!#$%&'*+-.^_`|~`` (every header name of every request is
@@ -22,12 +29,12 @@ public enum HTTPSyntax {
 
     /// A header value with no CR, LF or NUL (other bytes are sent as they are).
     public static func isFieldValue(_ text: String) -> Bool {
-        !text.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        allBytes(of: text) { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }
     }
 
     /// A request target (URL) with no spaces or control characters.
     public static func isTarget(_ text: String) -> Bool {
-        !text.isEmpty && !text.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+        !text.isEmpty && allBytes(of: text) { $0 > 0x20 && $0 != 0x7F }
     }
 
     /// Why `request` must not be sent, or `nil` when it may.

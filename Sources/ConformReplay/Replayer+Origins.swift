@@ -17,6 +17,26 @@ extension Replayer {
         return out
     }
 
+    /// Whether `response` could name an origin at all: an origin holds `://`, and most answers hold it nowhere, so
+    /// their origins need neither be worked out nor searched for.
+    static func mayNameAnOrigin(_ response: HTTPResponse) -> Bool {
+        func holdsSeparator(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard bytes.count >= 3 else { return false }
+            for i in 0..<(bytes.count - 2)
+            where bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/")
+                && bytes[i + 2] == UInt8(ascii: "/")
+            {
+                return true
+            }
+            return false
+        }
+        if response.body.withUnsafeBytes(holdsSeparator) { return true }
+        return response.headerFields.contains { field in
+            var value = field.value
+            return value.withUTF8 { holdsSeparator(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
     /// The origin a request as sent reaches: its URL's, or for an in-process target (an origin-form URL) `http://`
     /// and its `Host`, which is what an implementation reached that way names.
     static func targetOrigin(_ sent: HTTPRequest) -> String? {

@@ -325,7 +325,7 @@ public struct Replayer: Sendable {
                 // The origins the recording was made against (the one its request went to, and the upstream's the
                 // recorder forwarded it to) become the target's, where the implementation names itself (M12's
                 // baseUrl, New-Base-URL, Location): each names its own origin, which is no difference.
-                if let to = Self.targetOrigin(sent) {
+                if Self.mayNameAnOrigin(outcome.expected), let to = Self.targetOrigin(sent) {
                     for from in recordedOrigins(exchange) where from != to {
                         outcome.expected = Self.mapOrigin(outcome.expected, from: from, to: to)
                     }

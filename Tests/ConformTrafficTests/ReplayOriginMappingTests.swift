@@ -92,6 +92,15 @@ import Testing
         #expect(Replayer.mapOrigin(untouched, from: "http://a.example", to: "http://b:1") == untouched)
     }
 
+    /// Only an answer holding `://` somewhere can name an origin: the others are not searched.
+    @Test func onlyAnAnswerHoldingASchemeSeparatorIsSearched() {
+        #expect(!Replayer.mayNameAnOrigin(HTTPResponse(status: 200, body: Data(#"{"a":"b:/c"}"#.utf8))))
+        #expect(!Replayer.mayNameAnOrigin(HTTPResponse(status: 200, headerFields: ["X": "a:/"], body: Data())))
+        #expect(Replayer.mayNameAnOrigin(HTTPResponse(status: 200, body: Data(#"{"u":"http://h"}"#.utf8))))
+        #expect(Replayer.mayNameAnOrigin(HTTPResponse(status: 200, body: Data("://".utf8))))
+        #expect(Replayer.mayNameAnOrigin(HTTPResponse(status: 301, headerFields: ["Location": "https://h/"])))
+    }
+
     /// Answers with the origin the request came to, as a server reads it from its URL.
     struct NamesTheRequestOrigin: HTTPHandler {
         func handle(_ request: HTTPRequest) -> HTTPResponse {

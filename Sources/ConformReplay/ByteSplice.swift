@@ -8,7 +8,11 @@ struct ByteSplice {
     mutating func replace(
         _ range: Range<Int>, of text: UnsafeBufferPointer<UInt8>, with replacement: some Sequence<UInt8>
     ) {
-        if out == nil { out = [] }
+        if out == nil {
+            // Room for the text and a few longer replacements at once, not grown step by step.
+            out = []
+            out!.reserveCapacity(text.count + 64)
+        }
         out!.append(contentsOf: UnsafeBufferPointer(rebasing: text[copied..<range.lowerBound]))
         out!.append(contentsOf: replacement)
         copied = range.upperBound

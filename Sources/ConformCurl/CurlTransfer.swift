@@ -3,7 +3,8 @@ import ConformCore
 import Foundation
 
 /// One exchange while libcurl runs it: the easy handle and everything curl points into (header list, request body,
-/// response sink; the error buffer is the handle's) live here until the transfer ends, and the waiting task is resumed from here.
+/// response sink; the error buffer is the handle's) live here until the transfer ends, and the waiting task is
+/// resumed from here.
 /// Prepared on the sending thread, then touched by the loop thread only.
 final class CurlTransfer: @unchecked Sendable {
     let handle: EasyHandle

@@ -4,7 +4,8 @@ import Synchronization
 
 /// The listeners an `offline` client fault (``ClientFault/Kind/offline``) takes off the network: each closes its
 /// socket and its connections for the window and listens again on the same port after it
-/// (``HTTPServer/pause(for:offline:resumed:)``), so an app meets refused connections as it would with a server that is down.
+/// (``HTTPServer/pause(for:offline:resumed:)``), so an app meets refused connections as it would with a server that is
+/// down.
 ///
 /// A command attaches the listeners it starts; with none attached (a forward proxy's tunnels), the calls in the window
 /// still get their connections closed without an answer.

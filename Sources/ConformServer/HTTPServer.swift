@@ -27,7 +27,8 @@ public final class HTTPServer: Sendable {
     private let intercepting: Bool
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
-    /// Counts ``stop()`` and ``pause(for:offline:resumed:)`` calls: a pause listens again only when nothing came after it.
+    /// Counts ``stop()`` and ``pause(for:offline:resumed:)`` calls: a pause listens again only when nothing came after
+    /// it.
     private let pauses = Mutex(0)
 
     /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.

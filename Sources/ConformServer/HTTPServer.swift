@@ -30,6 +30,8 @@ public final class HTTPServer: Sendable {
     /// Counts ``stop()`` and ``pause(for:offline:resumed:)`` calls: a pause listens again only when nothing came after
     /// it.
     private let pauses = Mutex(0)
+    /// The port held while a pause's window lasts; a stop lets it go at once.
+    private let reservation = Mutex<PortReservation?>(nil)
 
     /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.
     ///
@@ -93,7 +95,10 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting, finishes in-flight requests and closes every connection; safe to call twice.
     public func stop() {
-        pauses.withLock { $0 += 1 }
+        pauses.withLock { count in
+            count += 1
+            reservation.withLock { $0 = nil }
+        }
         halt()
     }
 
@@ -127,15 +132,23 @@ public final class HTTPServer: Sendable {
         // Never on the caller's thread: a handler that asks for the pause must finish before the daemon can stop.
         DispatchQueue.global().async { [self] in
             halt()
-            // Held from the moment the listener closed; `nil` only if another program bound the port in between.
-            let reservation = PortReservation(address: address, port: port)
+            // Held from the moment the listener closed (`nil` only if another program bound the port in between),
+            // unless a stop or another pause came first.
+            let held = PortReservation(address: address, port: port)
+            pauses.withLock { count in
+                if count == generation { reservation.withLock { $0 = held } }
+            }
             offline()
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
                 guard let self else { return resumed(.superseded) }
                 do {
                     let relaunched = try running.withLock { state -> Bool in
                         guard state == nil, pauses.withLock({ $0 }) == generation else { return false }
-                        state = try launch(port: port, listeningSocket: reservation?.listen())
+                        let held = reservation.withLock { held in
+                            defer { held = nil }
+                            return held
+                        }
+                        state = try launch(port: port, listeningSocket: held?.listen())
                         return true
                     }
                     resumed(relaunched ? .listening : .superseded)

@@ -27,11 +27,22 @@ public final class HTTPServer: Sendable {
     private let intercepting: Bool
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
-    /// Counts ``stop()`` and ``pause(for:offline:resumed:)`` calls: a pause listens again only when nothing came after
-    /// it.
-    private let pauses = Mutex(0)
-    /// The port held while a pause's window lasts; a stop lets it go at once.
-    private let reservation = Mutex<PortReservation?>(nil)
+    /// ``stop()`` and ``pause(for:offline:resumed:)`` calls counted, and the window of the last pause while it lasts:
+    /// a pause listens again only when nothing came after it.
+    private let pauses = Mutex(Pauses())
+
+    private struct Pauses {
+        var count = 0
+        var window: Window?
+    }
+
+    /// A pause's window: the port held while it lasts, and who is told how it ends. A stop or a later pause ends it
+    /// at once (the port let go, `resumed` told `.superseded`).
+    private struct Window {
+        let generation: Int
+        let held: PortReservation?
+        let resumed: @Sendable (PauseEnd) -> Void
+    }
 
     /// Creates a stopped server; `port` 0 picks a free port when ``start()`` binds; with `tls` it speaks HTTPS.
     ///
@@ -95,11 +106,13 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting, finishes in-flight requests and closes every connection; safe to call twice.
     public func stop() {
-        pauses.withLock { count in
-            count += 1
-            reservation.withLock { $0 = nil }
+        let ended = pauses.withLock { state -> Window? in
+            state.count += 1
+            defer { state.window = nil }
+            return state.window
         }
         halt()
+        ended?.resumed(.superseded)
     }
 
     /// How a ``pause(for:offline:resumed:)`` ended.
@@ -124,40 +137,58 @@ public final class HTTPServer: Sendable {
     ) -> Bool {
         let port = boundPort
         guard port != 0, !context.forwarding else { return false }
-        let generation = pauses.withLock {
-            $0 += 1
-            return $0
+        let (generation, earlier) = pauses.withLock { state -> (Int, Window?) in
+            state.count += 1
+            defer { state.window = nil }
+            return (state.count, state.window)
         }
+        earlier?.resumed(.superseded)
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         // Never on the caller's thread: a handler that asks for the pause must finish before the daemon can stop.
         DispatchQueue.global().async { [self] in
             halt()
-            // Held from the moment the listener closed (`nil` only if another program bound the port in between),
-            // unless a stop or another pause came first.
-            let held = PortReservation(address: address, port: port)
-            pauses.withLock { count in
-                if count == generation { reservation.withLock { $0 = held } }
+            // Held from the moment the listener closed (`nil` only if another program bound the port in between).
+            let window = Window(
+                generation: generation, held: PortReservation(address: address, port: port), resumed: resumed)
+            let current = pauses.withLock { state -> Bool in
+                guard state.count == generation else { return false }
+                state.window = window
+                return true
             }
+            guard current else { return resumed(.superseded) }
             offline()
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
-                guard let self else { return resumed(.superseded) }
-                do {
-                    let relaunched = try running.withLock { state -> Bool in
-                        guard state == nil, pauses.withLock({ $0 }) == generation else { return false }
-                        let held = reservation.withLock { held in
-                            defer { held = nil }
-                            return held
-                        }
-                        state = try launch(port: port, listeningSocket: held?.listen())
-                        return true
-                    }
-                    resumed(relaunched ? .listening : .superseded)
-                } catch {
-                    resumed(.failed("\(error)"))
-                }
+                // A server gone was stopped, and its stop told `resumed`.
+                self?.endWindow(generation, port: port)
             }
         }
         return true
+    }
+
+    /// Listens again when the window of pause `generation` is still open (a stop or a later pause closed it and said
+    /// so), on the socket that held the port.
+    private func endWindow(_ generation: Int, port: UInt16) {
+        // Under the daemon's lock, so that a stop either ends the window first or halts what this starts.
+        let ended = running.withLock { state -> (Window, Result<Bool, any Error>)? in
+            let window = pauses.withLock { pauses -> Window? in
+                guard pauses.window?.generation == generation else { return nil }
+                defer { pauses.window = nil }
+                return pauses.window
+            }
+            guard let window else { return nil }
+            guard state == nil else { return (window, .success(false)) }
+            do {
+                state = try launch(port: port, listeningSocket: window.held?.listen())
+                return (window, .success(true))
+            } catch {
+                return (window, .failure(error))
+            }
+        }
+        guard let (window, outcome) = ended else { return }
+        switch outcome {
+        case .success(let listening): window.resumed(listening ? .listening : .superseded)
+        case .failure(let error): window.resumed(.failed("\(error)"))
+        }
     }
 
     private func halt() {

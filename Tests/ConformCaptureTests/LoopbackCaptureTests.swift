@@ -219,19 +219,44 @@ struct LoopbackCaptureTests {
     @Test(.timeLimit(.minutes(2)), .enabled(if: Tool.has("openssl") && Tool.has("curl"), "needs openssl and curl"))
     func tlsIsReportedNotRead() async throws {
         let scratch = try Scratch("capture")
-        let port = UInt16.random(in: 20_000...40_000)
         let dir = scratch.url.path
         let capture = scratch.path("tls.pcap")
-        let setup = try await shell(
+        let keys = try await shell(
             "cd '\(dir)' && openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost -keyout key.pem "
                 + "-out cert.pem -days 1 >/dev/null 2>&1 && echo ok")
-        try #require(setup.output.contains("ok"))
-        let dump = try TCPDump(filter: "tcp port \(port)", file: capture, scratch: scratch)
+        try #require(keys.output.contains("ok"))
+        // The server picks a free port and says it once it listens ("ACCEPT 127.0.0.1:PORT"): waited for, bounded,
+        // rather than guessed (a port chosen at random may be taken; a second's sleep may be too short on a busy box).
+        let log = scratch.url.appendingPathComponent("server.out")
+        try Data().write(to: log)
+        let output = try FileHandle(forWritingTo: log)
+        defer { try? output.close() }
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: try #require(Tool.path("openssl")))
+        server.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"]
+        server.currentDirectoryURL = scratch.url
+        server.standardInput = FileHandle.nullDevice
+        server.standardOutput = output
+        server.standardError = output
+        try server.run()
+        // A child inherits the test process's blocked signals (TERM among them): killed, also when a check fails.
+        defer { kill(server.processIdentifier, SIGKILL) }
+        var port: UInt16?
+        let deadline = Date().addingTimeInterval(20)
+        while port == nil, server.isRunning, Date() < deadline {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT 127.0.0.1:") }) {
+                port = UInt16(line.dropFirst("ACCEPT 127.0.0.1:".count))
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let listening = try #require(port, "\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        let dump = try TCPDump(filter: "tcp port \(listening)", file: capture, scratch: scratch)
         defer { dump.stop() }
         let run = try await shell(
-            "cd '\(dir)' && { openssl s_server -quiet -accept \(port) -cert cert.pem -key key.pem "
-                + "-www >/dev/null 2>&1 & server=$!; } && sleep 1 && curl -sk --max-time 10 -o /dev/null "
-                + "-w '%{http_code}' https://127.0.0.1:\(port)/mobile/1/secret; kill -9 $server", timeout: 30)
+            "curl -sk --max-time 10 -o /dev/null -w '%{http_code}' https://127.0.0.1:\(listening)/mobile/1/secret",
+            timeout: 30)
         dump.stop()
         #expect(run.output.contains("200"), "\(run.output)")
         let (imported, summary) = try importCapture(capture, scratch: scratch)

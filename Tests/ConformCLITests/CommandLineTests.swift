@@ -97,21 +97,20 @@ import Testing
     }
 
     /// Runs the bash completion function for `words` (the last one being completed) and returns its replies.
-    func bashComplete(_ words: [String], script: URL) throws -> [String] {
+    ///
+    /// Waited for through the child's termination handler (`ChildProcess`), never `Process.waitUntilExit()`: on a
+    /// thread of Swift's pool that call spins on a run loop, and a clean-clone run hung in it at full CPU after bash
+    /// had exited.
+    func bashComplete(_ words: [String], script: URL) async throws -> [String] {
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [
-            "-c",
-            "source '\(script.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _conform; "
-                + "printf '%s\\n' \"${COMPREPLY[@]}\"",
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let run = try await ChildProcess.output(
+            "/bin/bash",
+            [
+                "-c",
+                "source '\(script.path)'; COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _conform; "
+                    + "printf '%s\\n' \"${COMPREPLY[@]}\"",
+            ], separateStandardError: true)
+        return run.output.split(separator: "\n").map(String.init)
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/bin/bash"), "needs bash"))
@@ -121,13 +120,15 @@ import Testing
         let generated = await conformInProcess(["completion", "bash"])
         #expect(generated.code == 0)
         try Data(generated.out.utf8).write(to: script)
-        #expect(try bashComplete(["conform", "re"], script: script) == ["record", "replay"])
-        #expect(try bashComplete(["conform", "run", "--fa"], script: script) == ["--fault", "--fail-fast"])
+        #expect(try await bashComplete(["conform", "re"], script: script) == ["record", "replay"])
+        #expect(try await bashComplete(["conform", "run", "--fa"], script: script) == ["--fault", "--fail-fast"])
         #expect(
-            try bashComplete(["conform", "run", "--fault", "depersonalizeN"], script: script) == ["depersonalizeNoop"])
-        #expect(try bashComplete(["conform", "completion", "z"], script: script) == ["zsh"])
-        #expect(try bashComplete(["conform", "help", "m"], script: script) == ["merge", "mock", "man"])
-        #expect(try bashComplete(["conform", "run", "--jobs", ""], script: script) == [])
+            try await bashComplete(["conform", "run", "--fault", "depersonalizeN"], script: script) == [
+                "depersonalizeNoop"
+            ])
+        #expect(try await bashComplete(["conform", "completion", "z"], script: script) == ["zsh"])
+        #expect(try await bashComplete(["conform", "help", "m"], script: script) == ["merge", "mock", "man"])
+        #expect(try await bashComplete(["conform", "run", "--jobs", ""], script: script) == [])
     }
 
     @Test(arguments: ["zsh", "fish"])

@@ -162,16 +162,11 @@ import Testing
         let scratch = try Scratch()
         let page = scratch.url.appendingPathComponent("conform.1")
         try Data(await conformInProcess(["man"]).out.utf8).write(to: page)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/groff")
-        process.arguments = ["-man", "-Tutf8", "-ww", "-z", page.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let warnings = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(warnings.isEmpty, "\(warnings)")
+        // Waited for through its termination handler, as `bashComplete` says why.
+        let groff = try await ChildProcess.output(
+            "/usr/bin/groff", ["-man", "-Tutf8", "-ww", "-z", page.path], separateStandardError: true)
+        #expect(groff.status == 0)
+        #expect(groff.errorOutput.isEmpty, "\(groff.errorOutput)")
     }
 
     /// Every command writes to the process's streams through terminal sinks, so whatever text it writes, from

@@ -141,9 +141,9 @@ struct ForwardAttackTests {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return "" }
+        guard let exit = try? ProcessExit(starting: process) else { return "" }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        exit.wait()
         return String(decoding: data, as: UTF8.self)
     }
 

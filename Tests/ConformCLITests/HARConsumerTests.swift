@@ -19,9 +19,8 @@ import Testing
         process.arguments = ["-c", "import \(module)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard let exit = try? ProcessExit(starting: process) else { return false }
+        return exit.wait() && process.terminationStatus == 0
     }
 
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {

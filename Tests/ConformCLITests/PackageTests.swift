@@ -34,8 +34,7 @@ import Testing
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
-        process.waitUntilExit()
+        try ProcessExit(starting: process).wait()
         return (
             process.terminationStatus, (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
             (try? String(contentsOf: errFile, encoding: .utf8)) ?? ""

@@ -3,6 +3,7 @@ import ConformReference
 import ConformReport
 import ConformRunner
 import ConformServer
+import ConformTestSupport
 import ConformTransports
 import Foundation
 import Testing
@@ -61,6 +62,7 @@ enum SlowCondition: String, CaseIterable, Sendable, CustomTestStringConvertible 
 final class CPUBurner: Sendable {
     private let process: Process
     private let input: Pipe
+    private let exit: ProcessExit
 
     init() throws {
         process = Process()
@@ -75,11 +77,11 @@ final class CPUBurner: Sendable {
         ]
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        exit = try ProcessExit(starting: process)
     }
 
     func stop() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        exit.wait()
     }
 }

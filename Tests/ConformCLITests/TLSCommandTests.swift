@@ -232,10 +232,10 @@ struct TLSCommandTests {
         upstream.currentDirectoryURL = scratch.url
         upstream.standardOutput = FileHandle(forWritingAtPath: log)
         upstream.standardError = FileHandle(forWritingAtPath: log)
-        try upstream.run()
+        let upstreamExit = try ProcessExit(starting: upstream)
         defer {
             upstream.terminate()
-            upstream.waitUntilExit()
+            upstreamExit.wait()
         }
         // Waits for Hypercorn to say where it listens (a bound on start-up, not a timing assertion), off the pool.
         let port = try await offThePool {

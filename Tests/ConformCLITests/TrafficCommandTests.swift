@@ -383,6 +383,7 @@ final class ConformProcess: @unchecked Sendable {
     let process = Process()
     let stdout: String
     let stderr: String
+    private let exit: ProcessExit
     private(set) var baseURL = ""
 
     /// Starts `conform ARGS` with its streams in files and waits for the `banner` line that names the address.
@@ -403,7 +404,7 @@ final class ConformProcess: @unchecked Sendable {
         }
         process.standardOutput = FileHandle(forWritingAtPath: stdout)
         process.standardError = FileHandle(forWritingAtPath: stderr)
-        try process.run()
+        exit = try ProcessExit(starting: process)
         // Poll for the banner: a bound on start-up, not a timing assertion.
         for _ in 0..<600 {
             let text = (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? ""
@@ -417,7 +418,7 @@ final class ConformProcess: @unchecked Sendable {
             usleep(50_000)
         }
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        exit.wait()
         let err = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
         throw ProcessFailure("conform \(args.joined(separator: " ")) did not print '\(banner)…'; stderr:\n\(err)")
     }
@@ -430,7 +431,7 @@ final class ConformProcess: @unchecked Sendable {
 
     /// Waits for the process to end by itself and returns the exit code and both streams.
     func waitForExit() throws -> (code: Int32, out: String, err: String) {
-        process.waitUntilExit()
+        exit.wait()
         return (
             process.terminationStatus, try String(contentsOfFile: stdout, encoding: .utf8),
             try String(contentsOfFile: stderr, encoding: .utf8)
@@ -440,7 +441,7 @@ final class ConformProcess: @unchecked Sendable {
     deinit {
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            exit.wait()
         }
     }
 }

@@ -22,9 +22,8 @@ let hasScapy: Bool = {
     process.arguments = ["python3", "-c", "import scapy.all"]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return false }
-    process.waitUntilExit()
-    return process.terminationStatus == 0
+    guard let exit = try? ProcessExit(starting: process) else { return false }
+    return exit.wait() && process.terminationStatus == 0
 }()
 
 /// Debian's tcpdump writing what `lo` carries for a filter into a file, started and stopped by the test (at the

@@ -46,6 +46,7 @@ import Testing
     final class Server: @unchecked Sendable {
         let process = Process()
         let port: UInt16
+        private let exit: ProcessExit
         init(
             _ executable: String, _ arguments: [String], portAfter prefix: String, log: String, directory: URL? = nil
         ) throws {
@@ -57,7 +58,7 @@ import Testing
             process.standardError = handle
             process.standardInput = FileHandle.nullDevice
             if let directory { process.currentDirectoryURL = directory }
-            try process.run()
+            exit = try ProcessExit(starting: process)
             var found: UInt16?
             // Waits for the server to say where it listens (it starts in well under a second; 30 s at most).
             for _ in 0..<300 where found == nil {
@@ -67,13 +68,17 @@ import Testing
                 }
                 if found == nil { usleep(100_000) }
             }
+            if found == nil {  // the initializer throws below, and deinit does not run: the server is stopped here
+                kill(process.processIdentifier, SIGKILL)
+                exit.wait()
+            }
             port = try #require(
                 found, "the server printed no port: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         }
         /// `openssl s_server` ignores SIGTERM: the server is killed, and reaped.
         deinit {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            exit.wait()
         }
     }
 

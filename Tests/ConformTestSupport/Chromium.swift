@@ -38,11 +38,11 @@ public enum Chromium {
             ] + arguments + [page.absoluteString]
         process.standardOutput = handle
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        process.waitUntilExit()
-        watchdog.cancel()
+        let exit = try ProcessExit(starting: process)
+        if !exit.wait(limit: .seconds(60)) {
+            process.terminate()
+            exit.wait()
+        }
         guard process.terminationStatus == 0 else {
             throw Failure(
                 description: "chromium \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")

@@ -5,6 +5,9 @@ final class ServedReference: Sendable {
     /// `http://127.0.0.1:PORT`, read from the line the command prints when it listens.
     let baseURL: String
     private let process: Process
+    /// Signalled by the process's termination handler: `stop` waits on it rather than on `Process.waitUntilExit()`,
+    /// which spins on a run loop and can miss the end when called from a thread of Swift's pool.
+    private let ended = DispatchSemaphore(value: 0)
     private let scratch: URL
 
     /// Starts the built `conform serve --port 0 ARGS` and waits until it prints the address it listens on.
@@ -21,6 +24,8 @@ final class ServedReference: Sendable {
         process.arguments = ["serve", "--port", "0"] + arguments
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
+        let ended = self.ended
+        process.terminationHandler = { _ in ended.signal() }
         try process.run()
         // A bound on start-up (30 s), polled without holding a thread: not a timing assertion.
         for _ in 0..<600 {
@@ -45,7 +50,7 @@ final class ServedReference: Sendable {
     func stop() {
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            _ = ended.wait(timeout: .now() + 60)
         }
         try? FileManager.default.removeItem(at: scratch)
     }

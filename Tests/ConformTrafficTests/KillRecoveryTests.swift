@@ -62,7 +62,7 @@ import Testing
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        let exit = try ProcessExit(starting: process)
         // Wait (without a deadline on correctness) until the child has written a good number of exchanges.
         let file = dir + "/exchanges.jsonl"
         let size = try await offThePool { () -> Int in
@@ -72,7 +72,7 @@ import Testing
                 size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.intValue ?? 0
             }
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            exit.wait()
             return size
         }
         #expect(process.terminationReason == .uncaughtSignal)

@@ -38,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         // glibc's malloc.h (libc itself): the arena setting the executable applies.
         .systemLibrary(name: "CMalloc"),
+        // glibc's posix_spawn action that closes inherited descriptors, declared only for _GNU_SOURCE in spawn.h.
+        .systemLibrary(name: "CSpawn"),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         // One diagnostic type (file:line:col, severity, message, help, an id from a catalog) and its renderer.
@@ -59,7 +61,7 @@ let package = Package(
         // The protocol profile the engine is handed: Mobile Messaging's bases and its `jwt` template function.
         .target(name: "ConformMobileMessaging", dependencies: ["ConformCore", "ConformCrypto"]),
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
-        .target(name: "ConformTransports", dependencies: ["ConformCore"]),
+        .target(name: "ConformTransports", dependencies: ["ConformCore", "CSpawn"]),
         .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
         // The reference is Mobile Messaging's: it refuses in the profile's envelope.
         .target(

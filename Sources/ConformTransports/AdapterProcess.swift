@@ -1,3 +1,4 @@
+import CSpawn
 import ConformCore
 import Dispatch
 import Foundation
@@ -99,6 +100,9 @@ final class AdapterProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        // Nothing else of Conform's reaches the adapter: libraries (libcurl's sockets, a recording's file) do not
+        // all open their descriptors close-on-exec.
+        conform_spawn_close_from(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -233,6 +233,30 @@ struct ExecTransportTests {
         #expect(error?.message.contains("/nonexistent/conform-adapter") == true)
     }
 
+    /// Conform's own files and sockets are not the adapter's: a descriptor Conform holds open without close-on-exec
+    /// (as libraries and `FileHandle` leave theirs) does not reach the adapter; only its three streams do.
+    @Test func theAdapterInheritsOnlyItsThreeStreams() async throws {
+        let held = open("/dev/null", O_RDONLY)
+        try #require(held >= 0)
+        defer { close(held) }
+        let inherited = fcntl(held, F_DUPFD, 200)  // a high number the shell has no use for, without FD_CLOEXEC
+        try #require(inherited >= 200)
+        defer { close(inherited) }
+        #expect(fcntl(inherited, F_GETFD) & FD_CLOEXEC == 0)
+        let listing = FileManager.default.temporaryDirectory.appendingPathComponent("conform-fds-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: listing) }
+        // The shell lists its own descriptors (the ones it was started with) before it becomes the adapter.
+        let transport = ExecTransport(
+            command: "ls /proc/$$/fd > '\(listing.path)'; exec python3 -u '\(Self.script)'", timeout: .seconds(20))
+        #expect(try await transport.send(HTTPRequest(method: .get, url: "/echo")).status == 201)
+        let descriptors = try String(contentsOf: listing, encoding: .utf8).split(separator: "\n").compactMap { Int($0) }
+        #expect(descriptors.filter { $0 <= 2 }.sorted() == [0, 1, 2], "the adapter started with \(descriptors)")
+        #expect(!descriptors.contains(Int(inherited)), "the adapter started with \(descriptors)")
+        // dash keeps one descriptor of its own (number 10, a copy of what it reads commands from); without the
+        // fix the adapter started with every open descriptor of this test process (17 of them in a run).
+        #expect(descriptors.filter { $0 > 2 }.count <= 1, "the adapter started with \(descriptors)")
+    }
+
     @Test func concurrentExchangesAreSerialised() async throws {
         let transport = adapter()
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

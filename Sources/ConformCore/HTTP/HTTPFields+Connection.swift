@@ -11,19 +11,30 @@ extension HTTPFields {
     /// The fields without those of the connection they came on: ``connectionSpecific`` and every field the
     /// `Connection` header names.
     public var endToEnd: HTTPFields {
-        var named: Set<String> = []
-        for value in values(for: "Connection") {
-            for token in value.split(separator: ",") {
-                named.insert(token.trimmingWhitespace.lowercased())
-            }
+        // The names `Connection` lists (`keep-alive` at most, mostly): kept as written, compared without case, so
+        // no name of a message is lower-cased or hashed on a proxy's every exchange.
+        var named: [String] = []
+        for field in fields where HTTPFields.sameName(field.name, "Connection") {
+            for token in field.value.split(separator: ",") { named.append(String(token.trimmingWhitespace)) }
         }
         func belongsToTheConnection(_ name: String) -> Bool {
-            // Most names are none of the few connection-specific ones: compare without lower-casing first.
-            let specific = Self.connectionSpecificList.contains { HTTPFields.sameName($0, name) }
-            return specific || (!named.isEmpty && named.contains(name.lowercased()))
+            Self.connectionSpecificList.contains { HTTPFields.sameName($0, name) }
+                || named.contains { HTTPFields.sameName($0, name) }
         }
-        guard fields.contains(where: { belongsToTheConnection($0.name) }) else { return self }
-        return HTTPFields(fields.filter { !belongsToTheConnection($0.name) })
+        // One pass: the fields are copied only from the first one that goes (a request always has `Host`).
+        var kept: [Field]?
+        for index in fields.indices {
+            let goes = belongsToTheConnection(fields[index].name)
+            if kept == nil {
+                guard goes else { continue }
+                var before = Array(fields[..<index])
+                before.reserveCapacity(fields.count - 1)
+                kept = before
+            } else if !goes {
+                kept?.append(fields[index])
+            }
+        }
+        return kept.map { HTTPFields($0) } ?? self
     }
 
     private static let connectionSpecificList = Array(connectionSpecific)

@@ -20,12 +20,16 @@ public final class ProcessExit: Sendable {
         }
     }
 
-    /// Blocks this thread until the program has ended, or at most `limit`; returns whether it ended. Once it has
-    /// ended, the process's `terminationStatus` and `terminationReason` are final.
+    /// Blocks this thread until the program has ended, or at most `limit` when one is given; returns whether it
+    /// ended. Once it has ended, the process's `terminationStatus` and `terminationReason` are final (Foundation
+    /// refuses to read them before).
     @discardableResult
-    public func wait(limit: Duration = .seconds(300)) -> Bool {
-        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-        guard ended.wait(timeout: .now() + seconds) == .success else { return false }
+    public func wait(limit: Duration? = nil) -> Bool {
+        var deadline = DispatchTime.distantFuture
+        if let (seconds, attoseconds) = limit?.components {
+            deadline = .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        }
+        guard ended.wait(timeout: deadline) == .success else { return false }
         ended.signal()  // a later wait returns at once
         return true
     }

@@ -54,19 +54,12 @@ struct VariantResponseShaper: Sendable {
     ///
     /// An object whose members are all strings (a GCM payload, an FCM data map) gets only the string member.
     static func addingExtraMembers(_ value: JSONValue, key: String?) -> JSONValue {
-        switch value {
-        case .object(let object):
-            if let key, userDataKeys.contains(key) { return value }
-            var out = JSONObject()
-            for (k, v) in object { out[k] = addingExtraMembers(v, key: k) }
-            out[extraString.key] = extraString.value
+        reshaping(value, key: key) { object in
             let flat = !object.isEmpty && object.allSatisfy { $0.value.stringValue != nil }
-            if !flat { out[extraObject.key] = extraObject.value }
-            return .object(out)
-        case .array(let items):
-            return .array(items.map { addingExtraMembers($0, key: key) })
-        default:
-            return value
+            var object = object
+            object[extraString.key] = extraString.value
+            if !flat { object[extraObject.key] = extraObject.value }
+            return object
         }
     }
 
@@ -78,15 +71,27 @@ struct VariantResponseShaper: Sendable {
 
     /// `value` with every unordered list reversed, at every level except inside user-data maps.
     static func reversingUnorderedLists(_ value: JSONValue, key: String?) -> JSONValue {
+        let reversed: (String?, [JSONValue]) -> [JSONValue] = { key, items in
+            key.map(unorderedListKeys.contains) == true ? items.reversed() : items
+        }
+        return reshaping(value, key: key, list: reversed)
+    }
+
+    /// `value` rebuilt from the leaves up, each object through `object` and each list through `list` (with the
+    /// member that holds it), except in user-data maps, which stay as the user stored them: the one walk of the
+    /// variants that change a body's shape. A list's items count as held by the list's member.
+    private static func reshaping(
+        _ value: JSONValue, key: String?, object: (JSONObject) -> JSONObject = { $0 },
+        list: (String?, [JSONValue]) -> [JSONValue] = { $1 }
+    ) -> JSONValue {
         switch value {
-        case .object(let object):
+        case .object(let members):
             if let key, userDataKeys.contains(key) { return value }
             var out = JSONObject()
-            for (k, v) in object { out[k] = reversingUnorderedLists(v, key: k) }
-            return .object(out)
+            for (k, v) in members { out[k] = reshaping(v, key: k, object: object, list: list) }
+            return .object(object(out))
         case .array(let items):
-            let inner = items.map { reversingUnorderedLists($0, key: nil) }
-            return .array(key.map(unorderedListKeys.contains) == true ? inner.reversed() : inner)
+            return .array(list(key, items.map { reshaping($0, key: key, object: object, list: list) }))
         default:
             return value
         }

@@ -102,7 +102,11 @@ final class AdapterProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
         // Nothing else of Conform's reaches the adapter: libraries (libcurl's sockets, a recording's file) do not
         // all open their descriptors close-on-exec.
-        conform_spawn_close_from(&actions, 3)
+        let closing = conform_spawn_close_from(&actions, 3)
+        guard closing == 0 else {
+            for fd in stdinPipe + stdoutPipe + stderrPipe { close(fd) }
+            throw Failure(message: "cannot prepare the adapter's start: \(String(cString: strerror(closing)))")
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -350,7 +350,7 @@ struct HTTPStreamParser {
                 return .failure(Failure("a header line without a colon"))
             }
             let name = String(line[..<colon])
-            guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else {
                 return .failure(Failure("a header field name that is not a token"))
             }
             fields.append(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t"]))
@@ -378,7 +378,7 @@ struct HTTPStreamParser {
         }
         switch role {
         case .request:
-            guard startLine.count == 3, !startLine[0].isEmpty, startLine[0].utf8.allSatisfy(Self.isTokenByte),
+            guard startLine.count == 3, !startLine[0].isEmpty, startLine[0].utf8.allSatisfy(HTTPSyntax.isTokenByte),
                 !startLine[1].isEmpty, startLine[2] == "HTTP/1.1" || startLine[2] == "HTTP/1.0"
             else {
                 return .failure(Failure("not an HTTP/1.x request line"))
@@ -421,14 +421,5 @@ struct HTTPStreamParser {
     struct Failure: Error {
         var reason: String
         init(_ reason: String) { self.reason = reason }
-    }
-
-    static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default: return "!#$%&'*+-.^_`|~".utf8.contains(b)
-        }
     }
 }

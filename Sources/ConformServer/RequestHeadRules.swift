@@ -1,3 +1,5 @@
+import ConformCore
+
 /// What the server checks in a request head before any handler sees it: methods and field names are RFC 9110
 /// tokens, field values and the request target hold no control bytes and are UTF-8, and a message carries at most
 /// ``HTTPServerLimits/maxHeaderFields`` fields.
@@ -16,17 +18,8 @@ enum RequestHeadRules {
         }
     }
 
-    /// Whether `byte` may appear in an RFC 9110 token: letters, digits and ``!#$%&'*+-.^_`|~``.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default: return false
-        }
-    }
+    /// Whether `byte` may appear in an RFC 9110 token (``HTTPSyntax/isTokenByte(_:)``).
+    static func isTokenByte(_ byte: UInt8) -> Bool { HTTPSyntax.isTokenByte(byte) }
 
     /// `nil` when `method` is a token.
     static func checkMethod<Bytes: Collection<UInt8>>(_ method: Bytes) -> Refusal? {

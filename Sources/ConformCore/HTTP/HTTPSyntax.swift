@@ -14,9 +14,9 @@ public enum HTTPSyntax {
     }
 
     /// A byte of a token: a letter, a digit or one of ``!#$%&'*+-.^_`|~`` (every header name of every request is
-    /// checked, so without a table to look up).
+    /// checked, so without a table to look up). The one test of RFC 9110's `tchar` in the project.
     @inline(__always)
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    public static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
             UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "!"), UInt8(ascii: "#")...UInt8(ascii: "'"),

@@ -238,9 +238,13 @@ struct LoopbackCaptureTests {
         server.standardInput = FileHandle.nullDevice
         server.standardOutput = output
         server.standardError = output
-        try server.run()
-        // A child inherits the test process's blocked signals (TERM among them): killed, also when a check fails.
-        defer { kill(server.processIdentifier, SIGKILL) }
+        let exit = try ProcessExit(starting: server)
+        // A child inherits the test process's blocked signals (TERM among them): killed, also when a check fails,
+        // and reaped.
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            exit.wait()
+        }
         var port: UInt16?
         let deadline = Date().addingTimeInterval(20)
         while port == nil, server.isRunning, Date() < deadline {

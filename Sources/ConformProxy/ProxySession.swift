@@ -131,12 +131,9 @@ public struct ProxySession: Sendable {
         // A request waiting for its upstream holds no server thread (its connection is suspended until the answer
         // comes); the proxy's limits bound how many wait and for how long. The forward proxy's servers do the same
         // (`ForwardProxyServer`).
-        let handler = AsyncHandlerAdapter(
-            errorEnvelope: proxy.errorEnvelope, executor: proxy.transport.preferredTaskExecutor
-        ) { await proxy.forward($0) }
         let server: Listening
         do {
-            server = try serving(handler, serverLimits)
+            server = try serving(proxy.handler, serverLimits)
         } catch {
             problem(Listeners.cannotListen(host: listen.host, port: listen.port, option: "--listen", error))
             return .cannotRun

@@ -70,6 +70,16 @@ public struct RecordingProxy: Sendable {
         return upstreams.keys.sorted().first ?? "*"
     }
 
+    /// The server's handler for this proxy: ``forward(_:)``, started on the transport's own thread
+    /// (``Transport/preferredTaskExecutor``, libcurl's loop for ``CurlTransport``), so that a request goes from the
+    /// server's thread to the transport's and its answer straight back, and answered in the profile's envelope when
+    /// the server refuses a request itself.
+    public var handler: AsyncHandlerAdapter {
+        AsyncHandlerAdapter(errorEnvelope: errorEnvelope, executor: transport.preferredTaskExecutor) {
+            await self.forward($0)
+        }
+    }
+
     /// Forwards `request` (origin-form, as a server received it), records the exchange and returns the response.
     ///
     /// The way upstream is a stack of transport decorators: recording around rebasing onto the upstream's base URL
@@ -103,9 +113,8 @@ public struct RecordingProxy: Sendable {
             write(exchange, upstream: name, base: base)
         }
         do {
-            // `ProxySession` starts this task on the transport's own thread (libcurl's loop), so the request goes
-            // from the server's thread to curl's and its answer straight back: two wake-ups an exchange instead of
-            // four. The exchange's line is written from that thread too, one `write(2)` into the page cache; the
+            // ``handler`` starts this task on the transport's own thread (libcurl's loop), so the request goes from
+            // the server's thread to curl's and its answer straight back: two wake-ups an exchange instead of four. The exchange's line is written from that thread too, one `write(2)` into the page cache; the
             // writer's lock already keeps exchanges from being written side by side, so a write that blocks stalls
             // the recording wherever it runs.
             return try await gate.admitted {

@@ -38,7 +38,7 @@ struct LoopbackCaptureTests {
         limits.headerTimeoutSeconds = 3600
         limits.requestTimeoutSeconds = 3600
         limits.connectionTimeoutSeconds = 0
-        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, limits: limits)
+        let server = try HTTPServer(handler: proxy.handler, limits: limits)
         try server.start()
         defer { server.stop() }
         let port = server.boundPort

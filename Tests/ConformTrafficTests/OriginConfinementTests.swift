@@ -39,7 +39,7 @@ import Testing
         let proxy = RecordingProxy(
             upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(20)), writer: writer)
         let recorder = try HTTPServer(
-            handler: AsyncHandlerAdapter { await proxy.forward($0) },
+            handler: proxy.handler,
             limits: HTTPServerLimits(threadPerConnection: true))
         try recorder.start()
         defer { recorder.stop() }

@@ -38,7 +38,7 @@ import Testing
             upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(60)), writer: writer,
             limits: ProxyLimits(maxInFlight: 4, maxQueued: 4, queueTimeout: .seconds(1), requestDeadline: .seconds(3)))
         let recorder = try HTTPServer(
-            handler: AsyncHandlerAdapter { await proxy.forward($0) },
+            handler: proxy.handler,
             limits: HTTPServerLimits(threadPerConnection: true))
         try recorder.start()
         defer { recorder.stop() }

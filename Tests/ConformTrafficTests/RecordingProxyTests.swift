@@ -8,6 +8,7 @@ import ConformServer
 import ConformTestSupport
 import ConformTraffic
 import Foundation
+import Synchronization
 import Testing
 
 /// The recording proxy between real sockets: forwarding, exact counts under concurrency, byte-exact bodies.
@@ -35,7 +36,7 @@ import Testing
             profile: .mobileMessaging)
         var limits = HTTPServerLimits.default
         limits.threads = 32
-        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) }, limits: limits)
+        let server = try HTTPServer(handler: proxy.handler, limits: limits)
         try server.start()
         defer { server.stop() }
         // Generous bounds: they catch a hang, not a slow machine.
@@ -80,6 +81,34 @@ import Testing
             #expect(exchange.response.headerFields["X-Echo"] == id)
             #expect(exchange.upstream == "mobile")
         }
+    }
+
+    /// Answers 200 at once and says it sends on ``executor``'s thread.
+    struct ThreadedTransport: Transport {
+        let executor: TaggedExecutor
+        var enforcesTimeout: Bool { true }
+        var preferredTaskExecutor: (any TaskExecutor)? { executor }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { .empty(200) }
+    }
+
+    /// The proxy's handler starts each exchange on its transport's thread, where the exchange is also recorded: the
+    /// request goes from the server's thread to the transport's and back, with no thread of the handler's own between.
+    @Test func theProxysHandlerRecordsOnItsTransportsThread() async throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let executor = TaggedExecutor(name: "transport")
+        let recordedOn = Mutex<[String?]>([])
+        let proxy = RecordingProxy(
+            upstreams: ["*": "http://upstream.test"], transport: ThreadedTransport(executor: executor),
+            writer: try RecordingWriter(directory: dir, redaction: .disabled),
+            onExchange: { _ in recordedOn.withLock { $0.append(TaggedExecutor.current) } })
+        let server = try HTTPServer(handler: proxy.handler)
+        try server.start()
+        defer { server.stop() }
+        let response = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
+            HTTPRequest(method: .get, url: "/mobile/1/where"))
+        #expect(response.status == 200)
+        #expect(recordedOn.withLock { $0 } == ["transport"])
     }
 
     @Test func anUnreachableUpstreamAnswers502AndIsRecorded() async throws {

@@ -40,7 +40,7 @@ import Testing
         let writer = try RecordingWriter(directory: dir, redaction: .disabled)
         let proxy = RecordingProxy(
             upstreams: ["*": upstream.baseURL], transport: CurlTransport(timeout: .seconds(60)), writer: writer)
-        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) })
+        let server = try HTTPServer(handler: proxy.handler)
         try server.start()
         defer { server.stop() }
 
@@ -99,7 +99,7 @@ import Testing
         let proxy = RecordingProxy(
             upstreams: ["mobile": upstream.baseURL, "backend": fitting.baseURL],
             transport: CurlTransport(timeout: .seconds(60)), writer: writer, profile: .mobileMessaging)
-        let server = try HTTPServer(handler: AsyncHandlerAdapter { await proxy.forward($0) })
+        let server = try HTTPServer(handler: proxy.handler)
         try server.start()
         defer { server.stop() }
 

@@ -11,11 +11,21 @@ public enum SHA256 {
         var digest = [UInt8](repeating: 0, count: byteCount)
         bytes.withUnsafeBufferPointer { input in
             digest.withUnsafeMutableBufferPointer { output in
-                _ = CCrypto.SHA256(input.baseAddress, input.count, output.baseAddress)
+                if let algorithm = fetched {
+                    _ = EVP_Digest(input.baseAddress, input.count, output.baseAddress, nil, algorithm, nil)
+                } else {
+                    _ = CCrypto.SHA256(input.baseAddress, input.count, output.baseAddress)
+                }
             }
         }
         return digest
     }
+
+    /// libcrypto's SHA-256 implementation, looked up once for the process: the one-shot `SHA256()` looks it up by
+    /// name on every call (OpenSSL 3's provider store, under a lock), which cost as much as hashing a short input and
+    /// serialised the threads that hash (`conform serve` derives an id per registration). `nil` only when libcrypto
+    /// has no SHA-256 to give, where the one-shot call is used instead.
+    nonisolated(unsafe) private static let fetched: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
 
     /// The SHA-256 digest of the UTF-8 bytes of `text`.
     public static func hash(_ text: String) -> [UInt8] { hash(Array(text.utf8)) }

@@ -63,14 +63,15 @@ enum RequestHeadRules {
     }
 
     /// The refusal of `bytes` (`what`, as the message names them) when they are not UTF-8, at the first byte that
-    /// is not, with `fix` of that byte; `nil` when they are.
+    /// is not, with `fix` of that byte; `nil` when they are. `what` is written only for a refusal: every field of
+    /// every request passes through here.
     private static func notUTF8<Bytes: Collection<UInt8>>(
-        _ bytes: Bytes, _ what: String, fix: (UInt8) -> String
+        _ bytes: Bytes, _ what: @autoclosure () -> String, fix: (UInt8) -> String
     ) -> Refusal? {
         guard let offset = firstInvalidUTF8(bytes) else { return nil }
         let byte = bytes[bytes.index(bytes.startIndex, offsetBy: offset)]
         return .badRequest(
-            "\(what) is not UTF-8 (byte 0x\(hex(byte)) at offset \(offset)); "
+            "\(what()) is not UTF-8 (byte 0x\(hex(byte)) at offset \(offset)); "
                 + "\(fix(byte)), the server passes on only what it can keep as sent")
     }
 

@@ -114,9 +114,10 @@ public struct RecordingProxy: Sendable {
         }
         do {
             // ``handler`` starts this task on the transport's own thread (libcurl's loop), so the request goes from
-            // the server's thread to curl's and its answer straight back: two wake-ups an exchange instead of four. The exchange's line is written from that thread too, one `write(2)` into the page cache; the
-            // writer's lock already keeps exchanges from being written side by side, so a write that blocks stalls
-            // the recording wherever it runs.
+            // the server's thread to curl's and its answer straight back: two wake-ups an exchange instead of four.
+            // The exchange's line is written from that thread too, one `write(2)` into the page cache; the writer's
+            // lock already keeps exchanges from being written side by side, so a write that blocks stalls the
+            // recording wherever it runs.
             return try await gate.admitted {
                 do {
                     return deliverable(try await upstream.send(request), upstream: name, base: base)

@@ -10,7 +10,7 @@ extension RecordingProxy {
             return refusal(400, "BAD_REQUEST_TARGET", "request target \(HTTPSyntax.quoted(request.url)) \(problem)")
         }
         if request.url.utf8.first == UInt8(ascii: "/") {
-            if Self.isEventsRequest(request) { return receiveEvents(request) }
+            if Self.isEventsRequest(request) { return await receiveEventsOffTheIOThread(request) }
             return refusal(
                 400, "BAD_REQUEST_TARGET",
                 "request target \(HTTPSyntax.quoted(request.url)) is origin-form; this is a forward proxy: set it as "

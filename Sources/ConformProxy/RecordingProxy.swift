@@ -82,8 +82,8 @@ public struct RecordingProxy: Sendable {
 
     /// Forwards `request` (origin-form, as a server received it), records the exchange and returns the response.
     ///
-    /// The way upstream is a stack of transport decorators: recording around rebasing onto the upstream's base URL
-    /// around the end-to-end filter around ``transport``.
+    /// The way upstream is a stack of transport decorators: the deadline around rebasing onto the upstream's base URL
+    /// around the end-to-end filter around ``transport``; the exchange is recorded before the answer is returned.
     ///
     /// Only origin-form targets (`/path?query`) are forwarded, and only to the configured upstream: anything else
     /// (an absolute URL, `@host/path`, `host/path`) is answered 400 and neither forwarded nor recorded. Requests wait
@@ -95,7 +95,7 @@ public struct RecordingProxy: Sendable {
             return refusal(
                 400, "BAD_REQUEST_TARGET", "request target \(HTTPSyntax.quoted(request.url)) \(problem)")
         }
-        if Self.isEventsRequest(request) { return receiveEvents(request) }
+        if Self.isEventsRequest(request) { return await receiveEventsOffTheIOThread(request) }
         let name = upstreamName(for: request.path)
         guard let base = upstreams[name] ?? upstreams["*"] else {
             return refusal(502, "BAD_GATEWAY", "no upstream is configured for \(HTTPSyntax.quoted(request.path))")
@@ -105,25 +105,22 @@ public struct RecordingProxy: Sendable {
 
     /// Sends an origin-form `request` to `base` under the limits, recording it as `name`'s exchange.
     func send(_ request: HTTPRequest, upstream name: String, base: String) async -> HTTPResponse {
-        let deadline = limits.requestDeadline
-        let upstream = RecordingTransport(
-            inner: DeadlineTransport(
-                inner: RebasedTransport(base: base, inner: EndToEndTransport(inner: transport)), deadline: deadline)
-        ) { exchange in
-            write(exchange, upstream: name, base: base)
-        }
+        let upstream = DeadlineTransport(
+            inner: RebasedTransport(base: base, inner: EndToEndTransport(inner: transport)),
+            deadline: limits.requestDeadline)
         do {
-            // ``handler`` starts this task on the transport's own thread (libcurl's loop), so the request goes from
-            // the server's thread to curl's and its answer straight back: two wake-ups an exchange instead of four.
-            // The exchange's line is written from that thread too, one `write(2)` into the page cache; the writer's
-            // lock already keeps exchanges from being written side by side, so a write that blocks stalls the
-            // recording wherever it runs.
             return try await gate.admitted {
-                do {
-                    return deliverable(try await upstream.send(request), upstream: name, base: base)
-                } catch {
-                    return badGateway(upstream: name, base: base, error: error)
+                let exchange = await TransportExchange.sent(request, through: upstream)
+                let response: HTTPResponse
+                switch exchange.outcome {
+                case .success(let answer): response = deliverable(answer, upstream: name, base: base)
+                case .failure(let error): response = badGateway(upstream: name, base: base, error: error)
                 }
+                // Written before the client gets its answer, so a `kill -9` loses at most the exchanges in flight.
+                await offTheIOThread(if: request.body.count + response.body.count) {
+                    write(exchange, answered: response, upstream: name)
+                }
+                return response
             }
         } catch {
             switch error {
@@ -133,6 +130,25 @@ public struct RecordingProxy: Sendable {
                 return busy("no turn to forward came within \(limits.queueTimeout)")
             }
         }
+    }
+
+    /// The most body bytes an exchange may hold and still be recorded (redacted, encoded, written) on the thread its
+    /// task runs on. ``handler`` starts each task on the transport's own thread (libcurl's loop), so that a request
+    /// goes from the server's thread to curl's and its answer straight back: two wake-ups an exchange instead of
+    /// four. A small exchange is recorded there too, in microseconds; a larger one would hold every other exchange's
+    /// I/O for as long as its redaction takes (about a second for 7 MB of JSON), so it is recorded on
+    /// ``HandlerExecutor``'s threads meanwhile.
+    static let inlineRecordingBytes = 8 * 1024
+
+    /// Runs `work` where it runs now when `bytes` fit ``inlineRecordingBytes``, else on ``HandlerExecutor``'s threads.
+    func offTheIOThread<R: Sendable>(if bytes: Int, _ work: () -> R) async -> R {
+        if bytes <= Self.inlineRecordingBytes { return work() }
+        return await withTaskExecutorPreference(HandlerExecutor.shared) { work() }
+    }
+
+    /// ``receiveEvents(_:now:)``, off the I/O thread when the posted events are large.
+    func receiveEventsOffTheIOThread(_ request: HTTPRequest) async -> HTTPResponse {
+        await offTheIOThread(if: request.body.count) { receiveEvents(request) }
     }
 
     /// Why a request target is not one the proxy forwards: origin-form only, with no spaces or control characters.
@@ -151,14 +167,10 @@ public struct RecordingProxy: Sendable {
         return response
     }
 
-    /// Writes one exchange (a 502 when the upstream gave no response, as the client sees it) and reports it.
-    func write(_ exchange: TransportExchange, upstream name: String, base: String) {
+    /// Writes one exchange as the client saw it (`response`: the upstream's answer, or the proxy's 502 or 504 when
+    /// there was none) and reports it.
+    func write(_ exchange: TransportExchange, answered response: HTTPResponse, upstream name: String) {
         let request = exchange.request
-        let response: HTTPResponse
-        switch exchange.outcome {
-        case .success(let answer): response = deliverable(answer, upstream: name, base: base)
-        case .failure(let error): response = badGateway(upstream: name, base: base, error: error)
-        }
         do {
             let written = try writer.append(
                 upstream: name, request: request, response: response, startedAt: exchange.startedAt,

@@ -46,12 +46,14 @@ public struct AsyncHandlerAdapter: DeferredHTTPHandler {
     }
 }
 
-/// Runs the tasks of ``AsyncHandlerAdapter`` on Dispatch's threads, apart from Swift concurrency's shared pool.
-final class HandlerExecutor: TaskExecutor {
-    static let shared = HandlerExecutor()
+/// Runs the tasks of ``AsyncHandlerAdapter`` on Dispatch's threads, apart from Swift concurrency's shared pool; also
+/// where a handler started on an I/O thread moves work that would hold that thread too long (a large exchange's
+/// recording).
+public final class HandlerExecutor: TaskExecutor {
+    public static let shared = HandlerExecutor()
     private let queue = DispatchQueue(label: "conform.server.handlers", attributes: .concurrent)
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         queue.async { job.runSynchronously(on: executor) }

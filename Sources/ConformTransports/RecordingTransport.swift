@@ -22,6 +22,20 @@ public struct TransportExchange: Sendable {
 
     /// ``duration`` in milliseconds, the unit recordings keep.
     public var durationMs: Double { duration.inMilliseconds }
+
+    /// Sends `request` through `transport` and keeps what came back (or why nothing did) and when.
+    public static func sent(_ request: HTTPRequest, through transport: any Transport) async -> TransportExchange {
+        let startedAt = Date()
+        let start = ContinuousClock.now
+        let outcome: Result<HTTPResponse, any Error>
+        do {
+            outcome = .success(try await transport.send(request))
+        } catch {
+            outcome = .failure(error)
+        }
+        return TransportExchange(
+            request: request, outcome: outcome, startedAt: startedAt, duration: ContinuousClock.now - start)
+    }
 }
 
 /// Hands every exchange sent through `inner` to `record`, then returns (or rethrows) what `inner` gave.
@@ -40,17 +54,8 @@ public struct RecordingTransport: TransportDecorator {
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let startedAt = Date()
-        let start = ContinuousClock.now
-        let outcome: Result<HTTPResponse, any Error>
-        do {
-            outcome = .success(try await inner.send(request))
-        } catch {
-            outcome = .failure(error)
-        }
-        record(
-            TransportExchange(
-                request: request, outcome: outcome, startedAt: startedAt, duration: ContinuousClock.now - start))
-        return try outcome.get()
+        let exchange = await TransportExchange.sent(request, through: inner)
+        record(exchange)
+        return try exchange.outcome.get()
     }
 }

@@ -91,24 +91,56 @@ import Testing
         func send(_ request: HTTPRequest) async throws -> HTTPResponse { .empty(200) }
     }
 
-    /// The proxy's handler starts each exchange on its transport's thread, where the exchange is also recorded: the
-    /// request goes from the server's thread to the transport's and back, with no thread of the handler's own between.
-    @Test func theProxysHandlerRecordsOnItsTransportsThread() async throws {
+    /// Where the recording of each request sent through a proxy on a ``ThreadedTransport`` ran: the transport's
+    /// thread ("transport") or another (`nil`); app events and exchanges alike.
+    func recordedOn(_ requests: [HTTPRequest]) async throws -> [String?] {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let executor = TaggedExecutor(name: "transport")
         let recordedOn = Mutex<[String?]>([])
+        let note: @Sendable () -> Void = { recordedOn.withLock { $0.append(TaggedExecutor.current) } }
         let proxy = RecordingProxy(
-            upstreams: ["*": "http://upstream.test"], transport: ThreadedTransport(executor: executor),
-            writer: try RecordingWriter(directory: dir, redaction: .disabled),
-            onExchange: { _ in recordedOn.withLock { $0.append(TaggedExecutor.current) } })
+            upstreams: ["*": "http://upstream.test"],
+            transport: ThreadedTransport(executor: TaggedExecutor(name: "transport")),
+            writer: try RecordingWriter(directory: dir, redaction: .disabled), onExchange: { _ in note() },
+            onEvent: { _ in note() })
         let server = try HTTPServer(handler: proxy.handler)
         try server.start()
         defer { server.stop() }
-        let response = try await RebasedTransport(base: server.baseURL, inner: CurlTransport()).send(
-            HTTPRequest(method: .get, url: "/mobile/1/where"))
-        #expect(response.status == 200)
-        #expect(recordedOn.withLock { $0 } == ["transport"])
+        let client = RebasedTransport(base: server.baseURL, inner: CurlTransport())
+        for request in requests { #expect(try await client.send(request).status == 200) }
+        return recordedOn.withLock { $0 }
+    }
+
+    /// The proxy's handler starts each exchange on its transport's thread, where a small exchange is also recorded:
+    /// the request goes from the server's thread to the transport's and back, with no thread of the handler's own
+    /// between.
+    @Test func theProxysHandlerRecordsASmallExchangeOnItsTransportsThread() async throws {
+        let small = HTTPRequest(method: .post, url: "/mobile/1/where", body: Data(repeating: 0x61, count: 8 * 1024))
+        #expect(try await recordedOn([small]) == ["transport"])
+    }
+
+    /// A large exchange is recorded off the transport's thread, so its redaction never holds the I/O of the others;
+    /// the next exchange is back on the transport's thread.
+    @Test func aLargeExchangeIsRecordedOffItsTransportsThread() async throws {
+        let large = HTTPRequest(method: .post, url: "/mobile/1/big", body: Data(repeating: 0x61, count: 8 * 1024 + 1))
+        let small = HTTPRequest(method: .get, url: "/mobile/1/small")
+        #expect(try await recordedOn([large, small]) == [nil, "transport"])
+    }
+
+    /// App events take the same way: a large post of them is recorded off the transport's thread.
+    @Test func aLargePostOfAppEventsIsRecordedOffItsTransportsThread() async throws {
+        func events(_ count: Int) -> HTTPRequest {
+            let id = String(repeating: "0", count: 100)
+            let items = (0..<count).map { #"{"event":"logout","pushRegId":"\#(id)\#($0)"}"# }.joined(separator: ",")
+            return HTTPRequest(
+                method: .post, url: RecordingProxy.eventsPath, headerFields: ["Content-Type": "application/json"],
+                body: Data("[\(items)]".utf8))
+        }
+        let small = events(1)
+        let large = events(90)
+        #expect(large.body.count > 8 * 1024)
+        #expect(try await recordedOn([small]) == ["transport"])
+        #expect(try await recordedOn([large]).allSatisfy { $0 == nil })
     }
 
     @Test func anUnreachableUpstreamAnswers502AndIsRecorded() async throws {

@@ -10,6 +10,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <openssl/params.h>
 
 /* BIO_get_mem_data and X509V3_set_ctx_nodb are macros, EVP_EC_gen expands to a variadic call: typed wrappers. */
 
@@ -43,4 +44,31 @@ static inline int conform_print_subject(BIO *bio, X509 *x) {
 /* Adds `field=value` (UTF-8) to a name; MBSTRING_UTF8 is a compound macro. */
 static inline int conform_name_add(X509_NAME *name, const char *field, const char *value) {
   return X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, (const unsigned char *)value, -1, -1, 0);
+}
+
+/* An HMAC-SHA-256 context keyed with `key` once, to be copied for each message (EVP_MAC_CTX_dup): the one-shot
+   HMAC() looks HMAC and SHA-256 up by name and keys a new context on every call. NULL when libcrypto cannot. */
+static inline EVP_MAC_CTX *conform_hmac_sha256_keyed(const unsigned char *key, size_t key_length) {
+  EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+  if (mac == NULL) return NULL;
+  EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(mac);
+  EVP_MAC_free(mac); /* the context holds its own reference */
+  if (ctx == NULL) return NULL;
+  char digest[] = "SHA256";
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string("digest", digest, 0), OSSL_PARAM_construct_end()};
+  if (EVP_MAC_init(ctx, key, key_length, params) != 1) {
+    EVP_MAC_CTX_free(ctx);
+    return NULL;
+  }
+  return ctx;
+}
+
+/* The 32-byte HMAC of `message` into `out`, in `copy` (an EVP_MAC_CTX_dup of a keyed context, freed here): 1, or 0
+   on failure. */
+static inline int conform_hmac_sha256_final(EVP_MAC_CTX *copy, const unsigned char *message, size_t length,
+                                            unsigned char *out) {
+  size_t written = 0;
+  int ok = EVP_MAC_update(copy, message, length) == 1 && EVP_MAC_final(copy, out, &written, 32) == 1 && written == 32;
+  EVP_MAC_CTX_free(copy);
+  return ok;
 }

@@ -1,4 +1,5 @@
 internal import CCrypto
+import Synchronization
 
 /// SHA-256 digests computed by libcrypto.
 public enum SHA256 {
@@ -83,6 +84,43 @@ public enum HMAC {
             }
         }
         return Array(mac.prefix(Int(length)))
+    }
+}
+
+extension HMAC {
+    /// An HMAC-SHA-256 key made ready once, for many messages under the same key (a recording's pseudonyms): each
+    /// message is authenticated in a copy of one keyed context, where ``sha256(key:message:)`` looks the algorithms
+    /// up by name and keys a new context every time.
+    public final class SHA256Key: @unchecked Sendable {
+        private let key: [UInt8]
+        /// The keyed context, copied under `lock` (libcrypto does not promise concurrent copies of one context);
+        /// `nil` when libcrypto could not make one, where each message goes through ``sha256(key:message:)``.
+        private let keyed: OpaquePointer?
+        private let lock = Mutex(())
+
+        public init(_ key: [UInt8]) {
+            self.key = key
+            keyed = key.withUnsafeBufferPointer { conform_hmac_sha256_keyed($0.baseAddress, $0.count) }
+        }
+
+        deinit { if let keyed { EVP_MAC_CTX_free(keyed) } }
+
+        /// Whether libcrypto gave a keyed context to copy (else every message takes the one-shot's way).
+        public var isPrepared: Bool { keyed != nil }
+
+        /// The HMAC-SHA-256 of `message` under this key: the same bytes as ``HMAC/sha256(key:message:)``.
+        public func mac(_ message: [UInt8]) -> [UInt8] {
+            // The copy crosses the lock as its address: a C pointer is not `Sendable`.
+            let address = lock.withLock { _ in keyed.map { Int(bitPattern: EVP_MAC_CTX_dup($0)) } ?? 0 }
+            guard let copy = OpaquePointer(bitPattern: address) else { return HMAC.sha256(key: key, message: message) }
+            var out = [UInt8](repeating: 0, count: 32)
+            let ok = message.withUnsafeBufferPointer { m in
+                out.withUnsafeMutableBufferPointer {
+                    conform_hmac_sha256_final(copy, m.baseAddress, m.count, $0.baseAddress)
+                }
+            }
+            return ok == 1 ? out : HMAC.sha256(key: key, message: message)
+        }
     }
 }
 

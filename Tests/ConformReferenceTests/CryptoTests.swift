@@ -33,6 +33,33 @@ import Testing
         #expect(HMAC.sha256(key: [], message: []).count == 32)
     }
 
+    /// A key made ready once gives RFC 4231's answers and the one-shot's bytes, message after message, also for
+    /// messages authenticated from several threads at once.
+    @Test func aPreparedKeyAnswersAsTheOneShot() async {
+        let jefe = HMAC.SHA256Key(Array("Jefe".utf8))
+        #expect(
+            Hex.encode(jefe.mac(Array("what do ya want for nothing?".utf8)))
+                == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
+        let long = HMAC.SHA256Key([UInt8](repeating: 0xaa, count: 131))
+        #expect(
+            Hex.encode(long.mac(Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)))
+                == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        let key = (0..<32).map { UInt8($0 * 7 & 0xFF) }
+        let prepared = HMAC.SHA256Key(key)
+        #expect(prepared.isPrepared)
+        let messages = (0..<64).map { n in (0..<(n * 13)).map { UInt8(($0 + n) & 0xFF) } }
+        let expected = messages.map { HMAC.sha256(key: key, message: $0) }
+        #expect(messages.map(prepared.mac) == expected)
+        let concurrent = await withTaskGroup(of: (Int, [UInt8]).self) { group in
+            for (i, message) in messages.enumerated() { group.addTask { (i, prepared.mac(message)) } }
+            var out = [[UInt8]](repeating: [], count: messages.count)
+            for await (i, mac) in group { out[i] = mac }
+            return out
+        }
+        #expect(concurrent == expected)
+        #expect(HMAC.SHA256Key([]).mac([]) == HMAC.sha256(key: [], message: []))
+    }
+
     @Test func hexRoundTripAndRejects() {
         #expect(Hex.encode([0x00, 0xff, 0x10]) == "00ff10")
         #expect(Hex.decode("00FF10") == [0x00, 0xff, 0x10])

@@ -1,8 +1,10 @@
 import ConformCrypto
 
-/// HMAC-SHA256 under the recording's key (libcrypto through ConformCrypto).
+/// HMAC-SHA256 under the recording's key (libcrypto through ConformCrypto), keyed once.
 struct HMACKeyedDigest: KeyedDigest {
-    let key: [UInt8]
+    let key: HMAC.SHA256Key
 
-    func mac(_ message: [UInt8]) -> [UInt8] { HMAC.sha256(key: key, message: message) }
+    init(key: [UInt8]) { self.key = HMAC.SHA256Key(key) }
+
+    func mac(_ message: [UInt8]) -> [UInt8] { key.mac(message) }
 }

@@ -36,15 +36,7 @@ extension SuiteFiles {
     /// The `--allow-host` values: a host name or address, with an optional port, nothing else.
     static func allowedHosts(_ parsed: Arguments, subcommand: String) throws(UsageError) -> [String] {
         try parsed.values("--allow-host").map { (host: String) throws(UsageError) -> String in
-            let allowed = host.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    true
-                default: Array("-._:[]".utf8).contains(byte)
-                }
-            }
-            guard allowed, !host.isEmpty, host.count <= 255 else {
+            guard HTTPSyntax.isHostAndPort(host) else {
                 throw UsageError(
                     message: "--allow-host takes HOST or HOST:PORT (no scheme or path), got \(HTTPSyntax.quoted(host))",
                     subcommand: subcommand)

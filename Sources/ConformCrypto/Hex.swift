@@ -4,12 +4,20 @@ public enum Hex {
 
     /// `bytes` as lower-case hex.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        bytes.withContiguousStorageIfAvailable(encode(buffer:))
+            ?? Array(bytes).withUnsafeBufferPointer(encode(buffer:))
+    }
+
+    /// `bytes` as lower-case hex, written straight into the string's storage (digests and pseudonyms are hex-encoded
+    /// for every value a recording redacts).
+    private static func encode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (i, byte) in bytes.enumerated() {
+                out[2 * i] = digits[Int(byte >> 4)]
+                out[2 * i + 1] = digits[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The bytes of a hex string (either case), or `nil` when it has an odd length or a non-hex character.

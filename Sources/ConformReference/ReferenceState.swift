@@ -162,6 +162,9 @@ struct IdentifierSource: Sendable {
     ///
     /// UUID-shaped by default. Opaque registrations are 32 letters and digits in mixed case; other opaque ids
     /// are 40 lower-case hex digits.
+    /// The characters of an opaque registration id.
+    private static let opaqueDigits = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+
     mutating func next(_ kind: String) -> String {
         counter += 1
         // The digest's input, seed NUL kind NUL counter, built in one buffer: one id per registration.
@@ -174,11 +177,11 @@ struct IdentifierSource: Sendable {
         var bytes = SHA256.hash(input)
         if opaque {
             if kind != "registration" { return String(Hex.encode(bytes).prefix(40)) }
-            let digits = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+            let digits = Self.opaqueDigits
             var token = bytes.map { digits[Int($0) % digits.count] }
             token[0] = digits[36 + Int(bytes[0]) % 26]  // starts with an upper-case letter
             token[1] = digits[10 + Int(bytes[1]) % 26]  // then a lower-case one
-            return String(token)
+            return String(decoding: token, as: UTF8.self)
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80

@@ -42,8 +42,8 @@ public final class FreshIdentities: Sendable {
 
     /// A prefix of its own for one run: `r` and 7 random lowercase letters or digits.
     public static func randomPrefix() -> String {
-        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
-        return "r" + String((0..<7).map { _ in alphabet.randomElement()! })
+        let alphabet = "abcdefghijklmnopqrstuvwxyz0123456789".utf8
+        return "r" + String(decoding: (0..<7).map { _ in alphabet.randomElement()! }, as: UTF8.self)
     }
 
     /// The fresh value of the identity `value` of kind `kind`; the protocol still accepts it (an email stays an

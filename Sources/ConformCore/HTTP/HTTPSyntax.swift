@@ -27,6 +27,21 @@ public enum HTTPSyntax {
         }
     }
 
+    /// A host with an optional port as a user or a trace names one (`api.example.com`, `10.0.0.1:8080`,
+    /// `[::1]:443`): 1 to 255 letters, digits and `-._:[]`, nothing that could add a scheme, a path or credentials.
+    public static func isHostAndPort(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 255
+            && allBytes(of: text) { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                    true
+                default: false
+                }
+            }
+    }
+
     /// A header value with no CR, LF or NUL (other bytes are sent as they are).
     public static func isFieldValue(_ text: String) -> Bool {
         allBytes(of: text) { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }

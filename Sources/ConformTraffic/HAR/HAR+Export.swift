@@ -69,17 +69,7 @@ extension HAR {
     static func absoluteURL(_ e: RecordedExchange) -> String {
         let parts = URLParts(e.request.url)
         if !parts.origin.isEmpty { return e.request.url }
-        let isAuthority: (String) -> Bool = { host in
-            !host.isEmpty && host.utf8.count <= 255
-                && host.utf8.allSatisfy { byte in
-                    switch byte {
-                    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                        UInt8(ascii: "0")...UInt8(ascii: "9"):
-                        true
-                    default: Array("-._:[]".utf8).contains(byte)
-                    }
-                }
-        }
+        let isAuthority = HTTPSyntax.isHostAndPort
         let host =
             e.request.headerFields["Host"].flatMap { isAuthority($0) ? $0 : nil }
             ?? "\(isAuthority(e.upstream) ? e.upstream : "upstream").conform.invalid"

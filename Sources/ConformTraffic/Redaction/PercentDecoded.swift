@@ -144,11 +144,13 @@ struct PercentDecoded {
         return depth
     }
 
+    private static let upperHexDigits = Array("0123456789ABCDEF".utf8)
+
     /// `text` percent-encoded `depth` times: once for every byte but the unreserved ones (RFC 3986), then each
     /// `%` again.
     static func encode(_ text: String, depth: Int) -> String {
         guard depth > 0 else { return text }
-        let digits = Array("0123456789ABCDEF".utf8)
+        let digits = upperHexDigits
         var out: [UInt8] = []
         for b in text.utf8 {
             let unreserved =

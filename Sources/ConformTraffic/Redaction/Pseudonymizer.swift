@@ -34,20 +34,16 @@ public struct Pseudonymizer: Sendable {
         return derived
     }
 
+    /// `count` hex digits of the HMAC of `kind` and `value`, then of the HMAC of that, and so on.
     private func derivedHex(_ kind: String, _ value: String, count: Int) -> String {
-        let hexDigits = Array("0123456789abcdef")
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
         var material = bytes(kind, value)
-        var round = 0
-        while out.count < count {
-            if round > 0 { material = digest.mac(material) }
-            for byte in material where out.count < count {
-                out.append(hexDigits[Int(byte >> 4)])
-                if out.count < count { out.append(hexDigits[Int(byte & 0xF)]) }
-            }
-            round += 1
+        while true {
+            out += Hex.encode(material).utf8.prefix(count - out.count)
+            if out.count >= count { return String(decoding: out, as: UTF8.self) }
+            material = digest.mac(material)
         }
-        return out
     }
 
     /// Whether `value` is a pseudonym a redaction made: it carries the pseudonyms' prefix or email domain.

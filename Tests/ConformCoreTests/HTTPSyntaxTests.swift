@@ -20,6 +20,21 @@ import Testing
         #expect(!HTTPSyntax.isToken("Bad Name"))
     }
 
+    /// A host with an optional port: letters, digits and `-._:[]`, byte by byte, 1 to 255 of them.
+    @Test func aHostAndPortHoldsOnlyItsCharacters() {
+        let allowed = Set("-._:[]0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8.min...UInt8.max {
+            let text = String(decoding: [UInt8(ascii: "h"), byte], as: UTF8.self)
+            #expect(HTTPSyntax.isHostAndPort(text) == allowed.contains(byte), "byte \(byte)")
+        }
+        for host in ["api.example.com", "10.0.0.1:8080", "[::1]:443", String(repeating: "a", count: 255)] {
+            #expect(HTTPSyntax.isHostAndPort(host), "\(host)")
+        }
+        for host in ["", String(repeating: "a", count: 256), "user@host", "http://host", "host/path", "h\u{e9}"] {
+            #expect(!HTTPSyntax.isHostAndPort(host), "\(host)")
+        }
+    }
+
     @Test(
         arguments: [
             ("/a?b=1", nil),

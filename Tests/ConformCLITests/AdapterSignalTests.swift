@@ -60,7 +60,7 @@ import Testing
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         var pids: [pid_t] = []
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }

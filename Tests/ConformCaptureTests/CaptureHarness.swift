@@ -47,7 +47,7 @@ final class TCPDump {
         process.arguments = ["-i", "lo", "--immediate-mode", "-U", "-s", "0", "-n", "-Z", "root", "-w", file, filter]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = handle
-        try process.run()
+        try ProcessLaunch.run(process)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if let text = try? String(contentsOf: log, encoding: .utf8), text.contains("listening on") { return }

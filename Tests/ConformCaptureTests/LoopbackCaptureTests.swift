@@ -184,7 +184,7 @@ struct LoopbackCaptureTests {
         try Data().write(to: portFile)
         server.standardOutput = try FileHandle(forWritingTo: portFile)
         server.standardError = FileHandle.nullDevice
-        try server.run()
+        try ProcessLaunch.run(server)
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         var port: UInt16 = 0
         let deadline = Date().addingTimeInterval(10)

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCurl
+import ConformTestSupport
 import Foundation
 import Testing
 
@@ -19,7 +20,7 @@ import Testing
         // The server also exits when this pipe closes: when the test stops it, or when the test process dies.
         process.standardInput = input
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         var line = Data()
         while let byte = try out.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A {
             line.append(b)

@@ -35,7 +35,7 @@ public enum ChildProcess {
         return try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
-                try process.run()
+                try ProcessLaunch.run(process)
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)

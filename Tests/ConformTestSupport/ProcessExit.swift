@@ -13,7 +13,7 @@ public final class ProcessExit: Sendable {
         let ended = self.ended
         process.terminationHandler = { _ in ended.signal() }
         do {
-            try process.run()
+            try ProcessLaunch.run(process)
         } catch {
             process.terminationHandler = nil
             throw error

@@ -49,13 +49,14 @@ struct FaultsMatrix: Sendable {
     static let runsAtOnce = 6
 
     /// Runs every suite against the clean reference and against each fault, ``runsAtOnce`` runs at a time, with
-    /// `variants` of the reference switched on in every run.
+    /// `variants` of the reference switched on in every run; `jittered` pauses at random before each exchange.
     static func compute(
-        _ suites: [Suite], faults: [ReferenceFault] = ReferenceFault.allCases, variants: Set<ReferenceVariant> = []
+        _ suites: [Suite], faults: [ReferenceFault] = ReferenceFault.allCases, variants: Set<ReferenceVariant> = [],
+        jittered: Bool = false
     ) async -> FaultsMatrix {
         let runs: [Set<ReferenceFault>] = [[]] + faults.map { [$0] }
         let results = await boundedConcurrently(runs, limit: runsAtOnce) { faultSet in
-            await SuitesBundle.runInProcess(suites, faults: faultSet, variants: variants)
+            await SuitesBundle.runInProcess(suites, faults: faultSet, variants: variants, jittered: jittered)
         }
         let rows = zip(faults, results.dropFirst()).map { fault, result in
             Row(

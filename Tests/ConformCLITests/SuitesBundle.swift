@@ -57,14 +57,16 @@ enum SuitesBundle {
     }
 
     /// Runs `suites` against the embedded reference with `faults` and `variants` switched on (in process; the
-    /// reference is its own transport, so the latency variant suspends instead of blocking a thread).
+    /// reference is its own transport, so the latency variant suspends instead of blocking a thread). `jittered`
+    /// puts a random pause before each exchange (``JitteredTransport``), so a suite's flows interleave another way.
     static func runInProcess(
-        _ suites: [Suite], faults: Set<ReferenceFault>, variants: Set<ReferenceVariant> = []
+        _ suites: [Suite], faults: Set<ReferenceFault>, variants: Set<ReferenceVariant> = [], jittered: Bool = false
     ) async -> RunResult {
         let reference = ReferenceImplementation(configuration: .default, faults: faults, variants: variants)
         let switched = faults.map(\.rawValue).sorted() + variants.map { "variant " + $0.rawValue }.sorted()
         let target = switched.isEmpty ? "reference" : "reference with " + switched.joined(separator: ", ")
-        return await Runner(transport: reference).run(plan(suites, target: target))
+        let transport: any Transport = jittered ? JitteredTransport(inner: reference) : reference
+        return await Runner(transport: transport).run(plan(suites, target: target))
     }
 
     /// Serves `handler` on 127.0.0.1 (any free port) and runs every bundled suite against it through curl.
@@ -89,6 +91,19 @@ enum SuitesBundle {
             }
             return line
         }.joined(separator: "\n")
+    }
+}
+
+/// `inner` behind a random pause of up to ``longestPause`` before each exchange. The flows of a suite run at once and
+/// meet only at their waits; the pauses let them overtake each other where no wait orders them.
+struct JitteredTransport: Transport {
+    static let longestPause = Duration.milliseconds(5)
+    let inner: any Transport
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let longest = Int(Self.longestPause.components.attoseconds / 1_000_000_000_000)
+        try await Task.sleep(for: .microseconds(Int.random(in: 0...longest)))
+        return try await inner.send(request)
     }
 }
 

@@ -77,6 +77,29 @@ struct WrittenLineTests {
         #expect(fast > lines / 2, "\(fast) of \(lines) lines read without a tree")
     }
 
+    /// Numbers in the writer's plain form are read without the tree, every other form through it: the same double
+    /// (to the bit, `-0` included) wherever the tree reads the line, and no exchange where it refuses it.
+    @Test(arguments: [
+        "0", "-0", "-0.0", "3.25", "0.153", "42", "-17.5", "123456789012345678901234567890",
+        "0.1000000000000000055511151231257827", "9007199254740993", "1e3", "2.5E-3",
+        "1" + String(repeating: "0", count: 400), "01", "1.", "-", ".5", "1.5.2", "--1", "1e999",
+    ])
+    func aDurationReadsAsTheTreeReadsIt(_ number: String) throws {
+        let line = String(exchange().jsonLine().dropLast())
+            .replacingOccurrences(of: #""durationMs":3.25"#, with: #""durationMs":"# + number)
+        let bytes = Array(line.utf8)
+        let tree = try? treeRead(bytes)
+        let read = WrittenLine.exchange(bytes)
+        if let tree {
+            #expect(read == tree)
+            #expect(read?.durationMs.bitPattern == tree.durationMs.bitPattern, "\(number)")
+        } else {
+            #expect(read == nil, "\(number)")
+        }
+        let plain = number.range(of: #"^-?(0|[1-9][0-9]*)(\.[0-9]+)?$"#, options: .regularExpression) != nil
+        #expect(Array(number.utf8).withUnsafeBufferPointer { WrittenLine.isPlainDecimal($0[...]) } == plain)
+    }
+
     @Test func otherLayoutsAreLeftToTheTreeReadingWithItsErrors() throws {
         let line = String(exchange(responseBody: Data(#"{"a":1}"#.utf8)).jsonLine().dropLast())
         let variants: [(String, String?)] = [

@@ -154,6 +154,25 @@ struct WrittenLine: ByteCursor {
         return bytes[start] == UInt8(ascii: "-") ? -value : value
     }
 
+    /// Whether `digits` is `-?(0|[1-9][0-9]*)(\.[0-9]+)?`: a JSON number without an exponent.
+    static func isPlainDecimal(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        var i = digits.startIndex
+        if i < digits.endIndex, digits[i] == UInt8(ascii: "-") { i += 1 }
+        func isDigit(_ at: Int) -> Bool { at < digits.endIndex && digits[at] &- UInt8(ascii: "0") < 10 }
+        guard isDigit(i) else { return false }
+        if digits[i] == UInt8(ascii: "0") {
+            i += 1
+        } else {
+            while isDigit(i) { i += 1 }
+        }
+        if i < digits.endIndex, digits[i] == UInt8(ascii: ".") {
+            i += 1
+            guard isDigit(i) else { return false }
+            while isDigit(i) { i += 1 }
+        }
+        return i == digits.endIndex
+    }
+
     /// A JSON number as a finite `Double`, read as the tree reading reads it.
     private mutating func number() -> Double? {
         let start = index
@@ -164,7 +183,15 @@ struct WrittenLine: ByteCursor {
                 index += 1
             default:
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                // Only the forms the JSON grammar allows: the tree reading refuses the others.
+                // A plain decimal (what the writer writes: `0.153`, `42`) is read directly, to the same double the
+                // tree reading gives; any other form goes through the tree, which refuses what JSON does not allow.
+                let digits = bytes[start..<index]
+                if Self.isPlainDecimal(digits) {
+                    // As the tree: an integer that fits an `Int` becomes a double from it (`-0` is then 0).
+                    let integer = digits.contains(UInt8(ascii: ".")) ? nil : Int(text).map(Double.init)
+                    guard let number = integer ?? Double(text), number.isFinite else { return nil }
+                    return number
+                }
                 guard let value = try? JSONValue.parse(text), let number = value.numberValue, number.isFinite else {
                     return nil
                 }

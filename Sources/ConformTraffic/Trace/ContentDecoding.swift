@@ -27,6 +27,10 @@ public enum ContentDecoding {
     /// Decodes `body` as its `Content-Encoding` header says (codings applied in order are undone in reverse), each
     /// coding stopping at `limit` bytes of output: past it the body is left out and `problem` says so.
     public static func decode(_ fields: HTTPFields, _ body: Data, limit: Int = defaultLimit) -> Decoded {
+        // Most messages carry no coding: they are answered without building the list below.
+        guard !body.isEmpty, fields.contains("Content-Encoding") else {
+            return Decoded(headerFields: fields, body: body)
+        }
         let codings = fields.values(for: "Content-Encoding")
             .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }

@@ -27,10 +27,7 @@ public enum ContentDecoding {
     /// Decodes `body` as its `Content-Encoding` header says (codings applied in order are undone in reverse), each
     /// coding stopping at `limit` bytes of output: past it the body is left out and `problem` says so.
     public static func decode(_ fields: HTTPFields, _ body: Data, limit: Int = defaultLimit) -> Decoded {
-        // Most messages carry no coding: they are answered without building the list below.
-        guard !body.isEmpty, fields.contains("Content-Encoding") else {
-            return Decoded(headerFields: fields, body: body)
-        }
+        guard needsDecoding(fields, body) else { return Decoded(headerFields: fields, body: body) }
         let codings = fields.values(for: "Content-Encoding")
             .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -73,6 +70,12 @@ public enum ContentDecoding {
         return Decoded(headerFields: headers, body: out)
     }
 
+    /// Whether a body may need decoding: it has bytes and its message names a coding. Most messages carry none, and
+    /// are passed on without building a list of codings or copying the message.
+    static func needsDecoding(_ fields: HTTPFields, _ body: Data) -> Bool {
+        !body.isEmpty && fields.contains("Content-Encoding")
+    }
+
     /// Headers of a body that a tool already decoded (HAR text is decoded by definition) while keeping
     /// `Content-Encoding`: the header moves to ``decodedHeader``. Bytes that still look gzip- or zlib-compressed
     /// (a tool that stored them raw) keep it, to be decoded.
@@ -87,6 +90,7 @@ public enum ContentDecoding {
 
     /// The response with its body decoded; an undecodable body stays as it came (for comparison, not storage).
     public static func decoded(_ response: HTTPResponse, limit: Int = defaultLimit) -> HTTPResponse {
+        guard needsDecoding(response.headerFields, response.body) else { return response }
         let result = decode(response.headerFields, response.body, limit: limit)
         guard result.problem == nil else { return response }
         var out = response
@@ -97,6 +101,10 @@ public enum ContentDecoding {
 
     /// The exchange with both bodies decoded; what cannot be decoded is left out and named in `omitted`.
     public static func decoded(_ exchange: RecordedExchange, limit: Int = defaultLimit) -> RecordedExchange {
+        guard
+            needsDecoding(exchange.request.headerFields, exchange.request.body)
+                || needsDecoding(exchange.response.headerFields, exchange.response.body)
+        else { return exchange }
         var out = exchange
         let request = decode(exchange.request.headerFields, exchange.request.body, limit: limit)
         out.request.headerFields = request.headerFields

@@ -94,15 +94,14 @@ enum SuitesBundle {
     }
 }
 
-/// `inner` behind a random pause of up to ``longestPause`` before each exchange. The flows of a suite run at once and
-/// meet only at their waits; the pauses let them overtake each other where no wait orders them.
+/// `inner` behind a random pause of up to ``longestPauseMicroseconds`` before each exchange. The flows of a suite run
+/// at once and meet only at their waits; the pauses let them overtake each other where no wait orders them.
 struct JitteredTransport: Transport {
-    static let longestPause = Duration.milliseconds(5)
+    static let longestPauseMicroseconds = 5_000
     let inner: any Transport
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let longest = Int(Self.longestPause.components.attoseconds / 1_000_000_000_000)
-        try await Task.sleep(for: .microseconds(Int.random(in: 0...longest)))
+        try await Task.sleep(for: .microseconds(Int.random(in: 0...Self.longestPauseMicroseconds)))
         return try await inner.send(request)
     }
 }

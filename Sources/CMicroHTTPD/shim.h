@@ -110,3 +110,30 @@ static inline void *conform_mhd_socket_context(struct MHD_Connection *connection
   const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
   return info == NULL ? NULL : info->socket_context;
 }
+
+/* The epoll descriptor of a daemon started with MHD_USE_EPOLL and no thread of its own (the one an outside event loop
+   waits on before MHD_run), or -1. */
+static inline int conform_mhd_epoll_fd(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_EPOLL_FD);
+  return info == NULL ? -1 : info->epoll_fd;
+}
+
+/* The daemon's listening socket, or -1. */
+static inline int conform_mhd_listen_fd(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+  return info == NULL ? -1 : info->listen_fd;
+}
+
+/* Milliseconds until a daemon without a thread of its own must run again (a connection's timeout, work it left
+   pending), at most a second; -1 when only its descriptor matters. */
+static inline long conform_mhd_timeout_ms(struct MHD_Daemon *daemon) {
+  MHD_UNSIGNED_LONG_LONG timeout = 0;
+  if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
+  return timeout > 1000 ? 1000 : (long)timeout;
+}
+
+/* The daemon a connection belongs to, or NULL. */
+static inline struct MHD_Daemon *conform_mhd_connection_daemon(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_DAEMON);
+  return info == NULL ? NULL : info->daemon;
+}

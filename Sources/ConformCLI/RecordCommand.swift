@@ -49,9 +49,12 @@ enum RecordCommand {
         let listen = try TrafficSupport.listenAddress(parsed.value("--listen") ?? "127.0.0.1:0", subcommand: "record")
         guard let redaction = TrafficSupport.redaction(parsed, io: io) else { return ConformCommand.ExitCode.cannotRun }
         let timeout = try parsed.duration("--timeout") ?? .seconds(30)
+        // One event loop a core (at most four): the listener joins them, so each request is served, sent upstream,
+        // recorded and answered on one thread.
         let transport = Target.upstream(
             timeout: timeout, insecure: parsed.has("--insecure"), maxBodyBytes: try parsed.maxBody(),
-            tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io))
+            tls: try ClientTLSOptions.parse(parsed, subcommand: "record", io: io),
+            loops: min(4, ProcessInfo.processInfo.activeProcessorCount))
         // The faults sit below the recording: what they answer is what the app gets and the recording holds.
         let upstream = try ClientFaultsOption.wrap(
             transport, parsed, holdLimit: timeout + .seconds(2), subcommand: "record", io: io)
@@ -94,7 +97,7 @@ enum ProxySessions {
         // Plain HTTP, HTTPS, or both (`--tls`, `--tls-port`): the command line's listeners serve the proxy.
         proxy.serving = { handler, serverLimits in
             let listeners = try Listeners.start(
-                host: listen.host, port: listen.port, limits: serverLimits, tls: tls
+                host: listen.host, port: listen.port, limits: serverLimits, tls: tls, loops: transport.ioLoops
             ) { _ in handler }
             // An offline client fault takes these listeners off the network for its window.
             (transport as? ClientFaultTransport)?.offline.attach(listeners.servers)

@@ -118,18 +118,19 @@ enum Target: CustomStringConvertible {
         }
     }
 
-    /// The transport to any http(s) origin a request names: a recording proxy's upstreams, an http(s) target.
+    /// The transport to any http(s) origin a request names: a recording proxy's upstreams, an http(s) target;
+    /// `loops` threads drive libcurl (``CurlTransport``).
     static func upstream(
         timeout: Duration, insecure: Bool = false, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
-        tls: ClientTLS = ClientTLS(), proxy: String? = nil, maxConcurrentExchanges: Int? = nil
+        tls: ClientTLS = ClientTLS(), proxy: String? = nil, maxConcurrentExchanges: Int? = nil, loops: Int = 1
     ) -> any Transport {
         guard let maxConcurrentExchanges else {
             return CurlTransport(
-                timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
+                timeout: timeout, insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy, loops: loops)
         }
         return CurlTransport(
             timeout: timeout, insecure: insecure, maxConcurrentExchanges: maxConcurrentExchanges,
-            maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
+            maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy, loops: loops)
     }
 }
 

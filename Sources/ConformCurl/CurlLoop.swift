@@ -3,10 +3,17 @@ import ConformCore
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One thread that drives every transfer of a ``CurlTransport`` through a libcurl multi handle, and that also runs
 /// the jobs of tasks preferring it as their executor: a task that sends from this thread and handles the response
 /// here never changes thread, and concurrent exchanges share one thread instead of one each.
-final class CurlLoop: TaskExecutor, @unchecked Sendable {
+///
+/// Other I/O can join the loop (``IOLoop``): a server's descriptor is waited on beside libcurl's sockets, and the
+/// server's work runs on this thread when it is ready, so a request, its exchange and its answer never change thread.
+final class CurlLoop: TaskExecutor, IOLoop, @unchecked Sendable {
     /// What other threads hand to the loop; guarded by `inbox`.
     private struct Inbox {
         var jobs: [UnownedJob] = []
@@ -17,6 +24,20 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
         var sleeping = false
         var started = false
         var exited = false
+        var attaching: [any IOLoopSource] = []
+        /// Sources to remove, each with the semaphore its ``detach(_:)`` waits on.
+        var detaching: [(ObjectIdentifier, DispatchSemaphore?)] = []
+        /// Sources woken from other threads since the last turn.
+        var woken: [ObjectIdentifier] = []
+        /// The executor the loop's jobs run on: a ``CurlLoopGroup``'s when the loop is one of several, so a task that
+        /// prefers the group finds itself on it. Let go when the loop ends, or at shutdown if it never started.
+        var owner: (any TaskExecutor)?
+    }
+
+    /// A source the loop drives, and when it asked to run again.
+    private struct Joined {
+        let source: any IOLoopSource
+        var due: ContinuousClock.Instant?
     }
 
     private let inbox = Mutex(Inbox())
@@ -29,13 +50,26 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
     private var queued: [CurlTransfer] = []
     private var queuedHead = 0
     private var jobs: [UnownedJob] = []
+    private var joined: [Joined] = []
+    /// Sources to run on this turn whatever their descriptors say (``wake(_:)``).
+    private var woken: [ObjectIdentifier] = []
+    private var waits: [curl_waitfd] = []
+    /// The loop thread's `pthread_self()`, 0 before it starts.
+    private let threadID = Atomic<UInt>(0)
     /// How many transfers wait for a slot (written by the loop thread, readable from any).
     private let waitingCount = Atomic(0)
 
     /// How many exchanges the loop holds that wait for their turn (``CurlTransport/waitingExchanges``).
     var waiting: Int { waitingCount.load(ordering: .acquiring) }
 
-    init(maxTransfers: Int) {
+    /// Whether the caller runs on this loop's thread.
+    var isCurrentThread: Bool {
+        let id = threadID.load(ordering: .relaxed)
+        return id != 0 && id == UInt(pthread_self())
+    }
+
+    init(maxTransfers: Int, owner: (any TaskExecutor)? = nil) {
+        inbox.withLock { $0.owner = owner }
         CurlGlobal.initialize()
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: libcurl is out of memory") }
         self.multi = multi
@@ -97,13 +131,49 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
         if wake { curl_multi_wakeup(multi) }
     }
 
-    /// Lets the loop thread end once every transfer and job it holds is done.
+    /// Lets the loop thread end once every transfer and job it holds is done and no source is joined.
     func shutdown() {
         let wake = inbox.withLock { inbox in
             inbox.stopping = true
+            if !inbox.started { inbox.owner = nil }
             return inbox.started && wakeUp(&inbox)
         }
         if wake { curl_multi_wakeup(multi) }
+    }
+
+    func attach(_ source: any IOLoopSource) {
+        let wake = inbox.withLock { inbox in
+            inbox.attaching.append(source)
+            return wakeUp(&inbox)
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    func wake(_ source: any IOLoopSource) {
+        let id = ObjectIdentifier(source)
+        if isCurrentThread {
+            if !woken.contains(id) { woken.append(id) }
+            return
+        }
+        let wake = inbox.withLock { inbox in
+            inbox.woken.append(id)
+            return wakeUp(&inbox)
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    func detach(_ source: any IOLoopSource) {
+        let own = isCurrentThread
+        let done = own ? nil : DispatchSemaphore(value: 0)
+        let (wake, exited) = inbox.withLock { inbox in
+            inbox.attaching.removeAll { $0 === source }
+            guard !inbox.exited else { return (false, true) }
+            inbox.detaching.append((ObjectIdentifier(source), done))
+            return (wakeUp(&inbox), false)
+        }
+        if exited { return }
+        if wake { curl_multi_wakeup(multi) }
+        done?.wait()
     }
 
     /// Starts the thread on first use; `true` when the loop sleeps and must be woken.
@@ -123,16 +193,27 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
     // MARK: - On the loop thread
 
     private func run() {
-        let executor = asUnownedTaskExecutor()
+        threadID.store(UInt(pthread_self()), ordering: .relaxed)
+        let owner = inbox.withLock { $0.owner }
+        let executor = owner?.asUnownedTaskExecutor() ?? asUnownedTaskExecutor()
         var running: Int32 = 0
         while true {
-            let (transfers, cancellations, stopping) = inbox.withLock { inbox in
+            let (transfers, cancellations, stopping, attaching, detaching) = inbox.withLock { inbox in
                 swap(&jobs, &inbox.jobs)
-                let taken = (inbox.transfers, inbox.cancellations, inbox.stopping)
+                if !inbox.woken.isEmpty {
+                    for id in inbox.woken where !woken.contains(id) { woken.append(id) }
+                    inbox.woken.removeAll(keepingCapacity: true)
+                }
+                let taken = (
+                    inbox.transfers, inbox.cancellations, inbox.stopping, inbox.attaching, inbox.detaching
+                )
                 inbox.transfers = []
                 inbox.cancellations = false
+                inbox.attaching = []
+                inbox.detaching = []
                 return taken
             }
+            if !attaching.isEmpty || !detaching.isEmpty { rejoin(attaching, detaching) }
             if !jobs.isEmpty {
                 for job in jobs { job.runSynchronously(on: executor) }
                 jobs.removeAll(keepingCapacity: true)
@@ -143,25 +224,89 @@ final class CurlLoop: TaskExecutor, @unchecked Sendable {
             waitingCount.store(queued.count - queuedHead, ordering: .releasing)
             _ = curl_multi_perform(multi, &running)
             collectFinished()
-            if stopping && active.isEmpty && queuedHead == queued.count {
+            if stopping && active.isEmpty && queuedHead == queued.count && joined.isEmpty {
                 let done = inbox.withLock { inbox in
-                    guard inbox.jobs.isEmpty && inbox.transfers.isEmpty else { return false }
+                    guard inbox.jobs.isEmpty && inbox.transfers.isEmpty && inbox.attaching.isEmpty else {
+                        return false
+                    }
                     inbox.exited = true
+                    inbox.owner = nil
                     return true
                 }
                 if done { break }
                 continue
             }
-            if queuedHead < queued.count && active.count < maxTransfers { continue }
-            let idle = inbox.withLock { inbox in
-                guard inbox.jobs.isEmpty && inbox.transfers.isEmpty && !inbox.cancellations else { return false }
-                inbox.sleeping = true
-                return true
+            let busy = queuedHead < queued.count && active.count < maxTransfers
+            let idle =
+                !busy
+                && inbox.withLock { inbox in
+                    guard
+                        inbox.jobs.isEmpty && inbox.transfers.isEmpty && !inbox.cancellations
+                            && inbox.attaching.isEmpty && inbox.detaching.isEmpty && inbox.woken.isEmpty
+                    else { return false }
+                    inbox.sleeping = true
+                    return true
+                }
+            if joined.isEmpty {
+                guard idle else { continue }
+                // libcurl shortens the wait to its own next timeout; `curl_multi_wakeup` ends it early.
+                _ = curl_multi_poll(multi, nil, 0, 1000, nil)
+                inbox.withLock { $0.sleeping = false }
+            } else {
+                // A joined source is asked on every turn, busy or not, so that a loop full of transfers still
+                // serves it.
+                pollJoined(timeout: idle ? joinedTimeout() : 0)
+                if idle { inbox.withLock { $0.sleeping = false } }
+                runJoined()
             }
-            guard idle else { continue }
-            // libcurl shortens the wait to its own next timeout; `curl_multi_wakeup` ends it early.
-            _ = curl_multi_poll(multi, nil, 0, 1000, nil)
-            inbox.withLock { $0.sleeping = false }
+        }
+        for (_, done) in inbox.withLock({ $0.detaching }) { done?.signal() }
+    }
+
+    /// Takes the sources attached and detached since the last turn.
+    private func rejoin(_ attaching: [any IOLoopSource], _ detaching: [(ObjectIdentifier, DispatchSemaphore?)]) {
+        let now = ContinuousClock.now
+        for source in attaching { joined.append(Joined(source: source, due: now)) }
+        for (id, done) in detaching {
+            joined.removeAll { ObjectIdentifier($0.source) == id }
+            done?.signal()
+        }
+        waits = joined.map { curl_waitfd(fd: $0.source.descriptor, events: Int16(CURL_WAIT_POLLIN), revents: 0) }
+    }
+
+    /// Milliseconds until the soonest source asked to run again, at most a second.
+    private func joinedTimeout() -> Int32 {
+        if !woken.isEmpty { return 0 }
+        guard let due = joined.compactMap(\.due).min() else { return 1000 }
+        let left = ContinuousClock.now.duration(to: due)
+        return Int32(max(0, min(1000, left.wholeMilliseconds + (left > .zero ? 1 : 0))))
+    }
+
+    private func pollJoined(timeout: Int32) {
+        for index in waits.indices { waits[index].revents = 0 }
+        _ = waits.withUnsafeMutableBufferPointer { buffer in
+            curl_multi_poll(multi, buffer.baseAddress, UInt32(buffer.count), timeout, nil)
+        }
+    }
+
+    /// Runs each source whose descriptor is ready or whose time has come.
+    private func runJoined() {
+        var now: ContinuousClock.Instant?
+        for index in joined.indices {
+            let id = ObjectIdentifier(joined[index].source)
+            var due = waits[index].revents != 0
+            if let at = woken.firstIndex(of: id) {
+                woken.remove(at: at)
+                due = true
+            }
+            if !due, let asked = joined[index].due {
+                let current = now ?? .now
+                now = current
+                due = asked <= current
+            }
+            guard due else { continue }
+            let next = joined[index].source.run()
+            joined[index].due = next.map { ContinuousClock.now + .milliseconds($0) }
         }
     }
 

@@ -6,9 +6,10 @@ import Synchronization
 /// Sends requests over HTTP/1.1, and HTTP/2 or HTTP/1.1 by ALPN over HTTPS, with libcurl, reusing connections and
 /// reporting raw headers, timings and the HTTP version spoken.
 ///
-/// One thread drives every exchange through a libcurl multi handle; idle connections stay open, so sequential
-/// exchanges reuse one connection. Tasks that prefer ``preferredTaskExecutor`` run on that same thread and send
-/// without a thread switch. Redirects are not followed, no headers are added beyond `Host` and `Content-Length`,
+/// One thread drives every exchange through a libcurl multi handle (or, with `loops`, each of several threads its
+/// own); idle connections stay open, so sequential exchanges reuse one connection. Tasks that prefer
+/// ``preferredTaskExecutor`` run on that same thread and send without a thread switch; a server can join the loops
+/// (``ioLoops``) and serve its requests on them. Redirects are not followed, no headers are added beyond `Host` and `Content-Length`,
 /// and the method and body are sent exactly as given.
 public final class CurlTransport: Transport {
     /// How long an exchange may take when the request sets no timeout.
@@ -17,11 +18,13 @@ public final class CurlTransport: Transport {
     public var insecure: Bool { tls.insecure }
     /// What TLS trusts and presents, and whether HTTP/2 is offered.
     public let tls: ClientTLS
-    private let loop: CurlLoop
+    private let loops: [CurlLoop]
+    /// The loops as one executor, when there are several.
+    private let group: CurlLoopGroup?
 
     /// How many exchanges wait for their turn behind `maxConcurrentExchanges` in flight (for diagnostics, and for
     /// tests to wait on an exchange being queued rather than on time).
-    public var waitingExchanges: Int { loop.waiting }
+    public var waitingExchanges: Int { loops.reduce(0) { $0 + $1.waiting } }
 
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
     public let maxBodyBytes: Int
@@ -30,11 +33,13 @@ public final class CurlTransport: Transport {
     public let proxy: String?
 
     /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn;
-    /// `tls` (whose `insecure` is or-ed with `insecure`) says what TLS trusts and presents.
+    /// `tls` (whose `insecure` is or-ed with `insecure`) says what TLS trusts and presents. With `loops` above 1
+    /// (at most 16), that many threads each drive their own share of the exchanges, each bounded to
+    /// `maxConcurrentExchanges` divided among them.
     public init(
         timeout: Duration = .seconds(30), insecure: Bool = false,
         maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
-        tls: ClientTLS = ClientTLS(), proxy: String? = nil
+        tls: ClientTLS = ClientTLS(), proxy: String? = nil, loops: Int = 1
     ) {
         self.proxy = proxy
         self.maxBodyBytes = max(0, maxBodyBytes)
@@ -42,24 +47,39 @@ public final class CurlTransport: Transport {
         var tls = tls
         tls.insecure = tls.insecure || insecure
         self.tls = tls
-        self.loop = CurlLoop(maxTransfers: max(1, maxConcurrentExchanges))
+        let count = min(16, max(1, loops))
+        let share = max(1, maxConcurrentExchanges / count)
+        if count == 1 {
+            self.group = nil
+            self.loops = [CurlLoop(maxTransfers: max(1, maxConcurrentExchanges))]
+        } else {
+            let group = CurlLoopGroup()
+            let members = (0..<count).map { _ in CurlLoop(maxTransfers: share, owner: group) }
+            group.join(members)
+            self.group = group
+            self.loops = members
+        }
     }
 
     deinit {
-        loop.shutdown()
+        for loop in loops { loop.shutdown() }
     }
 
     /// Every exchange ends by `request.timeout` (or the transport's default) on its own.
     public var enforcesTimeout: Bool { true }
 
     /// The thread that drives libcurl: a task that prefers it sends and reads answers without a thread switch.
-    public var preferredTaskExecutor: (any TaskExecutor)? { loop }
+    public var preferredTaskExecutor: (any TaskExecutor)? { group ?? loops[0] }
+
+    /// The threads that drive libcurl, which a server can join.
+    public var ioLoops: [any IOLoop] { loops }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let settings = CurlExchange.Settings(
             url: request.url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout),
             insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
         let cancelled = CancelFlag()
+        let loop = group?.chosen ?? loops[0]
         let handle = loop.handles.take()
         let transfer: CurlTransfer
         switch CurlExchange.prepare(request, settings: settings, on: handle, cancelled: cancelled) {
@@ -68,7 +88,6 @@ public final class CurlTransport: Transport {
             loop.handles.put(handle)
             throw error
         }
-        let loop = self.loop
         let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.continuation = continuation

@@ -9,10 +9,11 @@ public struct Listeners: Sendable {
     public let tls: ListenerTLS
 
     /// Starts the listeners `tls` asks for on `host`; `handler` gets the scheme each one speaks. Nothing is left
-    /// listening when one of them cannot start.
+    /// listening when one of them cannot start. A plain-HTTP listener joins `loops` (a transport's
+    /// ``Transport/ioLoops``) when its handler answers later, as ``HTTPServer`` says.
     public static func start(
         host: String, port: UInt16, limits: HTTPServerLimits = .default, tls: ListenerTLS,
-        handler: (_ scheme: String) -> any HTTPHandler
+        loops: [any IOLoop] = [], handler: (_ scheme: String) -> any HTTPHandler
     ) throws -> Listeners {
         var servers: [HTTPServer] = []
         do {
@@ -23,7 +24,8 @@ public struct Listeners: Sendable {
                         tls: identity))
             }
             if tls.identity == nil || tls.extraPort != nil {
-                servers.append(try HTTPServer(handler: handler("http"), host: host, port: port, limits: limits))
+                servers.append(
+                    try HTTPServer(handler: handler("http"), host: host, port: port, limits: limits, loops: loops))
             }
             for server in servers { try server.start() }
         } catch {

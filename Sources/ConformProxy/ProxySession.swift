@@ -80,8 +80,12 @@ public struct ProxySession: Sendable {
         self.out = out
         self.err = err
         self.problem = problem
+        let loops = transport.ioLoops
         self.serving = { handler, limits in
-            let server = try HTTPServer(handler: handler, host: listen.host, port: listen.port, limits: limits)
+            // The server joins the transport's loops: a request, its exchange upstream and the answer stay on one
+            // thread.
+            let server = try HTTPServer(
+                handler: handler, host: listen.host, port: listen.port, limits: limits, loops: loops)
             try server.start()
             return Listening(baseURL: server.baseURL, stop: server.stop)
         }

@@ -39,6 +39,12 @@ final class DeferredAnswers: Sendable {
         var closing = false
     }
     private let state = Mutex(State())
+    /// For daemons served by event loops: how to have the daemon a connection belongs to run again once the
+    /// connection is resumed (it runs no thread that would notice). Empty for a server with threads of its own.
+    private let wakers = Mutex<[(daemon: Int, wake: @Sendable () -> Void)]>([])
+
+    /// Sets what wakes each joined daemon (by its address; ``HTTPServer``'s launch), or clears it.
+    func setWakers(_ list: [(daemon: Int, wake: @Sendable () -> Void)]) { wakers.withLock { $0 = list } }
 
     var outstanding: Int { state.withLock { $0.outstanding } }
 
@@ -55,13 +61,22 @@ final class DeferredAnswers: Sendable {
             return true
         }
         guard admitted else { return false }
+        let wake = waker(of: connection)
         MHD_suspend_connection(connection)
         let suspended = SuspendedConnection(pointer: connection)
         handler.begin(request) { response in
             pending.put(response)
             MHD_resume_connection(suspended.pointer)
+            wake?()
         }
         return true
+    }
+
+    private func waker(of connection: OpaquePointer) -> (@Sendable () -> Void)? {
+        wakers.withLock { list in
+            guard !list.isEmpty, let daemon = conform_mhd_connection_daemon(connection) else { return nil }
+            return list.first { $0.daemon == Int(bitPattern: daemon) }?.wake
+        }
     }
 
     /// A deferred request ended (its answer sent, or its connection gone): libmicrohttpd is done with it.

@@ -25,6 +25,8 @@ public final class HTTPServer: Sendable {
     private let address: ListenAddress
     /// Whether connections handed over speak TLS with their tunnel's leaf (a forward proxy's intercepted tunnels).
     private let intercepting: Bool
+    /// The event loops the server joins instead of running threads of its own (see ``init(handler:host:port:limits:tls:log:forwarding:loops:)``).
+    private let loops: [any IOLoop]
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
     /// ``stop()`` and ``pause(for:offline:resumed:)`` calls counted, and the window of the last pause while it lasts:
@@ -50,18 +52,24 @@ public final class HTTPServer: Sendable {
     /// (``addConnection(_:origin:)``) and it serves them with the same head rules and limits. With `intercepting`
     /// too, every connection handed over speaks TLS with the leaf of its tunnel's host
     /// (``addConnection(_:origin:interception:)``).
+    ///
+    /// With `loops` (a transport's ``Transport/ioLoops``), a plain-HTTP server whose handler answers later
+    /// (``DeferredHTTPHandler``) runs no thread of its own: it starts one libmicrohttpd daemon per loop on one listening
+    /// socket, and each loop serves its daemon's connections on its own thread, where the handler's work and the
+    /// transport's exchange also run. A server with TLS, a thread per connection or `forwarding` ignores `loops`.
     public convenience init(
         handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
-        tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false
+        tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false, loops: [any IOLoop] = []
     ) throws {
         try self.init(
             handler: handler, host: host, port: port, limits: limits, tls: tls, log: log, forwarding: forwarding,
-            intercepting: false)
+            intercepting: false, loops: loops)
     }
 
     init(
         handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
-        tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false, intercepting: Bool
+        tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false, intercepting: Bool,
+        loops: [any IOLoop] = []
     ) throws {
         guard let address = ListenAddress(host: host) else {
             throw HTTPServerError(
@@ -92,7 +100,12 @@ public final class HTTPServer: Sendable {
         self.address = address
         self.intercepting = forwarding && intercepting
         self.context = ServerContext(handler: handler, limits: limits, log: log, forwarding: forwarding)
+        let joinable = tls == nil && !limits.threadPerConnection && !forwarding && context.deferred != nil
+        self.loops = joinable ? loops : []
     }
+
+    /// Whether the server runs on its transport's event loops rather than threads of its own.
+    public var joinsLoops: Bool { !loops.isEmpty }
 
     deinit { stop() }
 
@@ -199,9 +212,18 @@ public final class HTTPServer: Sendable {
         }
         guard let stopped else { return }
         stopped.sweeper.cancel()
-        // libmicrohttpd must not stop with a connection suspended: the deferred answers come first.
+        // libmicrohttpd must not stop with a connection suspended: the deferred answers come first (the loops go on
+        // serving joined daemons meanwhile, so the answers are sent).
         context.deferredAnswers.drain()
-        MHD_stop_daemon(stopped.daemon.pointer)
+        if stopped.joined.isEmpty {
+            MHD_stop_daemon(stopped.daemon.pointer)
+        } else {
+            for (loop, daemon) in stopped.joined {
+                loop.detach(daemon)
+                daemon.stop()
+            }
+            context.deferredAnswers.setWakers([])
+        }
         stopped.context.release()
     }
 
@@ -273,29 +295,40 @@ public final class HTTPServer: Sendable {
         // timeout and recv() again and again, a full core for every stalled or slow handshake, until the head
         // timeout. poll() asks the socket each time, so a waiting handshake costs nothing (bench/tls).
         let usesPoll = limits.threadPerConnection || tls != nil || intercepting
+        let joining = !loops.isEmpty
         var flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | (usesPoll ? MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue)
+            (joining ? 0 : MHD_USE_INTERNAL_POLLING_THREAD.rawValue)
+            | (usesPoll ? MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue)
             | (limits.threadPerConnection ? MHD_USE_THREAD_PER_CONNECTION.rawValue : 0)
         if case .v6 = address { flags |= MHD_USE_IPv6.rawValue }
         if context.forwarding { flags |= MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue }
         if context.deferred != nil { flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue }
+        // Without a thread of its own, a daemon hears of a resumed connection only through its inter-thread channel,
+        // which its epoll descriptor (the one the loop waits on) then reports.
+        if joining { flags |= MHD_USE_ITC.rawValue }
         let hasLog = context.log != nil
         if hasLog { flags |= MHD_USE_ERROR_LOG.rawValue }
         let retained = Unmanaged.passRetained(context)
         let cls = retained.toOpaque()
-        errno = 0
-        let daemon: OpaquePointer? = address.withSockaddr(port: requestedPort) { sockaddr, _ in
-            // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life. An intercepting
-            // server has no identity of its own: GnuTLS asks for each tunnel's leaf (`InterceptedTLS`).
-            tls.withPEM { key, certificate in
-                conform_mhd_start(
-                    UInt32(flags), sockaddr, conformServerAccess, cls, conformServerCompleted, cls,
-                    conformServerURILog, cls, conformServerLog, cls, conformServerConnection, cls,
-                    UInt32(limits.threadPerConnection ? 1 : limits.threads), limits.connectionMemoryBytes,
-                    UInt32(limits.connectionTimeoutSeconds), UInt32(limits.maxConnections), key, certificate,
-                    intercepting ? conform_tls_retrieve_callback() : nil, listeningSocket ?? -1)
+        // Joined daemons share the connections' budget and run no pool: each is one loop's.
+        let connections = joining ? max(1, limits.maxConnections / loops.count) : limits.maxConnections
+        let poolSize = joining || limits.threadPerConnection ? 1 : limits.threads
+        func start(_ port: UInt16, on socket: Int32?) -> OpaquePointer? {
+            address.withSockaddr(port: port) { sockaddr, _ in
+                // libmicrohttpd copies neither text: both stay alive in `tls` for the daemon's life. An intercepting
+                // server has no identity of its own: GnuTLS asks for each tunnel's leaf (`InterceptedTLS`).
+                tls.withPEM { key, certificate in
+                    conform_mhd_start(
+                        UInt32(flags), sockaddr, conformServerAccess, cls, conformServerCompleted, cls,
+                        conformServerURILog, cls, conformServerLog, cls, conformServerConnection, cls,
+                        UInt32(poolSize), limits.connectionMemoryBytes, UInt32(limits.connectionTimeoutSeconds),
+                        UInt32(connections), key, certificate, intercepting ? conform_tls_retrieve_callback() : nil,
+                        socket ?? -1)
+                }
             }
         }
+        errno = 0
+        let daemon = start(requestedPort, on: listeningSocket)
         guard let daemon else {
             let reason =
                 errno != 0
@@ -310,9 +343,40 @@ public final class HTTPServer: Sendable {
             )
         }
         let port = conform_mhd_bound_port(daemon)
+        var joined: [(any IOLoop, JoinedDaemon)] = []
+        if joining {
+            // The other daemons accept on copies of the first one's listening socket: one port, no SO_REUSEPORT.
+            var daemons = [daemon]
+            let listening = conform_mhd_listen_fd(daemon)
+            for _ in loops.dropFirst() {
+                let copy = listening < 0 ? -1 : dup(listening)
+                guard copy >= 0, let another = start(port, on: copy) else {
+                    let reason = String(cString: strerror(errno))
+                    if copy >= 0 { close(copy) }
+                    for started in daemons { MHD_stop_daemon(started) }
+                    retained.release()
+                    throw HTTPServerError(
+                        .cannotListen, "cannot serve \(host):\(port) on \(loops.count) event loops: \(reason)")
+                }
+                daemons.append(another)
+            }
+            joined = zip(loops, daemons).map { loop, started in
+                (loop, JoinedDaemon(DaemonPointer(pointer: started), descriptor: conform_mhd_epoll_fd(started)))
+            }
+            context.deferredAnswers.setWakers(
+                joined.map { loop, started in
+                    (
+                        daemon: Int(bitPattern: started.pointer),
+                        wake: { [weak loop, weak started] in
+                            if let loop, let started { loop.wake(started) }
+                        }
+                    )
+                })
+            for (loop, started) in joined { loop.attach(started) }
+        }
         return RunningDaemon(
             daemon: DaemonPointer(pointer: daemon), context: retained, port: port,
-            sweeper: context.watch.startSweeping())
+            sweeper: context.watch.startSweeping(), joined: joined)
     }
 }
 
@@ -322,69 +386,11 @@ private struct RunningDaemon: @unchecked Sendable {
     let context: Unmanaged<ServerContext>
     let port: UInt16
     let sweeper: DispatchSourceTimer
+    /// With event loops, every daemon (the first is ``daemon``) and the loop that serves it.
+    var joined: [(any IOLoop, JoinedDaemon)] = []
 }
 
 /// The daemon handle; libmicrohttpd's daemon functions are thread-safe.
-private struct DaemonPointer: @unchecked Sendable {
+struct DaemonPointer: @unchecked Sendable {
     let pointer: OpaquePointer
-}
-
-/// A numeric listen address.
-enum ListenAddress: Sendable {
-    case v4(in_addr)
-    case v6(in6_addr)
-
-    init?(host: String) {
-        let name = host == "localhost" ? "127.0.0.1" : host
-        var v4 = in_addr()
-        if inet_pton(AF_INET, name, &v4) == 1 {
-            self = .v4(v4)
-            return
-        }
-        var v6 = in6_addr()
-        let bare = name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
-        if inet_pton(AF_INET6, bare, &v6) == 1 {
-            self = .v6(v6)
-            return
-        }
-        return nil
-    }
-
-    /// The address in network order: 4 bytes for IPv4, 16 for IPv6; `nil` for any other count.
-    init?(bytes: [UInt8]) {
-        switch bytes.count {
-        case 4:
-            var v4 = in_addr()
-            withUnsafeMutableBytes(of: &v4) { $0.copyBytes(from: bytes) }
-            self = .v4(v4)
-        case 16:
-            var v6 = in6_addr()
-            withUnsafeMutableBytes(of: &v6) { $0.copyBytes(from: bytes) }
-            self = .v6(v6)
-        default: return nil
-        }
-    }
-
-    /// Calls `body` with the address and `port` as a socket address and its length.
-    func withSockaddr<R>(port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        func rebound<Storage>(_ storage: inout Storage) -> R {
-            withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<Storage>.size)) }
-            }
-        }
-        switch self {
-        case .v4(let address):
-            var storage = sockaddr_in()
-            storage.sin_family = sa_family_t(AF_INET)
-            storage.sin_port = port.bigEndian
-            storage.sin_addr = address
-            return rebound(&storage)
-        case .v6(let address):
-            var storage = sockaddr_in6()
-            storage.sin6_family = sa_family_t(AF_INET6)
-            storage.sin6_port = port.bigEndian
-            storage.sin6_addr = address
-            return rebound(&storage)
-        }
-    }
 }

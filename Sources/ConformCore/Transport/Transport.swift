@@ -14,11 +14,15 @@ public protocol Transport: Sendable {
     /// The executor on which callers best run the tasks that send through this transport (the thread that does the
     /// I/O, so an exchange needs no thread switch), or `nil` when any executor does as well.
     var preferredTaskExecutor: (any TaskExecutor)? { get }
+
+    /// The event loops the transport does its I/O on, which a server may join (``IOLoop``), or none.
+    var ioLoops: [any IOLoop] { get }
 }
 
 extension Transport {
     public var enforcesTimeout: Bool { false }
     public var preferredTaskExecutor: (any TaskExecutor)? { nil }
+    public var ioLoops: [any IOLoop] { [] }
 }
 
 /// Something that answers HTTP requests synchronously: the reference implementation, a proxy, a test double.

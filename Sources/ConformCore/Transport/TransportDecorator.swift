@@ -13,6 +13,7 @@ extension TransportDecorator {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await inner.send(request) }
     public var enforcesTimeout: Bool { inner.enforcesTimeout }
     public var preferredTaskExecutor: (any TaskExecutor)? { inner.preferredTaskExecutor }
+    public var ioLoops: [any IOLoop] { inner.ioLoops }
 }
 
 extension Transport {

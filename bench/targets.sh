@@ -105,7 +105,8 @@ yaml_ratio="$(ratio "$tree" "$libyaml")"
 row "suite loading against libyaml's raw event rate" "$tree against $libyaml MB/s" "$yaml_ratio" ">= 0.5" \
     "$(verdict "$(awk -v a="$yaml_ratio" 'BEGIN { print (a >= 0.5) }')")"
 row "\`conform record\` against nginx proxy_pass, every exchange recorded" "$recorded; recording nothing, in C: \
-libmicrohttpd and libcurl as the recorder uses them $(ceiling null-proxy), with blocking sends \
+libmicrohttpd and libcurl as the recorder uses them $(ceiling null-proxy), with server threads handing over to \
+one libcurl thread $(ceiling 'null-proxy, threads handing over,'), with blocking sends \
 $(ceiling 'null-proxy -b -t 16'), libh2o's proxy $(ceiling "libh2o's reverse proxy")" "$record_ratio" ">= 0.38" \
     "$(verdict "$(awk -v a="$record_ratio" 'BEGIN { print (a >= 0.38) }')")"
 https_ratio="$(sed -n 's/^ratio conform\/nginx over HTTPS: \([0-9.]*\)/\1/p' "$LOG/https")"

@@ -10,14 +10,21 @@
    with its method, target, body and every field but Host, Connection, Content-Length and Transfer-Encoding; the
    answer's status, its fields (but the connection's own) and its body come back to the client.
 
+   With -l LOOPS, the way `conform record` uses them since its listener joins libcurl's loops: LOOPS threads, each
+   with its own multi handle and its own libmicrohttpd daemon without a thread of its own (epoll, the daemons
+   accepting on copies of one listening socket), each thread waiting on its daemon's epoll descriptor beside
+   libcurl's sockets: a request is received, sent upstream and answered on one thread.
+
    Two other ways to use the same libraries, to see whether another structure would raise that ceiling (-b):
    each server thread sends its request itself with a blocking curl_easy_perform on an easy handle of its own (so
    its connection upstream is kept), either in the pool of THREADS server threads or on a thread per connection (-p).
 
-   Usage: null-proxy -u http://127.0.0.1:PORT [-t THREADS] [-n MAX_TRANSFERS] [-b [-p]]
+   Usage: null-proxy -u http://127.0.0.1:PORT [-t THREADS] [-n MAX_TRANSFERS] [-l LOOPS | -b [-p]]
      -u  the upstream's origin (http only)
-     -t  libmicrohttpd's thread pool (default 4, the recorder's HTTPServerLimits.threads)
-     -n  transfers at once and connections kept (default 64, the recorder's ProxyLimits.maxInFlight)
+     -t  libmicrohttpd's thread pool (default 4, HTTPServerLimits.threads)
+     -n  transfers at once and connections kept (default 64, the recorder's ProxyLimits.maxInFlight), shared out
+         among the loops with -l
+     -l  LOOPS threads, each serving its own daemon and sending on its own multi handle (1 to 16)
      -b  blocking: the server thread sends the request upstream itself, nothing suspended
      -p  with -b, a thread per connection instead of the pool
    Prints "listening PORT" on stdout once it serves on 127.0.0.1 (a free port), then serves until killed. */
@@ -65,16 +72,25 @@ struct exchange {
   struct exchange *next;
 };
 
+/* One multi handle and what waits for it; the curl thread's, or each loop's with -l. */
+struct loop {
+  CURLM *multi;
+  CURL **idle;
+  long idle_count;
+  long running_transfers;
+  long max_transfers;
+  struct exchange *waiting_head, *waiting_tail;
+};
+
 static const char *upstream;
-static CURLM *multi;
 static long max_transfers = 64;
 static pthread_mutex_t inbox_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct exchange *inbox_head, *inbox_tail;
-static CURL **idle;
-static long idle_count;
-static long running_transfers;
-static struct exchange *waiting_head, *waiting_tail;
+static struct loop shared;
+/* The loop of the calling thread: `shared` on the curl thread, its own on a loop's thread. */
+static __thread struct loop *here;
 static int blocking;
+static int loop_count;
 
 static int append(struct buffer *buffer, const void *bytes, size_t count) {
   char *grown = realloc(buffer->bytes, buffer->count + count + 1);
@@ -157,7 +173,8 @@ static void configure(CURL *easy, struct exchange *exchange) {
 
 /* On the curl thread: starts `exchange` on a reused easy handle. */
 static void start(struct exchange *exchange) {
-  CURL *easy = idle_count > 0 ? idle[--idle_count] : curl_easy_init();
+  struct loop *loop = here;
+  CURL *easy = loop->idle_count > 0 ? loop->idle[--loop->idle_count] : curl_easy_init();
   if (easy == NULL) {
     exchange->failed = 1;
     atomic_store(&exchange->ready, 1);
@@ -165,12 +182,51 @@ static void start(struct exchange *exchange) {
     return;
   }
   configure(easy, exchange);
-  curl_multi_add_handle(multi, easy);
-  running_transfers++;
+  curl_multi_add_handle(loop->multi, easy);
+  loop->running_transfers++;
+}
+
+/* Queues `exchange` on the calling thread's loop. */
+static void queue(struct exchange *exchange) {
+  struct loop *loop = here;
+  if (loop->waiting_tail != NULL) loop->waiting_tail->next = exchange; else loop->waiting_head = exchange;
+  loop->waiting_tail = exchange;
+}
+
+/* Starts what waits while transfers may run, drives the transfers, and resumes the connections of those that
+   finished; returns how many finished. */
+static int drive(void) {
+  struct loop *loop = here;
+  while (loop->waiting_head != NULL && loop->running_transfers < loop->max_transfers) {
+    struct exchange *exchange = loop->waiting_head;
+    loop->waiting_head = exchange->next;
+    if (loop->waiting_head == NULL) loop->waiting_tail = NULL;
+    start(exchange);
+  }
+  int running = 0;
+  curl_multi_perform(loop->multi, &running);
+  CURLMsg *message;
+  int left, finished = 0;
+  while ((message = curl_multi_info_read(loop->multi, &left)) != NULL) {
+    if (message->msg != CURLMSG_DONE) continue;
+    CURL *easy = message->easy_handle;
+    struct exchange *exchange;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&exchange);
+    exchange->failed = message->data.result != CURLE_OK;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &exchange->status);
+    curl_multi_remove_handle(loop->multi, easy);
+    loop->idle[loop->idle_count++] = easy;
+    loop->running_transfers--;
+    atomic_store(&exchange->ready, 1);
+    MHD_resume_connection(exchange->connection);
+    finished++;
+  }
+  return finished;
 }
 
 static void *curl_loop(void *unused) {
   (void)unused;
+  here = &shared;
   for (;;) {
     pthread_mutex_lock(&inbox_lock);
     struct exchange *arrived = inbox_head;
@@ -179,34 +235,11 @@ static void *curl_loop(void *unused) {
     while (arrived != NULL) {
       struct exchange *next = arrived->next;
       arrived->next = NULL;
-      if (waiting_tail != NULL) waiting_tail->next = arrived; else waiting_head = arrived;
-      waiting_tail = arrived;
+      queue(arrived);
       arrived = next;
     }
-    while (waiting_head != NULL && running_transfers < max_transfers) {
-      struct exchange *exchange = waiting_head;
-      waiting_head = exchange->next;
-      if (waiting_head == NULL) waiting_tail = NULL;
-      start(exchange);
-    }
-    int running = 0;
-    curl_multi_perform(multi, &running);
-    CURLMsg *message;
-    int left;
-    while ((message = curl_multi_info_read(multi, &left)) != NULL) {
-      if (message->msg != CURLMSG_DONE) continue;
-      CURL *easy = message->easy_handle;
-      struct exchange *exchange;
-      curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&exchange);
-      exchange->failed = message->data.result != CURLE_OK;
-      curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &exchange->status);
-      curl_multi_remove_handle(multi, easy);
-      idle[idle_count++] = easy;
-      running_transfers--;
-      atomic_store(&exchange->ready, 1);
-      MHD_resume_connection(exchange->connection);
-    }
-    curl_multi_poll(multi, NULL, 0, 1000, NULL);
+    drive();
+    curl_multi_poll(shared.multi, NULL, 0, 1000, NULL);
   }
   return NULL;
 }
@@ -319,65 +352,137 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *connecti
   exchange->connection = connection;
   MHD_suspend_connection(connection);
   exchange->next = NULL;
+  if (loop_count > 0) {
+    /* On the loop's own thread: queued for its next turn, no hand-over. */
+    queue(exchange);
+    return MHD_YES;
+  }
   pthread_mutex_lock(&inbox_lock);
   if (inbox_tail != NULL) inbox_tail->next = exchange; else inbox_head = exchange;
   inbox_tail = exchange;
   pthread_mutex_unlock(&inbox_lock);
-  curl_multi_wakeup(multi);
+  curl_multi_wakeup(shared.multi);
   return MHD_YES;
+}
+
+static int make_loop(struct loop *loop, long transfers) {
+  loop->multi = curl_multi_init();
+  loop->idle = calloc((size_t)transfers, sizeof *loop->idle);
+  loop->max_transfers = transfers;
+  if (loop->multi == NULL || loop->idle == NULL) return 0;
+  curl_multi_setopt(loop->multi, CURLMOPT_MAXCONNECTS, transfers);
+  return 1;
+}
+
+/* The options every daemon gets, but where it listens and its threads. */
+#define SERVER_OPTIONS \
+  MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL, \
+      MHD_OPTION_EXTERNAL_LOGGER, logger, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit, \
+      MHD_OPTION_CONNECTION_TIMEOUT, 30u
+static const size_t memory_limit = 16 * 1024 + 16 * 1024 / 4 + 100 * 64 + 32 * 1024 + 4 * 1024;
+
+struct joined {
+  struct loop loop;
+  struct MHD_Daemon *daemon;
+  pthread_t thread;
+};
+
+/* A loop's thread with -l: waits on its daemon's epoll descriptor and libcurl's sockets, runs both. */
+static void *joined_loop(void *context) {
+  struct joined *joined = context;
+  here = &joined->loop;
+  int epoll_fd = MHD_get_daemon_info(joined->daemon, MHD_DAEMON_INFO_EPOLL_FD)->epoll_fd;
+  for (;;) {
+    MHD_run(joined->daemon);
+    /* A connection resumed here is sent by the daemon's next run, at once. */
+    if (drive() > 0) continue;
+    struct curl_waitfd wait = {epoll_fd, CURL_WAIT_POLLIN, 0};
+    MHD_UNSIGNED_LONG_LONG daemon_timeout;
+    int timeout = 1000;
+    if (MHD_get_timeout(joined->daemon, &daemon_timeout) == MHD_YES && daemon_timeout < 1000u)
+      timeout = (int)daemon_timeout;
+    curl_multi_poll(joined->loop.multi, &wait, 1, timeout, NULL);
+  }
+  return NULL;
+}
+
+/* -l: LOOPS daemons without threads of their own on copies of one listening socket, a thread each. */
+static int serve_joined(const struct sockaddr_in *address) {
+  static struct joined loops[16];
+  long transfers = max_transfers / loop_count > 0 ? max_transfers / loop_count : 1;
+  int listening = -1;
+  for (int index = 0; index < loop_count; index++) {
+    if (!make_loop(&loops[index].loop, transfers)) return 0;
+    unsigned int flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    loops[index].daemon =
+        index == 0 ? MHD_start_daemon(flags, 0, NULL, NULL, access_handler, NULL, MHD_OPTION_SOCK_ADDR, address,
+                                      SERVER_OPTIONS, MHD_OPTION_CONNECTION_LIMIT, 1024u / (unsigned)loop_count,
+                                      MHD_OPTION_END)
+                   : MHD_start_daemon(flags, 0, NULL, NULL, access_handler, NULL, MHD_OPTION_LISTEN_SOCKET,
+                                      dup(listening), SERVER_OPTIONS, MHD_OPTION_CONNECTION_LIMIT,
+                                      1024u / (unsigned)loop_count, MHD_OPTION_END);
+    if (loops[index].daemon == NULL) return 0;
+    if (index == 0) listening = MHD_get_daemon_info(loops[0].daemon, MHD_DAEMON_INFO_LISTEN_FD)->listen_fd;
+  }
+  for (int index = 0; index < loop_count; index++)
+    if (pthread_create(&loops[index].thread, NULL, joined_loop, &loops[index]) != 0) return 0;
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(loops[0].daemon, MHD_DAEMON_INFO_BIND_PORT);
+  printf("listening %u\n", (unsigned int)info->port);
+  fflush(stdout);
+  return 1;
 }
 
 int main(int argc, char **argv) {
   unsigned int threads = 4;
   int per_connection = 0;
   int option;
-  while ((option = getopt(argc, argv, "u:t:n:bp")) != -1) {
+  while ((option = getopt(argc, argv, "u:t:n:l:bp")) != -1) {
     switch (option) {
     case 'u': upstream = optarg; break;
+    case 'l': loop_count = (int)strtol(optarg, NULL, 10); break;
     case 'b': blocking = 1; break;
     case 'p': per_connection = 1; break;
     case 't': threads = (unsigned int)strtoul(optarg, NULL, 10); break;
     case 'n': max_transfers = strtol(optarg, NULL, 10); break;
     default:
-      fprintf(stderr, "usage: %s -u UPSTREAM [-t THREADS] [-n MAX_TRANSFERS] [-b [-p]]\n", argv[0]);
+      fprintf(stderr, "usage: %s -u UPSTREAM [-t THREADS] [-n MAX_TRANSFERS] [-l LOOPS | -b [-p]]\n", argv[0]);
       return 64;
     }
   }
   if (upstream == NULL || strncmp(upstream, "http://", 7) != 0 || threads < 1 || threads > 64 || max_transfers < 1 ||
-      max_transfers > 4096 || (per_connection && !blocking)) {
-    fprintf(stderr, "usage: %s -u http://HOST:PORT [-t 1..64] [-n 1..4096] [-b [-p]]\n", argv[0]);
+      max_transfers > 4096 || (per_connection && !blocking) || loop_count < 0 || loop_count > 16 ||
+      (loop_count > 0 && blocking)) {
+    fprintf(stderr, "usage: %s -u http://HOST:PORT [-t 1..64] [-n 1..4096] [-l 1..16 | -b [-p]]\n", argv[0]);
     return 64;
   }
   signal(SIGPIPE, SIG_IGN);
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  multi = curl_multi_init();
-  idle = calloc((size_t)max_transfers, sizeof *idle);
-  if (multi == NULL || idle == NULL) {
+  struct sockaddr_in address;
+  memset(&address, 0, sizeof address);
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (loop_count > 0) {
+    if (!serve_joined(&address)) {
+      fprintf(stderr, "null-proxy: cannot start %d loops\n", loop_count);
+      return 2;
+    }
+    for (;;) pause();
+  }
+  if (!make_loop(&shared, max_transfers)) {
     fprintf(stderr, "null-proxy: out of memory\n");
     return 2;
   }
-  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, max_transfers);
   pthread_t thread;
   if (!blocking && pthread_create(&thread, NULL, curl_loop, NULL) != 0) {
     perror("null-proxy: pthread_create");
     return 2;
   }
-  struct sockaddr_in address;
-  memset(&address, 0, sizeof address);
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  size_t memory_limit = 16 * 1024 + 16 * 1024 / 4 + 100 * 64 + 32 * 1024 + 4 * 1024;
   unsigned int flags = per_connection ? MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL
                       : MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | (blocking ? 0 : MHD_ALLOW_SUSPEND_RESUME);
   struct MHD_Daemon *daemon = MHD_start_daemon(
       flags, 0, NULL, NULL, access_handler, NULL,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address,
-      MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-      MHD_OPTION_URI_LOG_CALLBACK, uri_log, NULL,
-      MHD_OPTION_EXTERNAL_LOGGER, logger, NULL,
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&address, SERVER_OPTIONS,
       MHD_OPTION_THREAD_POOL_SIZE, per_connection ? 0u : threads,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-      MHD_OPTION_CONNECTION_TIMEOUT, 30u,
       MHD_OPTION_CONNECTION_LIMIT, 1024u,
       MHD_OPTION_END);
   if (daemon == NULL) {

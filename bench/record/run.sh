@@ -3,11 +3,14 @@
 # upstream, in one run: wrk -t2 -c32 with POST bodies through each front (and straight at the upstream, for the
 # latency the fronts add), three runs each, alternating. Every exchange the recorder answered must be in its
 # recording: the script counts the lines of exchanges.jsonl against wrk's own count of completed requests.
-# Three more fronts record nothing, to show where the ceiling is: null-proxy.c beside this script, a proxy in C on the
-# recorder's two libraries used as the recorder uses them (libmicrohttpd with suspended connections, one libcurl multi
-# thread), which is the rate those libraries allow before the recorder does any work of its own; the same with each
-# of 16 server threads sending its request itself (blocking libcurl, no hand-over between threads); and libh2o's own
-# reverse proxy (bench/server-library/h2o-null.c -u), another server library from Debian with its own HTTP client.
+# Four more fronts record nothing, to show where the ceiling is: null-proxy.c beside this script, a proxy in C on the
+# recorder's two libraries used as the recorder uses them (-l: one loop a core, at most four, each with its own
+# libcurl multi handle and its own libmicrohttpd daemon on copies of one listening socket, connections suspended while
+# upstream), which is the rate those libraries allow before the recorder does any work of its own; the same libraries
+# as the recorder used them before its listener joined libcurl's loops (a pool of four server threads handing each
+# request to one libcurl thread); the same with each of 16 server threads sending its request itself (blocking
+# libcurl); and libh2o's own reverse proxy (bench/server-library/h2o-null.c -u), another server library from Debian
+# with its own HTTP client.
 # The recorder's own CPU per exchange (utime + stime from /proc over its runs, divided by the requests wrk completed
 # through it) is printed beside its rate: less sensitive to a loaded box than the rate. CONFORM_BINARY_BEFORE=PATH
 # starts a second recorder from another build and alternates it with the first in every round, to compare two builds
@@ -34,9 +37,9 @@ fi
 . bench/lib/nginx.sh
 WORK="$(mktemp -d)"
 chmod 755 "$WORK"
-RECORD_PID=""; UP_PID=""; FRONT_PID=""; NULL_PID=""; BLOCKING_PID=""; H2O_PID=""; BEFORE_PID=""
+RECORD_PID=""; UP_PID=""; FRONT_PID=""; NULL_PID=""; THREADS_PID=""; BLOCKING_PID=""; H2O_PID=""; BEFORE_PID=""
 cleanup() {
-    for pid in "$RECORD_PID" "$FRONT_PID" "$UP_PID" "$NULL_PID" "$BLOCKING_PID" "$H2O_PID" "$BEFORE_PID"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
+    for pid in "$RECORD_PID" "$FRONT_PID" "$UP_PID" "$NULL_PID" "$THREADS_PID" "$BLOCKING_PID" "$H2O_PID" "$BEFORE_PID"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null; done
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
@@ -104,8 +107,12 @@ start_c() {
     C_URL="http://127.0.0.1:$(awk '{print $2}' "$WORK/$name.out")"
     wait_up "$C_URL/mobile/1/appinstance" "$name"
 }
-start_c null-proxy "$WORK/null-proxy" -u "$UP_URL"
+# As many loops as `conform record` runs: one a core, at most four.
+LOOPS="$(nproc)"; [ "$LOOPS" -le 4 ] || LOOPS=4
+start_c null-proxy "$WORK/null-proxy" -u "$UP_URL" -l "$LOOPS"
 NULL_PID="$C_PID"; NULL_URL="$C_URL"
+start_c threads "$WORK/null-proxy" -u "$UP_URL"
+THREADS_PID="$C_PID"; THREADS_URL="$C_URL"
 start_c blocking "$WORK/null-proxy" -u "$UP_URL" -b -t 16
 BLOCKING_PID="$C_PID"; BLOCKING_URL="$C_URL"
 start_c h2o "$WORK/h2o-null" -t 2 -u "$UP_URL"
@@ -163,6 +170,7 @@ for i in 1 2 3; do
     one upstream "$UP_URL"
     one nginx "$FRONT_URL"
     one null-proxy "$NULL_URL"
+    one null-threads "$THREADS_URL"
     one null-blocking "$BLOCKING_URL"
     one h2o-proxy "$H2O_URL"
     one record "$RECORD_URL" "$RECORD_PID"
@@ -207,9 +215,9 @@ col() { awk -v c="$2" '{print $c}' "$WORK/runs-$1" | median; }
 ms() { awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) n /= 1000; else if (v ~ /[0-9]s$/) n *= 1000; printf "%.3f", n }'; }
 p99_of() { for v in $(awk '{print $2}' "$WORK/runs-$1"); do ms "$v"; echo; done | median; }
 up="$(col upstream 1)"; ng="$(col nginx 1)"; rec="$(col record 1)"; null="$(col null-proxy 1)"
-blocking="$(col null-blocking 1)"; h2o="$(col h2o-proxy 1)"
+blocking="$(col null-blocking 1)"; h2o="$(col h2o-proxy 1)"; threads="$(col null-threads 1)"
 up99="$(p99_of upstream)"; ng99="$(p99_of nginx)"; rec99="$(p99_of record)"; null99="$(p99_of null-proxy)"
-blocking99="$(p99_of null-blocking)"; h2o99="$(p99_of h2o-proxy)"
+blocking99="$(p99_of null-blocking)"; h2o99="$(p99_of h2o-proxy)"; threads99="$(p99_of null-threads)"
 lone_of() { for v in $(awk -v c="$2" '{print $c}' "$WORK/lone-$1"); do ms "$v"; echo; done | median; }
 adds() {
     awk -v a="$(lone_of "$1" 2)" -v b="$(lone_of upstream 2)" -v c="$(lone_of "$1" 1)" -v d="$(lone_of upstream 1)" \
@@ -219,7 +227,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo
 echo "upstream alone: median $up req/s, p99 $up99 ms"
 echo "nginx proxy_pass: median $ng req/s, p99 $ng99 ms"
-echo "null-proxy (C, the recorder's libraries, nothing recorded): median $null req/s, p99 $null99 ms"
+echo "null-proxy -l $LOOPS (C, the recorder's libraries on its loops, nothing recorded): median $null req/s, p99 $null99 ms"
+echo "null-proxy (the same libraries, four server threads handing over to one libcurl thread): median $threads req/s, p99 $threads99 ms"
 echo "null-proxy -b -t 16 (the same libraries, blocking sends on 16 server threads): median $blocking req/s, p99 $blocking99 ms"
 echo "libh2o's reverse proxy (C, nothing recorded): median $h2o req/s, p99 $h2o99 ms"
 echo "conform record: median $rec req/s, p99 $rec99 ms"
@@ -229,6 +238,7 @@ echo "libh2o's reverse proxy at one connection: $(adds h2o-proxy)"
 echo "conform record at one connection: $(adds record)"
 echo "recorded: $recorded exchanges for $answered requests wrk completed through the recorder"
 echo "median: null-proxy $null against nginx proxy_pass $ng req/s: ratio $(ratio "$null" "$ng") (the libraries' ceiling)"
+echo "median: null-proxy, threads handing over, $threads against nginx proxy_pass $ng req/s: ratio $(ratio "$threads" "$ng")"
 echo "median: null-proxy -b -t 16 $blocking against nginx proxy_pass $ng req/s: ratio $(ratio "$blocking" "$ng")"
 echo "median: libh2o's reverse proxy $h2o against nginx proxy_pass $ng req/s: ratio $(ratio "$h2o" "$ng")"
 echo "median: conform record $rec against null-proxy $null req/s: ratio $(ratio "$rec" "$null")"

@@ -40,7 +40,8 @@ final class DeferredAnswers: Sendable {
     }
     private let state = Mutex(State())
     /// For daemons served by event loops: how to have the daemon a connection belongs to run again once the
-    /// connection is resumed (it runs no thread that would notice). Empty for a server with threads of its own.
+    /// connection is resumed. A daemon without a thread of its own opens no inter-thread channel, so nothing its epoll
+    /// descriptor reports tells the loop of a resume. Empty for a server with threads of its own.
     private let wakers = Mutex<[(daemon: Int, wake: @Sendable () -> Void)]>([])
 
     /// Sets what wakes each joined daemon (by its address; ``HTTPServer``'s launch), or clears it.

@@ -303,9 +303,6 @@ public final class HTTPServer: Sendable {
         if case .v6 = address { flags |= MHD_USE_IPv6.rawValue }
         if context.forwarding { flags |= MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ITC.rawValue }
         if context.deferred != nil { flags |= MHD_ALLOW_SUSPEND_RESUME.rawValue }
-        // Without a thread of its own, a daemon hears of a resumed connection only through its inter-thread channel,
-        // which its epoll descriptor (the one the loop waits on) then reports.
-        if joining { flags |= MHD_USE_ITC.rawValue }
         let hasLog = context.log != nil
         if hasLog { flags |= MHD_USE_ERROR_LOG.rawValue }
         let retained = Unmanaged.passRetained(context)

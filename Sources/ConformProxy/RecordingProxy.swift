@@ -40,6 +40,8 @@ public struct RecordingProxy: Sendable {
     /// In forward mode, told each request refused for naming a host that is not allowed (``ForwardNotices``).
     public var notices: ForwardNotices?
     let gate: AdmissionGate
+    /// The transport to each upstream's base URL, its origin checked once rather than for every request.
+    private let rebased: [String: RebasedTransport]
 
     public init(
         upstreams: [String: String], transport: any Transport, writer: RecordingWriter,
@@ -54,6 +56,11 @@ public struct RecordingProxy: Sendable {
         self.profile = profile
         self.upstreams = upstreams.mapValues { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         self.transport = transport
+        var rebased: [String: RebasedTransport] = [:]
+        for base in self.upstreams.values {
+            rebased[base] = RebasedTransport(base: base, inner: EndToEndTransport(inner: transport))
+        }
+        self.rebased = rebased
         self.writer = writer
         self.onExchange = onExchange
         self.onError = onError
@@ -106,7 +113,7 @@ public struct RecordingProxy: Sendable {
     /// Sends an origin-form `request` to `base` under the limits, recording it as `name`'s exchange.
     func send(_ request: HTTPRequest, upstream name: String, base: String) async -> HTTPResponse {
         let upstream = DeadlineTransport(
-            inner: RebasedTransport(base: base, inner: EndToEndTransport(inner: transport)),
+            inner: rebased[base] ?? RebasedTransport(base: base, inner: EndToEndTransport(inner: transport)),
             deadline: limits.requestDeadline)
         do {
             return try await gate.admitted {

@@ -144,6 +144,11 @@ final class CurlLoop: TaskExecutor, IOLoop, @unchecked Sendable {
     func attach(_ source: any IOLoopSource) {
         let wake = inbox.withLock { inbox in
             inbox.attaching.append(source)
+            // A loop that ended (its transport let go) starts again for the source, and ends when it is detached.
+            if inbox.exited {
+                inbox.exited = false
+                inbox.started = false
+            }
             return wakeUp(&inbox)
         }
         if wake { curl_multi_wakeup(multi) }

@@ -10,8 +10,18 @@ import Testing
 /// envelope (the neutral one, for a handler that names no protocol), and never at the cost of other clients.
 @Suite("HTTPServer against hostile clients")
 struct HTTPServerHostileTests {
-    func started(limits: HTTPServerLimits = .default) throws -> HTTPServer {
-        let server = try HTTPServer(handler: EchoHandler(), limits: limits)
+    /// A server on its own threads, or (`joined`) one that answers later and runs on a transport's two event loops,
+    /// as `conform record`'s listener does.
+    func started(limits: HTTPServerLimits = .default, joined: Bool = false) throws -> HTTPServer {
+        guard joined else {
+            let server = try HTTPServer(handler: EchoHandler(), limits: limits)
+            try server.start()
+            return server
+        }
+        let transport = CurlTransport(loops: 2)
+        let handler = AsyncHandlerAdapter(executor: transport.preferredTaskExecutor) { EchoHandler().handle($0) }
+        let server = try HTTPServer(handler: handler, limits: limits, loops: transport.ioLoops)
+        #expect(server.joinsLoops)
         try server.start()
         return server
     }
@@ -30,13 +40,14 @@ struct HTTPServerHostileTests {
         return ErrorEnvelope.neutral.read(body)?.code
     }
 
-    @Test(arguments: [
-        "Content-Length: 5\r\nContent-Length: 0",
-        "Content-Length: 5\r\nContent-Length: 5",
-        "Content-Length: 5\r\nTransfer-Encoding: chunked",
-    ])
-    func ambiguousFramingIsRefusedAndClosed(_ framing: String) throws {
-        let server = try started()
+    @Test(
+        arguments: [
+            "Content-Length: 5\r\nContent-Length: 0",
+            "Content-Length: 5\r\nContent-Length: 5",
+            "Content-Length: 5\r\nTransfer-Encoding: chunked",
+        ], [false, true])
+    func ambiguousFramingIsRefusedAndClosed(_ framing: String, joined: Bool) throws {
+        let server = try started(joined: joined)
         defer { server.stop() }
         let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
         let reply = try exchange(server, "POST /echo HTTP/1.1\r\nHost: x\r\n\(framing)\r\n\r\nhello\(smuggled)")
@@ -50,9 +61,11 @@ struct HTTPServerHostileTests {
     /// libmicrohttpd 0.9.75 refuses a malformed length itself, before the handler runs: with its own HTML page
     /// (and, for these, its status line written twice; docs/limits.md). What must hold is that nothing behind the
     /// bad length is served as a request.
-    @Test(arguments: ["Content-Length: 5 5", "Content-Length: +5", "Content-Length: 0x5", "Content-Length: -1"])
-    func malformedLengthsServeNothingBehindThem(_ framing: String) throws {
-        let server = try started()
+    @Test(
+        arguments: ["Content-Length: 5 5", "Content-Length: +5", "Content-Length: 0x5", "Content-Length: -1"],
+        [false, true])
+    func malformedLengthsServeNothingBehindThem(_ framing: String, joined: Bool) throws {
+        let server = try started(joined: joined)
         defer { server.stop() }
         let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
         let reply = try exchange(server, "POST /echo HTTP/1.1\r\nHost: x\r\n\(framing)\r\n\r\nhello\(smuggled)")
@@ -61,8 +74,8 @@ struct HTTPServerHostileTests {
         #expect(!reply.contains("/smuggled") && !reply.contains("HTTP/1.1 200"))
     }
 
-    @Test func oversizedHeadsGetTheJSONEnvelope() throws {
-        let server = try started(limits: HTTPServerLimits(maxHeaderBytes: 4096))
+    @Test(arguments: [false, true]) func oversizedHeadsGetTheJSONEnvelope(joined: Bool) throws {
+        let server = try started(limits: HTTPServerLimits(maxHeaderBytes: 4096), joined: joined)
         defer { server.stop() }
         let reply = try exchange(
             server, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 6000))\r\n\r\n")
@@ -117,9 +130,9 @@ struct HTTPServerHostileTests {
     }
 
     /// Heads up to the limit reach the handler, larger ones get the envelope, whatever the limit is set to.
-    @Test(arguments: [4096, 16 * 1024, 64 * 1024])
-    func headsUpToTheLimitPassAndLargerOnesGet431(limit: Int) throws {
-        let server = try started(limits: HTTPServerLimits(maxHeaderBytes: limit))
+    @Test(arguments: [4096, 16 * 1024, 64 * 1024], [false, true])
+    func headsUpToTheLimitPassAndLargerOnesGet431(limit: Int, joined: Bool) throws {
+        let server = try started(limits: HTTPServerLimits(maxHeaderBytes: limit), joined: joined)
         defer { server.stop() }
         func head(_ size: Int) -> String {
             "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: size))\r\nConnection: close\r\n\r\n"
@@ -131,8 +144,8 @@ struct HTTPServerHostileTests {
         #expect(messageId(over) == "REQUEST_HEADER_FIELDS_TOO_LARGE")
     }
 
-    @Test func oversizedBodiesGetTheJSONEnvelope() throws {
-        let server = try started(limits: HTTPServerLimits(maxBodyBytes: 1000))
+    @Test(arguments: [false, true]) func oversizedBodiesGetTheJSONEnvelope(joined: Bool) throws {
+        let server = try started(limits: HTTPServerLimits(maxBodyBytes: 1000), joined: joined)
         defer { server.stop() }
         for length in ["5000", "999999999999999"] {
             let reply = try exchange(server, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\n")
@@ -142,9 +155,10 @@ struct HTTPServerHostileTests {
     }
 
     /// More slow-drip clients than the server has connection slots: they are cut, and a normal client gets in.
-    @Test func slowDripClientsCannotLockOthersOut() async throws {
+    @Test(arguments: [false, true]) func slowDripClientsCannotLockOthersOut(joined: Bool) async throws {
         let server = try started(
-            limits: HTTPServerLimits(connectionTimeoutSeconds: 30, headerTimeoutSeconds: 1, maxConnections: 24))
+            limits: HTTPServerLimits(connectionTimeoutSeconds: 30, headerTimeoutSeconds: 1, maxConnections: 24),
+            joined: joined)
         let port = server.boundPort
         let stop = Atomic<Bool>(false)
         let dripped = Atomic<Int>(0)
@@ -197,11 +211,11 @@ struct HTTPServerHostileTests {
     /// More clients than the server has connection slots send a complete head and then drip their body, one byte a
     /// second (scaled down from about 1,100 clients against 1,024 slots, one byte every few seconds): they are
     /// cut for the body rate and to keep room, and a normal client is answered at once, every time.
-    @Test func slowBodyClientsCannotLockOthersOut() async throws {
+    @Test(arguments: [false, true]) func slowBodyClientsCannotLockOthersOut(joined: Bool) async throws {
         let server = try started(
             limits: HTTPServerLimits(
                 connectionTimeoutSeconds: 30, headerTimeoutSeconds: 5, requestTimeoutSeconds: 20, bodyGraceSeconds: 1,
-                maxConnections: 32, threads: 2))
+                maxConnections: 32, threads: 2), joined: joined)
         let port = server.boundPort
         let stop = Atomic<Bool>(false)
         let heads = Atomic<Int>(0)

@@ -109,7 +109,7 @@ public final class HTTPServer: Sendable {
 
     deinit { stop() }
 
-    /// Binds and starts serving on background threads; does nothing if already started.
+    /// Binds and starts serving on background threads (or on the loops it joins); does nothing if already started.
     public func start() throws {
         try running.withLock { state in
             if state != nil { return }

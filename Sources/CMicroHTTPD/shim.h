@@ -124,12 +124,14 @@ static inline int conform_mhd_listen_fd(struct MHD_Daemon *daemon) {
   return info == NULL ? -1 : info->listen_fd;
 }
 
-/* Milliseconds until a daemon without a thread of its own must run again (a connection's timeout, work it left
-   pending), at most a second; -1 when only its descriptor matters. */
+/* Milliseconds until a daemon without a thread of its own must run again: a connection's timeout or work it left
+   pending, and at most 100. Its descriptor alone is not enough: a daemon that reached its connection limit took its
+   listening socket out of its epoll set, and puts it back only when it runs after a connection closed, which no
+   event on that set announces once its last connection is gone. */
 static inline long conform_mhd_timeout_ms(struct MHD_Daemon *daemon) {
   MHD_UNSIGNED_LONG_LONG timeout = 0;
-  if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return -1;
-  return timeout > 1000 ? 1000 : (long)timeout;
+  if (MHD_get_timeout(daemon, &timeout) != MHD_YES) return 100;
+  return timeout > 100 ? 100 : (long)timeout;
 }
 
 /* The daemon a connection belongs to, or NULL. */

@@ -145,6 +145,37 @@ import Testing
         #expect(answers.map(\.0).sorted() == (0..<40).map { "/item/\($0)" }.sorted())
     }
 
+    @Test func aDaemonThatReachedItsConnectionLimitAcceptsAgainOnceItsConnectionsClose() async throws {
+        let transport = CurlTransport(timeout: .seconds(30), loops: 2)
+        let handler = AsyncHandlerAdapter(executor: transport.preferredTaskExecutor) { request in
+            HTTPResponse(status: 200, headerFields: [:], body: Data(request.target.utf8))
+        }
+        // One connection a daemon: two kept-alive clients, each answered once, fill both, and each daemon stops
+        // listening at its limit. A client that lands on a daemon already full is closed unanswered: try another.
+        let server = try HTTPServer(
+            handler: handler, limits: HTTPServerLimits(maxConnections: 2, maxWaitingConnections: 2),
+            loops: transport.ioLoops)
+        try server.start()
+        defer { server.stop() }
+        var held: [RawClient] = []
+        var tries = 0
+        while held.count < 2, tries < 20 {
+            tries += 1
+            let client = try RawClient(port: server.boundPort, receiveTimeoutSeconds: 5)
+            if client.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n"),
+                client.read(until: "/held").hasPrefix("HTTP/1.1 200")
+            {
+                held.append(client)
+            }
+        }
+        #expect(held.count == 2, "\(held.count) clients held after \(tries) tries")
+        // Both go: nothing else happens on either daemon, which must still listen again.
+        held.removeAll()
+        let client = CurlTransport(timeout: .seconds(5))
+        let answer = try await client.send(HTTPRequest(method: .get, url: "\(server.baseURL)/after"))
+        #expect(String(decoding: answer.body, as: UTF8.self) == "/after")
+    }
+
     @Test func aServerThatCannotJoinRunsItsOwnThreads() throws {
         let transport = CurlTransport(loops: 2)
         // A handler that answers at once has no deferred answer to wait for: it keeps the server's own threads.

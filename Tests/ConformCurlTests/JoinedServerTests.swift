@@ -43,6 +43,13 @@ import Testing
         }
     }
 
+    /// Answers every request with its target, starting on `executor`.
+    static func echo(on executor: (any TaskExecutor)?) -> AsyncHandlerAdapter {
+        AsyncHandlerAdapter(executor: executor) { request in
+            HTTPResponse(status: 200, headerFields: [:], body: Data(request.target.utf8))
+        }
+    }
+
     /// Sends `count` GETs over `connections` clients at once; every answer's body, and the fronts' thread headers.
     static func load(_ base: String, connections: Int, count: Int) async throws -> [(String, String)] {
         let client = CurlTransport(timeout: .seconds(30), maxConcurrentExchanges: connections)
@@ -80,9 +87,7 @@ import Testing
     @Test func anAnswerMadeOnAnotherThreadIsSent() async throws {
         let transport = CurlTransport(timeout: .seconds(30), loops: 2)
         // The answer is made on Dispatch's threads, which the daemons' loops do not watch.
-        let handler = AsyncHandlerAdapter(executor: HandlerExecutor.shared) { request in
-            HTTPResponse(status: 200, headerFields: [:], body: Data(request.target.utf8))
-        }
+        let handler = Self.echo(on: HandlerExecutor.shared)
         let server = try HTTPServer(handler: handler, loops: transport.ioLoops)
         try server.start()
         defer { server.stop() }
@@ -125,9 +130,7 @@ import Testing
 
     @Test func aPausedJoinedServerListensAgainOnTheSamePort() async throws {
         let transport = CurlTransport(timeout: .seconds(30), loops: 2)
-        let handler = AsyncHandlerAdapter(executor: transport.preferredTaskExecutor) { request in
-            HTTPResponse(status: 200, headerFields: [:], body: Data(request.target.utf8))
-        }
+        let handler = Self.echo(on: transport.preferredTaskExecutor)
         let server = try HTTPServer(handler: handler, loops: transport.ioLoops)
         try server.start()
         defer { server.stop() }
@@ -147,9 +150,7 @@ import Testing
 
     @Test func aDaemonThatReachedItsConnectionLimitAcceptsAgainOnceItsConnectionsClose() async throws {
         let transport = CurlTransport(timeout: .seconds(30), loops: 2)
-        let handler = AsyncHandlerAdapter(executor: transport.preferredTaskExecutor) { request in
-            HTTPResponse(status: 200, headerFields: [:], body: Data(request.target.utf8))
-        }
+        let handler = Self.echo(on: transport.preferredTaskExecutor)
         // One connection a daemon: two kept-alive clients, each answered once, fill both, and each daemon stops
         // listening at its limit. A client that lands on a daemon already full is closed unanswered: try another.
         let server = try HTTPServer(

@@ -9,8 +9,8 @@ import Synchronization
 /// One thread drives every exchange through a libcurl multi handle (or, with `loops`, each of several threads its
 /// own); idle connections stay open, so sequential exchanges reuse one connection. Tasks that prefer
 /// ``preferredTaskExecutor`` run on that same thread and send without a thread switch; a server can join the loops
-/// (``ioLoops``) and serve its requests on them. Redirects are not followed, no headers are added beyond `Host` and `Content-Length`,
-/// and the method and body are sent exactly as given.
+/// (``ioLoops``) and serve its requests on them. Redirects are not followed, no headers are added beyond `Host` and
+/// `Content-Length`, and the method and body are sent exactly as given.
 public final class CurlTransport: Transport {
     /// How long an exchange may take when the request sets no timeout.
     public let defaultTimeout: Duration

@@ -25,7 +25,7 @@ public final class HTTPServer: Sendable {
     private let address: ListenAddress
     /// Whether connections handed over speak TLS with their tunnel's leaf (a forward proxy's intercepted tunnels).
     private let intercepting: Bool
-    /// The event loops the server joins instead of running threads of its own (see ``init(handler:host:port:limits:tls:log:forwarding:loops:)``).
+    /// The event loops the server joins instead of running threads of its own (see the public initializer).
     private let loops: [any IOLoop]
     private let context: ServerContext
     private let running = Mutex<RunningDaemon?>(nil)
@@ -54,9 +54,9 @@ public final class HTTPServer: Sendable {
     /// (``addConnection(_:origin:interception:)``).
     ///
     /// With `loops` (a transport's ``Transport/ioLoops``), a plain-HTTP server whose handler answers later
-    /// (``DeferredHTTPHandler``) runs no thread of its own: it starts one libmicrohttpd daemon per loop on one listening
-    /// socket, and each loop serves its daemon's connections on its own thread, where the handler's work and the
-    /// transport's exchange also run. A server with TLS, a thread per connection or `forwarding` ignores `loops`.
+    /// (``DeferredHTTPHandler``) runs no thread of its own: it starts one libmicrohttpd daemon per loop on one
+    /// listening socket, and each loop serves its daemon's connections on its own thread, where the handler's work and
+    /// the transport's exchange also run. A server with TLS, a thread per connection or `forwarding` ignores `loops`.
     public convenience init(
         handler: any HTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0, limits: HTTPServerLimits = .default,
         tls: TLSIdentity? = nil, log: LogHandler? = nil, forwarding: Bool = false, loops: [any IOLoop] = []

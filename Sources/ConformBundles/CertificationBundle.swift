@@ -145,12 +145,6 @@ public struct BundleInfo: Sendable, Hashable {
         public var tag: String
         public var kind: String
         public var message: String
-
-        public init(tag: String, kind: String, message: String) {
-            self.tag = tag
-            self.kind = kind
-            self.message = message
-        }
     }
 
     public init(

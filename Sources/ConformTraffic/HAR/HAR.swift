@@ -281,19 +281,10 @@ public enum HAR {
 public struct HARError: DiagnosticConvertible, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var path: String?
-    public var line: Int
-    public var column: Int
+    public var line: Int = 0
+    public var column: Int = 0
     public var message: String
     public var help: String
-
-    public init(file: String, path: String?, line: Int = 0, column: Int = 0, message: String, help: String) {
-        self.file = file
-        self.path = path
-        self.line = line
-        self.column = column
-        self.message = message
-        self.help = help
-    }
 
     /// The problem as a diagnostic: `har.entry-invalid` inside an entry, else `har.invalid`; the JSON path leads.
     public var diagnostic: Diagnostic {

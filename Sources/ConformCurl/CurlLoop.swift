@@ -62,6 +62,10 @@ final class CurlLoop: TaskExecutor, IOLoop, @unchecked Sendable {
     /// How many exchanges the loop holds that wait for their turn (``CurlTransport/waitingExchanges``).
     var waiting: Int { waitingCount.load(ordering: .acquiring) }
 
+    /// Whether the loop's thread has ended: its transport let go and nothing is joined. A source that attaches starts
+    /// it again.
+    var hasExited: Bool { inbox.withLock { $0.exited } }
+
     /// Whether the caller runs on this loop's thread.
     var isCurrentThread: Bool {
         let id = threadID.load(ordering: .relaxed)

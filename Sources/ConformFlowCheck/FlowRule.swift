@@ -15,7 +15,16 @@ public struct FlowRule: Sendable, Hashable, CustomStringConvertible {
     public var help: String
     /// What a trace must hold for the rule to judge anything ("user call (M4–M10, M14)"): without it the rule is
     /// not exercised, which is never a pass.
-    public var exercisedBy: String = ""
+    public var exercisedBy: String
+
+    public init(id: String, step: FlowStep, seed: String, summary: String, help: String, exercisedBy: String = "") {
+        self.id = id
+        self.step = step
+        self.seed = seed
+        self.summary = summary
+        self.help = help
+        self.exercisedBy = exercisedBy
+    }
 
     /// Why the rule has no verdict on a trace that never exercised it.
     public var notExercisedReason: String {

@@ -156,7 +156,7 @@ let package = Package(
             ],
             path: "fuzz/Targets"),
         // What test targets share (scratch directories, fixture paths, child processes, tool traits); tests only.
-        .target(name: "ConformTestSupport", path: "Tests/ConformTestSupport"),
+        .target(name: "ConformTestSupport", dependencies: ["CSpawn"], path: "Tests/ConformTestSupport"),
         .testTarget(name: "ConformDiagnosticsTests", dependencies: ["ConformDiagnostics"]),
         .testTarget(
             name: "ConformYAMLTests", dependencies: ["ConformYAML", "ConformDiagnostics", "ConformCore"],
@@ -184,7 +184,9 @@ let package = Package(
         .testTarget(name: "ConformTLSTests", dependencies: ["ConformCrypto", "ConformTestSupport"]),
         .testTarget(
             name: "ConformExploreTests", dependencies: ["ConformExplore", "ConformCore", "ConformMobileMessaging"]),
-        .testTarget(name: "ConformTransportsTests", dependencies: ["ConformTransports"], exclude: ["Adapters"]),
+        .testTarget(
+            name: "ConformTransportsTests", dependencies: ["ConformTransports", "ConformTestSupport"],
+            exclude: ["Adapters"]),
         .testTarget(name: "ConformReferenceTests", dependencies: ["ConformReference", "ConformCrypto"]),
         .testTarget(
             name: "ConformServerTests",
@@ -230,6 +232,7 @@ let package = Package(
             dependencies: ["ConformTesting", "ConformReport", "ConformCLI", "ConformTestSupport"]),
         // Plays an SDK: its own URLSession transport, certified against `conform serve` (the built binary); the
         // server library only checks what the transport does on the wire.
-        .testTarget(name: "ConformTestingExamples", dependencies: ["ConformTesting", "ConformServer"]),
+        .testTarget(
+            name: "ConformTestingExamples", dependencies: ["ConformTesting", "ConformServer", "ConformTestSupport"]),
     ]
 )

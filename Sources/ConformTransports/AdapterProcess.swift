@@ -111,17 +111,12 @@ final class AdapterProcess: Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
         // Dispositions Conform set for itself (ignored, so its own handlers see them) are not the adapter's.
-        for sig in [SIGPIPE, SIGINT, SIGTERM, SIGHUP] { sigaddset(&defaults, sig) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        let attributed = conform_spawn_own_group_default_signals(&attributes)
+        guard attributed == 0 else {
+            for fd in stdinPipe + stdoutPipe + stderrPipe { close(fd) }
+            throw Failure(message: "cannot prepare the adapter's start: \(String(cString: strerror(attributed)))")
+        }
 
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment ?? [:] { merged[key] = value }

@@ -43,14 +43,14 @@ import Testing
     /// Runs the built `conform` on a suite through `adapter`, waits for the adapter to note its ids, hands both to
     /// `body`, and then checks that the adapter and its child are gone; nothing is left behind, whatever happens.
     static func withConform(
-        adapter: String, _ body: (Process, [pid_t]) async throws -> Void
+        adapter: String, _ body: (SpawnedProcess, [pid_t]) async throws -> Void
     ) async throws {
         let binary = TestPaths.conformBinary.path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "build conform with 'swift build' first")
         let scratch = try Scratch("signal")
         let script = scratch.path("adapter.sh")
         try adapter.write(toFile: script, atomically: true, encoding: .utf8)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
             "run", "suites/01-registration.yaml", "--no-color", "--timeout", "600",
@@ -60,7 +60,7 @@ import Testing
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
         var pids: [pid_t] = []
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }

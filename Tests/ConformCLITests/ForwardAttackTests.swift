@@ -134,7 +134,7 @@ struct ForwardAttackTests {
 
     /// What curl printed, run to its end on this thread.
     static func curl(_ arguments: [String]) -> String {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: Tool.path("curl")!)
         process.arguments = ["-sS"] + arguments
         let pipe = Pipe()

@@ -14,7 +14,7 @@ import Testing
 
     static func python(has module: String) -> Bool {
         guard let python = Tool.path("python3") else { return false }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", "import \(module)"]
         process.standardOutput = FileHandle.nullDevice

@@ -60,12 +60,12 @@ enum SlowCondition: String, CaseIterable, Sendable, CustomTestStringConvertible 
 /// A process that keeps one core busy until stopped, or until the test process that started it goes away
 /// (its stdin closes), or after five minutes at most.
 final class CPUBurner: Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let input: Pipe
     private let exit: ProcessExit
 
     init() throws {
-        process = Process()
+        process = SpawnedProcess()
         input = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [

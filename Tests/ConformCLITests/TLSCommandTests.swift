@@ -223,7 +223,7 @@ struct TLSCommandTests {
         try app.write(toFile: scratch.path("upstream.py"), atomically: true, encoding: .utf8)
         let log = scratch.path("hypercorn.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let upstream = Process()
+        let upstream = SpawnedProcess()
         upstream.executableURL = URL(fileURLWithPath: Tool.path("hypercorn")!)
         upstream.arguments = [
             "--certfile", scratch.path("leaf.pem"), "--keyfile", scratch.path("leaf-key.pem"), "-b", "127.0.0.1:0",

@@ -380,7 +380,7 @@ struct ProcessFailure: Error, CustomStringConvertible {
 ///
 /// Its methods block; tests call them through `offThePool`. The process object is only touched by one caller at a time.
 final class ConformProcess: @unchecked Sendable {
-    let process = Process()
+    let process = SpawnedProcess()
     let stdout: String
     let stderr: String
     private let exit: ProcessExit

@@ -17,7 +17,7 @@ let canCaptureLive: Bool = {
 
 /// Scapy for Python 3.
 let hasScapy: Bool = {
-    let process = Process()
+    let process = SpawnedProcess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", "-c", "import scapy.all"]
     process.standardOutput = FileHandle.nullDevice
@@ -31,7 +31,7 @@ let hasScapy: Bool = {
 final class TCPDump {
     deinit { stop() }
 
-    let process = Process()
+    let process = SpawnedProcess()
     let file: String
     let log: URL
 
@@ -47,7 +47,7 @@ final class TCPDump {
         process.arguments = ["-i", "lo", "--immediate-mode", "-U", "-s", "0", "-n", "-Z", "root", "-w", file, filter]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = handle
-        try ProcessLaunch.run(process)
+        try process.run()
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if let text = try? String(contentsOf: log, encoding: .utf8), text.contains("listening on") { return }

@@ -178,13 +178,13 @@ struct LoopbackCaptureTests {
     func chunkedGzipResponsesOnAKeptAliveConnection() async throws {
         let scratch = try Scratch("capture")
         let portFile = scratch.url.appendingPathComponent("port")
-        let server = Process()
+        let server = SpawnedProcess()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         server.arguments = ["python3", Self.scripts.appendingPathComponent("chunked_server.py").path]
         try Data().write(to: portFile)
         server.standardOutput = try FileHandle(forWritingTo: portFile)
         server.standardError = FileHandle.nullDevice
-        try ProcessLaunch.run(server)
+        try server.run()
         defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
         var port: UInt16 = 0
         let deadline = Date().addingTimeInterval(10)
@@ -231,7 +231,7 @@ struct LoopbackCaptureTests {
         try Data().write(to: log)
         let output = try FileHandle(forWritingTo: log)
         defer { try? output.close() }
-        let server = Process()
+        let server = SpawnedProcess()
         server.executableURL = URL(fileURLWithPath: try #require(Tool.path("openssl")))
         server.arguments = ["s_server", "-accept", "127.0.0.1:0", "-cert", "cert.pem", "-key", "key.pem", "-www"]
         server.currentDirectoryURL = scratch.url

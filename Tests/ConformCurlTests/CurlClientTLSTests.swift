@@ -44,7 +44,7 @@ import Testing
 
     /// A server process whose port is read from the first output line matching `prefix` (`ACCEPT 127.0.0.1:`).
     final class Server: @unchecked Sendable {
-        let process = Process()
+        let process = SpawnedProcess()
         let port: UInt16
         private let exit: ProcessExit
         init(

@@ -10,9 +10,9 @@ import Testing
         .appendingPathComponent("Adapters/tls_server.py").path
 
     /// Starts the server and returns it with its port, read from its first output line.
-    func startServer() throws -> (Process, UInt16) {
+    func startServer() throws -> (SpawnedProcess, UInt16) {
         let input = Pipe()
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", Self.script]
         let out = Pipe()
@@ -20,7 +20,7 @@ import Testing
         // The server also exits when this pipe closes: when the test stops it, or when the test process dies.
         process.standardInput = input
         process.standardError = FileHandle.nullDevice
-        try ProcessLaunch.run(process)
+        try process.run()
         var line = Data()
         while let byte = try out.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A {
             line.append(b)

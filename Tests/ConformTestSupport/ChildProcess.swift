@@ -20,7 +20,7 @@ public enum ChildProcess {
     ) async throws -> Int32 {
         try Data().write(to: log)
         if let errorLog { try Data().write(to: errorLog) }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -35,7 +35,7 @@ public enum ChildProcess {
         return try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
-                try ProcessLaunch.run(process)
+                try process.run()
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)

@@ -29,7 +29,7 @@ public enum Chromium {
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         let handle = try FileHandle(forWritingTo: out)
         defer { try? handle.close() }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments =
             [

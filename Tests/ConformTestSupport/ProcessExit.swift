@@ -2,18 +2,17 @@ import Dispatch
 import Foundation
 
 /// The end of a program a test started, told by the program's termination handler, so that a synchronous helper
-/// can wait for it without `Process.waitUntilExit()`. On a thread of Swift's pool that call spins on a run loop
-/// until Foundation marks the child ended, and a clean-clone run once saw it spin forever after the child had exited.
+/// can wait for it with a bound.
 public final class ProcessExit: Sendable {
     private let ended = DispatchSemaphore(value: 0)
 
     /// Starts `process` (set up but not yet run) with a termination handler that marks its end; throws what
-    /// `Process.run()` throws.
-    public init(starting process: Process) throws {
+    /// ``SpawnedProcess/run()`` throws.
+    public init(starting process: SpawnedProcess) throws {
         let ended = self.ended
         process.terminationHandler = { _ in ended.signal() }
         do {
-            try ProcessLaunch.run(process)
+            try process.run()
         } catch {
             process.terminationHandler = nil
             throw error
@@ -21,8 +20,7 @@ public final class ProcessExit: Sendable {
     }
 
     /// Blocks this thread until the program has ended, or at most `limit` when one is given; returns whether it
-    /// ended. Once it has ended, the process's `terminationStatus` and `terminationReason` are final (Foundation
-    /// refuses to read them before).
+    /// ended. Once it has ended, the process's `terminationStatus` and `terminationReason` are final.
     @discardableResult
     public func wait(limit: Duration? = nil) -> Bool {
         var deadline = DispatchTime.distantFuture

@@ -1,12 +1,12 @@
+import ConformTestSupport
 import Foundation
 
 /// `conform serve` as a child process on 127.0.0.1, any free port: started by a test, stopped when it is done.
 final class ServedReference: Sendable {
     /// `http://127.0.0.1:PORT`, read from the line the command prints when it listens.
     let baseURL: String
-    private let process: Process
-    /// Signalled by the process's termination handler: `stop` waits on it rather than on `Process.waitUntilExit()`,
-    /// which spins on a run loop and can miss the end when called from a thread of Swift's pool.
+    private let process: SpawnedProcess
+    /// Signalled by the process's termination handler, so `stop` can wait for the end with a bound.
     private let ended = DispatchSemaphore(value: 0)
     private let scratch: URL
 
@@ -19,7 +19,7 @@ final class ServedReference: Sendable {
         let err = scratch.appendingPathComponent("stderr")
         try Data().write(to: out)
         try Data().write(to: err)
-        process = Process()
+        process = SpawnedProcess()
         process.executableURL = binary
         process.arguments = ["serve", "--port", "0"] + arguments
         process.standardOutput = try FileHandle(forWritingTo: out)

@@ -54,7 +54,7 @@ import Testing
         let bundle = try #require(Self.testProgram)
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: bundle)
         process.arguments = ["--testing-library", "swift-testing", "--filter", "KillRecoveryTests/childWriter"]
         var environment = ProcessInfo.processInfo.environment

@@ -234,15 +234,23 @@ final class CurlLoop: TaskExecutor, IOLoop, @unchecked Sendable {
             _ = curl_multi_perform(multi, &running)
             collectFinished()
             if stopping && active.isEmpty && queuedHead == queued.count && joined.isEmpty {
-                let done = inbox.withLock { inbox in
+                // Sources detached since this turn's take were never joined; they are let go with the loop, in the
+                // same lock that marks it ended, so a detach of a later run (after an attach restarts it) is never
+                // answered by this one.
+                let leaving = inbox.withLock { inbox -> [DispatchSemaphore?]? in
                     guard inbox.jobs.isEmpty && inbox.transfers.isEmpty && inbox.attaching.isEmpty else {
-                        return false
+                        return nil
                     }
                     inbox.exited = true
                     inbox.owner = nil
-                    return true
+                    let waiting = inbox.detaching.map(\.1)
+                    inbox.detaching = []
+                    return waiting
                 }
-                if done { break }
+                if let leaving {
+                    for done in leaving { done?.signal() }
+                    break
+                }
                 continue
             }
             let busy = queuedHead < queued.count && active.count < maxTransfers
@@ -269,7 +277,6 @@ final class CurlLoop: TaskExecutor, IOLoop, @unchecked Sendable {
                 runJoined()
             }
         }
-        for (_, done) in inbox.withLock({ $0.detaching }) { done?.signal() }
     }
 
     /// Takes the sources attached and detached since the last turn.

@@ -20,7 +20,7 @@ import Testing
     func aSignalToConformEndsTheAdapterAndItsChildren(_ sig: Int32) async throws {
         try await Self.withConform(adapter: Self.adapter) { process, pids in
             kill(process.processIdentifier, sig)
-            let ended = await Self.poll(within: .seconds(30)) { !process.isRunning }
+            let ended = await Eventually.holds(within: .seconds(30)) { !process.isRunning }
             try #require(ended, "conform did not end within 30 s of signal \(sig)")
             #expect(
                 process.terminationReason == .uncaughtSignal && process.terminationStatus == sig,
@@ -34,7 +34,7 @@ import Testing
     @Test func anAdapterThatExitsTakesItsChildrenWithIt() async throws {
         try await Self.withConform(adapter: Self.adapter.replacingOccurrences(of: "cat > /dev/null", with: "exit 0")) {
             process, pids in
-            let ended = await Self.poll(within: .seconds(60)) { !process.isRunning }
+            let ended = await Eventually.holds(within: .seconds(60)) { !process.isRunning }
             try #require(ended, "conform did not end within 60 s of its adapter's exit")
             #expect(process.terminationReason == .exit && process.terminationStatus == 2)
         }
@@ -69,14 +69,14 @@ import Testing
         pids = try await waitForPids(in: scratch, within: .seconds(120))
         try #require(pids.count == 2, "the adapter did not start within 120 s")
         try await body(process, pids)
-        let gone = await poll(within: .seconds(10)) { pids.allSatisfy { !isRunning($0) } }
+        let gone = await Eventually.holds(within: .seconds(10)) { pids.allSatisfy { !isRunning($0) } }
         #expect(gone, "still running after conform ended: \(pids.filter { isRunning($0) })")
     }
 
     /// The adapter's and its child's ids, once both files are written.
     static func waitForPids(in scratch: Scratch, within limit: Duration) async throws -> [pid_t] {
         var pids: [pid_t] = []
-        _ = await poll(within: limit) {
+        _ = await Eventually.holds(within: limit) {
             pids = ["adapter.pid", "child.pid"].compactMap { name in
                 (try? String(contentsOfFile: scratch.path(name), encoding: .utf8))
                     .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
@@ -93,15 +93,5 @@ import Testing
             let close = stat.lastIndex(of: ")")
         else { return true }
         return !stat[close...].hasPrefix(") Z")
-    }
-
-    /// Checks `condition` every 50 ms until it holds or `limit` has passed.
-    static func poll(within limit: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
     }
 }

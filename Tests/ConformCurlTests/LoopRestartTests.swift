@@ -9,16 +9,6 @@ import Testing
 /// A loop whose transport went away ends its thread; a server that joins it afterwards starts it again, is served on
 /// it, and lets it end again when it stops.
 @Suite struct LoopRestartTests {
-    /// Waits until `condition` holds, for at most ten seconds; whether it came to hold.
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
-    }
-
     @Test func aServerJoiningTheLoopsOfATransportThatWentAwayStartsThemAgain() async throws {
         let upstream = try HTTPServer(handler: JoinedServerTests.EchoTargetHandler())
         try upstream.start()
@@ -31,7 +21,7 @@ import Testing
         let loop = try #require(loops.first as? CurlLoop)
         #expect(!loop.hasExited)
         transport = nil
-        #expect(await Self.eventually { loop.hasExited }, "the loop did not end once its transport went away")
+        #expect(await Eventually.holds { loop.hasExited }, "the loop did not end once its transport went away")
 
         let handler = AsyncHandlerAdapter { request in
             HTTPResponse(status: 200, headerFields: [:], body: Data(request.target.utf8))
@@ -47,6 +37,6 @@ import Testing
             #expect(String(decoding: answer.body, as: UTF8.self) == "/again/\(index)")
         }
         server.stop()
-        #expect(await Self.eventually { loop.hasExited }, "the loop did not end once the server left it")
+        #expect(await Eventually.holds { loop.hasExited }, "the loop did not end once the server left it")
     }
 }

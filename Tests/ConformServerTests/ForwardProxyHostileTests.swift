@@ -52,7 +52,7 @@ struct ForwardProxyHostileTests {
         #expect(fixture.proxy.waitingCount <= fixture.proxy.limits.waitingBudget)
         idle.removeAll()
         drippers.removeAll()
-        #expect(Self.eventually { fixture.proxy.waitingCount == 0 }, "the heads the attack left were let go")
+        #expect(Eventually.holdsBlocking { fixture.proxy.waitingCount == 0 }, "the heads the attack left were let go")
         #expect(Self.plainAnswered(port))
     }
 
@@ -82,7 +82,7 @@ struct ForwardProxyHostileTests {
         }
         #expect(statuses["HTTP/1.1 200"] == 32, "\(statuses)")
         #expect(statuses["HTTP/1.1 503"] == 16, "two of six refused at each address: \(statuses)")
-        #expect(Self.eventually { fixture.proxy.tunnelCount <= limits.maxTunnels })
+        #expect(Eventually.holdsBlocking { fixture.proxy.tunnelCount <= limits.maxTunnels })
         #expect(fixture.proxy.cutTunnelCount >= 16)
         let normal = try SourcedClient(port: port, from: "127.0.2.1", receiveTimeoutSeconds: 5)
         normal.send(connect)
@@ -92,7 +92,7 @@ struct ForwardProxyHostileTests {
         #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains(#""url":"/through""#), "\(answer)")
         #expect(Self.plainAnswered(port, from: "127.0.1.1"))
         held.removeAll()
-        #expect(Self.eventually { fixture.proxy.tunnelCount == 0 }, "every tunnel ended with its client")
+        #expect(Eventually.holdsBlocking { fixture.proxy.tunnelCount == 0 }, "every tunnel ended with its client")
     }
 
     /// `CONNECT` into this machine is refused in every spelling of its addresses, the proxy's own port included, and
@@ -176,7 +176,7 @@ struct ForwardProxyHostileTests {
         tunnel.send("CONNECT localhost:8443 HTTP/1.1\r\n\r\n")
         #expect(tunnel.read(until: "\r\n\r\n") == "HTTP/1.1 200 Connection Established\r\n\r\n")
         #expect(plain.readAll().isEmpty && tunnel.readAll().isEmpty, "both closed without an answer")
-        #expect(Self.eventually { fixture.proxy.serverDisconnects.slowHeads == 2 })
+        #expect(Eventually.holdsBlocking { fixture.proxy.serverDisconnects.slowHeads == 2 })
         #expect(fixture.proxy.waitingCount == 0 && fixture.proxy.failedHandOverCount == 0)
     }
 
@@ -202,16 +202,6 @@ struct ForwardProxyHostileTests {
         #expect(ForwardResolver.numeric("93.184.216.34", port: 1)?.first?.special == nil)
         #expect(ForwardResolver.numeric("2001:db8::1", port: 1)?.first?.special == nil)
         #expect(ForwardResolver.numeric("api.example.test", port: 1) == nil)
-    }
-
-    /// `condition` within 10 s, checked every 20 ms.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            usleep(20_000)
-        }
-        return true
     }
 }
 

@@ -39,12 +39,6 @@ import Testing
             writer: try RecordingWriter(directory: dir, redaction: .disabled), limits: limits)
     }
 
-    /// Waits (bounded) until `condition` holds.
-    func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<2000 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(condition())
-    }
-
     @Test func aHangingUpstreamGets504ByTheDeadlineAndTheQueueAnswers503() async throws {
         let dir = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -57,10 +51,10 @@ import Testing
         let hang = HTTPRequest(method: .get, url: "/hang")
         async let first = proxy.forward(hang)
         async let second = proxy.forward(hang)
-        try await eventually { transport.started.count == 2 }
+        #expect(await Eventually.holds(within: .seconds(20)) { transport.started.count == 2 })
         async let third = proxy.forward(hang)
         async let fourth = proxy.forward(hang)
-        try await eventually { proxy.load.waiting == 2 }
+        #expect(await Eventually.holds(within: .seconds(20)) { proxy.load.waiting == 2 })
         // The queue is full: answered at once, not queued.
         let fifth = await proxy.forward(hang)
         #expect(fifth.status.code == 503)
@@ -88,11 +82,11 @@ import Testing
         let proxy = try proxy(transport, limits, dir: dir)
         // Released by the test once three wait, so the order is the queue's, not a race with a deadline.
         async let hung = proxy.forward(HTTPRequest(method: .get, url: "/hang"))
-        try await eventually { transport.started.count == 1 }
+        #expect(await Eventually.holds(within: .seconds(20)) { transport.started.count == 1 })
         var waiting: [Task<Int, Never>] = []
         for i in 1...3 {
             waiting.append(Task { await proxy.forward(HTTPRequest(method: .get, url: "/fine?n=\(i)")).status.code })
-            try await eventually { proxy.load.waiting == i }
+            #expect(await Eventually.holds(within: .seconds(20)) { proxy.load.waiting == i })
         }
         transport.release()
         #expect(await hung.status.code == 200)
@@ -108,7 +102,7 @@ import Testing
         let proxy = try proxy(upstream, limits, dir: dir)
         async let hung = proxy.forward(HTTPRequest(method: .get, url: "/hang"))
         // Until the upstream holds the request: the one slot is taken when the event comes.
-        try await eventually { upstream.started.count == 1 }
+        #expect(await Eventually.holds(within: .seconds(20)) { upstream.started.count == 1 })
         let event = await proxy.forward(
             HTTPRequest(
                 method: .post, url: RecordingProxy.eventsPath, headerFields: ["Content-Type": "application/json"],

@@ -5,6 +5,10 @@ import ConformCrypto
 public struct FlowCheckConfiguration: Sendable {
     /// Which endpoint a request is (the profile's ``ProtocolProfile/endpoints``); a request of none is not judged.
     public var endpoints: ProtocolProfile.EndpointCatalogue
+    /// How the protocol names an installation: the request header a call names its own in
+    /// (``ProtocolProfile/FlowKeys/requestHeader``) and the answer's member a registration names the new one in
+    /// (``ProtocolProfile/FlowKeys/answerMember``).
+    public var flows: ProtocolProfile.FlowKeys
     /// Application codes of applications in restricted mode (personal data only from the backend).
     public var restrictedApplicationCodes: Set<String>
     /// Application codes whose profile also restricts *access* to personal data (no M7 from the app, D8); by
@@ -24,7 +28,7 @@ public struct FlowCheckConfiguration: Sendable {
     public var publicValues: Set<String>
 
     /// The reference implementation's four applications (default, jwt, restricted, restricted-access) unless told
-    /// otherwise, with the endpoints of `profile`.
+    /// otherwise, with the endpoints and flow keys of `profile`.
     public init(
         profile: ProtocolProfile, restrictedApplicationCodes: Set<String> = ["conform-restricted-app-code"],
         jwtApplicationCodes: Set<String> = ["conform-jwt-app-code"],
@@ -36,6 +40,7 @@ public struct FlowCheckConfiguration: Sendable {
         disabledRules: Set<String> = []
     ) {
         self.endpoints = profile.endpoints
+        self.flows = profile.flows
         self.restrictedApplicationCodes = restrictedApplicationCodes
         self.jwtApplicationCodes = jwtApplicationCodes
         self.applicationCodes = applicationCodes

@@ -96,7 +96,7 @@ extension FlowChecker {
     /// event asked for (then `user-switch` stays silent on it, the event's rule having said it).
     mutating func checkObligations(_ call: Call, _ findings: inout Findings) -> Bool {
         let id = call.endpoint.id
-        if id == "M6" || id == "B4" {
+        if call.endpoint.isDepersonalize {
             if let target = call.target, call.succeeded, let open = devices[target]?.obligation,
                 open.action == .depersonalize
             {
@@ -118,7 +118,7 @@ extension FlowChecker {
                 }
                 return false
             case .personalize:
-                if open.rule == .appUpdatePersonalize, p.endpoint == "M5" { return false }
+                if open.rule == .appUpdatePersonalize, !p.canForce { return false }
                 let wanted = open.user ?? ""
                 let before = findings.found.count
                 if let next = resolve(p), next != wanted {
@@ -142,11 +142,13 @@ extension FlowChecker {
                 return reported
             }
         }
-        guard id == "M7" || id == "M8", let own = call.own, let device = devices[own], var open = device.obligation,
-            !open.reportedDataCall, open.action != .depersonalize || recovery[own]?.owedDepersonalize == nil
+        let endpoint = call.endpoint
+        guard endpoint.readsUser || endpoint.updatesUser, let own = call.own, let device = devices[own],
+            var open = device.obligation, !open.reportedDataCall,
+            open.action != .depersonalize || recovery[own]?.owedDepersonalize == nil
         else { return false }
         let since = "\(open.event.kind) (event \(open.event.seq))"
-        let verb = id == "M7" ? "reads" : "updates"
+        let verb = endpoint.readsUser ? "reads" : "updates"
         switch open.action {
         case .depersonalize:
             findings.report(

@@ -193,9 +193,9 @@ public struct FlowChecker: Sendable {
             return []
         }
         guard let endpoint = configuration.endpoints.classify(exchange.request) else { return [] }
-        if endpoint.id == "M1" || endpoint.isUserCall || endpoint.isBackend { showedFlow = true }
+        if endpoint.isRegistration || endpoint.isUserCall || endpoint.isBackend { showedFlow = true }
         var findings = Findings(exchange: exchange, endpoint: endpoint, disabled: configuration.disabledRules)
-        let call = Call(exchange, endpoint)
+        let call = Call(exchange, endpoint, header: configuration.flows.requestHeader)
         if endpoint.isMobile {
             checkMobile(call, &findings)
         } else if endpoint.isBackend {
@@ -220,13 +220,13 @@ public struct FlowChecker: Sendable {
             exercise(.registrationFirst)
             checkRegistrationFirst(call, &findings)
         }
-        if endpoint.id != "M1", endpoint.id != "M12",
+        // Judged where the protocol names an installation in a header: a call that must name its own.
+        if let header = configuration.flows.requestHeader, endpoint.namesRegistration,
             endpoint.pathRegistrationId.map({ issued[$0] != nil }) ?? (firstIssued != nil)
         {
             exercise(.registrationHeader)
             if call.header == nil {
-                findings.report(
-                    .registrationHeader, "\(endpoint.id) after registration without the pushregistrationid header")
+                findings.report(.registrationHeader, "\(endpoint.id) after registration without the \(header) header")
             }
         }
         let applicationCode = call.own.flatMap { devices[$0]?.applicationCode } ?? auth.applicationCode
@@ -239,14 +239,14 @@ public struct FlowChecker: Sendable {
                 findings.report(
                     .restrictedPersonalData,
                     "\(endpoint.id) sent by the app of restricted application '\(configuration.shown(code))'")
-            } else if endpoint.id == "M7", accessRestricted {
+            } else if endpoint.readsUser, accessRestricted {
                 findings.report(
                     .restrictedPersonalData,
-                    "M7 reads the user from the app of application '\(configuration.shown(code))', which restricts access to personal data"
+                    "\(endpoint.id) reads the user from the app of application '\(configuration.shown(code))', which restricts access to personal data"
                 )
             }
         }
-        if endpoint.id == "M4" || endpoint.id == "M5" {
+        if endpoint.isPersonalize {
             exercise(.personalizeIdentity)
             checkIdentity(call.exchange.request.body, key: "userIdentity") {
                 findings.report(.personalizeIdentity, $0)
@@ -302,12 +302,12 @@ public struct FlowChecker: Sendable {
         default:
             break
         }
-        if ["B1", "B2", "B3", "B4"].contains(id),
+        if call.endpoint.roles.contains(.pushRegistration),
             (call.exchange.request.headerFields["AppCode"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
         {
             findings.report(.backendCredentials, "\(id) (People push registration) without the AppCode header")
         }
-        if id == "B3" {
+        if call.endpoint.isPersonalize {
             exercise(.personalizeIdentity)
             checkIdentity(call.exchange.request.body, key: "identity") { findings.report(.personalizeIdentity, $0) }
         }

@@ -203,8 +203,10 @@ extension FlowChecker {
     /// Recovery owed when the trace ended: a depersonalize or a personalize the server could not take and the app
     /// never sent again (nor, for a personalize, reported).
     func endOfTraceRecoveryViolations() -> [FlowViolation] {
-        func owing(_ rule: FlowRule, _ owed: Retry?, flow: String, _ message: (Retry) -> String) -> FlowViolation? {
-            guard let owed, !owed.reported, !configuration.disabledRules.contains(rule.id) else { return nil }
+        func owing(
+            _ kind: FlowRule.Kind, _ owed: Retry?, flow: String, _ message: (Retry) -> String
+        ) -> FlowViolation? {
+            guard let owed, !owed.reported, let rule = rules[kind] else { return nil }
             return FlowViolation(
                 rule: rule, seq: owed.seq, flow: flow, endpoint: owed.endpoint, step: rule.step,
                 message: message(owed), help: rule.help)

@@ -20,7 +20,8 @@ extension FlowChecker {
     struct Obligation: Sendable {
         enum Action: Sendable { case depersonalize, personalize }
         var action: Action
-        var rule: FlowRule
+        /// The kind of the rule the event's obligation is (``FlowChecker/rules`` words it).
+        var rule: FlowRule.Kind
         var event: AppEvent
         /// The user to personalize to (personalize), or the user to forget (depersonalize, when known).
         var user: String?

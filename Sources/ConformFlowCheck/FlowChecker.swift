@@ -6,6 +6,9 @@ import Foundation
 /// per-device and per-person state.
 public struct FlowChecker: Sendable {
     public let configuration: FlowCheckConfiguration
+    /// The rules judged, by the kind each is (``FlowCheckConfiguration/judgedRules``, the first of a kind): a
+    /// judgment of a kind not here is not made.
+    let rules: [FlowRule.Kind: FlowRule]
 
     /// pushRegId → when the response that issued it completed (`distantPast` for ids registered before the trace).
     var issued: [String: Date]
@@ -62,6 +65,7 @@ public struct FlowChecker: Sendable {
 
     public init(configuration: FlowCheckConfiguration) {
         self.configuration = configuration
+        self.rules = Dictionary(configuration.judgedRules.map { ($0.kind, $0) }) { first, _ in first }
         self.issued = Dictionary(uniqueKeysWithValues: configuration.registeredBefore.map { ($0, Date.distantPast) })
         self.firstIssued = configuration.registeredBefore.isEmpty ? nil : .distantPast
         self.applicationCodes = configuration.applicationCodes
@@ -91,9 +95,9 @@ public struct FlowChecker: Sendable {
             showedFlow: showedFlow, judged: judged)
     }
 
-    /// Marks `rule` as exercised: the record at hand gave it something to judge.
-    mutating func exercise(_ rule: FlowRule) {
-        guard !configuration.disabledRules.contains(rule.id) else { return }
+    /// Marks the rule of kind `kind` as exercised: the record at hand gave it something to judge.
+    mutating func exercise(_ kind: FlowRule.Kind) {
+        guard let rule = rules[kind] else { return }
         exercised.insert(rule.id)
         if var seen = judged[rule.id] {
             // One record may exercise a rule more than once; it is counted once.
@@ -194,7 +198,7 @@ public struct FlowChecker: Sendable {
         }
         guard let endpoint = configuration.endpoints.classify(exchange.request) else { return [] }
         if endpoint.isRegistration || endpoint.isUserCall || endpoint.isBackend { showedFlow = true }
-        var findings = Findings(exchange: exchange, endpoint: endpoint, disabled: configuration.disabledRules)
+        var findings = Findings(exchange: exchange, endpoint: endpoint, rules: rules)
         let call = Call(exchange, endpoint, header: configuration.flows.requestHeader)
         if endpoint.isMobile {
             checkMobile(call, &findings)
@@ -338,15 +342,16 @@ public struct FlowChecker: Sendable {
     }
 }
 
-/// The violations found in one exchange, without the disabled rules.
+/// The violations found in one exchange, of the rules judged (``FlowChecker/rules``).
 struct Findings {
     let exchange: RecordedExchange
     let endpoint: FlowEndpoint
-    let disabled: Set<String>
+    let rules: [FlowRule.Kind: FlowRule]
     var found: [FlowViolation] = []
 
-    mutating func report(_ rule: FlowRule, _ message: String) {
-        guard !disabled.contains(rule.id) else { return }
+    /// Reports a violation of the rule of kind `kind`, when one is judged.
+    mutating func report(_ kind: FlowRule.Kind, _ message: String) {
+        guard let rule = rules[kind] else { return }
         found.append(
             FlowViolation(
                 rule: rule, seq: exchange.seq, flow: exchange.flow, endpoint: endpoint.id, step: rule.step,

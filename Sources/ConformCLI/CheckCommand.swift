@@ -12,11 +12,11 @@ enum CheckCommand {
         var configuration = FlowCheckConfiguration(profile: ConformCommand.profile)
         let codes = applicationCodes(parsed)
         configuration.disabledRules = Set(parsed.values("--disable"))
-        let known = Set(FlowRule.all.map(\.id))
-        if let unknown = configuration.disabledRules.first(where: { !known.contains($0) }) {
+        // The rules are the profile's: --disable names one of them.
+        let known = configuration.rules.map(\.id)
+        if let unknown = configuration.disabledRules.sorted().first(where: { !known.contains($0) }) {
             throw UsageError(
-                message:
-                    "--disable takes a rule id (\(FlowRule.all.map(\.id).joined(separator: ", "))), got '\(unknown)'",
+                message: "--disable takes a rule id (\(known.joined(separator: ", "))), got '\(unknown)'",
                 subcommand: "check")
         }
         let session = Session(
@@ -56,8 +56,8 @@ enum CheckCommand {
         for warning in placing.warnings { io.err.write(warning + "\n") }
         let eventsText = appEvents > 0 ? " and \(appEvents) app event\(appEvents == 1 ? "" : "s")" : ""
         io.out.write("Checked \(exchanges) exchange\(exchanges == 1 ? "" : "s")\(eventsText)\n")
-        let rules = FlowRule.all.filter { !configuration.disabledRules.contains($0.id) }
-        let result = FlowCheckReport.result(traces, rules: rules, duration: ReportRequest.seconds(since: started))
+        let result = FlowCheckReport.result(
+            traces, rules: configuration.judgedRules, duration: ReportRequest.seconds(since: started))
         return io.status(of: await session.run(result))
     }
 

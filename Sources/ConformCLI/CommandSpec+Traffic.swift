@@ -237,7 +237,7 @@ extension CommandSpec {
                     """)
         ] + applicationCodeOptions + [
             OptionSpec(
-                "--disable", "RULE", .text(.words(FlowRule.all.map(\.id))), repeatable: true,
+                "--disable", "RULE", .text(.words(ConformCommand.profile.flowRules.map(\.id))), repeatable: true,
                 help: "Skip a rule by id (repeatable)."),
             OptionSpec(
                 "--verbose",

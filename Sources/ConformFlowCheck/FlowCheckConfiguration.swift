@@ -1,10 +1,17 @@
 import ConformCore
 import ConformCrypto
 
-/// What the flow checker needs to know: the protocol's endpoints, and the applications in the trace.
+/// What the flow checker needs to know: the protocol's endpoints and rules, and the applications in the trace.
 public struct FlowCheckConfiguration: Sendable {
     /// Which endpoint a request is (the profile's ``ProtocolProfile/endpoints``); a request of none is not judged.
     public var endpoints: ProtocolProfile.EndpointCatalogue
+    /// The rules judged, in report order, worded as the profile words them (``ProtocolProfile/flowRules``): the
+    /// checker judges only these, each by its kind; a judgment no rule here names is not made.
+    public var rules: [FlowRule]
+    /// How the protocol names an installation: the request header a call names its own in
+    /// (``ProtocolProfile/FlowKeys/requestHeader``) and the answer's member a registration names the new one in
+    /// (``ProtocolProfile/FlowKeys/answerMember``).
+    public var flows: ProtocolProfile.FlowKeys
     /// Application codes of applications in restricted mode (personal data only from the backend).
     public var restrictedApplicationCodes: Set<String>
     /// Application codes whose profile also restricts *access* to personal data (no M7 from the app, D8); by
@@ -24,7 +31,7 @@ public struct FlowCheckConfiguration: Sendable {
     public var publicValues: Set<String>
 
     /// The reference implementation's four applications (default, jwt, restricted, restricted-access) unless told
-    /// otherwise, with the endpoints of `profile`.
+    /// otherwise, with the endpoints, rules and flow keys of `profile`.
     public init(
         profile: ProtocolProfile, restrictedApplicationCodes: Set<String> = ["conform-restricted-app-code"],
         jwtApplicationCodes: Set<String> = ["conform-jwt-app-code"],
@@ -36,6 +43,8 @@ public struct FlowCheckConfiguration: Sendable {
         disabledRules: Set<String> = []
     ) {
         self.endpoints = profile.endpoints
+        self.rules = profile.flowRules
+        self.flows = profile.flows
         self.restrictedApplicationCodes = restrictedApplicationCodes
         self.jwtApplicationCodes = jwtApplicationCodes
         self.applicationCodes = applicationCodes
@@ -44,6 +53,9 @@ public struct FlowCheckConfiguration: Sendable {
         self.disabledRules = disabledRules
         self.publicValues = Set(profile.redaction.publicValues)
     }
+
+    /// The rules a check judges and reports: ``rules`` without the disabled ones.
+    public var judgedRules: [FlowRule] { rules.filter { !disabledRules.contains($0.id) } }
 
     /// An application code as findings name it: a public one or a pseudonym as it is, any other masked as reports
     /// mask credentials, so a check of unredacted traffic puts no live code in a log or a report.

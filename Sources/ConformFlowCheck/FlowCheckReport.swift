@@ -56,13 +56,14 @@ public enum FlowCheckReport {
     }
 
     /// A rule fails with one mismatch per violation, passes for a trace that exercised it without breaking it, and is
-    /// `not exercised` (never a pass) for a trace that gave it nothing to judge. The step is located at `TRACE#SEQ`,
-    /// the first exchange or event that breaks the rule (`TRACE#1` when none does), and keeps that exchange; its spec
-    /// is the line of the flow the rule rests on. A trace's notes go with its first rule. A check whose traces
-    /// exercised no rule at all cannot judge (``RunStatus``).
+    /// `not exercised` (never a pass) for a trace that gave it nothing to judge. The rules are grouped by their flow
+    /// steps, in step order. The step is located at `TRACE#SEQ`, the first exchange or event that breaks the rule
+    /// (`TRACE#1` when none does), and keeps that exchange; its spec is the line of the flow the rule rests on. A
+    /// trace's notes go with its first rule. A check whose traces exercised no rule at all (or that had no rule to
+    /// judge) cannot judge (``RunStatus``).
     public static func result(_ traces: [Trace], rules: [FlowRule], duration: Double = 0) -> RunResult {
         var suites: [SuiteResult] = []
-        for step in FlowStep.all {
+        for step in Set(rules.map(\.step)).sorted() {
             let stepRules = rules.filter { $0.step == step }
             guard !stepRules.isEmpty else { continue }
             let id = "check-\(step.name)"

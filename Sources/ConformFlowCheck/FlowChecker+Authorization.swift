@@ -11,7 +11,7 @@ extension FlowChecker {
                 exercise(.jwtSubject)
                 checkJWT(call, code: code) { findings.report(.jwtSubject, $0) }
             }
-        } else if endpoint.id != "M13" {
+        } else if !endpoint.traits.contains(.acceptsUserToken) {
             // Only a Bearer here breaks the rule, and the report exercises it: any other call gives it nothing.
             guard case .bearer = call.auth else { return }
             findings.report(
@@ -55,7 +55,7 @@ extension FlowChecker {
             report("\(id) carries a JWT without an `exp` claim")
         }
         let expected: String?
-        if id == "M4" || id == "M5" {
+        if call.endpoint.isPersonalize {
             expected = Identity(mobile: call.body?["userIdentity"]).externalUserId
         } else {
             expected =

@@ -47,7 +47,7 @@ extension FlowChecker {
             }
         case .logout, .sessionExpired:
             if open?.action == .depersonalize { break }
-            let rule: FlowRule = event.kind == .logout ? .logoutDepersonalize : .sessionExpiryDepersonalize
+            let rule: FlowRule.Kind = event.kind == .logout ? .logoutDepersonalize : .sessionExpiryDepersonalize
             if device.personalized == false {
                 // Anonymous already: nothing is owed, and the rule judged that.
                 exercise(rule)
@@ -79,8 +79,10 @@ extension FlowChecker {
         return known.count == 1 ? known.first : nil
     }
 
-    private func violation(_ rule: FlowRule, _ event: AppEvent, device: String, _ message: String) -> [FlowViolation] {
-        guard !configuration.disabledRules.contains(rule.id) else { return [] }
+    private func violation(
+        _ kind: FlowRule.Kind, _ event: AppEvent, device: String, _ message: String
+    ) -> [FlowViolation] {
+        guard let rule = rules[kind] else { return [] }
         return [
             FlowViolation(
                 rule: rule, seq: event.seq, flow: device, endpoint: "event:\(event.kind)", step: rule.step,
@@ -96,7 +98,7 @@ extension FlowChecker {
     /// event asked for (then `user-switch` stays silent on it, the event's rule having said it).
     mutating func checkObligations(_ call: Call, _ findings: inout Findings) -> Bool {
         let id = call.endpoint.id
-        if id == "M6" || id == "B4" {
+        if call.endpoint.isDepersonalize {
             if let target = call.target, call.succeeded, let open = devices[target]?.obligation,
                 open.action == .depersonalize
             {
@@ -118,7 +120,7 @@ extension FlowChecker {
                 }
                 return false
             case .personalize:
-                if open.rule == .appUpdatePersonalize, p.endpoint == "M5" { return false }
+                if open.rule == .appUpdatePersonalize, !p.canForce { return false }
                 let wanted = open.user ?? ""
                 let before = findings.found.count
                 if let next = resolve(p), next != wanted {
@@ -142,11 +144,13 @@ extension FlowChecker {
                 return reported
             }
         }
-        guard id == "M7" || id == "M8", let own = call.own, let device = devices[own], var open = device.obligation,
-            !open.reportedDataCall, open.action != .depersonalize || recovery[own]?.owedDepersonalize == nil
+        let endpoint = call.endpoint
+        guard endpoint.readsUser || endpoint.updatesUser, let own = call.own, let device = devices[own],
+            var open = device.obligation, !open.reportedDataCall,
+            open.action != .depersonalize || recovery[own]?.owedDepersonalize == nil
         else { return false }
         let since = "\(open.event.kind) (event \(open.event.seq))"
-        let verb = id == "M7" ? "reads" : "updates"
+        let verb = endpoint.readsUser ? "reads" : "updates"
         switch open.action {
         case .depersonalize:
             findings.report(
@@ -174,19 +178,18 @@ extension FlowChecker {
         var found: [FlowViolation] = []
         for (id, device) in devices {
             guard let open = device.obligation, open.action == .depersonalize, !open.reportedDataCall,
-                !configuration.disabledRules.contains(open.rule.id)
+                let rule = rules[open.rule]
             else { continue }
             // The app did send the depersonalize and the server could not take it: `depersonalize-retry` says so.
             if recovery[id]?.owedDepersonalize != nil { continue }
             let user = open.user.map { " '\($0)'" } ?? ""
             found.append(
                 FlowViolation(
-                    rule: open.rule, seq: open.event.seq, flow: id, endpoint: "event:\(open.event.kind)",
-                    step: open.rule.step,
+                    rule: rule, seq: open.event.seq, flow: id, endpoint: "event:\(open.event.kind)", step: rule.step,
                     message:
                         "\(open.event.kind) (event \(open.event.seq)) and no depersonalize before the trace ended: "
                         + "the device still belongs to the user\(user), whose pushes keep reaching it",
-                    help: open.rule.help))
+                    help: rule.help))
         }
         found += endOfTraceRecoveryViolations()
         return found.sorted { ($0.seq, $0.flow) < ($1.seq, $1.flow) }

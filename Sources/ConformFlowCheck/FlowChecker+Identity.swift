@@ -35,13 +35,15 @@ struct Identity: Sendable, Hashable {
     }
 }
 
-/// A personalize (M4, M5, B3) of one device.
+/// A personalize (Mobile Messaging's M4, M5, B3) of one device.
 struct Personalization {
     var device: String
     var identity: Identity
-    /// `forceDepersonalize=true`; M5 has no query and never forces.
+    /// `forceDepersonalize=true`; a repersonalize (M5) has no query and never forces.
     var force: Bool
     var primary: Bool
+    /// Whether the endpoint takes the query that forces (not a repersonalize).
+    var canForce: Bool
     /// The externalUserId a successful response names (the person the device joined).
     var responseUser: String?
     var endpoint: String
@@ -50,9 +52,9 @@ struct Personalization {
 extension FlowChecker {
     func personalization(_ call: Call) -> Personalization? {
         let id = call.endpoint.id
-        guard ["M4", "M5", "B3"].contains(id), let device = call.target else { return nil }
+        guard call.endpoint.isPersonalize, let device = call.target else { return nil }
         let body = call.body
-        let backend = id == "B3"
+        let backend = call.endpoint.isBackend
         let identity = backend ? Identity(backend: body?["identity"]) : Identity(mobile: body?["userIdentity"])
         var responseUser: String?
         if call.succeeded, let response = call.responseBody {
@@ -60,9 +62,11 @@ extension FlowChecker {
             if responseUser?.isEmpty == true { responseUser = nil }
         }
         let request = call.exchange.request
+        let canForce = call.endpoint.canForce
         return Personalization(
-            device: device, identity: identity, force: id != "M5" && queryFlag(request, "forceDepersonalize"),
-            primary: id != "M5" && queryFlag(request, "setDeviceAsPrimary"), responseUser: responseUser, endpoint: id)
+            device: device, identity: identity, force: canForce && queryFlag(request, "forceDepersonalize"),
+            primary: canForce && queryFlag(request, "setDeviceAsPrimary"), canForce: canForce,
+            responseUser: responseUser, endpoint: id)
     }
 
     /// The externalUserId of the person a personalize names: the request's, else the successful response's, else
@@ -81,12 +85,12 @@ extension FlowChecker {
             exercise(.userSwitch)
             guard next != current, !p.force else { return }
             let how = p.identity.externalUserId == nil ? " (by its phone or email)" : ""
-            let what = p.endpoint == "M5" ? "repersonalize (M5 cannot force)" : "personalize"
+            let what = p.canForce ? "personalize" : "repersonalize (\(p.endpoint) cannot force)"
             findings.report(
                 .userSwitch,
                 "\(what) to '\(next)'\(how) on a device personalized to '\(current)' without forceDepersonalize=true and no depersonalize in between"
             )
-        } else if call.endpoint.id == "M8", let target = call.target,
+        } else if call.endpoint.updatesUser, let target = call.target,
             let next = call.body?["externalUserId"]?.stringValue, !next.isEmpty,
             let current = devices[target]?.externalUserId, devices[target]?.personalized == true
         {

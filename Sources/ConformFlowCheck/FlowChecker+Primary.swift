@@ -3,8 +3,8 @@ import ConformCore
 extension FlowChecker {
     /// `primary-push`: a primary-only push to a person whose installations a listing showed, none of them primary.
     mutating func checkPrimaryPush(_ call: Call, _ findings: inout Findings) {
-        guard ["B6", "B7", "B8"].contains(call.endpoint.id), let body = call.body else { return }
-        for user in Self.primaryOnlyTargets(call.endpoint.id, body) {
+        guard let shape = call.endpoint.pushShape, let body = call.body else { return }
+        for user in Self.primaryOnlyTargets(shape, body) {
             // Judged only for a person whose installations a listing showed.
             guard let person = persons[user], !person.devices.isEmpty else { continue }
             exercise(.primaryPush)
@@ -18,17 +18,17 @@ extension FlowChecker {
     }
 
     /// The externalUserIds a push targets with `targetOnlyPrimaryDevices: true` (v2 single and multi, v3).
-    static func primaryOnlyTargets(_ endpoint: String, _ body: JSONValue) -> [String] {
+    static func primaryOnlyTargets(_ shape: PushShape, _ body: JSONValue) -> [String] {
         func v2(_ message: JSONValue) -> String? {
             guard message["targetOnlyPrimaryDevices"]?.boolValue == true else { return nil }
             return message["to"]?["externalUserId"]?.stringValue
         }
-        switch endpoint {
-        case "B6":
+        switch shape {
+        case .single:
             return v2(body).map { [$0] } ?? []
-        case "B7":
+        case .batch:
             return (body["messages"]?.arrayValue ?? []).compactMap(v2)
-        default:
+        case .destinations:
             return (body["messages"]?.arrayValue ?? []).flatMap { message in
                 (message["destinations"]?.arrayValue ?? []).compactMap { destination in
                     guard destination["type"]?.stringValue == "EXTERNAL_USER_ID",

@@ -49,11 +49,11 @@ extension FlowChecker {
     mutating func checkRecovery(_ call: Call, _ findings: inout Findings) {
         let id = call.endpoint.id
         let failed = Self.notTaken(call.exchange)
-        if let own = call.own, id != "M1", id != "M12" { checkForgotten(own, call, &findings) }
-        switch id {
-        case "M1":
+        let endpoint = call.endpoint
+        if let own = call.own, endpoint.namesRegistration { checkForgotten(own, call, &findings) }
+        if endpoint.isRegistration {
             checkSecondRegistration(call, &findings)
-        case "M6", "B4":
+        } else if endpoint.isDepersonalize {
             guard let target = call.target else { return }
             if let failed {
                 exercise(.depersonalizeRetry)
@@ -67,7 +67,7 @@ extension FlowChecker {
                     recovery[target]?.depersonalizedAt = call.exchange.seq
                 }
             }
-        case "M4", "M5", "B3":
+        } else if endpoint.isPersonalize {
             guard let p = personalization(call) else { return }
             if var owed = recovery[p.device]?.owedDepersonalize, !owed.reported {
                 findings.report(
@@ -85,9 +85,9 @@ extension FlowChecker {
                 // Answered (taken or refused): the personalize was sent again, whatever came of it.
                 recovery[p.device]?.owedPersonalize = nil
             }
-        case "M7", "M8":
+        } else if endpoint.readsUser || endpoint.updatesUser {
             guard let own = call.own, var state = recovery[own] else { return }
-            let verb = id == "M7" ? "reads" : "updates"
+            let verb = endpoint.readsUser ? "reads" : "updates"
             if var owed = state.owedDepersonalize, !owed.reported {
                 findings.report(
                     .depersonalizeRetry,
@@ -104,10 +104,8 @@ extension FlowChecker {
                 state.owedPersonalize = owed
             }
             recovery[own] = state
-        case "M14":
+        } else if endpoint.roles.contains(.messageSync) {
             if let own = call.own { checkSync(own, call, &findings) }
-        default:
-            break
         }
     }
 
@@ -137,10 +135,13 @@ extension FlowChecker {
         {
             findings.report(
                 .updateKeepsRegistration,
-                "M1 registers a second installation for the push token of '\(earlier.id)' (exchange \(earlier.seq)) "
-                    + "after appUpdated (event \(update.seq)): pushes would reach the device twice")
+                "\(call.endpoint.id) registers a second installation for the push token of '\(earlier.id)' "
+                    + "(exchange \(earlier.seq)) after appUpdated (event \(update.seq)): pushes would reach the device "
+                    + "twice")
         }
-        guard call.succeeded, !token.isEmpty, let id = call.responseBody?["pushRegId"]?.stringValue else { return }
+        guard call.succeeded, !token.isEmpty, let member = configuration.flows.answerMember,
+            let id = call.responseBody?[member]?.stringValue
+        else { return }
         lastUpdate = nil
         if registrationsByToken[token] != nil || registrationsByToken.count < Self.memoryLimit {
             registrationsByToken[token] = (id, call.exchange.seq)
@@ -180,13 +181,14 @@ extension FlowChecker {
             if !again.isEmpty {
                 findings.report(
                     .syncKeepsDelivered,
-                    "M14 after the depersonalize of exchange \(since) was handed again \(again.count) message(s) the "
-                        + "device had received (\(again.prefix(3).joined(separator: ", ")))")
+                    "\(call.endpoint.id) after the depersonalize of exchange \(since) was handed again "
+                        + "\(again.count) message(s) the device had received "
+                        + "(\(again.prefix(3).joined(separator: ", ")))")
             } else if listed.isDisjoint(with: state.received) {
                 findings.report(
                     .syncKeepsDelivered,
-                    "M14 after the depersonalize of exchange \(since) lists none of the \(state.received.count) "
-                        + "message(s) the device had received: they may be delivered again")
+                    "\(call.endpoint.id) after the depersonalize of exchange \(since) lists none of the "
+                        + "\(state.received.count) message(s) the device had received: they may be delivered again")
             }
             state.depersonalizedAt = nil
         }
@@ -201,8 +203,10 @@ extension FlowChecker {
     /// Recovery owed when the trace ended: a depersonalize or a personalize the server could not take and the app
     /// never sent again (nor, for a personalize, reported).
     func endOfTraceRecoveryViolations() -> [FlowViolation] {
-        func owing(_ rule: FlowRule, _ owed: Retry?, flow: String, _ message: (Retry) -> String) -> FlowViolation? {
-            guard let owed, !owed.reported, !configuration.disabledRules.contains(rule.id) else { return nil }
+        func owing(
+            _ kind: FlowRule.Kind, _ owed: Retry?, flow: String, _ message: (Retry) -> String
+        ) -> FlowViolation? {
+            guard let owed, !owed.reported, let rule = rules[kind] else { return nil }
             return FlowViolation(
                 rule: rule, seq: owed.seq, flow: flow, endpoint: owed.endpoint, step: rule.step,
                 message: message(owed), help: rule.help)

@@ -20,7 +20,8 @@ extension FlowChecker {
     struct Obligation: Sendable {
         enum Action: Sendable { case depersonalize, personalize }
         var action: Action
-        var rule: FlowRule
+        /// The kind of the rule the event's obligation is (``FlowChecker/rules`` words it).
+        var rule: FlowRule.Kind
         var event: AppEvent
         /// The user to personalize to (personalize), or the user to forget (depersonalize, when known).
         var user: String?
@@ -40,16 +41,18 @@ extension FlowChecker {
         let exchange: RecordedExchange
         let endpoint: FlowEndpoint
         let auth: Authorization
-        /// The `pushregistrationid` header, when sent and not empty.
+        /// The header that names the calling installation (`pushregistrationid`), when sent and not empty.
         let header: String?
         /// The device that makes the call: the header, else the path's pushRegId.
         let own: String?
 
-        init(_ exchange: RecordedExchange, _ endpoint: FlowEndpoint) {
+        /// The call of `exchange` to `endpoint`, whose installation is named in the header `header` (the profile's
+        /// ``ProtocolProfile/FlowKeys/requestHeader``), if the protocol has one.
+        init(_ exchange: RecordedExchange, _ endpoint: FlowEndpoint, header name: String?) {
             self.exchange = exchange
             self.endpoint = endpoint
             auth = Authorization(exchange.request.headerFields["Authorization"])
-            header = exchange.request.headerFields["pushregistrationid"].flatMap { $0.isEmpty ? nil : $0 }
+            header = name.flatMap { exchange.request.headerFields[$0] }.flatMap { $0.isEmpty ? nil : $0 }
             own = header ?? endpoint.pathRegistrationId
         }
 
@@ -64,49 +67,49 @@ extension FlowChecker {
     mutating func update(_ call: Call) {
         guard call.succeeded else { return }
         let target = call.target
-        switch call.endpoint.id {
-        case "M1":
+        let endpoint = call.endpoint
+        if endpoint.isRegistration {
             registered(call)
-        case "M2", "B2":
+        } else if endpoint.roles.contains(.updateInstallation) {
             if let target, case .bool(let primary)? = call.body?["isPrimary"] {
                 devices[target, default: Device()].isPrimary = primary
             }
-        case "M3":
+        } else if endpoint.roles.contains(.readInstallation) {
             if let target, case .bool(let primary)? = call.responseBody?["isPrimary"] {
                 devices[target, default: Device()].isPrimary = primary
             }
-        case "M4", "M5", "B3":
+        } else if endpoint.isPersonalize {
             if let p = personalization(call) { personalized(p) }
-        case "M6", "B4":
+        } else if endpoint.isDepersonalize {
             if let target { depersonalized(target) }
-        case "M7":
+        } else if endpoint.readsUser {
             if let target, let user = call.responseBody?["externalUserId"]?.stringValue, !user.isEmpty {
                 let instances = (call.responseBody?["instances"]?.arrayValue ?? []).compactMap { item in
                     item["pushRegId"]?.stringValue.map { ($0, item["isPrimary"]?.boolValue) }
                 }
                 listed(user: user, devices: instances, reader: target)
             }
-        case "M8":
+        } else if endpoint.updatesUser {
             if let target { patchedUser(target, body: call.body) }
-        case "B5":
+        } else if endpoint.roles.contains(.readPerson) {
             if let response = call.responseBody, let user = response["externalId"]?.stringValue, !user.isEmpty {
                 let push = (response["contactInformation"]?["push"]?.arrayValue ?? []).compactMap { item in
                     item["registrationId"]?.stringValue.map { ($0, item["isPrimary"]?.boolValue) }
                 }
                 listed(user: user, devices: push, reader: nil)
             }
-        case "M11":
+        } else if endpoint.roles.contains(.deleteInstallation) {
             if let target {
                 leave(target)
                 devices[target] = nil
             }
-        default:
-            break
         }
     }
 
     private mutating func registered(_ call: Call) {
-        guard let response = call.responseBody, let id = response["pushRegId"]?.stringValue else { return }
+        guard let member = configuration.flows.answerMember, let response = call.responseBody,
+            let id = response[member]?.stringValue
+        else { return }
         let done = call.exchange.startedAt.addingTimeInterval(call.exchange.durationMs / 1000)
         issued[id] = min(issued[id] ?? .distantFuture, done)
         firstIssued = min(firstIssued ?? .distantFuture, done)

@@ -6,6 +6,9 @@ import Foundation
 /// per-device and per-person state.
 public struct FlowChecker: Sendable {
     public let configuration: FlowCheckConfiguration
+    /// The rules judged, by the kind each is (``FlowCheckConfiguration/judgedRules``, the first of a kind): a
+    /// judgment of a kind not here is not made.
+    let rules: [FlowRule.Kind: FlowRule]
 
     /// pushRegId → when the response that issued it completed (`distantPast` for ids registered before the trace).
     var issued: [String: Date]
@@ -62,6 +65,7 @@ public struct FlowChecker: Sendable {
 
     public init(configuration: FlowCheckConfiguration) {
         self.configuration = configuration
+        self.rules = Dictionary(configuration.judgedRules.map { ($0.kind, $0) }) { first, _ in first }
         self.issued = Dictionary(uniqueKeysWithValues: configuration.registeredBefore.map { ($0, Date.distantPast) })
         self.firstIssued = configuration.registeredBefore.isEmpty ? nil : .distantPast
         self.applicationCodes = configuration.applicationCodes
@@ -91,9 +95,9 @@ public struct FlowChecker: Sendable {
             showedFlow: showedFlow, judged: judged)
     }
 
-    /// Marks `rule` as exercised: the record at hand gave it something to judge.
-    mutating func exercise(_ rule: FlowRule) {
-        guard !configuration.disabledRules.contains(rule.id) else { return }
+    /// Marks the rule of kind `kind` as exercised: the record at hand gave it something to judge.
+    mutating func exercise(_ kind: FlowRule.Kind) {
+        guard let rule = rules[kind] else { return }
         exercised.insert(rule.id)
         if var seen = judged[rule.id] {
             // One record may exercise a rule more than once; it is counted once.
@@ -193,9 +197,9 @@ public struct FlowChecker: Sendable {
             return []
         }
         guard let endpoint = configuration.endpoints.classify(exchange.request) else { return [] }
-        if endpoint.id == "M1" || endpoint.isUserCall || endpoint.isBackend { showedFlow = true }
-        var findings = Findings(exchange: exchange, endpoint: endpoint, disabled: configuration.disabledRules)
-        let call = Call(exchange, endpoint)
+        if endpoint.isRegistration || endpoint.isUserCall || endpoint.isBackend { showedFlow = true }
+        var findings = Findings(exchange: exchange, endpoint: endpoint, rules: rules)
+        let call = Call(exchange, endpoint, header: configuration.flows.requestHeader)
         if endpoint.isMobile {
             checkMobile(call, &findings)
         } else if endpoint.isBackend {
@@ -220,13 +224,13 @@ public struct FlowChecker: Sendable {
             exercise(.registrationFirst)
             checkRegistrationFirst(call, &findings)
         }
-        if endpoint.id != "M1", endpoint.id != "M12",
+        // Judged where the protocol names an installation in a header: a call that must name its own.
+        if let header = configuration.flows.requestHeader, endpoint.namesRegistration,
             endpoint.pathRegistrationId.map({ issued[$0] != nil }) ?? (firstIssued != nil)
         {
             exercise(.registrationHeader)
             if call.header == nil {
-                findings.report(
-                    .registrationHeader, "\(endpoint.id) after registration without the pushregistrationid header")
+                findings.report(.registrationHeader, "\(endpoint.id) after registration without the \(header) header")
             }
         }
         let applicationCode = call.own.flatMap { devices[$0]?.applicationCode } ?? auth.applicationCode
@@ -239,14 +243,14 @@ public struct FlowChecker: Sendable {
                 findings.report(
                     .restrictedPersonalData,
                     "\(endpoint.id) sent by the app of restricted application '\(configuration.shown(code))'")
-            } else if endpoint.id == "M7", accessRestricted {
+            } else if endpoint.readsUser, accessRestricted {
                 findings.report(
                     .restrictedPersonalData,
-                    "M7 reads the user from the app of application '\(configuration.shown(code))', which restricts access to personal data"
+                    "\(endpoint.id) reads the user from the app of application '\(configuration.shown(code))', which restricts access to personal data"
                 )
             }
         }
-        if endpoint.id == "M4" || endpoint.id == "M5" {
+        if endpoint.isPersonalize {
             exercise(.personalizeIdentity)
             checkIdentity(call.exchange.request.body, key: "userIdentity") {
                 findings.report(.personalizeIdentity, $0)
@@ -302,12 +306,12 @@ public struct FlowChecker: Sendable {
         default:
             break
         }
-        if ["B1", "B2", "B3", "B4"].contains(id),
+        if call.endpoint.roles.contains(.pushRegistration),
             (call.exchange.request.headerFields["AppCode"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
         {
             findings.report(.backendCredentials, "\(id) (People push registration) without the AppCode header")
         }
-        if id == "B3" {
+        if call.endpoint.isPersonalize {
             exercise(.personalizeIdentity)
             checkIdentity(call.exchange.request.body, key: "identity") { findings.report(.personalizeIdentity, $0) }
         }
@@ -338,15 +342,16 @@ public struct FlowChecker: Sendable {
     }
 }
 
-/// The violations found in one exchange, without the disabled rules.
+/// The violations found in one exchange, of the rules judged (``FlowChecker/rules``).
 struct Findings {
     let exchange: RecordedExchange
     let endpoint: FlowEndpoint
-    let disabled: Set<String>
+    let rules: [FlowRule.Kind: FlowRule]
     var found: [FlowViolation] = []
 
-    mutating func report(_ rule: FlowRule, _ message: String) {
-        guard !disabled.contains(rule.id) else { return }
+    /// Reports a violation of the rule of kind `kind`, when one is judged.
+    mutating func report(_ kind: FlowRule.Kind, _ message: String) {
+        guard let rule = rules[kind] else { return }
         found.append(
             FlowViolation(
                 rule: rule, seq: exchange.seq, flow: exchange.flow, endpoint: endpoint.id, step: rule.step,

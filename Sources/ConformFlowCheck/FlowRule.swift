@@ -1,46 +1,12 @@
+import ConformCore
 import ConformDiagnostics
 import ConformTraffic
 
-/// A client-side rule of the personalization flow; an open set of static members.
-public struct FlowRule: Sendable, Hashable, CustomStringConvertible {
-    /// Stable id used in reports and configuration, e.g. `registration-first`.
-    public var id: String
-    /// The flow step the rule certifies, named as the suites name it.
-    public var step: FlowStep
-    /// The line of the certified flow (the guide that `docs/flow.md` retells) the rule rests on, quoted.
-    public var seed: String
-    /// One sentence saying what the rule requires.
-    public var summary: String
-    /// How to fix a violation.
-    public var help: String
-    /// What a trace must hold for the rule to judge anything ("user call (M4–M10, M14)"): without it the rule is
-    /// not exercised, which is never a pass.
-    public var exercisedBy: String
+/// A client-side rule of the flow, as the profile declares and words it (``ProtocolProfile/flowRules``).
+public typealias FlowRule = ProtocolProfile.FlowRule
 
-    public init(id: String, step: FlowStep, seed: String, summary: String, help: String, exercisedBy: String = "") {
-        self.id = id
-        self.step = step
-        self.seed = seed
-        self.summary = summary
-        self.help = help
-        self.exercisedBy = exercisedBy
-    }
-
-    /// Why the rule has no verdict on a trace that never exercised it.
-    public var notExercisedReason: String {
-        "not exercised: the traffic holds no " + (exercisedBy.isEmpty ? "record this rule judges" : exercisedBy)
-    }
-
-    public var description: String { id }
-
-    /// Every built-in rule, in report order.
-    public static let all: [FlowRule] = [
-        .registrationFirst, .userSwitch, .restrictedPersonalData, .jwtSubject, .backendCredentials, .registrationHeader,
-        .personalizeIdentity, .loginPersonalize, .logoutDepersonalize, .sessionExpiryDepersonalize,
-        .appUpdatePersonalize, .primaryPush, .depersonalizeRetry, .personalizeRetry, .registrationRecovery,
-        .updateKeepsRegistration, .syncKeepsDelivered,
-    ]
-}
+/// A step of the flow, named as the suites name theirs.
+public typealias FlowStep = ProtocolProfile.FlowStep
 
 /// One broken rule: which exchange (or app event), which flow step, what happened and how to fix it.
 public struct FlowViolation: Sendable, Hashable, CustomStringConvertible {

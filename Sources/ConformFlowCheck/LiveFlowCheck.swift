@@ -44,6 +44,6 @@ public final class LiveFlowCheck: Sendable {
         let trace = FlowCheckReport.Trace(
             path: path, violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
             exchanges: exchanges, events: events, showedFlow: outcome.showedFlow, judged: outcome.judged)
-        return FlowCheckReport.result([trace], rules: FlowRule.all, duration: duration)
+        return FlowCheckReport.result([trace], rules: watch.configuration.judgedRules, duration: duration)
     }
 }

@@ -1,7 +1,7 @@
 import ConformCore
 
 /// The profile's endpoint catalogue: the mobile API's `M1`…`M16` and the backend's `B1`…`B8` (`B?` for a backend
-/// path of the People or Push API that is none of them), as the flow checker judges them.
+/// path of the People or Push API that is none of them), with the traits and roles the flow checker judges them by.
 extension MobileMessaging {
     /// Mobile calls that need a registration first: M4–M10 and M14.
     static let needRegistration: Set<String> = ["M4", "M5", "M6", "M7", "M8", "M9", "M10", "M14"]
@@ -9,6 +9,18 @@ extension MobileMessaging {
     static let sendPersonalData: Set<String> = ["M4", "M5", "M8"]
     /// Calls that need `Bearer <JWT>` in JWT mode: M4, M5, M7, M8.
     static let needUserToken: Set<String> = ["M4", "M5", "M7", "M8"]
+
+    /// Calls that may carry a user token though they need none: the inbox, M13.
+    static let acceptUserToken: Set<String> = ["M13"]
+    /// What each endpoint does in the flow, besides being a call of the app (`M…`) or of the backend (`B…`).
+    static let roles: [String: Set<ProtocolProfile.Endpoint.Role>] = [
+        "M1": [.registration], "M2": [.updateInstallation], "M3": [.readInstallation], "M4": [.personalize],
+        "M5": [.repersonalize], "M6": [.depersonalize], "M7": [.readUser], "M8": [.updateUser],
+        "M11": [.deleteInstallation], "M12": [.withoutRegistration], "M14": [.messageSync],
+        "B1": [.pushRegistration], "B2": [.pushRegistration, .updateInstallation],
+        "B3": [.pushRegistration, .personalize], "B4": [.pushRegistration, .depersonalize], "B5": [.readPerson],
+        "B6": [.push], "B7": [.pushBatch], "B8": [.pushToDestinations],
+    ]
 
     /// Classifies a request by effective method (Android's `X-HTTP-Method-Override` included) and path.
     public static let endpoints = ProtocolProfile.EndpointCatalogue { request in classify(request) }
@@ -18,9 +30,11 @@ extension MobileMessaging {
         if needRegistration.contains(id) { traits.insert(.needsRegistration) }
         if sendPersonalData.contains(id) { traits.insert(.sendsPersonalData) }
         if needUserToken.contains(id) { traits.insert(.needsUserToken) }
+        if acceptUserToken.contains(id) { traits.insert(.acceptsUserToken) }
+        let fromApp = id.hasPrefix("M")
         return ProtocolProfile.Endpoint(
-            id: id, base: id.hasPrefix("M") ? mobile.name : backend.name, registrationID: registration,
-            traits: traits)
+            id: id, base: fromApp ? mobile.name : backend.name, registrationID: registration, traits: traits,
+            roles: (roles[id] ?? []).union([fromApp ? .fromApp : .fromBackend]))
     }
 
     static func classify(_ request: HTTPRequest) -> ProtocolProfile.Endpoint? {

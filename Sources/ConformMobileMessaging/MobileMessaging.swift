@@ -29,5 +29,5 @@ extension ProtocolProfile {
         functions: MobileMessaging.functions, applicationModes: MobileMessaging.applicationModes,
         errorEnvelope: MobileMessaging.errorEnvelope, endpoints: MobileMessaging.endpoints,
         redaction: MobileMessaging.redaction, replay: MobileMessaging.replay, flows: MobileMessaging.flows,
-        exploration: MobileMessaging.exploration)
+        exploration: MobileMessaging.exploration, flowRules: MobileMessaging.flowRules)
 }

@@ -34,7 +34,7 @@ import Testing
             #expect(found == Array(1...max(1, found.count)), "\(letter) sections are not \(letter)1…: \(found)")
         }
         let steps = sections.filter { $0.citation.kind == .flowStep }.map(\.citation.id)
-        #expect(steps == FlowStep.all.map(\.name), "docs/flow.md steps \(steps) are not the suites' steps")
+        #expect(steps == MobileMessaging.flowSteps.map(\.name), "docs/flow.md steps \(steps) are not the suites' steps")
     }
 
     @Test func everythingCitedHasASection() throws {
@@ -202,7 +202,7 @@ struct Citations {
                 }
             }
         }
-        for rule in FlowRule.all {
+        for rule in MobileMessaging.flowRules {
             add([SpecCitation(id: rule.step.name, kind: .flowStep)], "flow rule \(rule.id)")
             add(SpecCitation.citations(in: rule.summary + " " + rule.help), "flow rule \(rule.id)")
         }

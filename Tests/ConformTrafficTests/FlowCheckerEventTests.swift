@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import ConformCore
 import ConformCrypto
+import ConformMobileMessaging
 import Foundation
 import Testing
 

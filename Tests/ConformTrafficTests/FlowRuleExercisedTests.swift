@@ -1,4 +1,5 @@
 import ConformCore
+import ConformMobileMessaging
 import ConformReport
 import Foundation
 import Testing
@@ -42,7 +43,7 @@ import Testing
         let trace = FlowCheckReport.Trace(
             path: "t.jsonl", violations: outcome.violations, notes: outcome.notes, exercised: outcome.exercised,
             exchanges: s.withoutEvents().count, showedFlow: outcome.showedFlow)
-        let result = FlowCheckReport.result([trace], rules: FlowRule.all)
+        let result = FlowCheckReport.result([trace], rules: MobileMessaging.flowRules)
         let verdicts = Self.verdicts(result)
         for rule in Self.eventRules { #expect(verdicts[rule] == .notExercised, "\(rule)") }
         // Nothing here is restricted, a user switch, a backend call, a primary-only push or a JWT application (nor a
@@ -131,7 +132,7 @@ import Testing
         let trace = FlowCheckReport.Trace(
             path: "t.jsonl", violations: [], notes: [], exercised: [FlowRule.registrationHeader.id], exchanges: 1,
             events: 1, showedFlow: false)
-        let result = FlowCheckReport.result([trace], rules: FlowRule.all)
+        let result = FlowCheckReport.result([trace], rules: MobileMessaging.flowRules)
         #expect(result.status == .cannotRun)
         #expect(result.outcome == "CANNOT JUDGE")
         #expect(
@@ -156,13 +157,13 @@ import Testing
         // A trace of one exchange the checker does not classify: no rule judged anything.
         let trace = FlowCheckReport.Trace(
             path: "t.jsonl", violations: [], notes: [], exercised: [], exchanges: 1, showedFlow: true)
-        let result = FlowCheckReport.result([trace], rules: FlowRule.all)
-        #expect(result.counts == [.notExercised: FlowRule.all.count])
+        let result = FlowCheckReport.result([trace], rules: MobileMessaging.flowRules)
+        #expect(result.counts == [.notExercised: MobileMessaging.flowRules.count])
         #expect(result.status == .cannotRun)
         #expect(result.outcome == "CANNOT JUDGE")
         let empty = FlowCheckReport.Trace(
             path: "e.jsonl", violations: [], notes: [], exercised: [], exchanges: 0, showedFlow: false)
-        let nothing = FlowCheckReport.result([empty], rules: FlowRule.all)
+        let nothing = FlowCheckReport.result([empty], rules: MobileMessaging.flowRules)
         #expect(nothing.status == .cannotRun)
         #expect(
             nothing.steps.allSatisfy { $0.error == "not exercised: the traffic holds no exchange and no app event" })
@@ -176,8 +177,9 @@ import Testing
         #expect(!outcome.exercised.contains(FlowRule.registrationHeader.id))
         let trace = FlowCheckReport.Trace(
             path: "t.jsonl", violations: [], notes: [], exercised: outcome.exercised, exchanges: 4, showedFlow: true)
-        let result = FlowCheckReport.result([trace], rules: FlowRule.all.filter { $0 != .registrationHeader })
-        #expect(result.checkedTraffic?.rules == FlowRule.all.count - 1)
+        let result = FlowCheckReport.result(
+            [trace], rules: MobileMessaging.flowRules.filter { $0 != .registrationHeader })
+        #expect(result.checkedTraffic?.rules == MobileMessaging.flowRules.count - 1)
         #expect(result.checkedTraffic?.rulesExercised == 2)
     }
 }

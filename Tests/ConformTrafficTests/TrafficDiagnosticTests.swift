@@ -1,4 +1,5 @@
 import ConformDiagnostics
+import ConformMobileMessaging
 import ConformTestSupport
 import Foundation
 import Testing

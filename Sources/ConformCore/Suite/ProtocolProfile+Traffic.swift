@@ -11,12 +11,17 @@ extension ProtocolProfile {
         public var registrationID: String?
         /// What the protocol says about calls to it.
         public var traits: Set<Trait>
+        /// What a call to it does in the flow, for the flow checker.
+        public var roles: Set<Role>
 
-        public init(id: String, base: String, registrationID: String? = nil, traits: Set<Trait> = []) {
+        public init(
+            id: String, base: String, registrationID: String? = nil, traits: Set<Trait> = [], roles: Set<Role> = []
+        ) {
             self.id = id
             self.base = base
             self.registrationID = registrationID
             self.traits = traits
+            self.roles = roles
         }
 
         public var description: String { id }
@@ -33,6 +38,8 @@ extension ProtocolProfile {
         public static let sendsPersonalData = Trait(rawValue: "sends-personal-data")
         /// A call that needs a user token (`Bearer <JWT>`) when the application authorizes user data with tokens.
         public static let needsUserToken = Trait(rawValue: "needs-user-token")
+        /// A call that may carry a user token although it needs none (an inbox read with the user's token).
+        public static let acceptsUserToken = Trait(rawValue: "accepts-user-token")
     }
 
     /// The protocol's endpoints: which one a request is, by effective method and path.

@@ -42,12 +42,15 @@ public struct ProtocolProfile: Sendable {
     public var flows: FlowKeys
     /// What `conform explore` may send to an implementation and how it reads the answers.
     public var exploration: Exploration
+    /// The client-side rules of the flow, in report order, worded as the protocol words them: what `conform check`
+    /// judges (none: a check judges nothing, and cannot judge).
+    public var flowRules: [FlowRule]
 
     public init(
         name: String, bases: [Base], functions: [String: TemplateFunction] = [:],
         applicationModes: [String] = [ProtocolProfile.anyApplication], errorEnvelope: ErrorEnvelope = .neutral,
         endpoints: EndpointCatalogue = .none, redaction: RedactionKeys = .none, replay: ReplayKeys = .none,
-        flows: FlowKeys = .none, exploration: Exploration = .none
+        flows: FlowKeys = .none, exploration: Exploration = .none, flowRules: [FlowRule] = []
     ) {
         self.name = name
         self.bases = bases
@@ -59,6 +62,7 @@ public struct ProtocolProfile: Sendable {
         self.replay = replay
         self.flows = flows
         self.exploration = exploration
+        self.flowRules = flowRules
     }
 
     /// The mode of a protocol that has no modes of its own: any application of the target will do.

@@ -1,3 +1,4 @@
+import ConformDiagnostics
 import ConformFlowCheck
 import ConformReport
 import ConformTraffic
@@ -16,7 +17,9 @@ enum CheckCommand {
         let known = configuration.rules.map(\.id)
         if let unknown = configuration.disabledRules.sorted().first(where: { !known.contains($0) }) {
             throw UsageError(
-                message: "--disable takes a rule id (\(known.joined(separator: ", "))), got '\(unknown)'",
+                message: "--disable takes a rule id of the protocol's flow, got '\(unknown)'"
+                    + (closestMatch(to: unknown, in: known).map { "; did you mean '\($0)'?" } ?? "")
+                    + "; the rules: \(known.joined(separator: ", "))",
                 subcommand: "check")
         }
         let session = Session(

@@ -104,7 +104,7 @@ extension FlowChecker {
                 state.owedPersonalize = owed
             }
             recovery[own] = state
-        } else if endpoint.roles.contains(.messageSync) {
+        } else if endpoint.traits.contains(.messageSync) {
             if let own = call.own { checkSync(own, call, &findings) }
         }
     }

@@ -70,11 +70,11 @@ extension FlowChecker {
         let endpoint = call.endpoint
         if endpoint.isRegistration {
             registered(call)
-        } else if endpoint.roles.contains(.updateInstallation) {
+        } else if endpoint.traits.contains(.updateInstallation) {
             if let target, case .bool(let primary)? = call.body?["isPrimary"] {
                 devices[target, default: Device()].isPrimary = primary
             }
-        } else if endpoint.roles.contains(.readInstallation) {
+        } else if endpoint.traits.contains(.readInstallation) {
             if let target, case .bool(let primary)? = call.responseBody?["isPrimary"] {
                 devices[target, default: Device()].isPrimary = primary
             }
@@ -91,14 +91,14 @@ extension FlowChecker {
             }
         } else if endpoint.updatesUser {
             if let target { patchedUser(target, body: call.body) }
-        } else if endpoint.roles.contains(.readPerson) {
+        } else if endpoint.traits.contains(.readPerson) {
             if let response = call.responseBody, let user = response["externalId"]?.stringValue, !user.isEmpty {
                 let push = (response["contactInformation"]?["push"]?.arrayValue ?? []).compactMap { item in
                     item["registrationId"]?.stringValue.map { ($0, item["isPrimary"]?.boolValue) }
                 }
                 listed(user: user, devices: push, reader: nil)
             }
-        } else if endpoint.roles.contains(.deleteInstallation) {
+        } else if endpoint.traits.contains(.deleteInstallation) {
             if let target {
                 leave(target)
                 devices[target] = nil

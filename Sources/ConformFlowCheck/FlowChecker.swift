@@ -306,7 +306,7 @@ public struct FlowChecker: Sendable {
         default:
             break
         }
-        if call.endpoint.roles.contains(.pushRegistration),
+        if call.endpoint.traits.contains(.pushRegistration),
             (call.exchange.request.headerFields["AppCode"] ?? "").trimmingCharacters(in: .whitespaces).isEmpty
         {
             findings.report(.backendCredentials, "\(id) (People push registration) without the AppCode header")

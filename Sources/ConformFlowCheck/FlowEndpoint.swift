@@ -7,9 +7,9 @@ public typealias FlowEndpoint = ProtocolProfile.Endpoint
 
 extension ProtocolProfile.Endpoint {
     /// A call of the app's API.
-    var isMobile: Bool { roles.contains(.fromApp) }
+    var isMobile: Bool { traits.contains(.fromApp) }
     /// A call of the backend's API.
-    var isBackend: Bool { roles.contains(.fromBackend) }
+    var isBackend: Bool { traits.contains(.fromBackend) }
     /// A call that needs a registration first.
     var isUserCall: Bool { traits.contains(.needsRegistration) }
     /// A call that carries or reveals personal data from the app.
@@ -20,24 +20,25 @@ extension ProtocolProfile.Endpoint {
     var pathRegistrationId: String? { registrationID }
 
     /// A registration, whose answer names a new installation.
-    var isRegistration: Bool { roles.contains(.registration) }
+    var isRegistration: Bool { traits.contains(.registration) }
     /// A call that names its installation once the installation is registered: neither the registration itself
     /// nor a call any installation may send without naming itself.
-    var namesRegistration: Bool { !isRegistration && !roles.contains(.withoutRegistration) }
-    /// A personalize, one that may force (``ProtocolProfile/Endpoint/Role/personalize``) or a repersonalize.
-    var isPersonalize: Bool { roles.contains(.personalize) || roles.contains(.repersonalize) }
+    var namesRegistration: Bool { !isRegistration && !traits.contains(.withoutRegistration) }
+    /// A personalize, one that may force (``ProtocolProfile/Trait/personalize``) or a repersonalize.
+    var isPersonalize: Bool { traits.contains(.personalize) || traits.contains(.repersonalize) }
     /// Whether a personalize takes the query that forces a depersonalize and sets the primary flag.
-    var canForce: Bool { !roles.contains(.repersonalize) }
+    var canForce: Bool { !traits.contains(.repersonalize) }
     /// A depersonalize.
-    var isDepersonalize: Bool { roles.contains(.depersonalize) }
+    var isDepersonalize: Bool { traits.contains(.depersonalize) }
     /// A read of the installation's user.
-    var readsUser: Bool { roles.contains(.readUser) }
+    var readsUser: Bool { traits.contains(.readUser) }
     /// An update of the installation's user.
-    var updatesUser: Bool { roles.contains(.updateUser) }
+    var updatesUser: Bool { traits.contains(.updateUser) }
     /// How a push names its targets, for a push.
     var pushShape: PushShape? {
-        roles.contains(.push)
-            ? .single : roles.contains(.pushBatch) ? .batch : roles.contains(.pushToDestinations) ? .destinations : nil
+        traits.contains(.push)
+            ? .single
+            : traits.contains(.pushBatch) ? .batch : traits.contains(.pushToDestinations) ? .destinations : nil
     }
 }
 

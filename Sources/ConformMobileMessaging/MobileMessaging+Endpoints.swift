@@ -13,7 +13,7 @@ extension MobileMessaging {
     /// Calls that may carry a user token though they need none: the inbox, M13.
     static let acceptUserToken: Set<String> = ["M13"]
     /// What each endpoint does in the flow, besides being a call of the app (`M…`) or of the backend (`B…`).
-    static let roles: [String: Set<ProtocolProfile.Endpoint.Role>] = [
+    static let roles: [String: Set<ProtocolProfile.Trait>] = [
         "M1": [.registration], "M2": [.updateInstallation], "M3": [.readInstallation], "M4": [.personalize],
         "M5": [.repersonalize], "M6": [.depersonalize], "M7": [.readUser], "M8": [.updateUser],
         "M11": [.deleteInstallation], "M12": [.withoutRegistration], "M14": [.messageSync],
@@ -32,9 +32,10 @@ extension MobileMessaging {
         if needUserToken.contains(id) { traits.insert(.needsUserToken) }
         if acceptUserToken.contains(id) { traits.insert(.acceptsUserToken) }
         let fromApp = id.hasPrefix("M")
+        traits.formUnion(roles[id] ?? [])
+        traits.insert(fromApp ? .fromApp : .fromBackend)
         return ProtocolProfile.Endpoint(
-            id: id, base: fromApp ? mobile.name : backend.name, registrationID: registration, traits: traits,
-            roles: (roles[id] ?? []).union([fromApp ? .fromApp : .fromBackend]))
+            id: id, base: fromApp ? mobile.name : backend.name, registrationID: registration, traits: traits)
     }
 
     static func classify(_ request: HTTPRequest) -> ProtocolProfile.Endpoint? {

@@ -39,14 +39,14 @@ extension ProtocolProfile {
     /// backend call.
     static func classify(_ request: HTTPRequest) -> ProtocolProfile.Endpoint? {
         let parts = request.path.split(separator: "/").map(String.init)
-        if parts.first == "admin" { return .init(id: "stats", base: "admin", roles: [.fromBackend]) }
+        if parts.first == "admin" { return .init(id: "stats", base: "admin", traits: [.fromBackend]) }
         guard parts.count >= 3, parts.prefix(3) == ["api", "v1", "sessions"] else { return nil }
         if parts.count == 3, request.method == .post {
-            return .init(id: "open", base: "api", roles: [.fromApp, .registration])
+            return .init(id: "open", base: "api", traits: [.fromApp, .registration])
         }
         guard parts.count == 4, request.method == .get else { return nil }
         return .init(
-            id: "read", base: "api", registrationID: parts[3], traits: [.needsRegistration], roles: [.fromApp])
+            id: "read", base: "api", registrationID: parts[3], traits: [.needsRegistration, .fromApp])
     }
 
     /// The tiny traffic recorded against a tiny server: two sessions opened and read, the admin call unauthorized;

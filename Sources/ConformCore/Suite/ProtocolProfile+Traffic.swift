@@ -9,19 +9,15 @@ extension ProtocolProfile {
         public var base: String
         /// The device registration the path names, when it names one.
         public var registrationID: String?
-        /// What the protocol says about calls to it.
+        /// What the protocol says about calls to it, what each call does in the flow among it
+        /// (``ProtocolProfile/Trait/registration``, ``ProtocolProfile/Trait/personalize`` and the other roles).
         public var traits: Set<Trait>
-        /// What a call to it does in the flow, for the flow checker.
-        public var roles: Set<Role>
 
-        public init(
-            id: String, base: String, registrationID: String? = nil, traits: Set<Trait> = [], roles: Set<Role> = []
-        ) {
+        public init(id: String, base: String, registrationID: String? = nil, traits: Set<Trait> = []) {
             self.id = id
             self.base = base
             self.registrationID = registrationID
             self.traits = traits
-            self.roles = roles
         }
 
         public var description: String { id }

@@ -289,7 +289,9 @@ public struct FlowChecker: Sendable {
         let start = exchange.startedAt.timeIntervalSince1970
         let end = time.timeIntervalSince1970
         guard start > 86_400, end > 86_400 else { return nil }
-        let gap = (end - start) * 1000
+        // To the microsecond: two readings of the clock this far from its epoch differ by a few ten-thousandths of a
+        // millisecond more or less than they mean, which must not turn exactly one millisecond into a violation.
+        let gap = ((end - start) * 1_000_000).rounded() / 1000
         guard gap > 1, gap < 1e12 else { return nil }
         return Int(gap.rounded(.down))
     }

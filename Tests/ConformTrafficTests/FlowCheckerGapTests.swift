@@ -37,6 +37,20 @@ import Testing
             "right at completion is after it")
     }
 
+    /// Timestamps are kept to the millisecond, so a gap of one millisecond or less is not judged; the gap is measured
+    /// to the microsecond, so the clock's floating point never turns exactly one millisecond into a violation (at
+    /// these instants a `Date` made 1 ms later reads as 1.0002 ms later).
+    @Test(arguments: [1_767_000_745.779, 1_767_600_000, 1_767_000_000.123, 1_767_123_456.001])
+    func aGapOfExactlyTheTimestampsMillisecondIsNotJudged(_ start: Double) {
+        var exchange = RecordedExchange(
+            seq: 2, flow: "d", upstream: "mobile", startedAt: Date(timeIntervalSince1970: start), durationMs: 1,
+            request: HTTPRequest(method: .get, url: "/mobile/1/appinstance/d/user"), response: .json(200, [:]))
+        let registered = Date(timeIntervalSince1970: start).addingTimeInterval(1.0 / 1000)
+        #expect(FlowChecker.millisecondsEarly(exchange, before: registered) == nil)
+        exchange.startedAt = Date(timeIntervalSince1970: start).addingTimeInterval(-1.0 / 1000)
+        #expect(FlowChecker.millisecondsEarly(exchange, before: registered) == 2)
+    }
+
     @Test func harEntriesListedOutOfOrderAreCheckedInStartOrder() async throws {
         let exchanges = try await Self.overlapping(offset: 600)
         let har = HAR.export(exchanges.reversed())

@@ -43,7 +43,7 @@ enum CurlExchange {
             sink: ResponseSink(cancelled: cancelled, maxBodyBytes: settings.maxBodyBytes), body: request.body)
         let h = handle.raw
         let sendsBody = !request.body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH"
-        transfer.headerList = headerList(request.headerFields, sendsBody: sendsBody)
+        transfer.headerList = headerList(request.headerFields, sendsBody: sendsBody, into: handle.request)
         let lasting = settings.lasting
         if handle.configured != lasting {
             curl_easy_reset(h)
@@ -151,39 +151,28 @@ enum CurlExchange {
         return .success(response)
     }
 
-    /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults. Each line is
-    /// written into one reused buffer and copied by curl; no string is made for it.
-    static func headerList(_ fields: HTTPFields, sendsBody: Bool) -> UnsafeMutablePointer<curl_slist>? {
-        var list: UnsafeMutablePointer<curl_slist>?
-        var line: [CChar] = []
-        line.reserveCapacity(256)
-        // A part's bytes copied at once from its contiguous storage (native strings have one).
-        func add(_ part: String) {
-            let copied: Void? = part.utf8.withContiguousStorageIfAvailable {
-                line.append(contentsOf: UnsafeRawBufferPointer($0).bindMemory(to: CChar.self))
-            }
-            if copied == nil { for byte in part.utf8 { line.append(CChar(bitPattern: byte)) } }
-        }
-        func append(_ name: String, _ separator: String = "", _ value: String = "") {
-            line.removeAll(keepingCapacity: true)
-            add(name)
-            add(separator)
-            add(value)
-            line.append(0)
-            list = curl_slist_append(list, line)
-        }
+    /// Header lines for curl: the request's own headers, then blanks that stop curl adding its defaults, written into
+    /// `memory` (the handle's, reused from one exchange to the next).
+    static func headerList(
+        _ fields: HTTPFields, sendsBody: Bool, into memory: CurlRequestMemory
+    ) -> UnsafeMutablePointer<curl_slist>? {
+        memory.beginLines()
         // `perform` refuses names that are not tokens and values with line breaks before they get here.
         var accept = false
         var contentType = false
         for field in fields where !HTTPFields.sameName(field.name, "Content-Length") {
-            if field.value.isEmpty { append(field.name, ";") } else { append(field.name, ": ", field.value) }
+            if field.value.isEmpty {
+                memory.appendLine(field.name, ";")
+            } else {
+                memory.appendLine(field.name, ": ", field.value)
+            }
             accept = accept || HTTPFields.sameName(field.name, "Accept")
             contentType = contentType || HTTPFields.sameName(field.name, "Content-Type")
         }
-        append("Expect:")
-        if !accept { append("Accept:") }
-        if sendsBody && !contentType { append("Content-Type:") }
-        return list
+        memory.appendLine("Expect:")
+        if !accept { memory.appendLine("Accept:") }
+        if sendsBody && !contentType { memory.appendLine("Content-Type:") }
+        return memory.list()
     }
 
     /// The version the exchange was spoken in (`HTTP/1.1`, `HTTP/2`), as libcurl negotiated it.

@@ -2,17 +2,18 @@ internal import CCurl
 import ConformCore
 import Foundation
 
-/// One exchange while libcurl runs it: the easy handle and everything curl points into (header list, request body,
-/// response sink; the error buffer is the handle's) live here until the transfer ends, and the waiting task is
-/// resumed from here.
+/// One exchange while libcurl runs it: the easy handle and everything curl points into (the response sink here; the
+/// header list, the request body's copy and the error buffer in the handle's memory) live until the transfer ends,
+/// and the waiting task is resumed from here.
 /// Prepared on the sending thread, then touched by the loop thread only.
 final class CurlTransfer: @unchecked Sendable {
     let handle: EasyHandle
     let method: String
     let url: String
     let sink: ResponseSink
-    /// The request body, copied: curl reads it while the transfer runs.
-    let body: UnsafeMutableRawBufferPointer
+    /// The request body, copied into the handle's request memory: curl reads it while the transfer runs.
+    let body: UnsafeRawBufferPointer
+    /// The header lines, in the handle's request memory.
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// The task waiting for the outcome; set once, before the transfer starts, and resumed once.
     var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
@@ -22,18 +23,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.method = method
         self.url = url
         self.sink = sink
-        self.body = UnsafeMutableRawBufferPointer.allocate(byteCount: body.count, alignment: 1)
-        let copy = self.body
-        body.withUnsafeBytes { bytes in
-            if let source = bytes.baseAddress, let target = copy.baseAddress {
-                target.copyMemory(from: source, byteCount: bytes.count)
-            }
-        }
-    }
-
-    deinit {
-        curl_slist_free_all(headerList)
-        body.deallocate()
+        self.body = handle.request.body(body)
     }
 
     var cancelled: CancelFlag { sink.cancelled }

@@ -2,12 +2,15 @@ internal import CCurl
 import Synchronization
 
 /// A libcurl easy handle, used by one exchange at a time, and what stays on it from one exchange to the next: the
-/// error buffer libcurl writes into and the settings its options were last set for (``CurlExchange/prepare``).
+/// error buffer libcurl writes into, the memory it reads a request from, and the settings its options were last set
+/// for (``CurlExchange/prepare``).
 final class EasyHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The settings the handle's lasting options were set for; `nil` before its first exchange.
     var configured: CurlExchange.Settings.Lasting?
+    /// Where each exchange's header lines and body copy are written for libcurl to read.
+    let request = CurlRequestMemory()
 
     init(raw: UnsafeMutableRawPointer) {
         self.raw = raw

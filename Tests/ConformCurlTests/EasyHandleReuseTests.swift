@@ -53,4 +53,45 @@ import Testing
         // A HEAD's answer has no body; every other answer arrives whole, the ones after a HEAD too.
         #expect(answers == sequence.map { $0.0 == .head ? "" : "\($0.0.rawValue) \($0.1) \($0.2)" })
     }
+
+    /// Answers every request with its header lines (`name: value`, in order) and its body.
+    final class Echo: HTTPHandler, Sendable {
+        func handle(_ request: HTTPRequest) -> HTTPResponse {
+            let lines = request.headerFields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+            return HTTPResponse(
+                status: 200, headerFields: ["Content-Type": "text/plain"],
+                body: Data((lines + "\n\n").utf8) + request.body)
+        }
+    }
+
+    /// The header lines and the body copy of an exchange are written over the last exchange's on the same handle:
+    /// a longer list than any before (its text grows while it is written), then a shorter one, a larger body, then a
+    /// smaller one and none. Each request goes out with exactly its own headers and body.
+    @Test func headerLinesAndBodiesOfOneHandleAreEachExchangesOwn() async throws {
+        let server = try HTTPServer(handler: Echo())
+        try server.start()
+        defer { server.stop() }
+        let transport = CurlTransport(timeout: .seconds(10))
+        let many = (0..<40).map { ("X-Field-\($0)", String(repeating: "v\($0)-", count: 12)) }
+        let cases: [(fields: [(String, String)], body: String)] = [
+            ([("X-One", "1")], "short"),
+            (many, String(repeating: "large body ", count: 300)),
+            ([("X-Two", "2"), ("X-Three", "")], "tiny"),
+            ([], ""),
+            (Array(many.prefix(3)), String(repeating: "b", count: 2_000)),
+        ]
+        for (fields, body) in cases {
+            let request = HTTPRequest(
+                method: body.isEmpty ? .get : .post, url: server.baseURL + "/echo",
+                headerFields: HTTPFields(fields.map { HTTPFields.Field(name: $0.0, value: $0.1) }),
+                body: Data(body.utf8))
+            let response = try await transport.send(request)
+            let text = String(decoding: response.body, as: UTF8.self)
+            let parts = text.components(separatedBy: "\n\n")
+            #expect(parts.count == 2)
+            let sent = parts[0].split(separator: "\n").map(String.init).filter { $0.hasPrefix("X-") }
+            #expect(sent == fields.map { "\($0.0): \($0.1)" })
+            #expect(parts.last == body)
+        }
+    }
 }

@@ -111,7 +111,11 @@ struct WrittenLine: ByteCursor {
     private mutating func stringBytes() -> [UInt8]? {
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         index += 1
+        // Room for the whole string at once: its escaped length, up to the closing quote, bounds the unescaped one.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
         var out: [UInt8] = []
+        out.reserveCapacity(min(end, bytes.count) - index)
         var high: UInt8 = 0
         var run = index
         while index < bytes.count {

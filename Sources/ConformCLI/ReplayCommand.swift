@@ -67,10 +67,20 @@ enum ReplayCommand {
                 let collector = ResultCollector(
                     keepsPasses: session.writesReports, maxKeptSteps: session.writesReports ? .max : 1000,
                     events: events)
+                // A passed exchange nothing shows is counted, its step never made.
+                let countsPasses = !collector.keepsPasses && !session.showsPassedSteps
                 let onOutcome: @Sendable (ReplayOutcome) -> Void = { replayed in
                     let outcome = hints.annotate(replayed)
                     progress.tick()
                     if !outcome.passed { progress.clear() }
+                    if countsPasses && outcome.passed {
+                        collector.countPass(
+                            retries: outcome.retries, toGroupWithID: ReplayResults.groupID(flow: outcome.flow)
+                        ) {
+                            ReplayResults.group(flow: outcome.flow, trace: recording, title: "Replay of \(recording)")
+                        }
+                        return
+                    }
                     let step = ReplayResults.step(outcome, trace: recording)
                     // The step names its device flow's group; the group is made once, with the flow's first step.
                     collector.add(step, toGroupWithID: step.suiteID) {

@@ -13,7 +13,7 @@ public enum ReplayResults {
     }
 
     /// The id of the group of the device flow `flow`, which its steps carry from the start.
-    static func groupID(flow: String) -> String { "flow \(flow)" }
+    public static func groupID(flow: String) -> String { "flow \(flow)" }
 
     /// The records of `trace` that could not be read, as one step that cannot be judged: what they held was sent to
     /// neither side, so the behaviour cannot be called the same.

@@ -51,6 +51,10 @@ public struct ConsoleReporter: RunReporter {
         return out
     }
 
+    /// A step that passed is shown when verbose, or when it carries a note (a source that may leave passed steps
+    /// unmade adds no note to them).
+    public var showsPassedSteps: Bool { verbose }
+
     /// Whether a step is shown: every step when verbose, else those that did not pass or carry a note.
     func shows(_ step: StepResult) -> Bool {
         verbose || step.verdict != .pass || step.errors.contains { $0.kind == .note }

@@ -67,25 +67,42 @@ public final class ResultCollector: Sendable {
                     s.notices.append(RunNotice(notice, steps: 1))
                 }
             }
-            if s.groups[id] == nil {
-                s.order.append(id)
-                s.groups[id] = Group(group: group(), steps: [])
-            }
+            Self.openGroup(id, made: group, in: &s)
             // A group whose steps all passed stays, empty, so that the result still names it.
             if !keepsPasses && (step.verdict == .pass || s.kept >= maxKeptSteps) {
-                if step.verdict == .pass {
-                    s.passesNotKept += 1
-                } else {
-                    s.othersNotKept[step.verdict, default: 0] += 1
-                }
-                if step.retries > 0 {
-                    s.retriesNotKept = (s.retriesNotKept.count + step.retries, s.retriesNotKept.steps + 1)
-                }
+                Self.countNotKept(step.verdict, retries: step.retries, in: &s)
                 return
             }
             s.kept += 1
             s.groups[id]!.steps.append(step)
         }
+    }
+
+    /// Counts a step that passed in the group `id` without its step being made: for a source whose passed steps
+    /// nothing shows (``Session/showsPassedSteps`` is false) and that this collector does not keep. The result and
+    /// ``counts`` are what ``add(_:toGroupWithID:made:)`` of the step would have made them; no event is sent.
+    public func countPass(retries: Int, toGroupWithID id: String, made group: () -> ResultGroup) {
+        precondition(!keepsPasses, "a collector that keeps passed steps needs each step")
+        state.withLock { s in
+            s.counts[.pass, default: 0] += 1
+            Self.openGroup(id, made: group, in: &s)
+            Self.countNotKept(.pass, retries: retries, in: &s)
+        }
+    }
+
+    private static func openGroup(_ id: String, made group: () -> ResultGroup, in s: inout State) {
+        guard s.groups[id] == nil else { return }
+        s.order.append(id)
+        s.groups[id] = Group(group: group(), steps: [])
+    }
+
+    private static func countNotKept(_ verdict: Verdict, retries: Int, in s: inout State) {
+        if verdict == .pass {
+            s.passesNotKept += 1
+        } else {
+            s.othersNotKept[verdict, default: 0] += 1
+        }
+        if retries > 0 { s.retriesNotKept = (s.retriesNotKept.count + retries, s.retriesNotKept.steps + 1) }
     }
 
     /// Every step added so far, kept or not, by verdict: what a command's summary line counts, as its result will.

@@ -1,6 +1,13 @@
 /// Consumes run events.
 public protocol RunReporter: Sendable {
     func handle(_ event: RunEvent)
+    /// Whether a step that passed shows in what this reporter writes; a source may leave such steps unmade when no
+    /// reporter shows them (``Session/showsPassedSteps``). True unless a reporter says otherwise.
+    var showsPassedSteps: Bool { get }
+}
+
+extension RunReporter {
+    public var showsPassedSteps: Bool { true }
 }
 
 /// Sends every event to several reporters in order.

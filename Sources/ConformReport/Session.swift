@@ -113,4 +113,9 @@ public struct Session: Sendable {
 
     /// Whether the session writes report files (which show every step's exchange).
     public var writesReports: Bool { !reports.isEmpty }
+
+    /// Whether a step that passed shows anywhere: in a report file, or on a console that shows passed steps. When
+    /// not, a source that makes many (a replay's exchanges) may count them instead
+    /// (``ResultCollector/countPass(retries:toGroupWithID:made:)``).
+    public var showsPassedSteps: Bool { writesReports || (console?.showsPassedSteps ?? false) }
 }

@@ -258,4 +258,35 @@ import Testing
         #expect(shown.withLock { $0 } == 701)
         #expect(result.status == .mismatch)
     }
+
+    /// A pass counted without its step leaves the result, the counts and the group order what adding the step would
+    /// have: two collectors, one fed steps, one fed counts for the passes, give equal results.
+    @Test func aPassCountedWithoutItsStepCountsAsTheStepWould() {
+        let added = ResultCollector(keepsPasses: false)
+        let counted = ResultCollector(keepsPasses: false)
+        let groups = ["flow a", "flow b", "flow c"].map { ResultGroup(kind: .deviceFlow, id: $0, title: $0, file: "t") }
+        var steps = Self.result(.replay, [.pass, .fail, .pass, .pass, .error, .pass]).steps
+        steps[2].retries = 2
+        for (index, step) in steps.enumerated() {
+            // Group c's first step passes: it must still be opened, and after b.
+            let group = groups[[0, 1, 2, 0, 1, 2][index]]
+            added.add(step, to: group)
+            if step.verdict == .pass {
+                counted.countPass(retries: step.retries, toGroupWithID: group.id) { group }
+            } else {
+                counted.add(step, to: group)
+            }
+        }
+        let expected = added.result(.replay, target: "t", duration: 0)
+        let result = counted.result(.replay, target: "t", duration: 0)
+        #expect(result.suites.map(\.group.id) == ["flow a", "flow b", "flow c"])
+        #expect(result.suites.map(\.group.id) == expected.suites.map(\.group.id))
+        #expect(result.counts == [.pass: 4, .fail: 1, .error: 1])
+        #expect(result.counts == expected.counts)
+        #expect(counted.counts == added.counts)
+        #expect(result.passesNotKept == expected.passesNotKept)
+        #expect(result.retriesNotKept == 2 && result.retriedStepsNotKept == 1)
+        #expect(result.retriesNotKept == expected.retriesNotKept)
+        #expect(result.steps.map(\.name) == expected.steps.map(\.name))
+    }
 }

@@ -271,9 +271,7 @@ public struct HTMLReporter: DocumentReporter {
     }
 
     static func now() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: Date()).replacingOccurrences(of: "T", with: " ").replacingOccurrences(
-            of: "Z", with: " UTC")
+        let utc = UTCTime(Date())
+        return "\(utc.day) \(utc.time) UTC"
     }
 }

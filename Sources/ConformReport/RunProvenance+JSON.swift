@@ -51,10 +51,8 @@ extension RunProvenance {
 
     /// A time as the reports write it: ISO 8601, UTC, to the millisecond.
     public static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        let utc = UTCTime(date)
+        return "\(utc.day)T\(utc.time).\(utc.milliseconds)Z"
     }
 
     static func date(_ text: String) -> Date? {

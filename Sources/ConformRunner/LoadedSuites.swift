@@ -54,8 +54,9 @@ public struct LoadedSuites: Sendable {
         problems = []
         var seen: [String: String] = [:]
         for file in names {
-            // The file's bytes are held once: as the array the parser reads (the `Data` is gone once copied).
-            guard let (bytes, hash) = read(file).map({ ([UInt8]($0), Self.contentHash(of: $0)) }) else {
+            // The file's bytes are held once: as the array the parser reads (the `Data` is gone once copied), which
+            // is hashed as it is (hashing the `Data` would copy it into an array of its own first).
+            guard let (bytes, hash) = read(file).map({ [UInt8]($0) }).map({ ($0, Self.contentHash(of: $0)) }) else {
                 problems.append(
                     Problem(
                         diagnostic: Diagnostic(
@@ -90,6 +91,9 @@ public struct LoadedSuites: Sendable {
 
     /// The SHA-256 of a suite file, hex: the suite version reports show.
     public static func contentHash(of data: Data) -> String { Hex.encode(SHA256.hash(data)) }
+
+    /// The SHA-256 of a suite file's bytes, hex, hashed where they are.
+    static func contentHash(of bytes: [UInt8]) -> String { Hex.encode(SHA256.hash(bytes)) }
 
     /// The suite files (`*.yaml`, `*.yml`) under `directory`, recursively, skipping hidden entries: paths relative
     /// to `directory`, sorted, so file names give the run order.

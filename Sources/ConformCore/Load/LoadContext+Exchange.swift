@@ -44,7 +44,7 @@ extension LoadContext {
     mutating func responseSpec(_ node: YAMLNode, _ what: String) -> ResponseSpec? {
         guard let pairs = mapping(node, what) else { return nil }
         checkKeys(pairs, allowed: Self.responseKeys, in: what)
-        var spec = ResponseSpec(mark: node.mark)
+        var spec = ResponseSpec()
         if let s = value(pairs, "status") { spec.status = shared(status(s)) }
         if let h = value(pairs, "headers") { spec.headers = namedMatchers(h, "headers") }
         spec.body = body(pairs, in: node)

@@ -238,8 +238,10 @@ extension LoadContext {
             }
         }
         guard let request else { return nil }
+        // Most steps check and capture what others do (every step's status and content type): one list for all.
         let exchange = Exchange(
-            request: request, checks: checks, captures: captures, emits: emits, eventually: eventually, until: until)
+            request: request, checks: checkLists.intern(checks), captures: captureLists.intern(captures),
+            emits: emits, eventually: eventually, until: until)
         return Step(name: name, action: .exchange(exchange), spec: spec, mark: node.mark)
     }
 
@@ -300,23 +302,23 @@ extension LoadContext {
                             + "'$.payloads[*].messageId', or '{header: Name}'")
                     continue
                 }
-                out.append(Capture(name: name, source: source, mark: pair.key.mark))
+                out.append(Capture(name: name, source: source))
                 continue
             }
             guard let spec = mapping(pair.value, "capture '\(name)'") else { continue }
             checkKeys(spec, allowed: ["json", "header", "status"], in: "capture '\(name)'")
             if let j = value(spec, "json"), let text = string(j, "json") {
                 if let source = sharedCaptureSource(text) {
-                    out.append(Capture(name: name, source: source, mark: pair.key.mark))
+                    out.append(Capture(name: name, source: source))
                 } else {
                     error(
                         j, "'\(text)' is not a JSON path",
                         help: "write a path such as '$.pushRegId', or a list such as '$.payloads[*].messageId'")
                 }
             } else if let h = value(spec, "header"), let text = string(h, "header") {
-                out.append(Capture(name: name, source: .header(text), mark: pair.key.mark))
+                out.append(Capture(name: name, source: .header(text)))
             } else if value(spec, "status") != nil {
-                out.append(Capture(name: name, source: .status, mark: pair.key.mark))
+                out.append(Capture(name: name, source: .status))
             } else {
                 error(
                     pair.value, "capture '\(name)' says nothing to capture",

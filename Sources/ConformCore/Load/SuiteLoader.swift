@@ -105,11 +105,13 @@ struct LoadContext: YAMLDecodingContext {
     static let maxSharedTemplates = 1 << 16
     /// Capture paths read so far, by text, up to as many texts as templates.
     var captureSources: [String: Capture.Source?] = [:]
-    /// Matchers, values and named-matcher lists built so far, shared by the steps that build equal ones (none
-    /// holds a mark, so equal ones are interchangeable).
+    /// Matchers, values, named-matcher lists, a step's check groups and its captures built so far, shared by the
+    /// steps that build equal ones (none holds a mark, so equal ones are interchangeable).
     var matchers = Interner<MatchSpec>()
     var values = Interner<TemplateValue>()
     var matcherLists = Interner<NamedMatcherList>()
+    var checkLists = Interner<[CheckGroup]>()
+    var captureLists = Interner<[Capture]>()
 
     init(file: String, profile: ProtocolProfile) {
         self.file = file

@@ -43,32 +43,35 @@ public enum BodySpec: Sendable, Hashable {
 }
 
 /// What a response must look like. Every part is optional; JSON bodies match partially unless `strictJSON`.
+///
+/// It holds no place in its file, so the steps of a suite that expect the same (every step's `status: 200` and
+/// content type) share one copy of their checks.
 public struct ResponseSpec: Sendable, Hashable {
     public var status: MatchSpec?
     public var headers: [(name: String, value: MatchSpec)]
     public var body: BodySpec?
     public var strictJSON: Bool
-    public var mark: SourceMark
 
     public init(
         status: MatchSpec? = nil, headers: [(name: String, value: MatchSpec)] = [], body: BodySpec? = nil,
-        strictJSON: Bool = false, mark: SourceMark = SourceMark(line: 0, column: 0)
+        strictJSON: Bool = false
     ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.strictJSON = strictJSON
-        self.mark = mark
     }
 
     public static func == (lhs: ResponseSpec, rhs: ResponseSpec) -> Bool {
-        lhs.status == rhs.status && lhs.body == rhs.body && lhs.strictJSON == rhs.strictJSON && lhs.mark == rhs.mark
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.strictJSON == rhs.strictJSON
             && sameEntries(lhs.headers, rhs.headers)
     }
 
+    /// The body counts: steps that check the same status and headers for different bodies hash apart.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(status)
         hasher.combine(headers.map(\.name))
+        hasher.combine(body)
         hasher.combine(strictJSON)
     }
 }

@@ -234,6 +234,8 @@ public struct CheckGroup: Sendable, Hashable {
 }
 
 /// A value captured from a response for later steps.
+///
+/// Like a ``ResponseSpec`` it holds no place in its file, so steps that capture the same share one list.
 public struct Capture: Sendable, Hashable {
     public enum Source: Sendable, Hashable {
         case json(JSONPath)
@@ -245,11 +247,9 @@ public struct Capture: Sendable, Hashable {
 
     public var name: String
     public var source: Source
-    public var mark: SourceMark
 
-    public init(name: String, source: Source, mark: SourceMark = SourceMark(line: 0, column: 0)) {
+    public init(name: String, source: Source) {
         self.name = name
         self.source = source
-        self.mark = mark
     }
 }

@@ -5,9 +5,11 @@ import Synchronization
 /// Exchanges of barrier flows (backend calls about no device) wait for everything before them and hold back
 /// everything after them, because they act on persons that several devices share.
 ///
-/// Each flow's exchanges run one after another in one task that prefers `executor` (the transport's I/O thread),
+/// Each flow's exchanges run one after another in a worker task that prefers `executor` (the transport's I/O thread),
 /// and the bookkeeping between them is a lock, not an actor: an exchange that finishes takes its flow's next one
 /// on the thread it finished on, so a replay's exchanges change thread only where the reader hands work over.
+/// A worker whose flow has nothing queued waits for the next flow that starts instead of ending, so a replay makes
+/// a task per flow running at its busiest moment, not one per exchange; ``close()`` ends the waiting workers.
 /// The reader, once the bound is reached, is woken when the work in flight has fallen to half of it, not for
 /// every exchange that ends.
 final class FlowScheduler<Item: Sendable>: Sendable {
@@ -17,6 +19,36 @@ final class FlowScheduler<Item: Sendable>: Sendable {
         var inFlight = 0
         var capacityWaiter: CheckedContinuation<Void, Never>?
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Workers waiting for a flow to start, the one that waited least last.
+        var parked: [CheckedContinuation<Assignment?, Never>] = []
+        /// Workers whose flow ended and that are on their way to wait: a flow that starts meanwhile is left for them
+        /// in `ready` rather than given a worker of its own.
+        var leaving = 0
+        var ready: [Assignment] = []
+        /// How many workers were made, and how many have not ended (tests' measures of reuse and of ``close()``).
+        var made = 0
+        var alive = 0
+        var closed = false
+    }
+
+    /// A flow a worker takes on, with the flow's first exchange.
+    private struct Assignment: Sendable {
+        let flow: String
+        let first: Item
+    }
+
+    /// What a submission does once it is counted.
+    private enum Start {
+        case queued
+        case handed(CheckedContinuation<Assignment?, Never>)
+        case newWorker
+    }
+
+    /// What a worker does once an exchange of its flow ends.
+    private enum Next {
+        case item(Item)
+        case flow(Assignment)
+        case wait
     }
 
     /// A flow's queue, consumed from its head without moving what is behind it.
@@ -57,23 +89,75 @@ final class FlowScheduler<Item: Sendable>: Sendable {
     /// Queues `item` on `flow`, suspending while too much work is in flight.
     func submit(_ item: Item, flow: String) async {
         await waitForCapacity()
-        let startsFlow = state.withLock { state -> Bool in
+        let start = state.withLock { state -> Start in
             state.inFlight += 1
             if state.pending[flow] != nil {
                 state.pending[flow]!.items.append(item)
-                return false
+                return .queued
             }
             state.pending[flow] = FlowQueue()
-            return true
-        }
-        guard startsFlow else { return }
-        let work = self.work
-        Task(executorPreference: executor) {
-            var next: Item? = item
-            while let current = next {
-                await work(current)
-                next = self.finished(flow: flow)
+            if let worker = state.parked.popLast() { return .handed(worker) }
+            if state.ready.count < state.leaving {
+                state.ready.append(Assignment(flow: flow, first: item))
+                return .queued
             }
+            state.made += 1
+            state.alive += 1
+            return .newWorker
+        }
+        switch start {
+        case .queued: return
+        case .handed(let worker): worker.resume(returning: Assignment(flow: flow, first: item))
+        case .newWorker:
+            // Workers running, leaving and waiting are never more than the flows in flight at the busiest moment.
+            Task(executorPreference: executor) { await self.serve(Assignment(flow: flow, first: item)) }
+        }
+    }
+
+    /// How many worker tasks were made so far, how many of them have not ended, and how many wait for a flow.
+    var workers: (made: Int, alive: Int, waiting: Int) { state.withLock { ($0.made, $0.alive, $0.parked.count) } }
+
+    /// Lets the workers waiting for a flow end, and those that run out of work later end then. Work submitted after
+    /// it still runs.
+    func close() {
+        let parked = state.withLock { state in
+            state.closed = true
+            defer { state.parked = [] }
+            return state.parked
+        }
+        for worker in parked { worker.resume(returning: nil) }
+    }
+
+    /// A worker: runs each flow it is given to its end, then takes one that started meanwhile or waits for one.
+    private func serve(_ assignment: Assignment) async {
+        let work = self.work
+        var (flow, current) = (assignment.flow, assignment.first)
+        while true {
+            await work(current)
+            switch finished(flow: flow) {
+            case .item(let item): current = item
+            case .flow(let next): (flow, current) = (next.flow, next.first)
+            case .wait:
+                guard let next = await nextFlow() else {
+                    state.withLock { $0.alive -= 1 }
+                    return
+                }
+                (flow, current) = (next.flow, next.first)
+            }
+        }
+    }
+
+    /// The flow a leaving worker takes on: one left for it in `ready`, or the next to start; `nil` once closed.
+    private func nextFlow() async -> Assignment? {
+        await withCheckedContinuation { (worker: CheckedContinuation<Assignment?, Never>) in
+            // `ready` never holds more flows than workers are leaving, so each one left there is taken.
+            let (ready, closed) = state.withLock { state -> (Assignment?, Bool) in
+                state.leaving -= 1
+                if !state.ready.isEmpty { return (state.ready.removeFirst(), false) }
+                if !state.closed { state.parked.append(worker) }
+                return (nil, state.closed)
+            }
+            if ready != nil || closed { worker.resume(returning: ready) }
         }
     }
 
@@ -81,7 +165,8 @@ final class FlowScheduler<Item: Sendable>: Sendable {
     func runAlone(_ item: Item) async {
         await waitUntilIdle()
         state.withLock { $0.inFlight += 1 }
-        await work(item)
+        // On the caller's task, preferring the executor the flows run on, as they do.
+        await withTaskExecutorPreference(executor) { await work(item) }
         release()
     }
 
@@ -110,13 +195,16 @@ final class FlowScheduler<Item: Sendable>: Sendable {
         }
     }
 
-    /// Ends one exchange of `flow` and hands back the flow's next one, if any.
-    private func finished(flow: String) -> Item? {
-        let (next, woken) = state.withLock { state -> (Item?, [CheckedContinuation<Void, Never>]) in
+    /// Ends one exchange of `flow`: hands back the flow's next one, or a flow that started and waits for a worker,
+    /// or, with neither, counts the worker as leaving to wait.
+    private func finished(flow: String) -> Next {
+        let (next, woken) = state.withLock { state -> (Next, [CheckedContinuation<Void, Never>]) in
             let woken = Self.release(&state, resumeBelow: resumeBelow)
-            let next = state.pending[flow]?.next()
-            if next == nil { state.pending[flow] = nil }
-            return (next, woken)
+            if let item = state.pending[flow]?.next() { return (.item(item), woken) }
+            state.pending[flow] = nil
+            if !state.ready.isEmpty { return (.flow(state.ready.removeFirst()), woken) }
+            state.leaving += 1
+            return (.wait, woken)
         }
         for waiter in woken { waiter.resume() }
         return next

@@ -67,16 +67,16 @@ public struct Replayer: Sendable {
         let scheduler = FlowScheduler<Scheduled>(
             limit: options.concurrentFlows ? options.maxInFlight : 1, executor: transport.preferredTaskExecutor
         ) { item in
-            // The whole exchange on the transport's executor: a scope that ends inside it (the retry tally's) then
-            // resumes there, not on the global pool.
-            await transport.preferringExecutor {
-                // `--retry` counts what it sent again for this exchange, on either side.
-                var (outcome, tally) = await RetryTally.counting { await self.run(item, state: state) }
-                outcome.retries = tally.count
-                if tally.count > 0 { state.summary.withLock { $0.retries += tally.count } }
-                if let handoff { handoff.append(outcome) } else { onOutcome(outcome) }
-            }
+            // The whole exchange runs preferring the transport's executor (the scheduler sees to it), so a scope that
+            // ends inside it (the retry tally's) resumes there, not on the global pool. `--retry` counts what it sent
+            // again for this exchange, on either side.
+            var (outcome, tally) = await RetryTally.counting { await self.run(item, state: state) }
+            outcome.retries = tally.count
+            if tally.count > 0 { state.summary.withLock { $0.retries += tally.count } }
+            if let handoff { handoff.append(outcome) } else { onOutcome(outcome) }
         }
+        // Its workers wait for flows until the replay ends, however it ends.
+        defer { scheduler.close() }
         var persons = PersonLinks()
         let clock = ContinuousClock()
         var start = clock.now

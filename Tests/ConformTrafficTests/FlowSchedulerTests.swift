@@ -1,4 +1,5 @@
 import ConformCore
+import ConformTestSupport
 import Dispatch
 import Synchronization
 import Testing
@@ -122,6 +123,7 @@ import Testing
                 recorder.log.withLock { $0.submitted += 1 }
             }
             await scheduler.waitUntilIdle()
+            scheduler.close()
         }
     }
 
@@ -175,6 +177,7 @@ import Testing
             await scheduler.submit(Item(flow: "d\(index % 6)", index: index), flow: "d\(index % 6)")
         }
         await scheduler.waitUntilIdle()
+        scheduler.close()
         let order = recorder.seen.order
         #expect(order.firstIndex(of: 100) == 30)
         #expect(Set(order.prefix(30)) == Set(0..<30))
@@ -204,6 +207,7 @@ import Testing
             await scheduler.submit(Item(flow: "f\(index % 9)", index: index), flow: "f\(index % 9)")
         }
         await scheduler.waitUntilIdle()
+        scheduler.close()
         let seen = recorder.seen
         #expect(seen.order.count == 100)
         #expect(seen.offExecutor == 0)
@@ -213,6 +217,51 @@ import Testing
         let scheduler = Self.scheduler(limit: 4, recorder: Recorder())
         await scheduler.waitUntilIdle()
         await scheduler.waitUntilIdle()
+        #expect(scheduler.workers.made == 0)
+    }
+
+    /// A worker whose flow has ended takes the next flow that starts: a replay makes as many tasks as flows run at
+    /// its busiest moment, not one per exchange.
+    @Test func workersAreReusedAcrossFlows() async {
+        let recorder = Recorder()
+        recorder.open()
+        // One at a time: each flow starts once the last has ended, so one worker serves all twenty.
+        let single = Self.scheduler(limit: 1, recorder: recorder)
+        await Self.reader(single, (0..<20).map { Item(flow: "f\($0)", index: $0) }, recorder: recorder).value
+        #expect(single.workers.made == 1)
+        // Four at a time over many more flows: never more workers than the bound.
+        let four = Self.scheduler(limit: 4, recorder: recorder)
+        await Self.reader(four, (0..<200).map { Item(flow: "g\($0 % 50)", index: 20 + $0) }, recorder: recorder).value
+        #expect(four.workers.made <= 4)
+        #expect(recorder.seen.order.count == 220)
+        #expect(recorder.seen.overlapsInAFlow == 0)
+    }
+
+    /// Closing ends the workers that wait for a flow; one still working ends once its flow has, and work submitted
+    /// after the close still runs.
+    @Test func closingEndsTheWaitingWorkers() async {
+        let recorder = Recorder()
+        // Three flows that cannot share a worker: the gate holds each until all three have started.
+        let gate = Recorder()
+        let held = FlowScheduler<Item>(limit: 4) { item in
+            recorder.started(item, onExecutor: true)
+            await gate.pass()
+            recorder.ended(item)
+        }
+        for index in 0..<3 { await held.submit(Item(flow: "f\(index)", index: index), flow: "f\(index)") }
+        await recorder.waitForStarted(3)
+        #expect(held.workers == (made: 3, alive: 3, waiting: 0))
+        gate.open()
+        await held.waitUntilIdle()
+        #expect(await Eventually.holds { held.workers.waiting == 3 })
+        held.close()
+        #expect(await Eventually.holds { held.workers.alive == 0 })
+        // Submitted after the close: it runs, and its worker ends once its flow has.
+        await held.submit(Item(flow: "late", index: 3), flow: "late")
+        await held.waitUntilIdle()
+        #expect(await Eventually.holds { held.workers.alive == 0 })
+        #expect(held.workers.made == 4)
+        #expect(Set(recorder.seen.order) == Set(0..<4))
     }
 }
 

@@ -100,6 +100,33 @@ struct WrittenLineTests {
         #expect(Array(number.utf8).withUnsafeBufferPointer { WrittenLine.isPlainDecimal($0[...]) } == plain)
     }
 
+    /// Plain decimals of up to 15 digits are read without text: to the bit the double the tree reading gives
+    /// (`strtod` for a fraction, an `Int` for an integer), over every place of the point and both signs.
+    @Test func shortDecimalsReadAsTheTreeReadsThem() {
+        var random = SplitMix64(seed: 38)
+        var mismatches: [String] = []
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 1...15, using: &random)
+            var digits = (0..<count).map { _ in Character(String(Int.random(in: 0...9, using: &random))) }
+            let point = Int.random(in: 0..<count, using: &random)
+            // A plain decimal: no leading zero before more integer digits.
+            if point > 1, digits[0] == "0" { digits[0] = "7" }
+            var text = point == 0 ? String(digits) : String(digits[..<point]) + "." + String(digits[point...])
+            if point == 0, count > 1, digits[0] == "0" { text = "9" + text.dropFirst() }
+            if Bool.random(using: &random) { text = "-" + text }
+            let bytes = Array(text.utf8)
+            let read = bytes.withUnsafeBufferPointer { buffer -> Double? in
+                WrittenLine.isPlainDecimal(buffer[...]) ? WrittenLine.shortDecimal(buffer[...]) : nil
+            }
+            let expected = text.contains(".") ? Double(text) : Int(text).map(Double.init)
+            if read?.bitPattern != expected?.bitPattern { mismatches.append(text) }
+        }
+        #expect(mismatches.count == 0, "first: \(mismatches.prefix(5))")
+        // Longer forms are left to the text reading.
+        let long = Array("1234567890.123456".utf8)
+        #expect(long.withUnsafeBufferPointer { WrittenLine.shortDecimal($0[...]) } == nil)
+    }
+
     @Test func otherLayoutsAreLeftToTheTreeReadingWithItsErrors() throws {
         let line = String(exchange(responseBody: Data(#"{"a":1}"#.utf8)).jsonLine().dropLast())
         let variants: [(String, String?)] = [

@@ -57,7 +57,11 @@ public enum ISOTimestamp {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; `nil` when it is not one.
     static func parse(_ text: String) -> Date? {
-        let b = Array(text.utf8)
+        text.utf8.withContiguousStorageIfAvailable(parse) ?? Array(text.utf8).withUnsafeBufferPointer(parse)
+    }
+
+    /// ``parse(_:)`` of the text's UTF-8 bytes.
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
         func num(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= b.count else { return nil }
             var v: Int64 = 0

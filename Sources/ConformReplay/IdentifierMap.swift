@@ -18,6 +18,9 @@ public struct IdentifierMap: Sendable, Hashable {
     /// token of a length no id has is skipped without building and hashing a string.
     private var keyLengths = [Int](repeating: 0, count: longKey + 1)
     static let longKey = 128
+    /// The UTF-8 length of the shortest id mapped (``longKey`` for any longer), `Int.max` with none: a shorter text
+    /// holds no id to look for.
+    private var shortestKey = Int.max
 
     public init(_ mapping: [String: String] = [:]) {
         for (k, v) in mapping { set(k, v) }
@@ -32,6 +35,7 @@ public struct IdentifierMap: Sendable, Hashable {
         guard recorded != live, recorded.count >= 3 else { return }
         if mapping.updateValue(live, forKey: recorded) == nil {
             keyLengths[min(recorded.utf8.count, Self.longKey)] += 1
+            shortestKey = min(shortestKey, recorded.utf8.count, Self.longKey)
             if !recorded.utf8.allSatisfy(Self.isTokenByte) {
                 irregular.append(recorded)
                 irregular.sort { $0.count > $1.count }
@@ -42,7 +46,13 @@ public struct IdentifierMap: Sendable, Hashable {
         if transient.count - transientStart > transientLimit {
             let oldest = transient[transientStart]
             transientStart += 1
-            if mapping.removeValue(forKey: oldest) != nil { keyLengths[min(oldest.utf8.count, Self.longKey)] -= 1 }
+            if mapping.removeValue(forKey: oldest) != nil {
+                let length = min(oldest.utf8.count, Self.longKey)
+                keyLengths[length] -= 1
+                if length == shortestKey, keyLengths[length] == 0 {
+                    shortestKey = keyLengths.indices.first { keyLengths[$0] > 0 } ?? Int.max
+                }
+            }
             irregular.removeAll { $0 == oldest }
             if transientStart > 4096, transientStart * 2 > transient.count {
                 transient.removeFirst(transientStart)
@@ -89,31 +99,41 @@ public struct IdentifierMap: Sendable, Hashable {
         }
     }
 
+    /// A byte of an id token, `[A-Za-z0-9-]`: one bit of a 128-bit set, without a branch per range (every byte of
+    /// every replayed URL, header value and body is asked).
+    @inline(__always)
     static func isTokenByte(_ b: UInt8) -> Bool {
-        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D
+        let word = b < 64 ? tokenBytesBelow64 : (b < 128 ? tokenBytesFrom64 : 0)
+        return (word >> UInt64(b & 63)) & 1 != 0
     }
+
+    /// `-` and `0`–`9`.
+    private static let tokenBytesBelow64: UInt64 = (1 << 0x2D) | (0x3FF << 0x30)
+    /// `A`–`Z` and `a`–`z`, counted from 64.
+    private static let tokenBytesFrom64: UInt64 = (0x3FF_FFFF << (0x41 - 64)) | (0x3FF_FFFF << (0x61 - 64))
 
     /// `text` with every recorded id replaced by its live value; ids match whole `[A-Za-z0-9-]` tokens, in linear time.
     public func apply(_ text: String) -> String {
         guard !mapping.isEmpty else { return text }
-        var out = text
-        for key in irregular where out.contains(key) {
-            out = out.replacingOccurrences(of: key, with: mapping[key]!)
-        }
-        var wholeStrings = true
-        return apply(out, wholeStrings: &wholeStrings)
+        return replacedValue(text) ?? text
     }
 
     /// `text` with every mapped token replaced; `wholeStrings` turns false when a replaced token is not a whole
     /// JSON string (between two quotes).
     private func apply(_ text: String, wholeStrings: inout Bool) -> String {
-        var text = text
+        replaced(text, wholeStrings: &wholeStrings) ?? text
+    }
+
+    /// `text` with every mapped token replaced, or `nil` when it holds none (and when it is shorter than any id).
+    private func replaced(_ text: String, wholeStrings: inout Bool) -> String? {
+        guard text.utf8.count >= shortestKey else { return nil }
         let replaced =
             text.utf8.withContiguousStorageIfAvailable { replacingTokens(in: $0, wholeStrings: &wholeStrings) }
             ?? Array(text.utf8).withUnsafeBufferPointer { replacingTokens(in: $0, wholeStrings: &wholeStrings) }
-        if let replaced { text = String(decoding: replaced, as: UTF8.self) }
-        return text
+        return replaced.map { String(decoding: $0, as: UTF8.self) }
     }
+
+
 
     /// The bytes with every mapped token replaced, or `nil` when none is mapped (most text holds none, and is
     /// returned as it came). A token is looked up only when some recorded id has its length.
@@ -169,12 +189,22 @@ public struct IdentifierMap: Sendable, Hashable {
     private func apply(_ fields: HTTPFields) -> HTTPFields {
         var out: [HTTPFields.Field]?
         for (index, field) in fields.fields.enumerated() {
-            let value = apply(field.value)
-            guard out != nil || value != field.value else { continue }
+            let value = replacedValue(field.value)
+            guard out != nil || value != nil else { continue }
             if out == nil { out = Array(fields.fields[..<index]) }
-            out!.append(.init(name: field.name, value: value))
+            out!.append(.init(name: field.name, value: value ?? field.value))
         }
         return out.map(HTTPFields.init) ?? fields
+    }
+
+    /// ``apply(_:)`` of a text (a URL, a header value), `nil` when it holds no id.
+    private func replacedValue(_ text: String) -> String? {
+        var out: String?
+        for key in irregular where (out ?? text).contains(key) {
+            out = (out ?? text).replacingOccurrences(of: key, with: mapping[key]!)
+        }
+        var wholeStrings = true
+        return replaced(out ?? text, wholeStrings: &wholeStrings) ?? out
     }
 
     /// The request with ids replaced in URL, header values and body (Content-Length kept true).

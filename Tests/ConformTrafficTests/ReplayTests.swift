@@ -163,4 +163,38 @@ final class RequestLog: Sendable {
         #expect(map.mapping.count == 10_000 + 10)
         #expect(map.apply("reg-0 msg-9999 msg-0") == "live-reg-0 live-msg-9999 msg-0")
     }
+
+    /// A text shorter than every id is not searched; once the shortest ids are forgotten, texts of the length of
+    /// the ones left still are, and ids longer than the longest length counted one by one still match.
+    @Test func textsAreSearchedForEveryIdLongEnoughToBeInThem() {
+        var map = IdentifierMap()
+        map.transientLimit = 2
+        let long = String(repeating: "L", count: 200)
+        map.set(long, "long-live")
+        map.set("dev-12345678", "dev-live")
+        #expect(map.apply("dev-1234567") == "dev-1234567")
+        #expect(map.apply("/x/dev-12345678") == "/x/dev-live")
+        // Short transient ids come and go: the shortest length follows them.
+        for i in 0..<6 {
+            map.learn(
+                recorded: ["messageId": .string("m\(i)x")], live: ["messageId": .string("live-m\(i)")],
+                minted: MobileMessaging.replay.minted)
+        }
+        #expect(map.apply("m5x m0x") == "live-m5 m0x")
+        #expect(map.apply("a \(long) b") == "a long-live b")
+        let request = map.apply(
+            HTTPRequest(method: .get, url: "/m0x", headerFields: ["Authorization": "App dev-12345678", "X": "dev"]))
+        #expect(request.headerFields.fields.map(\.value) == ["App dev-live", "dev"])
+        #expect(request.url == "/m0x")
+    }
+
+    /// The token bytes are exactly `[A-Za-z0-9-]`, over all 256 byte values.
+    @Test func tokenBytesAreLettersDigitsAndHyphens() {
+        for byte in 0...255 {
+            let expected =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == 0x2D
+            #expect(IdentifierMap.isTokenByte(UInt8(byte)) == expected, "byte \(byte)")
+        }
+    }
 }

@@ -133,8 +133,6 @@ public struct IdentifierMap: Sendable, Hashable {
         return replaced.map { String(decoding: $0, as: UTF8.self) }
     }
 
-
-
     /// The bytes with every mapped token replaced, or `nil` when none is mapped (most text holds none, and is
     /// returned as it came). A token is looked up only when some recorded id has its length.
     private func replacingTokens(in utf8: UnsafeBufferPointer<UInt8>, wholeStrings: inout Bool) -> [UInt8]? {

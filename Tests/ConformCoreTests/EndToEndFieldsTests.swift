@@ -34,4 +34,18 @@ import Testing
         let fields = HTTPFields([.init(name: "Host", value: "h"), .init(name: "Connection", value: "close")])
         #expect(fields.endToEnd.isEmpty)
     }
+
+    /// Each connection-specific name goes whatever its case, and names of the same lengths that are not one stay.
+    @Test func everyConnectionSpecificNameGoesInAnyCase() {
+        var fields: [HTTPFields.Field] = []
+        for name in HTTPFields.connectionSpecific {
+            fields.append(.init(name: name.uppercased(), value: "x"))
+            fields.append(.init(name: name.prefix(1).uppercased() + name.dropFirst(), value: "x"))
+            fields.append(.init(name: String(repeating: "z", count: name.utf8.count), value: "kept"))
+        }
+        let kept = HTTPFields(fields).endToEnd
+        #expect(kept.count == HTTPFields.connectionSpecific.count)
+        #expect(kept.fields.allSatisfy { $0.value == "kept" })
+    }
+
 }

@@ -55,4 +55,22 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"k":"v\u0007"}"#)
         #expect(response.headerFields["Content-Length"] == "15")
     }
+
+    /// The target appended in one piece is the prefix followed by the split's target, for every form of URL:
+    /// absolute or origin-form, with or without path, query and fragment, a scheme-like text inside the query.
+    @Test func theTargetAppendedInOnePieceIsTheSplitsTarget() {
+        let urls = [
+            "http://h:1/a/b?x=1&y=2", "https://h/a#f", "http://h", "http://h?q", "http://h#f", "HTTP://H/P",
+            "/a?next=http://b/", "/p#x?a=1", "/", "/é/ü?ç=1", "?only", "", "a+b.c-d://host/path", "mailto:x@y",
+            "http:/h/p", "http://h/p?", "//h/p", "/a%2Fb?%zz#",
+        ]
+        for url in urls {
+            #expect(
+                URLParts.appendingTarget(of: url, to: "http://t:9") == "http://t:9" + URLParts(url).target, "\(url)")
+        }
+        // A text not stored contiguously takes the split's way, to the same result.
+        let bridged = String(describing: NSString(string: "http://h/p?q=1"))
+        #expect(URLParts.appendingTarget(of: bridged, to: "") == "/p?q=1")
+    }
+
 }

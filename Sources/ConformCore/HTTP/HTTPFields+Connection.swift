@@ -18,7 +18,10 @@ extension HTTPFields {
             for token in field.value.split(separator: ",") { named.append(String(token.trimmingWhitespace)) }
         }
         func belongsToTheConnection(_ name: String) -> Bool {
-            Self.connectionSpecificList.contains { HTTPFields.sameName($0, name) }
+            let length = name.utf8.count
+            // Most names have a length no connection-specific name has: no comparison for them.
+            let listed = length < 64 && (Self.connectionSpecificLengths >> UInt64(length)) & 1 != 0
+            return (listed && Self.connectionSpecificList.contains { HTTPFields.sameName($0, name) })
                 || named.contains { HTTPFields.sameName($0, name) }
         }
         // One pass: the fields are copied only from the first one that goes (a request always has `Host`).
@@ -38,4 +41,8 @@ extension HTTPFields {
     }
 
     private static let connectionSpecificList = Array(connectionSpecific)
+    /// The lengths of the ``connectionSpecific`` names, one bit each.
+    private static let connectionSpecificLengths: UInt64 = connectionSpecific.reduce(0) {
+        $0 | (1 << UInt64($1.utf8.count))
+    }
 }

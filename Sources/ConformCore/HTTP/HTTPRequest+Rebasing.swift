@@ -30,7 +30,7 @@ extension HTTPRequest {
             throw RequestTargetError(url: url, reason: "the base URL \(HTTPSyntax.quoted(base.text)) \(problem)")
         }
         if let problem = HTTPSyntax.urlFormProblem(url) { throw RequestTargetError(url: url, reason: "it \(problem)") }
-        return base.trimmed + URLParts(url).target
+        return URLParts.appendingTarget(of: url, to: base.trimmed)
     }
 
     /// A base URL read once: what is wrong with it, if anything, and the text targets are appended to (without

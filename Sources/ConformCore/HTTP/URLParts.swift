@@ -16,6 +16,22 @@ public struct URLParts: Sendable, Hashable {
     /// The split on UTF-8 bytes in one pass, each part copied once: a URL is parsed for every request a server
     /// answers, where walking a `Substring.UTF8View` index by index cost more than the rest of the work.
     private static func split<C: RandomAccessCollection<UInt8>>(_ bytes: C) -> URLParts where C.Index == Int {
+        let (start, originEnd, end) = bounds(bytes)
+        let text = { (range: Range<Int>) in String(decoding: bytes[range], as: UTF8.self) }
+        var parts = URLParts(origin: text(start..<originEnd), path: "", query: nil)
+        if let q = bytes[originEnd..<end].firstIndex(of: UInt8(ascii: "?")) {
+            parts.path = text(originEnd..<q)
+            parts.query = text((q + 1)..<end)
+        } else {
+            parts.path = text(originEnd..<end)
+        }
+        if parts.path.isEmpty { parts.path = "/" }
+        return parts
+    }
+
+    /// Where the origin ends and where the fragment begins (or the end): the path and query lie between them.
+    private static func bounds<C: RandomAccessCollection<UInt8>>(_ bytes: C) -> (start: Int, originEnd: Int, end: Int)
+    where C.Index == Int {
         var end = bytes.endIndex
         if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { end = hash }
         let start = bytes.startIndex
@@ -28,16 +44,28 @@ public struct URLParts: Sendable, Hashable {
             originEnd =
                 bytes[(colon + 3)..<end].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? end
         }
-        let text = { (range: Range<Int>) in String(decoding: bytes[range], as: UTF8.self) }
-        var parts = URLParts(origin: text(start..<originEnd), path: "", query: nil)
-        if let q = bytes[originEnd..<end].firstIndex(of: UInt8(ascii: "?")) {
-            parts.path = text(originEnd..<q)
-            parts.query = text((q + 1)..<end)
-        } else {
-            parts.path = text(originEnd..<end)
+        return (start, originEnd, end)
+    }
+
+    /// `prefix` followed by ``target`` of `url`, made in one piece without splitting `url` into its parts.
+    public static func appendingTarget(of url: String, to prefix: String) -> String {
+        let joined = url.utf8.withContiguousStorageIfAvailable { bytes -> String in
+            let (_, originEnd, end) = bounds(bytes)
+            // An empty path is `/`, before the query when there is one.
+            let slash = originEnd == end || bytes[originEnd] == UInt8(ascii: "?")
+            let head = prefix.utf8.count
+            return String(unsafeUninitializedCapacity: head + (slash ? 1 : 0) + end - originEnd) { out in
+                var count = out.initialize(fromContentsOf: prefix.utf8)
+                if slash {
+                    out[count] = UInt8(ascii: "/")
+                    count += 1
+                }
+                let target = UnsafeBufferPointer(rebasing: bytes[originEnd..<end])
+                _ = UnsafeMutableBufferPointer(rebasing: out[count...]).initialize(fromContentsOf: target)
+                return count + target.count
+            }
         }
-        if parts.path.isEmpty { parts.path = "/" }
-        return parts
+        return joined ?? prefix + URLParts(url).target
     }
 
     private init(origin: String, path: String, query: String?) {

@@ -137,18 +137,76 @@ public struct IdentifierMap: Sendable, Hashable {
     /// returned as it came). A token is looked up only when some recorded id has its length.
     private func replacingTokens(in utf8: UnsafeBufferPointer<UInt8>, wholeStrings: inout Bool) -> [UInt8]? {
         var splice = ByteSplice()
+        forEachMappedToken(in: utf8) { token, live, whole in
+            splice.replace(token, of: utf8, with: live.utf8)
+            if !whole { wholeStrings = false }
+        }
+        return splice.result(utf8)
+    }
+
+    /// Calls `body` with each token of `utf8` that is a mapped id, its live value, and whether it is a whole JSON
+    /// string (between two quotes). A token is looked up only when some recorded id has its length.
+    private func forEachMappedToken(
+        in utf8: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>, String, Bool) -> Void
+    ) {
         utf8.forEachRun(of: Self.isTokenByte) { token in
             let (i, j) = (token.lowerBound, token.upperBound)
             if j - i >= 3, keyLengths[min(j - i, Self.longKey)] > 0,
                 let live = mapping[String(decoding: UnsafeBufferPointer(rebasing: utf8[token]), as: UTF8.self)]
             {
-                splice.replace(token, of: utf8, with: live.utf8)
-                if i == 0 || j == utf8.count || utf8[i - 1] != UInt8(ascii: "\"") || utf8[j] != UInt8(ascii: "\"") {
-                    wholeStrings = false
-                }
+                let whole =
+                    i > 0 && j < utf8.count && utf8[i - 1] == UInt8(ascii: "\"") && utf8[j] == UInt8(ascii: "\"")
+                body(token, live, whole)
             }
         }
-        return splice.result(utf8)
+    }
+
+    /// Whether the body ``applyNoting(_:)`` makes of `recorded` would equal `live`, and its `wholeIds`, found by
+    /// walking the two side by side instead of building the remapped body (when it equals `live`, `live` is it).
+    /// `nil` where the remapped body would be `recorded` as it is (no id in it, not UTF-8, no id mapped) or where ids
+    /// are searched as substrings: there the caller compares the bodies themselves.
+    func remappedBody(_ recorded: Data, equals live: Data) -> (equal: Bool, wholeIds: Bool)? {
+        guard !mapping.isEmpty, irregular.isEmpty, !recorded.isEmpty else { return nil }
+        return recorded.withUnsafeBytes { recordedRaw in
+            live.withUnsafeBytes { liveRaw -> (equal: Bool, wholeIds: Bool)? in
+                let from = recordedRaw.assumingMemoryBound(to: UInt8.self)
+                let to = liveRaw.assumingMemoryBound(to: UInt8.self)
+                var cursor = 0
+                /// Whether `live` goes on with `bytes` at the cursor, stepping over them when it does.
+                func continues(with bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+                    guard bytes.count <= to.count - cursor else { return false }
+                    if bytes.count > 0, memcmp(to.baseAddress! + cursor, bytes.baseAddress!, bytes.count) != 0 {
+                        return false
+                    }
+                    cursor += bytes.count
+                    return true
+                }
+                var (equal, wholeIds, replaced, copied) = (true, true, false, 0)
+                forEachMappedToken(in: from) { token, value, whole in
+                    replaced = true
+                    if !whole { wholeIds = false }
+                    guard equal else { return }
+                    var value = value
+                    equal =
+                        continues(with: UnsafeBufferPointer(rebasing: from[copied..<token.lowerBound]))
+                        && value.withUTF8 { continues(with: $0) }
+                    copied = token.upperBound
+                }
+                guard replaced else { return nil }
+                equal = equal && continues(with: UnsafeBufferPointer(rebasing: from[copied...])) && cursor == to.count
+                // A body that is not UTF-8 text is left alone by the remapping.
+                guard String(validating: from, as: UTF8.self) != nil else { return nil }
+                return (equal, wholeIds)
+            }
+        }
+    }
+
+    /// The response with ids replaced in its header values only.
+    func applyingToFields(_ response: HTTPResponse) -> HTTPResponse {
+        guard !mapping.isEmpty else { return response }
+        var out = response
+        out.headerFields = apply(response.headerFields)
+        return out
     }
 
     /// A body with ids replaced when it is UTF-8 text; binary bodies are left alone.

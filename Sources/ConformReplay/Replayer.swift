@@ -187,6 +187,15 @@ public struct Replayer: Sendable {
                 var recordedJSON: JSONValue?
                 var liveJSON: JSONValue?
                 let known = state.summary.withLock { summary -> HTTPResponse? in
+                    if recorded.body != live.body,
+                        let (equal, wholeIds) = summary.identifiers.remappedBody(recorded.body, equals: live.body)
+                    {
+                        // Equal once remapped: the live body is the remapped one byte for byte, and is kept as it.
+                        guard equal && wholeIds else { return nil }
+                        var remapped = summary.identifiers.applyingToFields(recorded)
+                        remapped.body = live.body
+                        return remapped
+                    }
                     let (remapped, wholeIds) = summary.identifiers.applyNoting(recorded)
                     let nothingToLearn = recorded.body == live.body || (wholeIds && remapped.body == live.body)
                     return nothingToLearn ? remapped : nil

@@ -92,4 +92,46 @@ struct IdentifierMapBytesTests {
         let unchanged = IdentifierMap(["zzz-1": "yyy-1"]).apply(request)
         #expect(unchanged == request)
     }
+
+    /// Walking the recorded and live bodies side by side answers as building the remapped body and comparing it
+    /// does, over bodies with ids whole and inside texts, live bodies equal, one byte off, shorter and longer, and
+    /// bodies that are not UTF-8; where it gives no answer, the remapped body is the recorded one as it is.
+    @Test func walkingBothBodiesAnswersAsRemappingDoes() {
+        let regular = IdentifierMap(["reg-old-1": "reg-new-1", "msg-0001": "m2", "abc": "a-much-longer-live-id"])
+        var random = SplitMix64(seed: 7)
+        let pieces = [
+            #"{"pushRegId":"reg-old-1"}"#, #"{"m":"msg-0001 x"}"#, "abc", "abcd", "reg-old-1", #""abc""#, "é", " ",
+            #"{"n":1}"#, "msg-0001", "reg-old-12",
+        ]
+        var answered = 0
+        for _ in 0..<3_000 {
+            var recorded = Data(
+                (0..<Int.random(in: 1...6, using: &random)).map { _ in
+                    pieces.randomElement(using: &random)!
+                }.joined().utf8)
+            if Int.random(in: 0..<10, using: &random) == 0 { recorded.append(0xFF) }
+            let (remapped, wholeIds) = regular.applyNoting(HTTPResponse(status: 200, body: recorded))
+            var lives = [remapped.body, recorded, remapped.body + Data("x".utf8), remapped.body.dropLast()]
+            if !remapped.body.isEmpty {
+                var off = remapped.body
+                let at = Int.random(in: 0..<off.count, using: &random)
+                off[off.startIndex + at] ^= 0x01
+                lives.append(off)
+            }
+            for live in lives {
+                if let (equal, whole) = regular.remappedBody(recorded, equals: live) {
+                    answered += 1
+                    #expect(equal == (remapped.body == live), "\(String(decoding: recorded, as: UTF8.self))")
+                    if equal { #expect(whole == wholeIds) }
+                } else {
+                    #expect(remapped.body == recorded)
+                }
+            }
+        }
+        #expect(answered > 5_000)
+        // Ids searched as substrings are left to the remapping.
+        #expect(map.remappedBody(Data("a.b@c".utf8), equals: Data("x.y@z".utf8)) == nil)
+        #expect(IdentifierMap().remappedBody(Data("abc".utf8), equals: Data("abc".utf8)) == nil)
+    }
+
 }

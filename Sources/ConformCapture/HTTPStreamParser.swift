@@ -337,89 +337,20 @@ struct HTTPStreamParser {
     private mutating func startMessage(
         _ lines: [String], firstByteAt: Double, answersHead: Bool, answersConnect: Bool
     ) -> Result<Bool, Failure> {
-        guard lines.count <= limits.maxHeaderFields else {
-            return .failure(Failure("more than \(limits.maxHeaderFields) header fields"))
+        let read = Self.head(
+            lines, role: role, limits: limits, firstByteAt: firstByteAt, answersHead: answersHead,
+            answersConnect: answersConnect)
+        switch read {
+        case .failure(let failure): return .failure(failure)
+        case .success(let (message, framing)):
+            current = message
+            switch framing {
+            case .fixed(let remaining): state = .fixed(remaining: remaining)
+            case .chunked: state = .chunkSize
+            case .untilClose: state = .untilClose
+            case .switchesProtocol: return .success(true)
+            }
+            return .success(false)
         }
-        let startLine = lines[0].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        var fields = HTTPFields()
-        for line in lines.dropFirst() {
-            if line.first == " " || line.first == "\t" {
-                return .failure(Failure("a header field folded over lines (obs-fold)"))
-            }
-            guard let colon = line.firstIndex(of: ":") else {
-                return .failure(Failure("a header line without a colon"))
-            }
-            let name = String(line[..<colon])
-            guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else {
-                return .failure(Failure("a header field name that is not a token"))
-            }
-            fields.append(name: name, value: line[line.index(after: colon)...].trimmingCharacters(in: [" ", "\t"]))
-        }
-        var message = Message(
-            startLine: startLine, headerFields: fields, body: [], firstByteAt: firstByteAt, lastByteAt: firstByteAt)
-        let chunked: Bool
-        let codings = fields.values(for: "Transfer-Encoding").flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-        chunked = codings.last == "chunked"
-        let lengths = Set(
-            fields.values(for: "Content-Length").flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) })
-        var length: Int?
-        if !lengths.isEmpty {
-            guard lengths.count == 1, let text = lengths.first, !text.isEmpty, text.count <= 15,
-                text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let value = Int(text)
-            else {
-                return .failure(Failure("an invalid or ambiguous Content-Length"))
-            }
-            length = value
-        }
-        if let length, length > limits.maxMessageBytes {
-            return .failure(Failure("a body of \(length) bytes, over the limit of \(limits.maxMessageBytes)"))
-        }
-        switch role {
-        case .request:
-            guard startLine.count == 3, !startLine[0].isEmpty, startLine[0].utf8.allSatisfy(HTTPSyntax.isTokenByte),
-                !startLine[1].isEmpty, startLine[2] == "HTTP/1.1" || startLine[2] == "HTTP/1.0"
-            else {
-                return .failure(Failure("not an HTTP/1.x request line"))
-            }
-            if !codings.isEmpty {
-                guard chunked else { return .failure(Failure("a request body framed by neither chunked nor length")) }
-                state = .chunkSize
-            } else {
-                state = .fixed(remaining: length ?? 0)
-            }
-        case .response:
-            guard startLine.count >= 2, startLine[0] == "HTTP/1.1" || startLine[0] == "HTTP/1.0",
-                startLine[1].count == 3, let status = Int(startLine[1])
-            else {
-                return .failure(Failure("not an HTTP/1.x status line"))
-            }
-            if status == 101 || (answersConnect && (200..<300).contains(status)) {
-                current = message
-                return .success(true)
-            }
-            if (100..<200).contains(status) {
-                message.isInterim = true
-                state = .fixed(remaining: 0)
-            } else if answersHead || status == 204 || status == 304 {
-                state = .fixed(remaining: 0)
-            } else if chunked {
-                state = .chunkSize
-            } else if !codings.isEmpty {
-                state = .untilClose
-            } else if let length {
-                state = .fixed(remaining: length)
-            } else {
-                state = .untilClose
-            }
-        }
-        current = message
-        return .success(false)
-    }
-
-    struct Failure: Error {
-        var reason: String
-        init(_ reason: String) { self.reason = reason }
     }
 }

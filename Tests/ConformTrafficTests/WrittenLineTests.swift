@@ -127,6 +127,18 @@ struct WrittenLineTests {
         #expect(long.withUnsafeBufferPointer { WrittenLine.shortDecimal($0[...]) } == nil)
     }
 
+    /// Bodies written as empty strings, and strings that are all escapes, read as the tree reads them.
+    @Test func emptyAndAllEscapedBodiesReadAsTheTreeReadsThem() throws {
+        let line = String(exchange(responseBody: Data("x".utf8)).jsonLine().dropLast())
+        for (body, expected) in [(#""""#, ""), (#""\\\"""#, #"\""#), (#""\n""#, "\n")] {
+            let variant = line.replacingOccurrences(of: #""body":"x""#, with: #""body":"# + body)
+            let bytes = Array(variant.utf8)
+            let read = try #require(WrittenLine.exchange(bytes), "\(body)")
+            #expect(read == (try treeRead(bytes)))
+            #expect(read.response.body == Data(expected.utf8), "\(body)")
+        }
+    }
+
     @Test func otherLayoutsAreLeftToTheTreeReadingWithItsErrors() throws {
         let line = String(exchange(responseBody: Data(#"{"a":1}"#.utf8)).jsonLine().dropLast())
         let variants: [(String, String?)] = [

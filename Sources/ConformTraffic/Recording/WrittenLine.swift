@@ -225,8 +225,8 @@ struct WrittenLine: ByteCursor {
     }
 
     /// A plain decimal of at most 15 digits, as the double the tree reading gives, without text: its digits make an
-    /// integer below 2⁵³ and a power of ten up to 10¹⁵ is a double exactly, so one division rounds as `strtod` does. An integer becomes a double from an `Int`, as in the tree (`-0` is 0). `nil`
-    /// for longer forms.
+    /// integer below 2⁵³ and a power of ten up to 10¹⁵ is a double exactly, so one division rounds as `strtod` does.
+    /// An integer becomes a double from an `Int`, as in the tree (`-0` is 0). `nil` for longer forms.
     static func shortDecimal(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
         var i = digits.startIndex
         let negative = digits[i] == UInt8(ascii: "-")

@@ -163,8 +163,8 @@ public struct IdentifierMap: Sendable, Hashable {
 
     /// Whether the body ``applyNoting(_:)`` makes of `recorded` would equal `live`, and its `wholeIds`, found by
     /// walking the two side by side instead of building the remapped body (when it equals `live`, `live` is it).
-    /// `nil` where the remapped body would be `recorded` as it is (no id in it, not UTF-8, no id mapped) or where ids
-    /// are searched as substrings: there the caller compares the bodies themselves.
+    /// Where the remapping leaves `recorded` as it is (no id in it, not UTF-8 text), that is `recorded == live`.
+    /// `nil` with no id mapped, an empty body, or ids searched as substrings: there the caller remaps and compares.
     func remappedBody(_ recorded: Data, equals live: Data) -> (equal: Bool, wholeIds: Bool)? {
         guard !mapping.isEmpty, irregular.isEmpty, !recorded.isEmpty else { return nil }
         return recorded.withUnsafeBytes { recordedRaw in
@@ -192,10 +192,12 @@ public struct IdentifierMap: Sendable, Hashable {
                         && value.withUTF8 { continues(with: $0) }
                     copied = token.upperBound
                 }
-                guard replaced else { return nil }
+                // Nothing replaced, or a body that is not UTF-8 text, which the remapping leaves alone: it stays as
+                // recorded, and so do its whole ids.
+                let unchanged = (equal: from.elementsEqual(to), wholeIds: true)
+                guard replaced else { return unchanged }
                 equal = equal && continues(with: UnsafeBufferPointer(rebasing: from[copied...])) && cursor == to.count
-                // A body that is not UTF-8 text is left alone by the remapping.
-                guard String(validating: from, as: UTF8.self) != nil else { return nil }
+                guard String(validating: from, as: UTF8.self) != nil else { return unchanged }
                 return (equal, wholeIds)
             }
         }

@@ -194,10 +194,9 @@ public struct IdentifierMap: Sendable, Hashable {
                 }
                 // Nothing replaced, or a body that is not UTF-8 text, which the remapping leaves alone: it stays as
                 // recorded, and so do its whole ids.
-                let unchanged = (equal: from.elementsEqual(to), wholeIds: true)
-                guard replaced else { return unchanged }
+                guard replaced else { return (from.elementsEqual(to), true) }
                 equal = equal && continues(with: UnsafeBufferPointer(rebasing: from[copied...])) && cursor == to.count
-                guard String(validating: from, as: UTF8.self) != nil else { return unchanged }
+                guard String(validating: from, as: UTF8.self) != nil else { return (from.elementsEqual(to), true) }
                 return (equal, wholeIds)
             }
         }

@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // glibc's posix_spawn action that closes inherited descriptors, declared only for _GNU_SOURCE in spawn.h.
         .systemLibrary(name: "CSpawn"),
+        // Linux's epoll (libc itself), through wrappers: its event struct is packed and holds a union.
+        .systemLibrary(name: "CEpoll"),
 
         // suite (YAML) -> model -> runner -> transport -> implementation -> diff -> report
         // One diagnostic type (file:line:col, severity, message, help, an id from a catalog) and its renderer.
@@ -62,7 +64,7 @@ let package = Package(
         .target(name: "ConformMobileMessaging", dependencies: ["ConformCore", "ConformCrypto"]),
         // Transports and transport decorators that need no C library; curl's lives in ConformCurl.
         .target(name: "ConformTransports", dependencies: ["ConformCore", "CSpawn"]),
-        .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl"]),
+        .target(name: "ConformCurl", dependencies: ["ConformCore", "CCurl", "CEpoll"]),
         // The reference is Mobile Messaging's: it refuses in the profile's envelope.
         .target(
             name: "ConformReference",

@@ -30,13 +30,7 @@ enum CurlExchange {
     static func prepare(
         _ request: HTTPRequest, settings: Settings, on handle: EasyHandle, cancelled: CancelFlag
     ) -> Result<CurlTransfer, TransportError> {
-        if let problem = HTTPSyntax.problem(in: request) {
-            return .failure(
-                TransportError(
-                    .other,
-                    "refused to send \(HTTPSyntax.quoted(request.method.rawValue)) \(HTTPSyntax.quoted(settings.url)): \(problem)"
-                ))
-        }
+        if let refusal = refusal(request, url: settings.url) { return .failure(refusal) }
         let method = request.method.rawValue
         let transfer = CurlTransfer(
             handle: handle, method: method, url: settings.url,
@@ -75,6 +69,15 @@ enum CurlExchange {
             setString(h, CURLOPT_CUSTOMREQUEST, method)
         }
         return .success(transfer)
+    }
+
+    /// Why `request` is not sent at all (a method that is not a token, a URL or field that would break the request),
+    /// or `nil`.
+    static func refusal(_ request: HTTPRequest, url: String) -> TransportError? {
+        guard let problem = HTTPSyntax.problem(in: request) else { return nil }
+        return TransportError(
+            .other,
+            "refused to send \(HTTPSyntax.quoted(request.method.rawValue)) \(HTTPSyntax.quoted(url)): \(problem)")
     }
 
     /// The options that stay the same from one exchange to the next while `settings` do, set on a handle just reset.

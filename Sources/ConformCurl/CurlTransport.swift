@@ -24,22 +24,33 @@ public final class CurlTransport: Transport {
 
     /// How many exchanges wait for their turn behind `maxConcurrentExchanges` in flight (for diagnostics, and for
     /// tests to wait on an exchange being queued rather than on time).
-    public var waitingExchanges: Int { loops.reduce(0) { $0 + $1.waiting } }
+    public var waitingExchanges: Int {
+        loops.reduce(0) { $0 + $1.waiting } + plainClients.values.reduce(0) { $0 + $1.waiting }
+    }
 
     /// The largest response body kept; a larger one fails the exchange with ``TransportError/Kind/tooLarge``.
     public let maxBodyBytes: Int
     /// An HTTP proxy (`http://host:port`) every exchange goes through (`CONNECT` for HTTPS), or `nil` for none; the
     /// environment's proxy variables are never read.
     public let proxy: String?
+    /// Each loop's client for plain `http://` exchanges to numeric addresses (``PlainHTTPClient``), keyed by the
+    /// loop; empty when libcurl carries every exchange.
+    private let plainClients: [ObjectIdentifier: PlainHTTPClient]
+
+    /// Whether plain `http://` exchanges to a numeric address (`127.0.0.1`, `[::1]`) go without libcurl when no proxy
+    /// is set: written and read on the same thread by ``PlainHTTPClient``, with what libcurl would send and the same
+    /// fields, limits and failures read back.
+    public var carriesPlainHTTP: Bool { !plainClients.isEmpty }
 
     /// Creates a transport; `maxConcurrentExchanges` bounds the exchanges in flight, further ones wait their turn;
     /// `tls` (whose `insecure` is or-ed with `insecure`) says what TLS trusts and presents. With `loops` above 1
     /// (at most 16), that many threads each drive their own share of the exchanges, each bounded to
-    /// `maxConcurrentExchanges` divided among them.
+    /// `maxConcurrentExchanges` divided among them. With `plainHTTP`, plain `http://` exchanges to numeric addresses
+    /// go without libcurl (``carriesPlainHTTP``).
     public init(
         timeout: Duration = .seconds(30), insecure: Bool = false,
         maxConcurrentExchanges: Int = 64, maxBodyBytes: Int = ResponseLimits.defaultMaxBodyBytes,
-        tls: ClientTLS = ClientTLS(), proxy: String? = nil, loops: Int = 1
+        tls: ClientTLS = ClientTLS(), proxy: String? = nil, loops: Int = 1, plainHTTP: Bool = true
     ) {
         self.proxy = proxy
         self.maxBodyBytes = max(0, maxBodyBytes)
@@ -59,9 +70,18 @@ public final class CurlTransport: Transport {
             self.group = group
             self.loops = members
         }
+        let perLoop = count == 1 ? max(1, maxConcurrentExchanges) : share
+        plainClients =
+            plainHTTP && proxy == nil
+            ? Dictionary(
+                uniqueKeysWithValues: self.loops.map {
+                    (ObjectIdentifier($0), PlainHTTPClient(loop: $0, maxExchanges: perLoop))
+                })
+            : [:]
     }
 
     deinit {
+        for client in plainClients.values { client.close() }
         for loop in loops { loop.shutdown() }
     }
 
@@ -80,6 +100,11 @@ public final class CurlTransport: Transport {
             insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
         let cancelled = CancelFlag()
         let loop = group?.chosen ?? loops[0]
+        if let client = plainClients[ObjectIdentifier(loop)], let target = PlainHTTPTarget(request.url),
+            PlainHTTPExchange.isPlain(request)
+        {
+            return try await sendPlain(request, target: target, on: client, cancelled: cancelled)
+        }
         let handle = loop.handles.take()
         let transfer: CurlTransfer
         switch CurlExchange.prepare(request, settings: settings, on: handle, cancelled: cancelled) {
@@ -88,22 +113,46 @@ public final class CurlTransport: Transport {
             loop.handles.put(handle)
             throw error
         }
-        let result: Result<HTTPResponse, TransportError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                transfer.continuation = continuation
-                loop.start(transfer)
-            }
-        } onCancel: {
-            cancelled.set()
-            loop.noteCancellation()
+        let result = try await Self.outcome(cancelled: cancelled, onCancel: loop.noteCancellation) {
+            transfer.continuation = $0
+            loop.start(transfer)
         }
-        if cancelled.isSet { throw CancellationError() }
         if case .failure(let error) = result, error.kind == .tls, !tls.insecure {
             // Said once per run with its fix: expired, not trusted (by which CA file), or for other names.
             let (url, tls, proxy) = (request.url, self.tls, self.proxy)
             throw await Task.detached { TLSDiagnosis.explain(error, url: url, tls: tls, proxy: proxy) }.value
         }
         return try result.get()
+    }
+
+    /// Sends `request` with the loop's ``PlainHTTPClient``.
+    private func sendPlain(
+        _ request: HTTPRequest, target: PlainHTTPTarget, on client: PlainHTTPClient, cancelled: CancelFlag
+    ) async throws -> HTTPResponse {
+        if let refusal = CurlExchange.refusal(request, url: request.url) { throw refusal }
+        let timeout = Duration.milliseconds(Self.milliseconds(request.timeout ?? defaultTimeout))
+        let exchange = PlainHTTPExchange(
+            request, target: target, timeout: timeout, maxBodyBytes: maxBodyBytes, cancelled: cancelled)
+        return try await Self.outcome(cancelled: cancelled, onCancel: client.noteCancellation) {
+            exchange.continuation = $0
+            client.start(exchange)
+        }.get()
+    }
+
+    /// What the loop answers to an exchange that `start` hands it with the continuation to resume; a cancelled task
+    /// sets `cancelled`, tells the loop (`onCancel`) and throws `CancellationError` once the loop let go of it.
+    private static func outcome(
+        cancelled: CancelFlag, onCancel: @escaping @Sendable () -> Void,
+        start: (CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) -> Void
+    ) async throws -> Result<HTTPResponse, TransportError> {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { start($0) }
+        } onCancel: {
+            cancelled.set()
+            onCancel()
+        }
+        if cancelled.isSet { throw CancellationError() }
+        return result
     }
 
     static func milliseconds(_ duration: Duration) -> Int {

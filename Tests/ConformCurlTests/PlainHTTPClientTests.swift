@@ -301,6 +301,26 @@ import Testing
         #expect(parsed.target == target)
     }
 
+    /// The IPv4 reading takes what `inet_pton` takes, to the byte: edge cases, then seeded dotted strings.
+    @Test func ipv4AddressesAreReadAsInetPtonReadsThem() {
+        var texts = [
+            "1.2.3.4", "0.0.0.0", "255.255.255.255", "01.2.3.4", "1.2.3.04", "256.1.1.1", "1.2.3", "1.2.3.4.5",
+            "1..2.3", "", ".1.2.3", "1.2.3.", "1.2.3.4 ", "1.2.3.-4", "1000.2.3.4", "10.0.0.10", "100.200.250.255",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789.0123456789.25".utf8)
+        for _ in 0..<5000 {
+            let length = Int.random(in: 1...16, using: &generator)
+            texts.append(
+                String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self))
+        }
+        for text in texts {
+            var expected = [UInt8](repeating: 0, count: 4)
+            let parsed = expected.withUnsafeMutableBytes { inet_pton(AF_INET, text, $0.baseAddress) } == 1
+            #expect(PlainHTTPTarget.ipv4(Substring(text).utf8[...]) == (parsed ? expected : nil), "\(text)")
+        }
+    }
+
     @Test(arguments: [
         "https://127.0.0.1/", "http://localhost:8080/", "http://example.test/", "http://user@127.0.0.1/",
         "http://[::0:1]/", "http://[fe80::1%25eth0]/", "http://127.0.0.1:0/", "http://127.0.0.1:65536/",

@@ -55,51 +55,78 @@ struct PlainHTTPTarget: Equatable {
     }
 
     /// The address an authority names (a numeric host and an optional port), with the host as `Host` writes it; `nil`
-    /// for a name to resolve, a user name, a zone, an IPv6 address not in its shortest form, or a bad port.
+    /// for a name to resolve, a user name, a zone, an IPv6 address not in its shortest form, or a bad port. Read on
+    /// bytes: it runs for every request.
     private static func address(_ authority: Substring) -> (SocketAddress, String)? {
-        guard !authority.isEmpty, !authority.contains("@"), !authority.contains("%") else { return nil }
-        var hostPart: Substring
-        var portPart: Substring?
+        let bytes = authority.utf8
+        guard !bytes.isEmpty, !bytes.contains(UInt8(ascii: "@")), !bytes.contains(UInt8(ascii: "%")) else { return nil }
+        let colon = UInt8(ascii: ":")
+        var host: Substring.UTF8View.SubSequence
+        var port: Substring.UTF8View.SubSequence?
         let family: Int32
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            hostPart = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            host = bytes[bytes.index(after: bytes.startIndex)..<close]
+            let after = bytes[bytes.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
-                portPart = after.dropFirst()
+                guard after.first == colon else { return nil }
+                port = after.dropFirst()
             }
             family = AF_INET6
         } else {
-            if let colon = authority.firstIndex(of: ":") {
-                hostPart = authority[..<colon]
-                portPart = authority[authority.index(after: colon)...]
+            if let at = bytes.firstIndex(of: colon) {
+                host = bytes[..<at]
+                port = bytes[bytes.index(after: at)...]
             } else {
-                hostPart = authority
+                host = bytes[...]
             }
             family = AF_INET
         }
-        var port: UInt16 = 80
-        if let portPart {
-            guard !portPart.isEmpty, portPart.count <= 5, portPart.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let value = Int(portPart), (1...65535).contains(value)
-            else { return nil }
-            port = UInt16(value)
+        var number: UInt16 = 80
+        if let port {
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            let value = port.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            guard (1...65535).contains(value) else { return nil }
+            number = UInt16(value)
         }
-        var bytes = [UInt8](repeating: 0, count: family == AF_INET ? 4 : 16)
-        let parsed = bytes.withUnsafeMutableBytes { inet_pton(family, String(hostPart), $0.baseAddress) }
-        guard parsed == 1 else { return nil }
-        if family == AF_INET6 {
-            // libcurl writes an IPv6 address in its shortest form: only that form is sent as written.
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            let written = bytes.withUnsafeBytes { inet_ntop(AF_INET6, $0.baseAddress, &text, socklen_t(text.count)) }
-            guard written != nil,
-                String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    == String(hostPart)
-            else { return nil }
-            return (SocketAddress(family: family, bytes: bytes, port: port), "[\(hostPart)]")
+        let hostText = String(Substring(host))
+        if family == AF_INET {
+            guard let quad = ipv4(host) else { return nil }
+            return (SocketAddress(family: family, bytes: quad, port: number), hostText)
         }
-        // inet_pton takes only the four-decimal form, which is the form libcurl writes.
-        return (SocketAddress(family: family, bytes: bytes, port: port), String(hostPart))
+        var address = [UInt8](repeating: 0, count: 16)
+        guard address.withUnsafeMutableBytes({ inet_pton(family, hostText, $0.baseAddress) }) == 1 else { return nil }
+        // libcurl writes an IPv6 address in its shortest form: only that form is sent as written.
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written = address.withUnsafeBytes { inet_ntop(AF_INET6, $0.baseAddress, &text, socklen_t(text.count)) }
+        guard written != nil,
+            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == hostText
+        else { return nil }
+        return (SocketAddress(family: family, bytes: address, port: number), "[\(hostText)]")
+    }
+
+    /// The four bytes of a dotted-quad IPv4 address (four decimals of 0 to 255 without leading zeros: `inet_pton`'s
+    /// form, which is also the form libcurl writes).
+    static func ipv4(_ text: Substring.UTF8View.SubSequence) -> [UInt8]? {
+        var quad: [UInt8] = []
+        quad.reserveCapacity(4)
+        var value = 0
+        var digits = 0
+        for byte in text {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, quad.count < 3 else { return nil }
+                quad.append(UInt8(value))
+                value = 0
+                digits = 0
+                continue
+            }
+            guard byte >= 0x30 && byte <= 0x39, !(digits > 0 && value == 0) else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+            guard value <= 255 else { return nil }
+        }
+        guard digits > 0, quad.count == 3 else { return nil }
+        quad.append(UInt8(value))
+        return quad
     }
 }

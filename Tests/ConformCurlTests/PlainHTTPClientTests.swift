@@ -228,10 +228,44 @@ import Testing
         #expect(connections.load(ordering: .relaxed) == 3)
     }
 
+    /// An answer that comes before the whole request is written (a server refusing a large body unread) ends the
+    /// exchange, and the connection, holding the rest of that request, is not used again.
+    @Test func anAnswerBeforeTheWholeRequestLeavesItsConnectionUnused() async throws {
+        let connections = Atomic(0)
+        let release = DispatchSemaphore(value: 0)
+        let server = try RawServer { connection in
+            connections.add(1, ordering: .relaxed)
+            var pending: [UInt8] = []
+            guard Self.readHead(connection.fd, &pending) else { return }
+            if connections.load(ordering: .relaxed) == 1 {
+                // The first connection: refuse the body, and hold the connection open without reading any more.
+                connection.write("HTTP/1.1 413 Content Too Large\r\nContent-Length: 0\r\n\r\n")
+                _ = release.wait(timeout: .now() + 60)
+            } else {
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
+        }
+        defer {
+            release.signal()
+            server.stop()
+        }
+        let (_, plain) = Self.clients()
+        // Larger than what the two sockets' buffers hold, so that most of it is still unwritten when the answer comes.
+        let large = HTTPRequest(
+            method: .post, url: server.baseURL + "/upload", body: Data(repeating: 0x61, count: 32 * 1024 * 1024))
+        let refused = try await plain.send(large)
+        #expect(refused.status.code == 413)
+        let next = try await plain.send(HTTPRequest(method: .get, url: server.baseURL + "/next"))
+        #expect(next.status.code == 200)
+        #expect(next.timing?.reusedConnection == false)
+        #expect(connections.load(ordering: .relaxed) == 2)
+    }
+
     /// Reads one request head (a request without a body) from `fd`, keeping what follows it in `pending`.
     static func readHead(_ fd: Int32, _ pending: inout [UInt8]) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        // Long enough for a loaded machine: the test's own sends may wait for a thread.
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let end: [UInt8] = Array("\r\n\r\n".utf8)
         while true {
@@ -255,7 +289,7 @@ import Testing
         #expect(byPlain == byCurl)
     }
 
-    @Test func aSilentServerTimesOutWithinTheRequestsTimeout() async throws {
+    @Test func aSilentServerFailsByTheRequestsTimeout() async throws {
         let server = try RawServer { connection in
             _ = connection.readRequest()
             connection.waitForClose()
@@ -264,11 +298,11 @@ import Testing
         let (_, plain) = Self.clients()
         var request = HTTPRequest(method: .get, url: server.baseURL + "/slow")
         request.timeout = .milliseconds(200)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let reading = Reading(await outcome { try await plain.send(request) })
-        #expect(reading == .failure(.timeout, tooLarge: nil))
-        #expect(clock.now - start < .seconds(5))
+        let failure = await outcome { try await plain.send(request) }
+        #expect(Reading(failure) == .failure(.timeout, tooLarge: nil))
+        // Ended by the client's own deadline (the server never answers nor closes).
+        guard case .failure(let error as TransportError) = failure else { return }
+        #expect(error.message.contains("Operation timed out after"), "\(error.message)")
     }
 
     @Test func aCancelledSendEndsAndFreesItsSlot() async throws {

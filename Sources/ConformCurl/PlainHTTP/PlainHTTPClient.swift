@@ -257,8 +257,10 @@ final class PlainHTTPClient: IOLoopSource, @unchecked Sendable {
     /// The connection's exchange is answered: the connection goes idle (or closes), the task gets the response.
     private func finish(_ connection: PlainHTTPConnection, extra: Bool) {
         guard let exchange = connection.exchange, let reader = connection.reader else { return }
+        // An answer that came before the whole request was written leaves the rest of the request on the connection.
+        let requestWritten = connection.written == exchange.bytes.count
         connection.end()
-        if extra || !reader.keepsAlive || exchange.closesConnection {
+        if extra || !reader.keepsAlive || exchange.closesConnection || !requestWritten {
             drop(connection)
         } else {
             idle[exchange.target.address, default: []].append(connection)

@@ -10,7 +10,9 @@ import Synchronization
 /// own); idle connections stay open, so sequential exchanges reuse one connection. Tasks that prefer
 /// ``preferredTaskExecutor`` run on that same thread and send without a thread switch; a server can join the loops
 /// (``ioLoops``) and serve its requests on them. Redirects are not followed, no headers are added beyond `Host` and
-/// `Content-Length`, and the method and body are sent exactly as given.
+/// `Content-Length`, and the method and body are sent exactly as given. Plain `http://` exchanges to a numeric address
+/// go without libcurl on the same threads (``carriesPlainHTTP``, ``PlainHTTPClient``), sending and reading what
+/// libcurl would.
 public final class CurlTransport: Transport {
     /// How long an exchange may take when the request sets no timeout.
     public let defaultTimeout: Duration

@@ -41,6 +41,8 @@ final class PlainHTTPClient: IOLoopSource, @unchecked Sendable {
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     /// The soonest deadline of a running exchange, or earlier (an exchange that ended since).
     private var nextDeadline: ContinuousClock.Instant?
+    /// Counts the batches of ready descriptors handled (``PlainHTTPConnection/openedIn``).
+    private var batch = 0
 
     /// How many exchanges wait for one of the `maxExchanges` slots.
     var waiting: Int { waitingCount.load(ordering: .acquiring) }
@@ -97,6 +99,9 @@ final class PlainHTTPClient: IOLoopSource, @unchecked Sendable {
                 }
             }
             guard count > 0 else { break }
+            // A connection opened while this batch is handled may reuse the number of one closed in it: the batch's
+            // events are older than it, and are not its.
+            batch &+= 1
             for index in 0..<Int(count) { handle(fd: readyDescriptors[index], events: readyEvents[index]) }
             if Int(count) < capacity { break }
         }
@@ -152,6 +157,7 @@ final class PlainHTTPClient: IOLoopSource, @unchecked Sendable {
                 return
             }
             connection.watchesWrite = true
+            connection.openedIn = batch
             connections[connection.fd] = connection
             connection.begin(exchange)
             if !connection.connecting {
@@ -162,7 +168,7 @@ final class PlainHTTPClient: IOLoopSource, @unchecked Sendable {
     }
 
     private func handle(fd: Int32, events: UInt32) {
-        guard let connection = connections[fd] else { return }
+        guard let connection = connections[fd], connection.openedIn != batch else { return }
         guard let exchange = connection.exchange else {
             // An idle connection that turns readable was closed by the server (or sent what nobody asked for).
             drop(connection)
@@ -371,6 +377,8 @@ final class PlainHTTPConnection {
     /// `connect` has not completed yet.
     var connecting: Bool
     var watchesWrite = false
+    /// The batch of ready descriptors being handled when the connection opened: that batch's events are not its.
+    var openedIn = -1
     private(set) var exchange: PlainHTTPExchange?
     /// How much of the exchange's request is written.
     var written = 0

@@ -305,21 +305,38 @@ import Testing
         #expect(error.message.contains("Operation timed out after"), "\(error.message)")
     }
 
-    @Test func aCancelledSendEndsAndFreesItsSlot() async throws {
+    /// A cancelled send ends, running or waiting for its turn, and the slot it held serves the next exchange.
+    @Test func cancelledSendsEndAndFreeTheirSlot() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let held = Atomic(0)
+        let queuedSent = Atomic(0)
         let server = try RawServer { connection in
-            _ = connection.readRequest()
-            connection.waitForClose()
+            let request = connection.readRequest()
+            if request.hasPrefix("GET /held ") {
+                held.add(1, ordering: .sequentiallyConsistent)
+                _ = release.wait(timeout: .now() + 60)
+            } else {
+                if request.hasPrefix("GET /queued ") { queuedSent.add(1, ordering: .sequentiallyConsistent) }
+                connection.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+            }
         }
-        defer { server.stop() }
-        let plain = CurlTransport(timeout: .seconds(30), maxConcurrentExchanges: 1, plainHTTP: true)
-        let waiting = Task { try await plain.send(HTTPRequest(method: .get, url: server.baseURL + "/w")) }
-        let queued = Task { try await plain.send(HTTPRequest(method: .get, url: server.baseURL + "/q")) }
-        // The second waits behind the first for the one slot.
-        while plain.waitingExchanges == 0 { await Task.yield() }
+        defer {
+            release.signal()
+            server.stop()
+        }
+        let plain = CurlTransport(timeout: .seconds(60), maxConcurrentExchanges: 1, plainHTTP: true)
+        let running = Task { try await plain.send(HTTPRequest(method: .get, url: server.baseURL + "/held")) }
+        // Progress-based: once the server holds the first request, the second waits for the one slot.
+        try #require(await Eventually.holds(within: .seconds(60)) { held.load(ordering: .sequentiallyConsistent) == 1 })
+        let queued = Task { try await plain.send(HTTPRequest(method: .get, url: server.baseURL + "/queued")) }
+        try #require(await Eventually.holds(within: .seconds(60)) { plain.waitingExchanges == 1 })
         queued.cancel()
-        waiting.cancel()
         await #expect(throws: CancellationError.self) { try await queued.value }
-        await #expect(throws: CancellationError.self) { try await waiting.value }
+        running.cancel()
+        await #expect(throws: CancellationError.self) { try await running.value }
+        let after = try await plain.send(HTTPRequest(method: .get, url: server.baseURL + "/after"))
+        #expect(after.status.code == 200)
+        #expect(queuedSent.load(ordering: .sequentiallyConsistent) == 0, "the cancelled queued exchange was sent")
     }
 
     @Test(arguments: [

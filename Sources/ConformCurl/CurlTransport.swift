@@ -97,9 +97,6 @@ public final class CurlTransport: Transport {
     public var ioLoops: [any IOLoop] { loops }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let settings = CurlExchange.Settings(
-            url: request.url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout),
-            insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
         let cancelled = CancelFlag()
         let loop = group?.chosen ?? loops[0]
         if let client = plainClients[ObjectIdentifier(loop)], let target = PlainHTTPTarget(request.url),
@@ -107,6 +104,9 @@ public final class CurlTransport: Transport {
         {
             return try await sendPlain(request, target: target, on: client, cancelled: cancelled)
         }
+        let settings = CurlExchange.Settings(
+            url: request.url, timeoutMilliseconds: Self.milliseconds(request.timeout ?? defaultTimeout),
+            insecure: insecure, maxBodyBytes: maxBodyBytes, tls: tls, proxy: proxy)
         let handle = loop.handles.take()
         let transfer: CurlTransfer
         switch CurlExchange.prepare(request, settings: settings, on: handle, cancelled: cancelled) {
